@@ -1,0 +1,151 @@
+"""What one splunkd reports, normalised into plain samples the rules judge.
+
+Every source lands here in one shape, whatever it came from: a snapshot folder
+(REST bodies, metrics.log, splunkd.log, HEC probes), the collector's rolling
+window of polls, or an alert's result rows. Parsers fill an Evidence; rules
+read it and never look at raw text.
+
+Conventions:
+- `time` is epoch seconds (float); None when the source has no time (a REST
+  body read once).
+- `pipeline_set` is the integer pipeline set, or None when the instance has a
+  single set (no `ingest_pipe`, no `.N` title).
+- queue names are canonical (`model.canonical_queue`); thread names lowercase.
+- `source` says where the number came from, for the finding's evidence.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+
+@dataclass
+class QueueSample:
+    time: Optional[float]
+    queue: str
+    pipeline_set: Optional[int]
+    fill_pct: float
+    window: str = "sample"      # "sample" (instant), or an average: "1m", "10m", "15m"
+    blocked: bool = False
+    source: str = ""
+
+
+@dataclass
+class ThreadSample:
+    time: Optional[float]
+    thread: str                 # lowercase, e.g. httpinputserverdatathread
+    busy_pct: float             # % of one core (dutycycle ratio * 100, or /proc CPU)
+    pipeline_set: Optional[int] = None
+    window: str = "sample"
+    source: str = ""
+
+
+@dataclass
+class ProcessorCpu:
+    time: Optional[float]
+    pipeline: str               # metrics.log group=pipeline name= (parsing, merging, typing, indexerpipe)
+    processor: str
+    cpu_seconds: float          # CPU seconds spent in the reporting interval
+    interval_s: float           # length of that interval (metrics.log: 30 s unless measured)
+    pipeline_set: Optional[int] = None
+    executes: Optional[float] = None
+    write_cpu_seconds: Optional[float] = None
+    service_cpu_seconds: Optional[float] = None
+    source: str = ""
+
+
+@dataclass
+class RegexCpu:
+    time: Optional[float]
+    series: str                 # sourcetype (group=per_sourcetype_regex_cpu series=)
+    cpu_ms: float
+    kind: str = "sourcetype"
+    pipeline_set: Optional[int] = None
+    source: str = ""
+
+
+@dataclass
+class PipelineSetLoad:
+    time: Optional[float]
+    pipeline_set: int
+    busiest_thread: str
+    dutycycle_pct: float
+    share: Optional[float] = None
+    requests_last_period: Optional[float] = None
+    source: str = ""
+
+
+@dataclass
+class HecError:
+    time: Optional[float]
+    reply: int
+    token: str = ""
+    message: str = ""
+    source: str = ""
+
+
+@dataclass
+class HecProbe:
+    time: Optional[float]
+    status: Optional[int]       # HTTP status; None when the probe failed to connect
+    code: Optional[int]         # HEC code from the body (17 healthy, 18-20 unhealthy)
+    rtt_ms: Optional[float]
+    kind: str = "health"        # "health" or "event" (a POSTed probe event)
+    text: str = ""
+    source: str = ""
+
+
+@dataclass
+class IndexerStatus:
+    status: str                 # normal | throttled | stopped
+    reason: str = ""
+    average_kbps: Optional[float] = None
+    source: str = ""
+
+
+@dataclass
+class HostCpu:
+    cores: Optional[int] = None
+    host_cpu_pct: Optional[float] = None      # whole host, % of all cores
+    splunkd_cpu_pct: Optional[float] = None   # splunkd process, % of one core (as ps reports)
+    source: str = ""
+
+
+@dataclass
+class Config:
+    """Settings read from the instance; None means unknown (never a guess)."""
+    version: Optional[str] = None
+    roles: List[str] = field(default_factory=list)
+    dedicated_io_threads: Optional[int] = None
+    max_threads: Optional[int] = None
+    max_sockets: Optional[int] = None
+    hec_enabled: Optional[bool] = None
+    hec_port: Optional[int] = None
+    hec_ssl: Optional[bool] = None
+    hec_tokens: int = 0
+    parallel_ingestion_pipelines: Optional[int] = None
+    pipeline_set_selection_policy: Optional[str] = None
+    queue_max_size: Dict[str, str] = field(default_factory=dict)   # "default" or queue name -> "500KB"
+    tcpout_compressed: Optional[bool] = None
+    tcpout_use_ack: Optional[bool] = None
+    tcpout_servers: Optional[str] = None
+    props: Dict[str, Dict[str, str]] = field(default_factory=dict)  # sourcetype -> parsing settings
+
+
+@dataclass
+class Evidence:
+    host: Optional[str] = None
+    queues: List[QueueSample] = field(default_factory=list)
+    threads: List[ThreadSample] = field(default_factory=list)
+    processors: List[ProcessorCpu] = field(default_factory=list)
+    regex_cpu: List[RegexCpu] = field(default_factory=list)
+    pipelinesets: List[PipelineSetLoad] = field(default_factory=list)
+    hec_errors: List[HecError] = field(default_factory=list)
+    hec_probes: List[HecProbe] = field(default_factory=list)
+    indexer: Optional[IndexerStatus] = None
+    host_cpu: HostCpu = field(default_factory=HostCpu)
+    config: Config = field(default_factory=Config)
+    # What could not be read or judged, in words an admin understands.
+    not_judged: List[str] = field(default_factory=list)
+    # Files or sources that were unreadable or malformed, named.
+    problems: List[str] = field(default_factory=list)

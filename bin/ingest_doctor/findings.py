@@ -1,0 +1,99 @@
+"""Findings: the output of the diagnosis, exactly as the contract's section 2 says."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+BOTTLENECKS = ("hec_input", "parsing", "merging", "typing", "indexing", "output",
+               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")
+SEVERITIES = ("info", "warning", "critical")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass
+class EvidenceItem:
+    signal: str
+    value: Any
+    unit: str
+    window: str
+    source: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"signal": self.signal, "value": self.value, "unit": self.unit,
+                "window": self.window, "source": self.source}
+
+
+@dataclass
+class Recommendation:
+    action: str
+    conf_file: Optional[str] = None
+    stanza: Optional[str] = None
+    setting: Optional[str] = None
+    current: Optional[str] = None
+    suggested: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"action": self.action, "conf_file": self.conf_file, "stanza": self.stanza,
+                "setting": self.setting, "current": self.current, "suggested": self.suggested}
+
+
+def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]) -> str:
+    """Stable for the same problem at the same place: repeated detections update one record."""
+    return "%s/%s/%s" % (host or "-", bottleneck, "-" if pipeline_set is None else pipeline_set)
+
+
+@dataclass
+class Finding:
+    bottleneck: str
+    severity: str
+    host: Optional[str]
+    pipeline_set: Optional[int]
+    component: Optional[str]
+    summary: str
+    evidence: List[EvidenceItem] = field(default_factory=list)
+    recommendations: List[Recommendation] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.bottleneck not in BOTTLENECKS:
+            raise ValueError("unknown bottleneck %r" % self.bottleneck)
+        if self.severity not in SEVERITIES:
+            raise ValueError("unknown severity %r" % self.severity)
+
+    @property
+    def id(self) -> str:
+        return finding_id(self.host, self.bottleneck, self.pipeline_set)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "id": self.id,
+            "bottleneck": self.bottleneck,
+            "severity": self.severity,
+            "host": self.host,
+            "pipeline_set": self.pipeline_set,
+            "component": self.component,
+            "summary": self.summary,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "recommendations": [r.to_dict() for r in self.recommendations],
+        }
+
+
+@dataclass
+class Report:
+    host: Optional[str]
+    findings: List[Finding] = field(default_factory=list)
+    not_judged: List[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not any(f.severity in ("warning", "critical") for f in self.findings)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "host": self.host,
+            "healthy": self.healthy,
+            "not_judged": list(self.not_judged),
+            "findings": [f.to_dict() for f in self.findings],
+        }

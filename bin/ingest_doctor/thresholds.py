@@ -1,0 +1,99 @@
+"""Every threshold and window, with its default: the single source of truth.
+
+SPL reaches each one as the macro `ingest_doctor_<name>` in default/macros.conf
+(a test proves the macros equal these defaults). An admin who overrides a macro
+in local/macros.conf changes the alerts; the Python shells read the same macros
+back over REST (`configs/conf-macros`) and pass them to `load()`, so the
+diagnosis engine judges with the same numbers the searches use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: float
+    unit: str
+    low: float
+    high: float
+    description: str
+
+    @property
+    def macro(self) -> str:
+        return "ingest_doctor_" + self.name
+
+
+SETTINGS: Tuple[Setting, ...] = (
+    Setting("thread_busy_pct", 90, "%", 1, 100,
+            "A thread busy at or above this % of one core is saturated."),
+    Setting("sustained_samples", 3, "samples", 1, 100,
+            "Samples over a threshold, out of the last `sustained_of_samples`, that make it sustained."),
+    Setting("sustained_of_samples", 4, "samples", 1, 100,
+            "How many recent samples the sustained test looks at."),
+    Setting("sustained_window_min", 10, "min", 1, 1440,
+            "Window whose average also makes a saturation sustained."),
+    Setting("queue_fill_pct", 90, "%", 1, 100,
+            "A queue at or above this sustained fill % is full."),
+    Setting("host_cpu_pct", 90, "%", 1, 100,
+            "Host CPU use at or above this % leaves no headroom: more pipelines will not help."),
+    Setting("cpu_headroom_pct", 60, "%", 1, 100,
+            "Host CPU use below this % leaves headroom for another pipeline set."),
+    Setting("hidden_saturation_cpu_pct", 25, "%", 1, 100,
+            "splunkd total CPU below this % of all cores while one thread is pegged is the hidden single-core trap."),
+    Setting("regex_cpu_share_pct", 50, "%", 1, 100,
+            "regexreplacement above this share of the typing stage's CPU makes typing regex-bound."),
+    Setting("imbalance_idle_pct", 30, "%", 0, 100,
+            "A pipeline set busy below this % while another is saturated is idle (imbalance)."),
+    Setting("hec_latency_ms", 1000, "ms", 1, 600000,
+            "HEC probe round-trip at or above this is high latency."),
+    Setting("hec_busy_replies", 1, "replies", 1, 1000000,
+            "reply=9 (Server is busy) errors in the window at or above this count flag HEC busy."),
+    Setting("resolve_after_min", 60, "min", 1, 10080,
+            "A finding not seen for this long is marked resolved."),
+)
+
+BY_NAME: Dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+class ThresholdError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    values: Mapping[str, float]
+
+    def __getattr__(self, name: str) -> float:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def defaults() -> Thresholds:
+    return Thresholds({s.name: s.default for s in SETTINGS})
+
+
+def load(overrides: Optional[Mapping[str, object]] = None) -> Thresholds:
+    """Defaults, with overrides keyed by setting name or macro name.
+
+    Unknown names and out-of-range values raise ThresholdError naming them:
+    a typo in a tuned macro must not silently fall back to the default.
+    """
+    values = {s.name: s.default for s in SETTINGS}
+    for key, raw in (overrides or {}).items():
+        name = key[len("ingest_doctor_"):] if key.startswith("ingest_doctor_") else key
+        setting = BY_NAME.get(name)
+        if setting is None:
+            raise ThresholdError("unknown threshold %r" % key)
+        try:
+            value = float(str(raw).strip())
+        except ValueError:
+            raise ThresholdError("threshold %s=%r is not a number" % (name, raw)) from None
+        if not setting.low <= value <= setting.high:
+            raise ThresholdError("threshold %s=%s is outside %s..%s" % (name, raw, setting.low, setting.high))
+        values[name] = value
+    return Thresholds(values)

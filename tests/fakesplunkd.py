@@ -1,0 +1,249 @@
+"""A loopback HTTPS fake splunkd for tests.
+
+Each test registers the routes it needs; responses use splunkd's real shapes
+(JSON envelope, Atom error bodies) and close each connection like splunkd does.
+Named faults reproduce what real deployments throw at a client: 401, 403, 404,
+503 "KV Store is initializing", an HTML error page, a truncated body, a
+timeout (the server holds the request until the client gives up, bounded), and
+a reset connection.
+
+    with FakeSplunkd(tls) as fake:
+        fake.route("GET", "/services/server/info", envelope("server-info", [...]))
+        fake.route("GET", "/services/server/introspection/queues", fault("503"))
+        ... fake.url ... fake.requests ...
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from urllib.parse import parse_qs, urlsplit
+
+TIMEOUT_HOLD_S = 8.0   # how long a "timeout" fault holds a request at most
+
+
+@dataclass
+class Response:
+    status: int = 200
+    body: Union[bytes, str, dict, list] = b""
+    content_type: str = "application/json; charset=UTF-8"
+    headers: Dict[str, str] = field(default_factory=dict)
+    fault: Optional[str] = None       # None | "timeout" | "truncated" | "reset"
+
+    def payload(self) -> bytes:
+        if isinstance(self.body, (dict, list)):
+            return json.dumps(self.body).encode("utf-8")
+        if isinstance(self.body, str):
+            return self.body.encode("utf-8")
+        return self.body
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: Dict[str, List[str]]
+    headers: Dict[str, str]
+    body: bytes
+
+    def form(self) -> Dict[str, List[str]]:
+        return parse_qs(self.body.decode("utf-8", "replace"))
+
+    def json(self) -> Any:
+        return json.loads(self.body.decode("utf-8"))
+
+
+Handler = Callable[[Request], Response]
+
+
+def envelope(path: str, entries: List[Tuple[str, Dict[str, Any]]], host: str = "127.0.0.1:8089",
+             version: str = "9.3.2") -> Response:
+    """splunkd's JSON envelope (output_mode=json) around (name, content) entries."""
+    base = "https://%s%s" % (host, path)
+    ents = []
+    for name, content in entries:
+        c = dict(content)
+        c.setdefault("eai:acl", None)
+        ents.append({
+            "name": name, "id": "%s/%s" % (base, name), "updated": "1970-01-01T00:00:00+00:00",
+            "links": {"alternate": "%s/%s" % (path, name), "list": "%s/%s" % (path, name)},
+            "author": "system",
+            "acl": {"app": "", "can_list": True, "can_write": True, "modifiable": False,
+                    "owner": "system", "perms": {"read": ["admin", "splunk-system-role"],
+                                                 "write": ["admin", "splunk-system-role"]},
+                    "removable": False, "sharing": "system"},
+            "content": c,
+        })
+    return Response(200, {"links": {}, "origin": base, "updated": "2026-11-22T10:00:00+00:00",
+                          "generator": {"build": "0a1b2c3d4e5f", "version": version},
+                          "entry": ents,
+                          "paging": {"total": len(ents), "perPage": 0, "offset": 0},
+                          "messages": []})
+
+
+def messages(status: int, text: str, kind: str = "ERROR") -> Response:
+    return Response(status, {"messages": [{"type": kind, "text": text}]})
+
+
+_HTML = ("<!doctype html><html><head><title>500 Internal Server Error</title></head>"
+         "<body><h1>Oops.</h1><p>The server encountered an unexpected condition.</p></body></html>")
+
+FAULTS: Dict[str, Callable[[], Response]] = {
+    "401": lambda: messages(401, "call not properly authenticated", "WARN"),
+    "403": lambda: messages(403, "You (user=ingest) do not have permission to perform this operation "
+                                 "(requires capability: list_pipeline_sets)."),
+    "404": lambda: messages(404, "Not Found"),
+    "500": lambda: messages(500, "Internal server error"),
+    "503": lambda: messages(503, "KV Store is initializing. Please try again later."),
+    "html": lambda: Response(500, _HTML, content_type="text/html; charset=UTF-8"),
+    "truncated": lambda: Response(200, b'{"links":{},"entry":[{"name":"parsingQueue","content":{"current_',
+                                  fault="truncated"),
+    "timeout": lambda: Response(200, b"{}", fault="timeout"),
+    "reset": lambda: Response(200, b"", fault="reset"),
+}
+
+
+def fault(name: str) -> Response:
+    return FAULTS[name]()
+
+
+def make_tls(directory: str) -> Tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1/localhost; returns (cert, key)."""
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    if not os.path.exists(cert):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                       check=True, capture_output=True)
+    return cert, key
+
+
+class FakeSplunkd:
+    def __init__(self, tls: Optional[Tuple[str, str]] = None):
+        self.tls = tls
+        self.routes: Dict[Tuple[str, str], Union[Response, Handler]] = {}
+        self.prefix_routes: List[Tuple[str, str, Union[Response, Handler]]] = []
+        self.requests: List[Request] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self.server: Optional[ThreadingHTTPServer] = None
+
+    # -- routes
+    def route(self, method: str, path: str, response: Union[Response, Handler]) -> None:
+        with self._lock:
+            self.routes[(method.upper(), path)] = response
+
+    def route_prefix(self, method: str, prefix: str, response: Union[Response, Handler]) -> None:
+        with self._lock:
+            self.prefix_routes.append((method.upper(), prefix, response))
+
+    def _lookup(self, method: str, path: str) -> Union[Response, Handler, None]:
+        with self._lock:
+            hit = self.routes.get((method, path))
+            if hit is not None:
+                return hit
+            for m, prefix, resp in sorted(self.prefix_routes, key=lambda r: -len(r[1])):
+                if m == method and path.startswith(prefix):
+                    return resp
+        return None
+
+    def requests_to(self, path: str, method: Optional[str] = None) -> List[Request]:
+        with self._lock:
+            return [r for r in self.requests if r.path == path and (method is None or r.method == method)]
+
+    # -- lifecycle
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
+
+    def start(self) -> "FakeSplunkd":
+        fake = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _serve(self):
+                parts = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                req = Request(self.command, parts.path, parse_qs(parts.query),
+                              {k: v for k, v in self.headers.items()}, body)
+                with fake._lock:
+                    fake.requests.append(req)
+                resp = fake._lookup(self.command, parts.path)
+                if resp is None:
+                    resp = fault("404")
+                elif callable(resp):
+                    resp = resp(req)
+                if resp.fault == "reset":
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
+                if resp.fault == "timeout":
+                    fake._stop.wait(TIMEOUT_HOLD_S)
+                    self.close_connection = True
+                    return
+                data = resp.payload()
+                self.send_response(resp.status)
+                self.send_header("Content-Type", resp.content_type)
+                self.send_header("Connection", "close")
+                self.send_header("Server", "Splunkd")
+                for k, v in resp.headers.items():
+                    self.send_header(k, v)
+                declared = len(data) * 2 + 10 if resp.fault == "truncated" else len(data)
+                self.send_header("Content-Length", str(declared))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+                self.close_connection = True
+
+            do_GET = do_POST = do_DELETE = do_PUT = _serve
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        if self.tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*self.tls)
+            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+
+    def __enter__(self) -> "FakeSplunkd":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, step: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
