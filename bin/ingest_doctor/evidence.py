@@ -15,8 +15,8 @@ Conventions:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Dict, List, Mapping, Optional
 
 
 @dataclass
@@ -130,6 +130,15 @@ class Config:
     tcpout_use_ack: Optional[bool] = None
     tcpout_servers: Optional[str] = None
     props: Dict[str, Dict[str, str]] = field(default_factory=dict)  # sourcetype -> parsing settings
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Config":
+        """Inverse of to_dict; unknown keys (a newer collector) are ignored, not fatal."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass
