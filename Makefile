@@ -13,6 +13,7 @@ VERSION  := $(shell sed -n 's/^version *= *//p' default/app.conf | head -1)
 TGZ      := dist/$(APP)-$(VERSION).tgz
 BUILD    := build/$(APP)
 VENV     := .venv
+TOOLSPY  := $(VENV)/tools/bin/python
 
 # Splunk 10 runs app scripts on 3.13, Splunk 9 on 3.9: test on both.
 PY313    ?= $(shell pyenv prefix 3.13.0 2>/dev/null || pyenv prefix 3.13 2>/dev/null)/bin/python3
@@ -22,74 +23,95 @@ PYTOOLS  ?= $(shell pyenv prefix 3.11.7 2>/dev/null || dirname $$(dirname $$(com
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
+# Five people share one working tree: venv and bin/lib updates take a lock and never
+# delete a venv another process may be running from (venv creation is idempotent).
+LOCK     := flock $(VENV)/.lock
+
 .PHONY: all venv deps build package test test-py test-py313 test-py39 test-generated \
-        test-appinspect test-conf test-spl test-minpy test-dashboards bench clean distclean
+        test-appinspect test-conf test-spl test-minpy test-make test-dashboards bench clean distclean
 
 all: package
 
 # ---------------------------------------------------------------- environments
 $(VENV)/py313/.stamp: requirements-dev.txt
-	rm -rf $(VENV)/py313 && $(PY313) -m venv $(VENV)/py313
-	$(VENV)/py313/bin/pip install -q -r requirements-dev.txt
+	@mkdir -p $(VENV)
+	$(LOCK) bash -c 'test -x $(VENV)/py313/bin/python || $(PY313) -m venv $(VENV)/py313; \
+	  $(VENV)/py313/bin/pip install -q -r requirements-dev.txt'
 	touch $@
 
 $(VENV)/py39/.stamp: requirements-dev.txt
-	rm -rf $(VENV)/py39 && $(PY39) -m venv $(VENV)/py39
-	$(VENV)/py39/bin/pip install -q -r requirements-dev.txt
+	@mkdir -p $(VENV)
+	$(LOCK) bash -c 'test -x $(VENV)/py39/bin/python || $(PY39) -m venv $(VENV)/py39; \
+	  $(VENV)/py39/bin/pip install -q -r requirements-dev.txt'
 	touch $@
 
 $(VENV)/tools/.stamp: requirements-tools.txt
-	rm -rf $(VENV)/tools && $(PYTOOLS) -m venv $(VENV)/tools
-	$(VENV)/tools/bin/pip install -q -r requirements-tools.txt
+	@mkdir -p $(VENV)
+	$(LOCK) bash -c 'test -x $(TOOLSPY) || $(PYTOOLS) -m venv $(VENV)/tools; \
+	  $(VENV)/tools/bin/pip install -q -r requirements-tools.txt'
 	touch $@
 
 venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp
 
 # ---------------------------------------------------------------- app build
-# Runtime dependencies go into bin/lib (ignored by git), pinned, no .pyc.
-bin/lib/.stamp: requirements-app.txt $(VENV)/py313/.stamp
-	rm -rf bin/lib && mkdir -p bin/lib
-	$(VENV)/py313/bin/pip install -q --no-deps --no-compile --target bin/lib -r requirements-app.txt
-	$(VENV)/py313/bin/python tools/prune_lib.py bin/lib
-	touch $@
+# Runtime dependencies go into bin/lib (ignored by git): pinned, --no-deps, no .pyc,
+# pruned (tools/prune_lib.py). Installed beside it and swapped in, so a reader never
+# sees half a bin/lib.
+bin/lib/.stamp: requirements-app.txt tools/prune_lib.py $(VENV)/py313/.stamp
+	@mkdir -p $(VENV)
+	$(LOCK) bash -c 'rm -rf bin/.lib.new && mkdir -p bin/.lib.new && \
+	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --target bin/.lib.new -r requirements-app.txt && \
+	  $(VENV)/py313/bin/python -B tools/prune_lib.py bin/.lib.new && \
+	  touch bin/.lib.new/.stamp && rm -rf bin/lib && mv bin/.lib.new bin/lib'
 
 deps: bin/lib/.stamp
 
-build: deps
-	python3 tools/gen_conf.py --check
-	python3 tools/build.py --out $(BUILD)
+build: deps $(VENV)/tools/.stamp
+	$(TOOLSPY) -B tools/gen_conf.py --check
+	$(TOOLSPY) -B tools/build.py --out $(BUILD)
 
 package: build
-	python3 tools/package.py $(BUILD) $(TGZ)
+	$(TOOLSPY) -B tools/package.py $(BUILD) $(TGZ)
 	$(MAKE) --no-print-directory test-appinspect
 
 # ---------------------------------------------------------------- gates
-test: build test-generated test-py test-appinspect test-conf test-spl test-minpy test-dashboards
+test: build test-generated test-py test-appinspect test-conf test-spl test-minpy test-make test-dashboards
 	@echo "make test: all gates passed"
 
-test-generated:
-	python3 tools/gen_conf.py --check
+test-generated: $(VENV)/tools/.stamp
+	$(TOOLSPY) -B tools/gen_conf.py --check
 
 test-py: test-py313 test-py39
 
-test-py313: $(VENV)/py313/.stamp deps
-	$(VENV)/py313/bin/python -m pytest -q -p no:cacheprovider tests
+# pytest exits 5 when it collects nothing, so an empty selection fails the gate.
+test-py313: $(VENV)/py313/.stamp $(VENV)/tools/.stamp build
+	$(VENV)/py313/bin/python -B -m pytest -q -p no:cacheprovider tests
 
-test-py39: $(VENV)/py39/.stamp deps
-	$(VENV)/py39/bin/python -m pytest -q -p no:cacheprovider tests
+test-py39: $(VENV)/py39/.stamp $(VENV)/tools/.stamp build
+	$(VENV)/py39/bin/python -B -m pytest -q -p no:cacheprovider tests
 
-test-appinspect: $(VENV)/tools/.stamp
-	@test -f $(TGZ) || python3 tools/package.py $(BUILD) $(TGZ)
-	$(VENV)/tools/bin/python tools/appinspect_gate.py $(TGZ)
+test-appinspect: $(VENV)/tools/.stamp build
+	$(TOOLSPY) -B tools/package.py $(BUILD) $(TGZ)
+	$(TOOLSPY) -B tools/appinspect_gate.py $(TGZ)
 
-test-conf: $(VENV)/tools/.stamp
-	$(VENV)/tools/bin/python tools/confcheck.py $(BUILD)
+test-conf: $(VENV)/tools/.stamp build
+	$(TOOLSPY) -B tools/confcheck.py $(BUILD)
 
-test-spl: $(VENV)/py313/.stamp
-	$(VENV)/py313/bin/python tools/splcheck.py .
+test-spl: $(VENV)/tools/.stamp build
+	$(TOOLSPY) -B tools/splcheck.py $(BUILD)
 
 test-minpy: $(VENV)/tools/.stamp
-	$(VENV)/tools/bin/python tools/minpy.py bin
+	$(TOOLSPY) -B tools/minpy.py bin
+
+# Style practice 12: every advertised target must expand to real commands.
+# (the nested `make -n test` reaches this recipe again, the guard stops the recursion)
+test-make:
+	@test -z "$${INGEST_DOCTOR_MAKE_N:-}" || exit 0; export INGEST_DOCTOR_MAKE_N=1; \
+	for t in package build deps test test-py test-appinspect test-conf test-spl test-minpy \
+	          test-dashboards bench; do \
+	  out=$$(env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -n --no-print-directory $$t) || { echo "make -n $$t failed"; exit 1; }; \
+	  test -n "$$out" || { echo "make -n $$t does nothing"; exit 1; }; \
+	done; echo "make -n: every advertised target expands"
 
 test-dashboards:
 	$(MAKE) --no-print-directory -C tools/dashboards test

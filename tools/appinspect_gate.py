@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Run Splunk AppInspect on the package, precert and cloud, and gate on the JSON reports.
+
+Runs (from the tools venv; never touches the network: --skip-trusted-libraries-update):
+  splunk-appinspect inspect TGZ --mode precert --skip-trusted-libraries-update --data-format json
+      --output-file build/appinspect/precert.json --max-messages all
+  ... the same with --included-tags cloud       -> build/appinspect/cloud.json
+
+For each report it prints the count per result and every error, failure, future_failure and
+warning with its check name and message. It fails on any error, failure or future_failure,
+and on any warning whose check name is not explained in docs/appinspect.md (as `check_name`).
+
+Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] TGZ
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from typing import Dict, List, Set, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = (("precert", []), ("cloud", ["--included-tags", "cloud"]))
+RESULTS = ("error", "failure", "future_failure", "warning", "skipped", "not_applicable", "success")
+BLOCKING = ("error", "failure", "future_failure")
+
+
+def appinspect_bin() -> str:
+    here = os.path.join(os.path.dirname(sys.executable), "splunk-appinspect")
+    return here if os.path.exists(here) else "splunk-appinspect"
+
+
+def run(tgz: str, out_json: str, extra: List[str]) -> None:
+    if os.path.exists(out_json):
+        os.remove(out_json)
+    cmd = [appinspect_bin(), "inspect", tgz, "--mode", "precert", "--skip-trusted-libraries-update",
+           "--data-format", "json", "--output-file", out_json, "--max-messages", "all"] + extra
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if proc.returncode != 0 or not os.path.exists(out_json):
+        sys.stdout.write(proc.stdout[-4000:])
+        raise SystemExit("appinspect: `%s` exited %d without a report" % (" ".join(cmd), proc.returncode))
+
+
+def checks(report: dict) -> List[dict]:
+    return [c for r in report.get("reports", []) for g in r.get("groups", []) for c in g.get("checks", [])]
+
+
+def summary(report: dict) -> Dict[str, int]:
+    s = report.get("summary") or {}
+    if not s:
+        for c in checks(report):
+            s[c["result"]] = s.get(c["result"], 0) + 1
+    return {k: int(s.get(k, 0)) for k in RESULTS}
+
+
+def explained(docs: str) -> Set[str]:
+    if not os.path.exists(docs):
+        return set()
+    with open(docs, encoding="utf-8") as fh:
+        return set(re.findall(r"`(check_[a-z0-9_]+)`", fh.read()))
+
+
+def judge(report: dict, docs_checks: Set[str], label: str) -> Tuple[Dict[str, int], List[str]]:
+    """(counts, problems) for one report; problems empty when the gate passes."""
+    counts = summary(report)
+    problems = []
+    for c in checks(report):
+        result = c.get("result")
+        if result not in BLOCKING and result != "warning":
+            continue
+        msgs = [m for m in c.get("messages", []) if m.get("result") == result] or c.get("messages", [])
+        for m in msgs or [{"message": "(no message)"}]:
+            print("  %s: %s %s: %s" % (label, result.upper(), c["name"], m.get("message", "").strip()))
+        if result in BLOCKING:
+            problems.append("%s: %s %s" % (label, result, c["name"]))
+        elif c["name"] not in docs_checks:
+            problems.append("%s: warning %s is not explained in docs/appinspect.md" % (label, c["name"]))
+    return counts, problems
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tgz")
+    ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "appinspect.md"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "appinspect"))
+    args = ap.parse_args(argv)
+    if not os.path.isfile(args.tgz):
+        sys.stderr.write("appinspect: %s does not exist (run `make package`)\n" % args.tgz)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    docs_checks = explained(args.docs)
+    all_problems = []
+    for label, extra in MODES:
+        out_json = os.path.join(args.out, label + ".json")
+        run(args.tgz, out_json, extra)
+        with open(out_json, encoding="utf-8") as fh:
+            report = json.load(fh)
+        print("appinspect %s (%s):" % (label, os.path.relpath(out_json, ROOT)))
+        counts, problems = judge(report, docs_checks, label)
+        print("  " + ", ".join("%s=%d" % kv for kv in counts.items()))
+        all_problems += problems
+    if all_problems:
+        for p in all_problems:
+            sys.stderr.write("appinspect: %s\n" % p)
+        sys.stderr.write("appinspect: gate FAILED (%d problem%s)\n"
+                         % (len(all_problems), "" if len(all_problems) == 1 else "s"))
+        return 1
+    print("appinspect: gate passed (0 failure, 0 future_failure; every warning explained in docs/appinspect.md)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Assemble the installable app folder build/ingest_doctor/ from an allow-list.
+
+Only what Splunk reads goes in: app.manifest, README.md, LICENSE, default/, metadata/,
+bin/ (with the vendored bin/lib from `make deps`), lookups/, appserver/, static/ and the
+README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__.
+
+It refuses a source tree that holds what must never ship and would otherwise be copied or
+silently left out: a local/ folder (an admin's or a developer's own settings), a local.meta,
+or a stray .pyc outside __pycache__ (bytecode someone put next to the source). __pycache__
+folders are Python's own cache, never tracked by git, and are skipped.
+
+Usage: build.py [--src DIR] --out build/ingest_doctor
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from typing import List
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "lookups",
+         "appserver", "static", "README")
+REQUIRED = ("app.manifest", "README.md", "LICENSE", "default/app.conf", "metadata/default.meta",
+            "bin/lib/splunklib")
+SKIP_DIRS = {"__pycache__", "tests", "test", "tools", "node_modules"}
+SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~", ".orig", ".rej")
+
+
+def problems(src: str) -> List[str]:
+    """What in the allow-listed parts of `src` must stop the build, one message each."""
+    out = []
+    if os.path.isdir(os.path.join(src, "local")):
+        out.append("local/: a local/ folder is in the source; move its settings into default/ "
+                   "or delete it (Splunk apps must not ship local/)")
+    for rel in REQUIRED:
+        if not os.path.exists(os.path.join(src, rel)):
+            hint = " (run `make deps`)" if rel.startswith("bin/lib") else ""
+            out.append("%s: missing%s" % (rel, hint))
+    for top in ALLOW:
+        base = os.path.join(src, top)
+        if not os.path.isdir(base):
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            rel_dir = os.path.relpath(dirpath, src)
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            if "local" in dirnames:
+                out.append("%s/local/: a local/ folder must not ship" % rel_dir)
+            for f in filenames:
+                rel = os.path.join(rel_dir, f)
+                if f == "local.meta":
+                    out.append("%s: local.meta must not ship (use metadata/default.meta)" % rel)
+                elif f.endswith((".pyc", ".pyo")):
+                    out.append("%s: compiled Python outside __pycache__ must not ship" % rel)
+    return out
+
+
+def _skip(name: str) -> bool:
+    return name.startswith(".") or name in SKIP_DIRS or name.endswith(SKIP_SUFFIXES)
+
+
+def assemble(src: str, out: str) -> int:
+    """Copy the allow-listed parts of `src` into a fresh `out`; return the file count."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, ".%s.tmp%d" % (os.path.basename(out), os.getpid()))
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    count = 0
+    for top in ALLOW:
+        path = os.path.join(src, top)
+        if os.path.isfile(path):
+            shutil.copyfile(path, os.path.join(tmp, top))
+            count += 1
+        elif os.path.isdir(path):
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if not _skip(d))
+                dest = os.path.join(tmp, os.path.relpath(dirpath, src))
+                os.makedirs(dest, exist_ok=True)
+                for f in sorted(filenames):
+                    if not _skip(f) and f != "local.meta":
+                        shutil.copyfile(os.path.join(dirpath, f), os.path.join(dest, f))
+                        count += 1
+    # Swap in whole, so a concurrent reader never sees half a build.
+    old = tmp + ".old"
+    if os.path.exists(out):
+        os.rename(out, old)
+    os.rename(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+    return count
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", default=ROOT)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    found = problems(args.src)
+    if found:
+        for p in found:
+            sys.stderr.write("build: %s\n" % p)
+        sys.stderr.write("build: refused (%d problem%s)\n" % (len(found), "" if len(found) == 1 else "s"))
+        return 1
+    n = assemble(args.src, args.out)
+    print("build: %s (%d files)" % (args.out, n))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
