@@ -112,6 +112,38 @@ class HostCpu:
 
 
 @dataclass
+class CpuSample:
+    """One reading of host and splunkd CPU (resource-usage endpoints), for sustained tests."""
+    time: Optional[float]
+    host_cpu_pct: Optional[float] = None      # % of all cores
+    splunkd_cpu_pct: Optional[float] = None   # % of one core
+    cores: Optional[int] = None
+    source: str = ""
+
+
+@dataclass
+class Thruput:
+    """metrics.log group=thruput (series "") and group=per_*_thruput (kind = sourcetype, index, ...)."""
+    time: Optional[float]
+    kind: str                   # "thruput" for group=thruput, else sourcetype | source | host | index
+    series: str                 # thruput name (index_thruput, ...) or the series value
+    kbps: float
+    eps: Optional[float] = None
+    pipeline_set: Optional[int] = None
+    source: str = ""
+
+
+@dataclass
+class LogSignal:
+    """A splunkd.log line that matters to a rule (kind: hec_listener_overwhelmed,
+    tcpout_blocked, index_paused, tcpin_stopped)."""
+    time: Optional[float]
+    kind: str
+    message: str = ""
+    source: str = ""
+
+
+@dataclass
 class Config:
     """Settings read from the instance; None means unknown (never a guess)."""
     version: Optional[str] = None
@@ -158,3 +190,16 @@ class Evidence:
     not_judged: List[str] = field(default_factory=list)
     # Files or sources that were unreadable or malformed, named.
     problems: List[str] = field(default_factory=list)
+    # Added for the diagnosis engine (all optional, defaults keep older callers working).
+    cpu: List[CpuSample] = field(default_factory=list)
+    thruput: List[Thruput] = field(default_factory=list)
+    log_signals: List[LogSignal] = field(default_factory=list)
+    health: Dict[str, str] = field(default_factory=dict)   # splunkd health feature path -> green|yellow|red
+    # What was read, so rules can say what they could not judge: REST paths
+    # ("services/server/introspection/queues"), "logs/metrics.log", "logs/splunkd.log",
+    # "hec/health.json", "proc" (the collector's per-thread CPU).
+    sources: List[str] = field(default_factory=list)
+
+    def saw(self, source: str) -> None:
+        if source not in self.sources:
+            self.sources.append(source)

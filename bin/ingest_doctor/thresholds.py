@@ -53,6 +53,8 @@ SETTINGS: Tuple[Setting, ...] = (
             "reply=9 (Server is busy) errors in the window at or above this count flag HEC busy."),
     Setting("resolve_after_min", 60, "min", 1, 10080,
             "A finding not seen for this long is marked resolved."),
+    Setting("log_window_min", 30, "min", 1, 1440,
+            "How much recent metrics.log/splunkd.log history the diagnosis reads (snapshots, CLI)."),
 )
 
 BY_NAME: Dict[str, Setting] = {s.name: s for s in SETTINGS}

@@ -1,0 +1,91 @@
+"""splunkd.log lines -> HEC errors and the few log signals the rules use.
+
+Layout `<date> <LEVEL> <component> [<tid> <thread>] - <message>`; the thread
+part and the zone are missing in older builds, and lines copied without a date
+still carry the component: all three forms are accepted.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+from .evidence import Evidence, HecError, LogSignal
+from .logtime import parse_prefix
+
+SOURCE = "logs/splunkd.log"
+
+_BODY = re.compile(r"^\s*(?P<level>[A-Z]+) +(?P<component>\S+)(?: \[(?P<tid>\d+) (?P<thread>[^\]]+)\])? - (?P<msg>.*)$")
+_REPLY = re.compile(r"\breply=(\d+)")
+_TOKEN = re.compile(r"\btoken name=([^,]*)")
+_PERR = re.compile(r'\bparsing_err="([^"]*)"')
+
+_SIGNALS = (
+    ("HttpListener", "Can't handle request", "hec_listener_overwhelmed"),
+    ("TcpOutputProc", "paused the data flow", "tcpout_blocked"),
+    ("TcpInputProc", "Stopping all listening ports", "tcpin_stopped"),
+    (None, "index processor has paused data flow", "index_paused"),
+)
+
+
+@dataclass
+class Stats:
+    lines: int = 0
+    used: int = 0
+    outside_window: int = 0
+
+
+class SplunkdLogParser:
+    def __init__(self, evidence: Evidence, since: Optional[float] = None, until: Optional[float] = None,
+                 source: str = SOURCE):
+        self.ev = evidence
+        self.since = since
+        self.until = until
+        self.source = source
+        self.stats = Stats()
+
+    def feed(self, line: str) -> None:
+        self.stats.lines += 1
+        # Cheap pre-filter: most of splunkd.log is irrelevant here.
+        if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
+                and "Stopping all listening" not in line):
+            return
+        t, start = parse_prefix(line)
+        if t is not None and ((self.since is not None and t < self.since) or
+                              (self.until is not None and t > self.until)):
+            self.stats.outside_window += 1
+            return
+        m = _BODY.match(line[start:].rstrip("\r\n"))
+        if not m:
+            return
+        comp, msg = m.group("component"), m.group("msg")
+        if comp == "HttpInputDataHandler":
+            r = _REPLY.search(msg)
+            if r:
+                tok = _TOKEN.search(msg)
+                perr = _PERR.search(msg)
+                self.ev.hec_errors.append(HecError(t, int(r.group(1)), tok.group(1).strip() if tok else "",
+                                                   perr.group(1) if perr else "",
+                                                   "%s HttpInputDataHandler" % self.source))
+                self.stats.used += 1
+            return
+        for want_comp, text, kind in _SIGNALS:
+            if (want_comp is None or comp == want_comp) and text.lower() in msg.lower():
+                self.ev.log_signals.append(LogSignal(t, kind, msg[:300], "%s %s" % (self.source, comp)))
+                self.stats.used += 1
+                return
+
+    def finish(self) -> Stats:
+        if self.stats.lines:
+            self.ev.saw(self.source)
+        return self.stats
+
+
+def parse_lines(lines: Iterable[str], evidence: Optional[Evidence] = None, since: Optional[float] = None,
+                until: Optional[float] = None, source: str = SOURCE) -> Evidence:
+    ev = evidence if evidence is not None else Evidence()
+    p = SplunkdLogParser(ev, since, until, source)
+    for line in lines:
+        p.feed(line)
+    p.finish()
+    return ev
