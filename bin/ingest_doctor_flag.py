@@ -1,0 +1,80 @@
+"""Custom alert action `ingest_doctor_flag`: turn an alert's rows into findings.
+
+splunkd runs `ingest_doctor_flag.py --execute` with a JSON payload on stdin
+(alert_actions.conf: payload_format = json). The work is done by
+ingest_doctor.alert.run over the port in ingest_doctor_flag_splunkd; this
+script only wires streams, logging and exit codes. stderr lines are
+`LEVEL category=... key=value`; splunkd files them in splunkd.log.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
+
+from typing import IO, Any, List, Optional  # noqa: E402
+
+from ingest_doctor import exitcodes  # noqa: E402
+from ingest_doctor.alert_payload import AlertError, describe, parse_payload  # noqa: E402
+
+
+def _fmt(value: Any) -> str:
+    text = str(value).replace("\n", " ")
+    return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
+
+
+def make_logger(stderr: IO[str]):
+    def log(level: str, category: str, **fields: Any) -> None:
+        parts = ["%s category=%s" % (level, category)]
+        parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
+        stderr.write(" ".join(parts) + "\n")
+        stderr.flush()
+    return log
+
+
+def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str],
+         port_factory: Optional[Any] = None) -> int:
+    log = make_logger(stderr)
+    if argv != ["--execute"]:
+        log("ERROR", "usage", msg="run by splunkd as: ingest_doctor_flag.py --execute (JSON payload on stdin)")
+        return exitcodes.USAGE
+    try:
+        payload = parse_payload(stdin.read())
+        log("INFO", "start", **describe(payload))
+        from ingest_doctor.alert import run
+        from ingest_doctor.diagnose import diagnose
+        from ingest_doctor_flag_splunkd import SplunkdPort
+
+        if port_factory is not None:
+            port = port_factory(payload, log)
+        else:
+            port = SplunkdPort(payload.server_uri, payload.session_key, log)
+            log("INFO", "splunkd", tls=port.tls)
+        summary = run(payload, port, diagnose)
+    except AlertError as e:
+        log("ERROR", _category(e.code), msg=str(e), exit_code=e.code)
+        return e.code
+    except Exception as e:  # our bug: say so, exit with its own code
+        log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e), exit_code=exitcodes.UNEXPECTED)
+        return exitcodes.UNEXPECTED
+    for note in summary.not_judged[:20]:
+        log("INFO", "not_judged", msg=note)
+    log("INFO", "done", hosts=summary.rows_hosts, findings=summary.findings, below_min=summary.below_min,
+        new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,
+        events=summary.events, webhooks=summary.webhooks)
+    return exitcodes.OK
+
+
+def _category(code: int) -> str:
+    if code in (exitcodes.BAD_INPUT, exitcodes.USAGE):
+        return "bad_input"
+    if code == exitcodes.BAD_CONFIG:
+        return "bad_config"
+    if code in (exitcodes.TRANSIENT, exitcodes.AUTH):
+        return "transient" if code == exitcodes.TRANSIENT else "auth"
+    return "unexpected"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:], sys.stdin, sys.stdout, sys.stderr))
