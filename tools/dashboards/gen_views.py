@@ -1,0 +1,805 @@
+#!/usr/bin/env python3
+"""Write the Dashboard Studio views in default/data/ui/views/ from one description.
+
+Why a generator: five dashboards share their inputs, their base searches per data family and
+their layout grid; writing them from one place keeps the SPL of a family identical wherever it
+is used. The XML files are committed; `--check` (run by the tests) fails when they are stale.
+
+    python3 tools/dashboards/gen_views.py          # write
+    python3 tools/dashboards/gen_views.py --check  # exit 1 when a view differs
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from xml.sax.saxutils import escape
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
+APP = "ingest_doctor"
+WIDTH = 1440
+
+# Colours (Splunk's dark palette): ok, warn, critical, accent.
+OK, WARN, CRIT, ACCENT, GREY = "#118832", "#CBA700", "#D41F1F", "#7B56DB", "#3C444D"
+THRESHOLD_STYLE = {"seriesColorsByField": {"threshold": CRIT}, "lineDashStylesByField": {"threshold": "dash"}}
+
+# ----------------------------------------------------------------------------- shared SPL
+# Host and pipeline-set scope of every search; the tokens come from the global inputs.
+HOSTS = "host IN ($host$)"
+PSET = 'search ingest_pipe="$pset$"'
+# A table never shows a bare "No data": it says why and what to do.
+def explain_empty(**fields: str) -> str:
+    evals = ", ".join('{}="{}"'.format(k, v) for k, v in fields.items())
+    return "| appendpipe [ stats count | where count==0 | eval {} | fields - count ]".format(evals)
+
+
+HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
+PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) "
+                "by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe | sort ingest_pipe | table ingest_pipe")
+
+# metrics.log group=queue, one row per 30 s sample (metrics.log's interval) with fill %.
+# tstats over indexed terms: TERM() selects, PREFIX() reads the value after "key=". tcpout
+# queues report max_size/current_size in bytes instead of *_kb: both are read and coalesced.
+QUEUE_BASE = (
+    "| tstats fillnull_value=\"none\" sum(PREFIX(current_size_kb=)) AS cur_kb sum(PREFIX(max_size_kb=)) AS max_kb "
+    "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " "
+    "by _time span=30s host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "| rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe\n"
+    "| " + PSET + "\n"
+    "| eval fill_pct=round(coalesce(cur_kb/max_kb, cur_b/max_b)*100, 1), queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue)\n"
+    "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage stage_order\n"
+    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))\n"
+    "| fields _time host ingest_pipe queue stage stage_order fill_pct"
+)
+
+# Blocked queues (blocked=true) as annotations: one per 5 minutes and pipeline set.
+BLOCKED_ANNOTATIONS = (
+    "| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(blocked=true) "
+    + HOSTS + " by _time span=5m host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "| rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe\n"
+    "| " + PSET + "\n"
+    "| stats values(queue) AS queues BY _time host ingest_pipe\n"
+    "| eval label=host.\" set \".ingest_pipe.\": \".mvjoin(queues, \", \").\" blocked\", color=\"" + CRIT + "\"\n"
+    "| table _time label color"
+)
+
+# metrics.log group=dutycycle in both layouts, normalised to one row per sample and thread:
+#   long:  group=dutycycle, name=ingest, ingest_pipe=0, thread=typing, ratio=0.97
+#   wide:  group=dutycycle, name=misc, mgmt_httpd=0.001, tail=0.088  (thread names are keys)
+# plus the collector's per-thread CPU from /proc (mstats), where it runs. busy_pct is % of one core.
+DUTYCYCLE_BASE = (
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+    "| rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"\n"
+    "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))\n"
+    "| fields _time host ingest_pipe dc_pairs\n"
+    "| mvexpand dc_pairs\n"
+    "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"\n"
+    "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"\n"
+    "| bin _time span=1m\n"
+    "| stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin\n"
+    "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host thread span=1m "
+    "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
+    "| fields _time host ingest_pipe thread origin busy_pct"
+)
+
+# _introspection HttpEventCollector counters, per minute, per host and token.
+HEC_BASE = (
+    "`ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + "\n"
+    "| eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")\n"
+    "| bin _time span=1m\n"
+    "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests "
+    "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors "
+    "sum(data.num_of_auth_failures) AS auth_failures max(data.num_of_requests_waiting_ack) AS waiting_ack "
+    "BY _time host series token"
+)
+
+# splunkd.log HEC rejections: "ERROR HttpInputDataHandler ... token name=t, ..., reply=9, ... parsing_err=..."
+HEC_ERRORS_BASE = (
+    "`ingest_doctor_splunkd_log` " + HOSTS + " TERM(HttpInputDataHandler) reply\n"
+    "| rex \"token name=(?<hec_token>[^,]+),\"\n"
+    "| rex \"reply=(?<reply>\\d+)\"\n"
+    "| where isnotnull(reply)\n"
+    "| lookup ingest_doctor_hec_reply_codes reply OUTPUT http_status meaning action\n"
+    "| eval meaning=coalesce(meaning, \"unknown reply code\"), reply_label=reply.\" \".meaning\n"
+    "| fields _time host hec_token reply http_status meaning action reply_label"
+)
+
+FINDINGS_BASE = (
+    "| inputlookup ingest_doctor_findings\n"
+    "| eval pipeline_set=if(isnull(pipeline_set) OR pipeline_set==\"\", \"-\", pipeline_set)\n"
+    "| eval advice=mvjoin(spath(recommendations, \"{}.action\"), \" | \"), "
+    "evidence_text=mvjoin(mvzip(spath(evidence, \"{}.signal\"), mvzip(spath(evidence, \"{}.value\"), spath(evidence, \"{}.unit\"), \" \"), \"=\"), \"; \")\n"
+    "| eval settings=mvjoin(mvzip(spath(recommendations, \"{}.setting\"), spath(recommendations, \"{}.suggested\"), \" -> \"), \"; \")\n"
+    "| eval first_seen=strftime(first_seen, \"%F %T\"), last_seen_epoch=last_seen, last_seen=strftime(last_seen, \"%F %T\")\n"
+    "| eval severity_rank=case(severity==\"critical\", 0, severity==\"warning\", 1, true(), 2)\n"
+    "| eval evidence_dashboard=case(bottleneck==\"hec_input\", \"ingest_doctor_hec_performance\", "
+    "bottleneck==\"typing\" OR bottleneck==\"merging\" OR bottleneck==\"parsing\", \"ingest_doctor_cpu_by_processor\", "
+    "bottleneck==\"host_cpu\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
+    "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
+    "first_seen last_seen last_seen_epoch count evidence_dashboard"
+)
+
+NO_FINDINGS = explain_empty(
+    severity="-", summary="No finding stored yet. The Ingest Doctor alerts write them: check that they are enabled "
+    "(Settings > Searches, reports, and alerts, app Ingest Doctor).")
+
+
+# ----------------------------------------------------------------------------- builders
+class Dash:
+    def __init__(self, name: str, label: str, description: str):
+        self.name, self.label, self.description = name, label, description
+        self.ds: dict = {}
+        self.viz: dict = {}
+        self.inputs: dict = {}
+        self.rows: list = []          # [(height, [(viz_id, weight), ...])]
+        self.global_inputs: list = []
+        self.tokens: dict = {}
+
+    # data sources
+    def search(self, ds_id: str, name: str, query: str, **params) -> str:
+        ds = {"type": "ds.search", "name": name, "options": {"query": query}}
+        if params:
+            ds["options"]["queryParameters"] = params
+        self.ds[ds_id] = ds
+        return ds_id
+
+    def chain(self, ds_id: str, name: str, extend: str, query: str) -> str:
+        self.ds[ds_id] = {"type": "ds.chain", "name": name, "options": {"extend": extend, "query": query}}
+        return ds_id
+
+    # visualizations
+    def add(self, viz_id: str, vtype: str, title: str, ds: str = None, description: str = None,
+            options: dict = None, **extra) -> str:
+        v = {"type": vtype, "title": title}
+        if description:
+            v["description"] = description
+        if ds:
+            v["dataSources"] = {"primary": ds}
+        v["options"] = options or {}
+        v.update(extra)
+        self.viz[viz_id] = v
+        return viz_id
+
+    def markdown(self, viz_id: str, title: str, text: str) -> str:
+        return self.add(viz_id, "splunk.markdown", title, options={"markdown": text, "fontSize": "small"})
+
+    def row(self, height: int, *items) -> None:
+        self.rows.append((height, [(i, 1) if isinstance(i, str) else i for i in items]))
+
+    def definition(self) -> dict:
+        structure, y = [], 0
+        for height, items in self.rows:
+            total = sum(w for _, w in items)
+            x = 0
+            for n, (item, weight) in enumerate(items):
+                w = WIDTH - x if n == len(items) - 1 else int(round(WIDTH * weight / total))
+                structure.append({"item": item, "type": "block", "position": {"x": x, "y": y, "w": w, "h": height}})
+                x += w
+            y += height
+        d = {
+            "title": self.label,
+            "description": self.description,
+            "inputs": self.inputs,
+            "defaults": {
+                "dataSources": {"ds.search": {"options": {"queryParameters": {
+                    "earliest": "$global_time.earliest$", "latest": "$global_time.latest$"}}}},
+            },
+            "visualizations": self.viz,
+            "dataSources": self.ds,
+            "layout": {"type": "grid", "options": {"width": WIDTH}, "structure": structure,
+                       "globalInputs": self.global_inputs},
+        }
+        if self.tokens:
+            d["defaults"]["tokens"] = {"default": {k: {"value": v} for k, v in self.tokens.items()}}
+        return d
+
+    def xml(self) -> str:
+        body = json.dumps(self.definition(), indent=2, ensure_ascii=False)
+        assert "]]>" not in body
+        return ('<dashboard version="2" theme="dark">\n'
+                "  <label>{}</label>\n  <description>{}</description>\n"
+                "  <definition><![CDATA[\n{}\n]]></definition>\n"
+                "</dashboard>\n").format(escape(self.label), escape(self.description), body)
+
+
+def std_inputs(d: Dash, pset: bool = True) -> None:
+    d.search("ds_hosts", "Hosts reporting metrics.log", HOSTS_SEARCH)
+    d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
+                              "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
+    d.inputs["input_host"] = {
+        "type": "input.multiselect", "title": "Hosts",
+        "options": {"items": ">frame(label, value) | prepend(formattedStatics) | objects()",
+                    "token": "host", "defaultValue": ["*"]},
+        "dataSources": {"primary": "ds_hosts"},
+        "context": {
+            "formattedConfig": {"number": {"prefix": ""}},
+            "formattedStatics": ">statics | formatByType(formattedConfig)",
+            "statics": [["All hosts"], ["*"]],
+            "label": ">primary | seriesByName(\"host\") | renameSeries(\"label\") | formatByType(formattedConfig)",
+            "value": ">primary | seriesByName(\"host\") | renameSeries(\"value\") | formatByType(formattedConfig)",
+        },
+    }
+    d.global_inputs += ["input_time", "input_host"]
+    if pset:
+        d.search("ds_psets", "Pipeline sets (ingest_pipe) in metrics.log", PSETS_SEARCH)
+        d.inputs["input_pset"] = {
+            "type": "input.dropdown", "title": "Pipeline set",
+            "options": {"items": ">frame(label, value) | prepend(formattedStatics) | objects()",
+                        "token": "pset", "defaultValue": "*"},
+            "dataSources": {"primary": "ds_psets"},
+            "context": {
+                "formattedConfig": {"number": {"prefix": ""}},
+                "formattedStatics": ">statics | formatByType(formattedConfig)",
+                "statics": [["All pipeline sets"], ["*"]],
+                "label": ">primary | seriesByName(\"ingest_pipe\") | renameSeries(\"label\") | formatByType(formattedConfig)",
+                "value": ">primary | seriesByName(\"ingest_pipe\") | renameSeries(\"value\") | formatByType(formattedConfig)",
+            },
+        }
+        d.global_inputs.append("input_pset")
+
+
+def link(dashboard: str, **tokens: str) -> dict:
+    return {"type": "drilldown.linkToDashboard",
+            "options": {"app": APP, "dashboard": dashboard, "newTab": False,
+                        "tokens": [{"token": "form." + k, "value": v} for k, v in tokens.items()]}}
+
+
+def line_opts(ytitle: str, ymax=None, **extra) -> dict:
+    o = {"yAxisTitleText": ytitle, "xAxisTitleVisibility": "hide", "legendDisplay": "right",
+         "showYAxisWithZero": True}
+    if ymax is not None:
+        o["yAxisMax"] = ymax
+    o.update(THRESHOLD_STYLE)
+    o.update(extra)
+    return o
+
+
+def single(title: str, field: str, unit: str = "", ds: str = "", under: str = "") -> tuple:
+    opts = {"majorValue": "> primary | seriesByName(\"{}\") | lastPoint()".format(field),
+            "sparklineDisplay": "off", "trendDisplay": "off", "unit": unit, "underLabel": under}
+    return title, ds, opts
+
+
+def table_colors(ranges: dict) -> dict:
+    """columnFormat colouring numeric columns by range: {column: [(to, colour), ...]}."""
+    fmt, ctx = {}, {}
+    for col, bands in ranges.items():
+        key = "colors_" + "".join(c if c.isalnum() else "_" for c in col)
+        cfg, lo = [], None
+        for to, colour in bands:
+            band = {"value": colour}
+            if lo is not None:
+                band["from"] = lo
+            if to is not None:
+                band["to"] = to
+            cfg.append(band)
+            lo = to
+        ctx[key] = cfg
+        fmt[col] = {"rowBackgroundColors": "> table | seriesByName(\"{}\") | rangeValue({})".format(col, key)}
+    return {"columnFormat": fmt}, ctx
+
+
+def busy_bands():
+    return [(60, OK), (90, WARN), (None, CRIT)]
+
+
+# ----------------------------------------------------------------------------- HEC performance
+def hec_performance() -> Dash:
+    d = Dash("ingest_doctor_hec_performance", "HEC performance",
+             "Is HTTP Event Collector the bottleneck, and what do I change? Throughput, batching, errors, "
+             "latency, the HEC thread, the queues behind it, lag, settings and open findings.")
+    std_inputs(d)
+    d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
+    d.chain("ds_hec_kpi", "HEC totals", "ds_hec",
+            "| where series==\"http_event_collector\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes\n"
+            "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
+            "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
+            "| table eps mbps rps epr")
+    d.chain("ds_hec_eps", "Events/s by host", "ds_hec",
+            "| where series==\"http_event_collector\"\n| eval eps=round(events/60, 1)\n"
+            "| timechart span=1m sum(eps) BY host limit=20 useother=false")
+    d.chain("ds_hec_mbps", "MB/s by host", "ds_hec",
+            "| where series==\"http_event_collector\"\n| eval mbps=round(bytes_in/60/1048576, 3)\n"
+            "| timechart span=1m sum(mbps) BY host limit=20 useother=false")
+    d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
+            "| where series==\"http_event_collector_token\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
+            "| eval eps=round(events/(minutes*60), 1), mbps=round(bytes_in/(minutes*60)/1048576, 3), "
+            "rps=round(requests/(minutes*60), 2), epr=round(events/requests, 1)\n"
+            "| sort - eps\n"
+            "| table host token eps mbps rps epr waiting_ack\n"
+            "| rename eps AS \"events/s\" mbps AS \"MB/s\" rps AS \"requests/s\" epr AS \"events/request\" waiting_ack AS \"max requests waiting ack\"")
+    d.chain("ds_hec_batching", "Events per request by token", "ds_hec",
+            "| where series==\"http_event_collector_token\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests BY token\n"
+            "| eval events_per_request=round(events/requests, 1)\n| sort events_per_request\n"
+            "| table token events_per_request")
+    d.search("ds_hec_errors", "HEC rejections in splunkd.log (HttpInputDataHandler reply=)", HEC_ERRORS_BASE)
+    d.chain("ds_hec_errors_time", "HEC errors by reply code over time", "ds_hec_errors",
+            "| timechart span=5m count BY reply_label limit=10 useother=true")
+    d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
+            "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
+            "| eval last_seen=strftime(last_seen, \"%F %T\")\n| sort - errors\n"
+            "| table host reply http_status meaning errors tokens last_seen action\n"
+            + explain_empty(host="-", meaning="No HEC request was rejected in this time range."))
+    d.search("ds_hec_latency", "HEC request latency (collector probe, mstats)",
+             "| mstats perc50(_value) AS p50 perc95(_value) AS p95 perc99(_value) AS p99 "
+             "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " span=1m\n"
+             "| eval threshold=`ingest_doctor_hec_latency_ms`\n| table _time p50 p95 p99 threshold")
+    d.search("ds_hec_health", "HEC health probes (collector, mstats)",
+             "| mstats count(_value) AS probes avg(_value) AS avg_rtt_ms max(_value) AS max_rtt_ms "
+             "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.health_rtt_ms\" " + HOSTS + " BY host code\n"
+             "| lookup ingest_doctor_hec_reply_codes reply AS code OUTPUT meaning\n"
+             "| eval avg_rtt_ms=round(avg_rtt_ms, 1), max_rtt_ms=round(max_rtt_ms, 1)\n"
+             "| table host code meaning probes avg_rtt_ms max_rtt_ms\n"
+             + explain_empty(host="-", meaning="No HEC health probe found: enable the ingest_doctor_introspection "
+                                                 "input on the HEC hosts (README, Collector)."))
+    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
+             DUTYCYCLE_BASE)
+    d.chain("ds_hec_thread", "HEC thread busy % by host", "ds_dc",
+            "| where thread==\"httpinputserverdatathread\"\n"
+            "| timechart span=1m max(busy_pct) BY host limit=20 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.search("ds_hec_queues", "Queue fill on the HEC hosts (tstats over metrics.log)",
+             QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
+                                "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
+             + "\n| where isnotnull(stage)\n| eval series=host.\" \".queue.\" #\".ingest_pipe\n"
+             "| timechart span=1m max(fill_pct) BY series limit=20 useother=false\n"
+             "| eval threshold=`ingest_doctor_queue_fill_pct`")
+    d.search("ds_hec_lag", "Ingestion lag of HEC data (_indextime - _time, 1 in 100 events sampled)",
+             "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n"
+             "| timechart span=5m perc50(lag_s) AS p50 perc95(lag_s) AS p95 max(lag_s) AS max",
+             sampleRatio=100)
+    d.search("ds_hec_settings", "HEC settings (REST data/inputs/http)",
+             "| rest splunk_server=* /services/data/inputs/http count=0\n"
+             "| eval kind=if(title==\"http\", \"[http] global\", \"token\"), token=if(title==\"http\", \"-\", replace(title, \"^http://\", \"\"))\n"
+             "| table splunk_server kind token disabled port enableSSL dedicatedIoThreads maxThreads maxSockets useACK index indexes\n"
+             "| sort splunk_server - kind token")
+    d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
+             "| table severity host bottleneck pipeline_set summary advice settings last_seen count\n" + NO_FINDINGS)
+
+    for vid, (title, field, unit, under) in {
+        "viz_kpi_eps": ("Events per second", "eps", "", "events/s"),
+        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received"),
+        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below 5 is chatty"),
+    }.items():
+        t, _, opts = single(title, field, unit, under=under)
+        d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
+    d.add("viz_hec_eps", "splunk.line", "Events/s by host", "ds_hec_eps",
+          "From _introspection component=HttpEventCollector (instance totals, 60 s counters).",
+          line_opts("events/s"))
+    d.add("viz_hec_mbps", "splunk.line", "MB/s received by host", "ds_hec_mbps", None, line_opts("MB/s"))
+    cf, ctx = table_colors({"events/request": [(5, CRIT), (20, WARN), (None, OK)]})
+    d.add("viz_hec_tokens", "splunk.table", "Throughput and batching by host and token", "ds_hec_tokens",
+          "Tokens sending fewer than 5 events per request cost a request per handful of events: batch them in the client.",
+          cf, context=ctx)
+    d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching", None,
+          {"legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "events/request"})
+    d.add("viz_hec_errors_time", "splunk.column", "HEC errors by reply code", "ds_hec_errors_time",
+          "splunkd.log HttpInputDataHandler reply=N, named by the ingest_doctor_hec_reply_codes lookup. "
+          "reply=9 \"Server is busy\" means the queues behind HEC are full: see queue fill below.",
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "errors / 5 min"})
+    d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table")
+    d.add("viz_hec_latency", "splunk.line", "HEC request latency p50 / p95 / p99 (ms)", "ds_hec_latency",
+          "Round trip of one probe event POSTed by the collector; the dashed line is ingest_doctor_hec_latency_ms.",
+          line_opts("ms"))
+    d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
+          "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
+    d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core by host", "ds_hec_thread",
+          "httpinputserverdatathread from metrics.log dutycycle and the collector. At the dashed line "
+          "(ingest_doctor_thread_busy_pct) one core is pegged: raise dedicatedIoThreads. Click for thread activity.",
+          line_opts("% of one core", 100),
+          eventHandlers=[link("ingest_doctor_thread_activity", host="$click.name2$")])
+    d.add("viz_hec_queues", "splunk.line", "Queue fill % on the HEC hosts (per pipeline set)", "ds_hec_queues",
+          "Full queues behind HEC make it answer 503 / reply=9. Click for the pipeline-set view.",
+          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
+    d.add("viz_hec_lag", "splunk.line", "Ingestion lag of HEC data (s)", "ds_hec_lag",
+          "_indextime - _time of events whose source is http:* (macro ingest_doctor_hec_data), sampled 1 in 100.",
+          line_opts("seconds"))
+    d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
+          "dedicatedIoThreads (default 2), maxThreads and maxSockets (0 = automatic) of the global [http] stanza, and each token.")
+    d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
+          "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}}},
+          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+                                 {"match": "info", "value": GREY}]},
+          eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
+    d.markdown("viz_hec_help", "Reading this page",
+               "**Where is HEC stuck?** Read top to bottom: throughput and batching (is the load what you expect?), "
+               "errors (reply=9 *Server is busy* = full queues), latency, the **HEC thread** "
+               "(`httpinputserverdatathread` at 100% of one core = HEC itself is the bottleneck: raise "
+               "`dedicatedIoThreads` in `inputs.conf [http]`, then scale out), the **queues** behind it (full queues = "
+               "a later stage is the bottleneck: see *Pipeline sets*), then the open findings.\n\n"
+               "**Latency and health panels empty?** They come from the Ingest Doctor collector: enable the "
+               "`ingest_doctor_introspection` input on the HEC hosts and create the metrics index "
+               "(`ingest_doctor_metrics_index` macro). **Findings empty?** Enable the Ingest Doctor alerts.")
+
+    d.row(110, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 2))
+    d.row(300, "viz_hec_eps", "viz_hec_mbps")
+    d.row(300, ("viz_hec_tokens", 3), ("viz_hec_batching", 2))
+    d.row(300, "viz_hec_errors_time", "viz_hec_errors_table")
+    d.row(300, "viz_hec_latency", "viz_hec_health")
+    d.row(320, "viz_hec_thread", "viz_hec_queues")
+    d.row(300, "viz_hec_lag", "viz_hec_settings")
+    d.row(300, "viz_open_findings")
+    return d
+
+
+# ----------------------------------------------------------------------------- thread activity
+def thread_activity() -> Dash:
+    d = Dash("ingest_doctor_thread_activity", "Thread activity",
+             "Which splunkd thread is pegged? Busy % of one core per thread (metrics.log dutycycle in both layouts, "
+             "and the collector's per-thread CPU), threads over the threshold, and a host x thread heat map.")
+    std_inputs(d)
+    d.tokens.update({"thread": "httpinputserverdatathread", "drill_host": "*"})
+    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
+             DUTYCYCLE_BASE)
+    d.chain("ds_threads_time", "Busy % per thread (max over hosts)", "ds_dc",
+            "| timechart span=1m max(busy_pct) BY thread limit=15 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
+            "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
+            "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples "
+            "values(origin) AS origin BY host ingest_pipe thread\n"
+            "| where max_pct>=`ingest_doctor_thread_busy_pct`\n"
+            "| eval avg_pct=round(avg_pct, 1), over_pct=round(samples_over/samples*100, 0)\n"
+            "| sort - avg_pct\n"
+            "| table host ingest_pipe thread latest_pct avg_pct max_pct over_pct origin\n"
+            + explain_empty(host="-", thread="No thread reached the threshold (ingest_doctor_thread_busy_pct) in this time range."))
+    d.chain("ds_threads_heat", "Host x thread average busy %", "ds_dc",
+            "| stats avg(busy_pct) AS busy_pct BY thread host\n"
+            "| eventstats max(busy_pct) AS thread_max BY thread\n"
+            "| where thread_max>=1\n"
+            "| eval busy_pct=round(busy_pct, 1)\n| sort - thread_max\n"
+            "| table thread host busy_pct")
+    d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
+            "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
+            "| eval series=host.if(ingest_pipe==\"none\", \"\", \" #\".ingest_pipe)\n"
+            "| timechart span=1m max(busy_pct) BY series limit=20 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
+             "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
+             "(metric_name=\"ingest_doctor.splunkd.cpu_pct\" OR metric_name=\"ingest_doctor.host.cores\") " + HOSTS
+             + " BY host metric_name\n"
+             "| eval metric=if(metric_name==\"ingest_doctor.host.cores\", \"cores\", \"splunkd_one_core_pct\")\n"
+             "| xyseries host metric value\n"
+             "| eval splunkd_all_cores_pct=round(splunkd_one_core_pct/cores, 1), one_core_pct=round(100/cores, 1), "
+             "splunkd_one_core_pct=round(splunkd_one_core_pct, 0)\n"
+             "| table host cores splunkd_one_core_pct splunkd_all_cores_pct one_core_pct\n"
+             "| rename splunkd_one_core_pct AS \"splunkd CPU (% of one core)\" splunkd_all_cores_pct AS "
+             "\"splunkd CPU (% of all cores)\" one_core_pct AS \"one pegged core (% of all cores)\"\n"
+             + explain_empty(host="-", cores="Needs the Ingest Doctor collector (input ingest_doctor_introspection)."))
+
+    d.add("viz_threads_time", "splunk.line", "Busy % of one core per thread", "ds_threads_time",
+          "100% = one core fully used by that thread. The dashed line is ingest_doctor_thread_busy_pct.",
+          line_opts("% of one core", 100, legendDisplay="right"))
+    cf, ctx = table_colors({"avg_pct": busy_bands(), "max_pct": busy_bands()})
+    d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",
+          "ds_threads_over", None, cf, context=ctx,
+          eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
+    d.add("viz_threads_heat", "splunk.punchcard", "Heat map: host x thread (average busy %)", "ds_threads_heat",
+          "Bubble size and colour: average % of one core. Click a bubble for its time series.",
+          {"x": "> primary | seriesByName(\"thread\")", "y": "> primary | seriesByName(\"host\")",
+           "size": "> primary | seriesByName(\"busy_pct\")",
+           "bubbleColor": "> primary | seriesByName(\"busy_pct\") | rangeValue(heatColors)",
+           "legendDisplay": "off", "bubbleLabelDisplay": "all"},
+          context={"heatColors": [{"to": 60, "value": OK}, {"from": 60, "to": 90, "value": WARN},
+                                  {"from": 90, "value": CRIT}]},
+          eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
+    d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
+          "Set by clicking a thread above; the dashed line is the threshold.", line_opts("% of one core", 100))
+    d.add("viz_cpu_trap", "splunk.table", "splunkd CPU against the host's cores", "ds_cpu_trap",
+          "If splunkd's share of all cores is about one pegged core, one thread is the limit: more cores will not help.")
+    d.markdown("viz_trap_text", "The \"4% of 24 cores\" trap",
+               "A host with **24 cores** shows splunkd at **4% CPU** and looks idle. But 100% / 24 = **4.2%**: that "
+               "is exactly **one core pegged**. Most ingestion stages run on one thread per pipeline set (the HEC "
+               "server data thread, typing, indexerPipe...), so one saturated thread caps throughput while the host "
+               "looks idle.\n\n"
+               "Read busy % here as **% of one core per thread**: a thread at 100% is the bottleneck whatever the "
+               "host's total says. Fix the stage (HEC: `dedicatedIoThreads`; typing: regex cost; indexing: "
+               "`parallelIngestionPipelines` when the cores are free) instead of adding cores.\n\n"
+               "*Collector rows empty?* Enable the `ingest_doctor_introspection` input for per-thread CPU from /proc.")
+
+    d.row(340, ("viz_threads_time", 3), ("viz_trap_text", 2))
+    d.row(300, ("viz_threads_over", 3), ("viz_cpu_trap", 2))
+    d.row(380, "viz_threads_heat")
+    d.row(300, "viz_thread_drill")
+    return d
+
+
+# ----------------------------------------------------------------------------- pipeline sets
+def pipeline_sets() -> Dash:
+    d = Dash("ingest_doctor_pipeline_sets", "Pipeline sets",
+             "Which queue of which pipeline set is full, and which stage drains it? Fill % per queue per pipeline "
+             "set, blocked queues on the timeline, the stage chain with the bottleneck, busiest thread per set.")
+    std_inputs(d)
+    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
+                             "options": {"items": [{"label": "Median", "value": "median"},
+                                                   {"label": "90th percentile", "value": "perc90"},
+                                                   {"label": "Maximum", "value": "max"}],
+                                         "token": "agg", "defaultValue": "median"}}
+    d.global_inputs.append("input_agg")
+    d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
+    d.search("ds_blocked", "Blocked queues (blocked=true) as annotations", BLOCKED_ANNOTATIONS)
+    d.chain("ds_fill_time", "Fill % per queue and pipeline set", "ds_queues",
+            "| where isnotnull(stage)\n| eval series=queue.\" #\".ingest_pipe\n"
+            "| timechart span=1m $agg$(fill_pct) BY series limit=30 useother=false\n"
+            "| eval threshold=`ingest_doctor_queue_fill_pct`")
+    d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
+            "| where isnotnull(stage)\n"
+            "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
+            "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
+            "| eventstats max(full_order) AS last_full BY host ingest_pipe\n"
+            "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
+            "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
+            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck BY host ingest_pipe\n"
+            "| eval bottleneck=coalesce(bottleneck, \"none\")\n"
+            "| sort host ingest_pipe\n"
+            "| table host ingest_pipe parsing merging typing indexing output bottleneck")
+    d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
+            "| where isnotnull(stage)\n| bin _time span=5m\n"
+            "| stats max(fill_pct) AS fill BY _time host\n"
+            "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"3: full (>= threshold)\", fill>=60, \"2: 60% to threshold\", "
+            "true(), \"1: below 60%\")\n"
+            "| timechart span=5m dc(host) BY band")
+    d.search("ds_psets_load", "Busiest thread and share per pipeline set (metrics.log group=pipelineset)",
+             "| tstats fillnull_value=\"none\" max(PREFIX(dutycycle_ratio=)) AS ratio avg(PREFIX(share=)) AS share "
+             "where `ingest_doctor_metrics_log` TERM(group=pipelineset) TERM(name=load_metrics) " + HOSTS + " "
+             "by _time span=1m host PREFIX(ingest_pipe=) PREFIX(busiest_thread_name=)\n"
+             "| rename \"ingest_pipe=\" AS ingest_pipe \"busiest_thread_name=\" AS busiest_thread\n"
+             "| " + PSET + "\n"
+             "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
+             "| fields _time host ingest_pipe busiest_thread busy_pct share_pct")
+    d.chain("ds_psets_time", "Busiest thread busy % per pipeline set", "ds_psets_load",
+            "| eval series=host.\" #\".ingest_pipe\n"
+            "| timechart span=1m max(busy_pct) BY series limit=20 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_psets_table", "Busiest thread and share per pipeline set", "ds_psets_load",
+            "| stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread\n"
+            "| sort 0 host ingest_pipe - minutes\n| dedup host ingest_pipe\n"
+            "| eval share_pct=round(share_pct, 1)\n"
+            "| table host ingest_pipe busiest_thread minutes max_busy_pct share_pct\n"
+            "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
+
+    d.add("viz_fill_time", "splunk.line", "Fill % per queue and pipeline set ($agg$ per minute)", "ds_fill_time",
+          "Red marks: blocked=true in metrics.log. The dashed line is ingest_doctor_queue_fill_pct.",
+          dict(line_opts("fill %", 100), **{
+              "annotationX": "> annotation | seriesByName(\"_time\")",
+              "annotationLabel": "> annotation | seriesByName(\"label\")",
+              "annotationColor": "> annotation | seriesByName(\"color\")"}),
+          dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
+    bands = [(60, OK), (90, WARN), (None, CRIT)]
+    cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})
+    cf["columnFormat"]["bottleneck"] = {
+        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
+    ctx["bottleneckColors"] = [{"match": "none", "value": OK}, {"match": "parsing", "value": CRIT},
+                               {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
+                               {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
+    d.add("viz_chain", "splunk.table",
+          "Chain parsing -> merging -> typing -> indexing -> output: input-queue fill % and the bottleneck", "ds_chain",
+          "Each column is the fill of the queue that stage drains. The bottleneck is the stage draining the last full "
+          "queue (>= ingest_doctor_queue_fill_pct). Click a row for the CPU of its processors.",
+          cf, context=ctx,
+          eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
+    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands", None,
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
+           "seriesColorsByField": {"1: below 60%": OK, "2: 60% to threshold": WARN, "3: full (>= threshold)": CRIT}})
+    d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per pipeline set", "ds_psets_time",
+          "metrics.log group=pipelineset name=load_metrics dutycycle_ratio.", line_opts("% of one core", 100))
+    d.add("viz_psets_table", "splunk.table", "Busiest thread and assignment share per pipeline set", "ds_psets_table",
+          "One set busy while the others idle: pipelineSetSelectionPolicy and the inputs' spread (server.conf).")
+    d.markdown("viz_chain_help", "How to read the chain",
+               "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
+               "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "
+               "fills every queue upstream. So the bottleneck is the stage draining the **last** full queue, not the "
+               "first.\n\n- **typing**: index-time regex (TRANSFORMS, SEDCMD): see *CPU by processor*.\n"
+               "- **merging/parsing**: line merging and timestamp settings in props.conf.\n"
+               "- **indexing**: disk or `parallelIngestionPipelines` (server.conf) when cores are free.\n"
+               "- **output**: the indexers or the network; `compressed = true` in outputs.conf.")
+
+    d.row(360, ("viz_fill_time", 3), ("viz_chain_help", 1))
+    d.row(280, "viz_chain")
+    d.row(300, "viz_bands", "viz_psets_time")
+    d.row(260, "viz_psets_table")
+    return d
+
+
+# ----------------------------------------------------------------------------- CPU by processor
+def cpu_by_processor() -> Dash:
+    d = Dash("ingest_doctor_cpu_by_processor", "CPU by processor",
+             "Where does the ingestion CPU go? % of one core per processor per pipeline set (metrics.log "
+             "group=pipeline cpu_seconds), regex CPU per sourcetype, indexer write and service CPU, and what to change in props.conf.")
+    std_inputs(d)
+    d.search("ds_cpu", "CPU seconds per processor per minute (tstats over metrics.log group=pipeline)",
+             "| tstats fillnull_value=\"none\" sum(PREFIX(cpu_seconds=)) AS cpu_seconds sum(PREFIX(executes=)) AS executes "
+             "where `ingest_doctor_metrics_log` TERM(group=pipeline) " + HOSTS + " "
+             "by _time span=1m host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=)\n"
+             "| rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe\n"
+             "| " + PSET + "\n"
+             "| eval pct_one_core=round(cpu_seconds/60*100, 1)\n"
+             "| fields _time host ingest_pipe pipeline processor cpu_seconds executes pct_one_core")
+    d.chain("ds_cpu_time", "% of one core per processor and pipeline set", "ds_cpu",
+            "| eval series=pipeline.\"/\".processor.\" #\".ingest_pipe\n"
+            "| timechart span=1m max(pct_one_core) BY series limit=12 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_cpu_table", "Top processors", "ds_cpu",
+            "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe pipeline processor\n"
+            "| lookup ingest_doctor_pipeline pipeline OUTPUT stage\n"
+            "| eval stage=mvindex(mvdedup(stage), 0), avg_pct=round(avg_pct, 1)\n"
+            "| sort - avg_pct\n| head 15\n"
+            "| table host ingest_pipe stage pipeline processor avg_pct max_pct executes")
+    d.chain("ds_regex_share", "Is typing regex-bound? regexreplacement share of the typing stage", "ds_cpu",
+            "| where pipeline==\"typing\"\n"
+            "| stats sum(cpu_seconds) AS cpu BY host ingest_pipe processor\n"
+            "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
+            "| where processor==\"regexreplacement\"\n"
+            "| eval regex_share_pct=round(cpu/stage_cpu*100, 1), "
+            "verdict=if(regex_share_pct>=`ingest_doctor_regex_cpu_share_pct`, \"regex-bound: review TRANSFORMS/SEDCMD\", \"not regex-bound\")\n"
+            "| table host ingest_pipe regex_share_pct verdict")
+    d.search("ds_regex_st", "Regex CPU per sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
+             "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
+             "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
+             "| stats sum(cpu) AS cpu_ms sum(ev) AS events BY series\n"
+             "| eval ms_per_event=round(cpu_ms/events, 3), cpu_ms=round(cpu_ms, 0)\n"
+             "| sort - cpu_ms\n| head 15\n"
+             "| table series cpu_ms events ms_per_event\n| rename series AS sourcetype\n"
+             + explain_empty(sourcetype="-", cpu_ms="No index-time regex CPU reported in this time range."))
+    d.search("ds_indexer_cpu", "Indexer write and service CPU (group=pipeline name=indexerpipe processor=indexer)",
+             "| tstats fillnull_value=\"none\" sum(PREFIX(write_cpu_seconds=)) AS write_cpu sum(PREFIX(service_cpu_seconds=)) AS service_cpu "
+             "where `ingest_doctor_metrics_log` TERM(group=pipeline) TERM(name=indexerpipe) TERM(processor=indexer) " + HOSTS + " "
+             "by _time span=1m host PREFIX(ingest_pipe=)\n"
+             "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
+             "| eval write_pct=write_cpu/60*100, service_pct=service_cpu/60*100\n"
+             "| timechart span=1m max(write_pct) AS \"raw data write\" max(service_pct) AS \"index service\"")
+    d.search("ds_props_findings", "Open findings about parsing, merging and typing",
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
+             "| sort severity_rank - last_seen_epoch\n"
+             "| table severity host pipeline_set bottleneck summary advice settings\n"
+             + explain_empty(severity="-", summary="No open finding about parsing, merging or typing."))
+
+    d.add("viz_cpu_time", "splunk.line", "% of one core per processor and pipeline set", "ds_cpu_time",
+          "cpu_seconds per minute / 60. A stage's processors share its one thread: their sum near 100% is a pegged stage.",
+          line_opts("% of one core", None))
+    cf, ctx = table_colors({"avg_pct": busy_bands()})
+    d.add("viz_cpu_table", "splunk.table", "Top processors by average % of one core", "ds_cpu_table", None, cf, context=ctx)
+    d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
+          "regexreplacement share of the typing stage's CPU; at or above ingest_doctor_regex_cpu_share_pct it is regex-bound.")
+    d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per sourcetype (ms)", "ds_regex_st",
+          "metrics.log per_sourcetype_regex_cpu (top series only: limits.conf [metrics] maxseries).",
+          {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"cpu_ms\")",
+           "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "CPU ms"})
+    d.add("viz_indexer_cpu", "splunk.area", "Indexer: raw data write and index service (% of one core)",
+          "ds_indexer_cpu", None, {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
+    d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
+          "With the sourcetypes and settings read from the instance's props.conf.",
+          eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
+    d.markdown("viz_props_advice", "props.conf: what to change",
+               "**Merging (aggregator) busy?** Events are line-merged and timestamps searched with defaults. Per sourcetype:\n"
+               "`SHOULD_LINEMERGE = false` with an explicit `LINE_BREAKER`, `TIME_PREFIX`, `TIME_FORMAT` and a small "
+               "`MAX_TIMESTAMP_LOOKAHEAD`.\n\n"
+               "**Typing (regexreplacement) busy?** Index-time `TRANSFORMS-*` and `SEDCMD-*` run on every event: drop "
+               "what you do not need, anchor regexes, avoid leading `.*`, move field extractions to search time.\n\n"
+               "**Indexing (indexer) busy?** Raw write is disk bound; index service is tsidx work. With free cores, "
+               "`parallelIngestionPipelines = 2` in server.conf; without, scale the indexers out.")
+
+    d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
+    d.row(300, ("viz_cpu_table", 3), ("viz_regex_share", 2))
+    d.row(300, "viz_regex_st", "viz_indexer_cpu")
+    d.row(260, "viz_props_findings")
+    return d
+
+
+# ----------------------------------------------------------------------------- findings
+def findings() -> Dash:
+    d = Dash("ingest_doctor_findings", "Findings",
+             "What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
+             "Open and resolved, from the KV store ingest_doctor_findings.")
+    std_inputs(d, pset=False)
+    d.inputs["input_status"] = {"type": "input.dropdown", "title": "Status",
+                                "options": {"items": [{"label": "Open", "value": "open"},
+                                                      {"label": "Resolved", "value": "resolved"},
+                                                      {"label": "All", "value": "*"}],
+                                            "token": "status", "defaultValue": "open"}}
+    d.inputs["input_severity"] = {"type": "input.multiselect", "title": "Severity",
+                                  "options": {"items": [{"label": "All", "value": "*"},
+                                                        {"label": "critical", "value": "critical"},
+                                                        {"label": "warning", "value": "warning"},
+                                                        {"label": "info", "value": "info"}],
+                                              "token": "severity", "defaultValue": ["*"]}}
+    d.inputs["input_bottleneck"] = {
+        "type": "input.dropdown", "title": "Bottleneck",
+        "options": {"items": [{"label": "All", "value": "*"}] + [
+            {"label": b, "value": b} for b in ("hec_input", "parsing", "merging", "typing", "indexing", "output",
+                                               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")],
+            "token": "bottleneck", "defaultValue": "*"}}
+    d.global_inputs += ["input_status", "input_severity", "input_bottleneck"]
+    d.search("ds_findings", "Findings (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
+    d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
+            "| sort severity_rank - last_seen_epoch\n"
+            "| table severity status host bottleneck pipeline_set component summary evidence_text advice settings "
+            "first_seen last_seen count evidence_dashboard\n"
+            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\"\n"
+            + NO_FINDINGS)
+    d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
+            "| stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
+            "count(eval(severity==\"info\")) AS info dc(host) AS hosts\n| table critical warning info hosts")
+    d.chain("ds_findings_by", "Findings by bottleneck and host", "ds_findings",
+            "| chart count OVER bottleneck BY host limit=10 useother=true")
+
+    for vid, (title, field, colour) in {
+        "viz_kpi_critical": ("Critical", "critical", CRIT), "viz_kpi_warning": ("Warning", "warning", WARN),
+        "viz_kpi_info": ("Info", "info", GREY), "viz_kpi_hosts": ("Hosts affected", "hosts", ACCENT),
+    }.items():
+        t, _, opts = single(title, field)
+        opts["majorColor"] = colour
+        d.add(vid, "splunk.singlevalue", t, "ds_findings_kpi", options=opts)
+    d.add("viz_findings_by", "splunk.bar", "Findings by bottleneck and host", "ds_findings_by", None,
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "findings"})
+    d.add("viz_findings_table", "splunk.table", "Findings: evidence and what to change (click a row for its evidence)",
+          "ds_findings_table",
+          "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
+          "with the current and the suggested value read from the instance.",
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+                            "summary": {"width": 320}, "recommendations": {"width": 320}}},
+          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+                                 {"match": "info", "value": GREY}]},
+          eventHandlers=[{"type": "drilldown.customUrl", "options": {
+              "url": "/app/" + APP + "/$row.evidence_dashboard.value$?form.host=$row.host.value$",
+              "newTab": False}}])
+    d.markdown("viz_findings_help", "About findings",
+               "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "
+               "the evidence and the setting to change. One record per problem and place: repeated detections "
+               "update it (count, last seen); it is marked **resolved** when not seen for "
+               "`ingest_doctor_resolve_after_min` minutes.\n\n"
+               "**Nothing here?** Findings are written by the Ingest Doctor alerts (alert action "
+               "*ingest_doctor_flag*) and the collector: check that the alerts are enabled.")
+
+    d.row(110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts", ("viz_findings_help", 2))
+    d.row(480, "viz_findings_table")
+    d.row(260, "viz_findings_by")
+    return d
+
+
+DASHBOARDS = (hec_performance, thread_activity, pipeline_sets, cpu_by_processor, findings)
+
+
+def build() -> dict:
+    out = {}
+    for make in DASHBOARDS:
+        d = make()
+        out[os.path.join(VIEWS, d.name + ".xml")] = d.xml()
+    return out
+
+
+def main(argv) -> int:
+    check = "--check" in argv
+    stale = []
+    for path, text in build().items():
+        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if old == text:
+            continue
+        if check:
+            stale.append(os.path.relpath(path, ROOT))
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            print("wrote " + os.path.relpath(path, ROOT))
+    if stale:
+        print("stale views (run python3 tools/dashboards/gen_views.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
