@@ -261,8 +261,9 @@ class Diagnosis:
         out = []
         for (thread, pset), pts in series.items():
             j = judge(pts, self.th.thread_busy_pct, self.th)
-            out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[(thread, pset)],
-                                   "thread %s" % thread))
+            label = ("HEC server data thread (%s)" % thread if thread == model.HEC_THREAD
+                     else "thread %s" % thread)
+            out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[(thread, pset)], label))
         # Stage CPU from group=pipeline: the sum of a pipeline's processors is the CPU of its thread.
         cpu: Dict[Tuple[str, Optional[int]], Dict[Optional[float], float]] = defaultdict(lambda: defaultdict(float))
         src: Dict[Tuple[str, Optional[int]], str] = {}
@@ -318,7 +319,8 @@ class Diagnosis:
             d.raise_to("warning")
             if not d.headline or d.headline.endswith("not a bottleneck."):
                 d.headline = ("The %s is busy %.0f%% of one core, sustained (%s): the %s stage is saturated."
-                              % (s.label, j.value, self._window_text(j), stage.name))
+                              % (s.label, j.value, self._window_text(j),
+                                 "HEC input" if stage.name == "hec_input" else stage.name))
                 d.component = s.thread
             else:
                 d.thread_details.append("The %s is busy %.0f%% of one core (%s)."
