@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Modular input `ingest_doctor_introspection`: poll the local splunkd's pipeline.
+
+A thin shell on splunklib's modular input classes: it reads the input
+definition, performs the HTTP calls and /proc reads the core asks for, writes
+events and log lines, and stops cleanly within 2 s on SIGTERM or when splunkd
+closes its stdout. Everything else is in bin/ingest_doctor/collector.py.
+"""
+from __future__ import annotations
+
+import os
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+
+import http.client  # noqa: E402
+import json  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import ssl  # noqa: E402
+import time  # noqa: E402
+from typing import Any, Dict, Optional, Tuple  # noqa: E402
+from urllib.parse import urlsplit  # noqa: E402
+
+from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script  # noqa: E402
+
+from ingest_doctor import collector, exitcodes, procthreads  # noqa: E402
+
+APP = "ingest_doctor"
+SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
+               "finding": "ingest_doctor:finding"}
+_TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
+          "boolean": Argument.data_type_boolean}
+
+
+class Stopped(BaseException):
+    """SIGTERM/SIGINT or a closed stdout: leave the loop (not an Exception: no handler swallows it)."""
+
+
+class Lifecycle:
+    """Stop requests. A signal interrupts whatever is blocking (a socket read,
+    the wait between polls) by raising Stopped, except while an event is being
+    written: then the write finishes first, so the XML stream stays well formed."""
+
+    def __init__(self, out: Any):
+        self.stopping = False
+        self.writing = False
+        self._poll = None
+        self._fd: Optional[int] = None
+        fileno = getattr(out, "fileno", None)
+        try:
+            fd = fileno() if fileno else None
+        except (OSError, ValueError):
+            fd = None
+        if fd is not None and hasattr(select, "poll"):
+            self._poll = select.poll()
+            self._poll.register(fd, 0)      # POLLERR/POLLHUP are reported whatever the mask
+            self._fd = fd
+
+    def on_signal(self, signum: int, frame: Any) -> None:
+        self.stopping = True
+        if not self.writing:
+            raise Stopped()
+
+    def discard_output(self) -> None:
+        """splunkd closed our stdout: point the descriptor at /dev/null so the
+        closing writes (</stream>, buffered bytes) succeed silently."""
+        self.stopping = True
+        if self._fd is not None:
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._fd)
+            except OSError:
+                pass
+
+    def output_closed(self) -> bool:
+        if self._poll is None:
+            return False
+        return any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in self._poll.poll(0))
+
+    def check(self) -> None:
+        if self.stopping:
+            raise Stopped()
+        if self.output_closed():
+            self.discard_output()
+            raise Stopped()
+
+    def wait(self, seconds: float) -> None:
+        """Sleep until the next poll, waking at once when stdout closes."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        while True:
+            self.check()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            if self._poll is not None:
+                self._poll.poll(int(min(left, 1.0) * 1000) + 1)
+            else:
+                time.sleep(min(left, 0.5))
+
+
+class Http:
+    """HTTP(S) calls with a bounded total time per call; keeps a connection open
+    when the server allows it (splunkd does), one per (scheme, host, port, TLS mode)."""
+
+    def __init__(self, timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.MAX_BODY_BYTES):
+        self.timeout = timeout
+        self.max_body = max_body
+        local = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        # The local management port presents splunkd's own (usually self-signed) certificate
+        # for 127.0.0.1, as splunklib's Script.service connects: not verified.
+        local.check_hostname = False
+        local.verify_mode = ssl.CERT_NONE
+        self.contexts = {"splunkd": local, "hec": hec_context}
+        self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
+
+    def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
+        key = (scheme, netloc, tls)
+        conn = self.conns.get(key)
+        if conn is not None and conn.sock is not None:
+            return conn, True
+        if scheme == "https":
+            conn = http.client.HTTPSConnection(netloc, timeout=self.timeout, context=self.contexts[tls])
+        else:
+            conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
+        self.conns[key] = conn
+        return conn, False
+
+    def __call__(self, method: str, url: str, headers: Dict[str, str], body: Optional[bytes],
+                 tls: str) -> collector.Fetched:
+        start = time.monotonic()
+        parts = urlsplit(url)
+        target = parts.path + ("?" + parts.query if parts.query else "")
+        for attempt in (0, 1):
+            conn, reused = self._conn(parts.scheme, parts.netloc, tls)
+            try:
+                status, data = self._exchange(conn, method, target, headers, body, start + self.timeout)
+                return collector.Fetched(status, data, (time.monotonic() - start) * 1000.0)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
+                conn.close()
+                if reused and attempt == 0:       # the server closed an idle keep-alive connection
+                    continue
+                return self._fault("reset", e, start)
+            except TooLarge as e:
+                conn.close()
+                return self._fault("too_large", e, start)
+            except http.client.IncompleteRead as e:
+                conn.close()
+                return self._fault("truncated", e, start)
+            except (socket.timeout, TimeoutError) as e:
+                conn.close()
+                return self._fault("timeout", e, start)
+            except ConnectionRefusedError as e:
+                conn.close()
+                return self._fault("refused", e, start)
+            except ssl.SSLError as e:
+                conn.close()
+                return self._fault("tls", e, start)
+            except (OSError, http.client.HTTPException) as e:
+                conn.close()
+                return self._fault("error", e, start)
+        return self._fault("reset", None, start)
+
+    def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
+                  body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
+        conn.request(method, target, body=body, headers=headers)
+        _remaining(conn, deadline)
+        resp = conn.getresponse()
+        length = resp.getheader("Content-Length")
+        if length and length.isdigit() and int(length) > self.max_body:
+            raise TooLarge("Content-Length %s" % length)
+        chunks = []
+        size = 0
+        while True:
+            _remaining(conn, deadline)
+            chunk = resp.read(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > self.max_body:
+                raise TooLarge("more than %d bytes" % self.max_body)
+            chunks.append(chunk)
+        if resp.will_close:
+            conn.close()
+        return resp.status, b"".join(chunks)
+
+    @staticmethod
+    def _fault(kind: str, e: Optional[BaseException], start: float) -> collector.Fetched:
+        detail = ("%s: %s" % (type(e).__name__, e))[:200] if e is not None else ""
+        return collector.Fetched(None, b"", (time.monotonic() - start) * 1000.0, kind, detail)
+
+    def close(self) -> None:
+        for conn in self.conns.values():
+            conn.close()
+
+
+class TooLarge(Exception):
+    pass
+
+
+def _remaining(conn: http.client.HTTPConnection, deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise socket.timeout("request took longer than its timeout")
+    if conn.sock is not None:
+        conn.sock.settimeout(left)
+
+
+def hec_context(params: collector.Params) -> ssl.SSLContext:
+    if not params.hec_tls_verify:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    return ssl.create_default_context(cafile=params.hec_ca_file)
+
+
+def credential_reader(params: collector.Params, session_key: str, server_uri: str):
+    """Reads the HEC probe token from storage/passwords through solnlib (imported only when used)."""
+    cred = params.credential()
+    if cred is None:
+        return None
+    realm, name = cred
+    uri = urlsplit(server_uri)
+
+    def read() -> str:
+        from solnlib.credentials import CredentialManager
+        manager = CredentialManager(session_key, APP, realm=realm, scheme=uri.scheme, host=uri.hostname,
+                                    port=uri.port)
+        return manager.get_password(name)
+    return read
+
+
+class IntrospectionInput(Script):
+    def __init__(self, life: Lifecycle):
+        super().__init__()
+        self.life = life
+        self.exit_code: Optional[int] = None
+
+    def get_scheme(self) -> Scheme:
+        scheme = Scheme("Ingest Doctor introspection")
+        scheme.description = ("Polls this splunkd's REST introspection endpoints (queues, pipeline sets, indexer, "
+                              "resource usage, HEC settings and health) and per-thread CPU, and reports "
+                              "bottlenecks as they happen.")
+        scheme.use_external_validation = True
+        scheme.use_single_instance = False
+        scheme.streaming_mode = Scheme.streaming_mode_xml
+        for p in collector.PARAMS:
+            scheme.add_argument(Argument(p.name, title=p.title, description=p.description,
+                                         data_type=_TYPES[p.data_type], required_on_create=False,
+                                         required_on_edit=False))
+        return scheme
+
+    def validate_input(self, definition: Any) -> None:
+        collector.parse_params(definition.parameters, os.path.isfile)
+
+    def stream_events(self, inputs: Any, ew: EventWriter) -> None:
+        for name, stanza in inputs.inputs.items():      # use_single_instance = false: one stanza
+            try:
+                self._run(name, stanza, inputs.metadata, ew)
+            except Stopped:
+                pass
+            return
+
+    def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
+        try:
+            params = collector.parse_params(stanza, os.path.isfile)
+        except collector.ParamError as e:
+            ew.log(EventWriter.ERROR, collector._kv("bad_parameter", input=name, message=str(e)))
+            self.exit_code = exitcodes.BAD_CONFIG
+            return
+        index = stanza.get("index")
+        index = None if index in (None, "", "default") else index
+        indexes = {"metrics": params.metrics_index, "config": index, "finding": index}
+        server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
+        http_call = Http(params.request_timeout, hec_context(params))
+        coll = collector.Collector(params, server_uri, session_key, http_call,
+                                   credential_reader(params, session_key, server_uri),
+                                   meta.get("server_host"), check_stop=self.life.check)
+        tracker, pid, pid_source = None, None, "off"
+        if params.thread_cpu:
+            pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
+                                                      os.getppid())
+            tracker = procthreads.ThreadCpu() if pid else None
+        ew.log(EventWriter.INFO, collector._kv(
+            "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
+            hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
+            thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
+        next_at = time.monotonic()
+        try:
+            while True:
+                self.life.check()
+                threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
+                result = coll.poll(time.time(), threads)
+                self._write(name, result, indexes, ew)
+                next_at += params.poll_interval
+                now = time.monotonic()
+                if next_at < now:               # a slow poll: skip the missed slots, never overlap
+                    next_at = now
+                self.life.wait(next_at - now)
+        finally:
+            http_call.close()
+            try:
+                ew.log(EventWriter.INFO, collector._kv("stop", input=name, polls=coll.polls))
+            except (OSError, ValueError):
+                pass
+
+    def _write(self, name: str, result: collector.PollResult, indexes: Dict[str, Optional[str]],
+               ew: EventWriter) -> None:
+        life = self.life
+        life.writing = True
+        try:
+            for line in result.logs:
+                ew.log(line.severity, line.message)
+            for out in result.events:
+                ew.write_event(Event(data=json.dumps(out.data, separators=(",", ":")), stanza=name,
+                                     time="%.3f" % out.time, index=indexes[out.kind],
+                                     sourcetype=SOURCETYPES[out.kind]))
+        except (BrokenPipeError, ValueError, OSError):
+            life.discard_output()
+            raise Stopped()
+        finally:
+            life.writing = False
+        life.check()
+
+
+def main(argv, stdin, stdout, stderr) -> int:
+    life = Lifecycle(stdout)
+    script = IntrospectionInput(life)
+    streaming = len(argv) == 1
+    if streaming:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, life.on_signal)
+    ew = EventWriter(stdout, stderr)
+    try:
+        rc = script.run_script(argv, ew, getattr(stdin, "buffer", stdin))
+    except Stopped:
+        rc = 0
+    if script.exit_code is not None:
+        return script.exit_code
+    if rc == 0:
+        return exitcodes.OK
+    if len(argv) > 1 and str(argv[1]).lower() == "--validate-arguments":
+        return exitcodes.BAD_CONFIG
+    return exitcodes.BAD_INPUT if streaming else exitcodes.USAGE
+
+
+if __name__ == "__main__":
+    code = main(sys.argv, sys.stdin, sys.stdout, sys.stderr)
+    sys.exit(code)
