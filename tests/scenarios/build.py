@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Write every scenario snapshot folder next to this file (hand-made, real shapes).
+
+    python3 tests/scenarios/build.py          # rewrite them
+    python3 tests/scenarios/build.py --check  # exit 1 if a committed folder differs
+
+Each scenario is a function returning a Snap; see README.md for what each one shows.
+"""
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines, pipelineset_line,  # noqa: E402
+                         queue_line, thruput_lines, times)
+
+QUIET_QUEUES = {"parsingqueue": 3.0, "aggqueue": 1.0, "typingqueue": 2.0, "indexqueue": 4.0}
+REST_QUIET = {"parsingQueue": (2, 3, 2, 2), "aggQueue": (0, 1, 1, 1), "typingQueue": (1, 2, 2, 2),
+              "indexQueue": (3, 4, 4, 4)}
+MINUTES = 12
+
+
+def _wobble(i: int, amp: float) -> float:
+    return ((i * 7) % 5 - 2) / 2.0 * amp
+
+
+def _queues(s: Snap, t: float, i: int, pset, fills, blocked=()):
+    for q, f in fills.items():
+        queue_line(s, t, pset, q, max(0.0, min(100.0, f + _wobble(i, 1.5))), q in blocked)
+
+
+def hec_forwarder(name: str, io_threads: str) -> Snap:
+    s = Snap(name)
+    s.server_info(16, ["heavyweight_forwarder"]).resources(16, 18.0, 104.0).http(io_threads, tokens=("app", "k8s"))
+    s.queues({None: REST_QUIET}).indexer().server_general().server_queue().tcpout("true")
+    s.pipelinesets({0: ("typing", 0.21)})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.985 + _wobble(i, 0.004), "tail": 0.012,
+                              "mgmt_httpd": 0.003, "reaper": 0.0, "udpin": 0.0})
+        dutycycle_long(s, t, None, {"parsing": 0.18, "merging": 0.12, "typing": 0.21, "indexerpipe": 0.15})
+        thruput_lines(s, t, None, {"app:json": 5210.0, "k8s:json": 2900.5})
+    s.probes = [{"time": T0 - 30 * k, "status": 200, "rtt_ms": 41.0 + k,
+                 "body": {"text": "HEC is healthy", "code": 17}} for k in range(5, 0, -1)]
+    return s
+
+
+def hec_pegged_default_io() -> Snap:
+    return hec_forwarder("hf-01", "2")
+
+
+def hec_pegged_io_raised() -> Snap:
+    return hec_forwarder("hf-02", "8")
+
+
+def typing_regex_hidden() -> Snap:
+    s = Snap("idx-24c")
+    s.server_info(24, ["indexer"]).resources(24, 6.5, 102.5).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 97, 96), "aggQueue": (98, 97, 96, 95),
+                     "typingQueue": (100, 99, 98, 97), "indexQueue": (2, 3, 3, 3)}})
+    s.server_general().server_queue()
+    s.props({"cisco:asa": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S",
+                           "MAX_TIMESTAMP_LOOKAHEAD": "20",
+                           "TRANSFORMS-asa_route": "asa_route_by_severity, asa_mask_user",
+                           "SEDCMD-strip": "s/\\s+$//"},
+             "pan:traffic": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%Y/%m/%d %H:%M:%S",
+                             "MAX_TIMESTAMP_LOOKAHEAD": "24", "TRANSFORMS-pan_route": "pan_route_by_type"},
+             "syslog": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S"}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 97.0, "aggqueue": 96.0, "typingqueue": 98.5, "indexqueue": 3.0})
+        pipeline_lines(s, t, None, {"typing": {"regexreplacement": 26.4 + _wobble(i, 0.3), "annotator": 1.6},
+                                    "parsing": {"linebreaker": 4.1, "utf8": 1.2},
+                                    "merging": {"aggregator": 3.2}, "indexerpipe": {"indexer": 5.5}})
+        dutycycle_long(s, t, None, {"parsing": 0.22, "merging": 0.14, "typing": 0.982, "indexerpipe": 0.19})
+        for st, cpu in (("cisco:asa", 15400.0), ("pan:traffic", 7100.0), ("syslog", 310.0)):
+            s.metric(t, 'group=per_sourcetype_regex_cpu, series="%s", cpu=%.3f, cpupe=%.5f, bytes=%d, ev=%d'
+                     % (st, cpu, cpu / 40000, 41000000, 40000))
+        thruput_lines(s, t, None, {"cisco:asa": 9100.0, "pan:traffic": 6100.0, "syslog": 410.0})
+    return s
+
+
+def merging_linemerge() -> Snap:
+    s = Snap("hf-merge")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 22.0, 101.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 97), "aggQueue": (99, 99, 97, 96),
+                     "typingQueue": (4, 5, 6, 6), "indexQueue": (1, 2, 2, 2)}})
+    s.server_general().server_queue().tcpout("true")
+    s.props({"custom:java": {}, "app:log": {"TIME_PREFIX": "^\\["},
+             "access_combined": {"SHOULD_LINEMERGE": "false", "TIME_PREFIX": "\\[",
+                                 "TIME_FORMAT": "%d/%b/%Y:%H:%M:%S %z", "MAX_TIMESTAMP_LOOKAHEAD": "28"}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.5, "typingqueue": 5.0, "indexqueue": 2.0})
+        pipeline_lines(s, t, None, {"merging": {"aggregator": 28.9 + _wobble(i, 0.2)},
+                                    "parsing": {"linebreaker": 3.0}, "typing": {"regexreplacement": 1.0}})
+        dutycycle_long(s, t, None, {"parsing": 0.31, "merging": 0.975, "typing": 0.08})
+        thruput_lines(s, t, None, {"custom:java": 3900.0, "app:log": 2200.0, "access_combined": 900.0})
+    return s
+
+
+def indexer(name: str, host_cpu: float) -> Snap:
+    s = Snap(name)
+    s.server_info(16, ["indexer", "cluster_peer"]).resources(16, host_cpu, 180.0 if host_cpu < 50 else 1450.0)
+    s.indexer(kbps=20400.0)
+    s.queues({None: {"splunktcpin": (99, 98, 97, 97), "parsingQueue": (100, 99, 98, 97),
+                     "aggQueue": (99, 98, 97, 96), "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 99, 99, 98)}})
+    s.server_general("1").server_queue().pipelinesets({0: ("indexerPipe", 0.99)})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"splunktcpin": 97.0, "parsingqueue": 98.0, "aggqueue": 97.0,
+                                "typingqueue": 98.0, "indexqueue": 99.0})
+        pipeline_lines(s, t, None, {"indexerpipe": {"indexer": 24.0, "indexandforward": 3.1, "index_thruput": 1.0},
+                                    "typing": {"regexreplacement": 2.0}, "parsing": {"linebreaker": 2.0}})
+        dutycycle_long(s, t, None, {"parsing": 0.28, "merging": 0.2, "typing": 0.31, "indexerpipe": 0.991})
+        thruput_lines(s, t, None, {"linux:audit": 12000.0, "aws:cloudtrail": 8100.0})
+    return s
+
+
+def indexing_headroom() -> Snap:
+    return indexer("idx-01", 32.0)
+
+
+def indexing_no_headroom() -> Snap:
+    return indexer("idx-02", 96.0)
+
+
+def output_blocked() -> Snap:
+    s = Snap("hf-out")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 15.0, 60.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
+                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
+    s.server_general().tcpout("false")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+        # tcpout queues report bytes (max_size/current_size), not _kb, and say blocked=true when full.
+        s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                            "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
+        dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.06, "indexerpipe": 0.05})
+        if i % 4 == 0:
+            s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
+                           "The TCP output processor has paused the data flow. Forwarding to host_dest=idx1 inside "
+                           "output group splunk_indexers from host_src=hf-out has been blocked for "
+                           "blocked_seconds=%d. This can stall the data flow towards indexing and other network "
+                           "outputs. Review the receiving system's health in the Splunk Monitoring Console. "
+                           "It is probably not accepting data." % (10 * (i + 1)), tid=7812)
+    return s
+
+
+def one_of_four_blocked() -> Snap:
+    s = Snap("idx-4p")
+    s.server_info(32, ["indexer"]).resources(32, 41.0, 520.0).indexer()
+    busy = {"parsingQueue": (100, 99, 98, 98), "aggQueue": (100, 99, 98, 97), "typingQueue": (100, 100, 99, 99),
+            "indexQueue": (5, 6, 6, 6)}
+    s.queues({p: (busy if p == 2 else REST_QUIET) for p in range(4)})
+    s.server_general("4", "round_robin").server_queue()
+    s.pipelinesets({0: ("indexerPipe", 0.12), 1: ("typing", 0.15), 2: ("typing", 0.995), 3: ("indexerPipe", 0.11)})
+    s.props({"cisco:asa": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S",
+                           "MAX_TIMESTAMP_LOOKAHEAD": "20", "TRANSFORMS-asa_route": "asa_route_by_severity"}})
+    for i, t in enumerate(times(MINUTES)):
+        for p in range(4):
+            if p == 2:
+                _queues(s, t, i, p, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 100.0,
+                                     "indexqueue": 5.0}, blocked=("typingqueue", "parsingqueue"))
+                pipeline_lines(s, t, p, {"typing": {"regexreplacement": 27.5, "annotator": 1.1}})
+                dutycycle_long(s, t, p, {"typing": 0.995, "indexerpipe": 0.2})
+                pipelineset_line(s, t, p, "typing", 0.995, 0.25)
+            else:
+                _queues(s, t, i, p, QUIET_QUEUES)
+                pipeline_lines(s, t, p, {"typing": {"regexreplacement": 2.5}})
+                dutycycle_long(s, t, p, {"typing": 0.14, "indexerpipe": 0.12})
+                pipelineset_line(s, t, p, "indexerPipe", 0.12, 0.25)
+        s.metric(t, 'group=per_sourcetype_regex_cpu, ingest_pipe=2, series="cisco:asa", cpu=21000.000, '
+                    'cpupe=0.52000, bytes=52000000, ev=40000')
+        thruput_lines(s, t, 2, {"cisco:asa": 8800.0})
+    return s
+
+
+def indexer_throttled() -> Snap:
+    s = Snap("idx-thr")
+    s.server_info(16, ["indexer"]).resources(16, 12.0, 90.0)
+    s.indexer("throttled", "Current free disk space on partition '/opt/splunk/var/lib/splunk' has fallen to 4096MB",
+              kbps=0.0)
+    s.queues({None: {"parsingQueue": (100, 100, 99, 99), "aggQueue": (100, 99, 99, 98),
+                     "typingQueue": (100, 100, 99, 99), "indexQueue": (100, 100, 100, 100)}})
+    s.server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 99.0, "aggqueue": 99.0, "typingqueue": 99.0, "indexqueue": 100.0},
+                blocked=("indexqueue",))
+        dutycycle_long(s, t, None, {"parsing": 0.02, "typing": 0.03, "indexerpipe": 0.04})
+        if i % 6 == 0:
+            s.splunkd_line(t, "WARN", "IndexProcessor", "indexerPipe",
+                           "The index processor has paused data flow. Current free disk space on partition "
+                           "'/opt/splunk/var/lib/splunk' has fallen to 4096MB, below the minimum of 5000MB. "
+                           "Data writes to index path '/opt/splunk/var/lib/splunk/main/db' cannot safely proceed. "
+                           "Increase free disk space on partition '/opt/splunk/var/lib/splunk' by removing or "
+                           "relocating data.", tid=4302)
+    return s
+
+
+def hec_503_downstream() -> Snap:
+    s = Snap("hf-hec503")
+    s.server_info(16, ["heavyweight_forwarder", "indexer"]).resources(16, 28.0, 160.0).http("2").indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 98, 98, 97),
+                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 99, 98, 98)}})
+    s.server_general("1").server_queue().tcpout("true")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.41, "tail": 0.01})
+        dutycycle_long(s, t, None, {"typing": 0.3, "indexerpipe": 0.987})
+        s.splunkd_line(t, "ERROR", "HttpInputDataHandler", "HttpInputServerDataThread",
+                       "Failed processing http input, token name=app, channel=n/a, source_IP=10.0.0.%d, reply=9, "
+                       "events_processed=0, http_input_body_size=183414, parsing_err=\"Server is busy\"" % (20 + i % 7))
+    s.probes = [{"time": T0 - 30 * k, "status": 503, "rtt_ms": 2.0 + k,
+                 "body": {"text": "HEC is unhealthy, queues are full", "code": 18}} for k in range(6, 0, -1)]
+    return s
+
+
+def busy_healthy() -> Snap:
+    s = Snap("idx-busy")
+    s.server_info(16, ["indexer"]).resources(16, 55.0, 480.0).http("4").indexer(kbps=18000.0)
+    s.queues({None: {"parsingQueue": (61, 55, 48, 46), "aggQueue": (40, 38, 35, 34),
+                     "typingQueue": (52, 50, 45, 44), "indexQueue": (66, 60, 57, 55)}})
+    s.server_general("2").server_queue().pipelinesets({0: ("indexerPipe", 0.71), 1: ("indexerPipe", 0.69)})
+    for i, t in enumerate(times(MINUTES)):
+        for p in (0, 1):
+            _queues(s, t, i, p, {"parsingqueue": 55.0, "aggqueue": 38.0, "typingqueue": 50.0, "indexqueue": 62.0})
+            pipeline_lines(s, t, p, {"indexerpipe": {"indexer": 19.5}, "typing": {"regexreplacement": 9.0}})
+            dutycycle_long(s, t, p, {"parsing": 0.45, "typing": 0.58, "indexerpipe": 0.74 + _wobble(i, 0.05)})
+            pipelineset_line(s, t, p, "indexerPipe", 0.72, 0.5)
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.63, "tail": 0.02})
+        thruput_lines(s, t, None, {"app:json": 9000.0})
+    s.probes = [{"time": T0 - 30 * k, "status": 200, "rtt_ms": 12.0,
+                 "body": {"text": "HEC is healthy", "code": 17}} for k in range(5, 0, -1)]
+    return s
+
+
+def transient_spike() -> Snap:
+    s = Snap("idx-spike")
+    s.server_info(16, ["indexer"]).resources(16, 30.0, 150.0).indexer()
+    s.queues({None: {"parsingQueue": (12, 20, 8, 7), "aggQueue": (3, 4, 3, 3), "typingQueue": (10, 22, 9, 8),
+                     "indexQueue": (4, 5, 4, 4)}})
+    s.server_general().server_queue()
+    ts_ = times(MINUTES)
+    for i, t in enumerate(ts_):
+        spike = i == len(ts_) - 9
+        _queues(s, t, i, None, {"parsingqueue": 8.0, "aggqueue": 3.0,
+                                "typingqueue": 96.0 if spike else 9.0, "indexqueue": 4.0})
+        pipeline_lines(s, t, None, {"typing": {"regexreplacement": 29.5 if spike else 6.0}})
+        dutycycle_long(s, t, None, {"typing": 0.993 if spike else 0.22, "indexerpipe": 0.3})
+    return s
+
+
+def partial() -> Snap:
+    s = Snap("hf-partial")
+    s.server_info(8, ["heavyweight_forwarder"])
+    # Truncated mid-body (as a cut connection leaves it) and an HTML error page saved as .json.
+    s.raw_rest("services/server/introspection/queues",
+               '{"links":{},"origin":"https://127.0.0.1:8089/services/server/introspection/queues","entry":'
+               '[{"name":"parsingQueue","content":{"current_size_bytes":5')
+    s.raw_rest("services/server/pipelinesets",
+               "<!doctype html><html><head><title>503 Service Unavailable</title></head><body><h1>Service "
+               "Unavailable</h1></body></html>")
+    s.metrics = ["this is not a metrics line", "\x00\x01garbage\xff",
+                 "11-22-2025 09:59:30.000 +0000 INFO  Metrics - group=searchscheduler, dispatched=0, skipped=0",
+                 "11-22-2025 09:59:30.000 +0000 INFO  Metrics - group=queue, name=parsingqueue"]
+    return s
+
+
+SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
+                                     merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
+                                     one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
+                                     transient_spike, partial)}
+
+
+def write_all(root: str) -> None:
+    for name, fn in SCENARIOS.items():
+        d = os.path.join(root, name)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        fn().write(d)
+
+
+def _same(a: str, b: str) -> bool:
+    cmp = filecmp.dircmp(a, b)
+    if cmp.left_only or cmp.right_only or cmp.diff_files or cmp.funny_files:
+        return False
+    return all(_same(os.path.join(a, s), os.path.join(b, s)) for s in cmp.common_dirs)
+
+
+def main(argv) -> int:
+    if "--check" in argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_all(tmp)
+            bad = [n for n in SCENARIOS if not os.path.isdir(os.path.join(HERE, n))
+                   or not _same(os.path.join(tmp, n), os.path.join(HERE, n))]
+        if bad:
+            print("scenario folders out of date (run tests/scenarios/build.py): %s" % ", ".join(bad))
+            return 1
+        return 0
+    write_all(HERE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

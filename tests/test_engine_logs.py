@@ -1,0 +1,120 @@
+"""metrics.log and splunkd.log parsing, by key, as streams (lines in the log.cfg layouts)."""
+import pytest
+
+from ingest_doctor import logtime, metricslog, splunkdlog
+from ingest_doctor.evidence import Evidence
+
+H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "
+T = 1763805570.0
+
+
+def parse(*bodies):
+    ev = Evidence()
+    p = metricslog.MetricsLogParser(ev)
+    for b in bodies:
+        p.feed(H + b + "\n")
+    p.finish()
+    return ev, p.stats
+
+
+def test_timestamp_with_and_without_zone():
+    assert logtime.parse_prefix("11-22-2025 09:59:30.000 +0000 INFO")[0] == T
+    assert logtime.parse_prefix("11-22-2025 10:59:30.250 +0100 INFO")[0] == T + 0.25
+    assert logtime.parse_prefix("11-22-2025 09:59:30.000 INFO")[0] == T
+    assert logtime.parse_prefix("garbage")[0] is None
+
+
+def test_queue_kb_bytes_blocked_and_no_ingest_pipe():
+    ev, st = parse("group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=450, current_size=900, "
+                   "largest_size=1000, smallest_size=0",
+                   "group=queue, ingest_pipe=2, name=typingqueue, blocked=true, max_size_kb=500, current_size_kb=499, "
+                   "current_size=1, largest_size=1, smallest_size=1",
+                   "group=queue, name=tcpout_splunk_indexers, max_size=512000, current_size=507329, "
+                   "largest_size=507329, smallest_size=507329")
+    q = {x.queue: x for x in ev.queues}
+    assert q["parsingQueue"].fill_pct == 90.0 and q["parsingQueue"].pipeline_set is None
+    assert q["typingQueue"].blocked and q["typingQueue"].pipeline_set == 2
+    assert q["tcpout"].fill_pct == pytest.approx(99.09, abs=0.01)
+    assert q["parsingQueue"].time == T and st.used == 3
+
+
+def test_dutycycle_long_and_wide_forms_case_insensitive():
+    ev, _ = parse("group=dutycycle, ingest_pipe=1, name=ingest, thread=Typing, ratio=0.981",
+                  "group=dutycycle, name=misc, HttpInputServerDataThread=0.990, tail=0.088, udpin=0.000")
+    t = {(x.thread, x.pipeline_set): round(x.busy_pct, 1) for x in ev.threads}
+    assert t == {("typing", 1): 98.1, ("httpinputserverdatathread", None): 99.0, ("tail", None): 8.8,
+                 ("udpin", None): 0.0}
+
+
+def test_pipeline_cpu_interval_measured_from_batches():
+    ev = Evidence()
+    p = metricslog.MetricsLogParser(ev)
+    for sec in ("00", "20", "40"):
+        p.feed("11-22-2025 09:59:%s.000 +0000 INFO  Metrics - group=pipeline, name=indexerpipe, processor=indexer, "
+               "cpu_seconds=19.5, executes=10, cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0"
+               % sec)
+    p.finish()
+    assert [x.interval_s for x in ev.processors] == [20.0, 20.0, 20.0]
+    assert ev.processors[0].write_cpu_seconds == 11.0 and ev.processors[0].pipeline == "indexerpipe"
+
+
+def test_pipelineset_thruput_and_regex_cpu():
+    ev, _ = parse("group=pipelineset, name=load_metrics, ingest_pipe=3, busiest_thread_name=indexerPipe, "
+                  "dutycycle_ratio=0.5, share=0.25, requests_last_period=30",
+                  "group=thruput, name=index_thruput, instantaneous_kbps=4.971, instantaneous_eps=19.355, "
+                  "average_kbps=1.667, total_k_processed=182424.000, kb=154.094, ev=600",
+                  'group=per_sourcetype_thruput, ingest_pipe=0, series="splunkd", kbps=258.62, eps=1367.6, kb=8050.1, '
+                  'ev=42571, avg_age=145747.78, max_age=2116525',
+                  'group=per_sourcetype_regex_cpu, series="cisco:asa", cpu=1540.000, cpupe=0.3, bytes=1, ev=2')
+    (p,) = ev.pipelinesets
+    assert (p.pipeline_set, p.busiest_thread, p.dutycycle_pct, p.share) == (3, "indexerpipe", 50.0, 0.25)
+    kinds = {(t.kind, t.series) for t in ev.thruput}
+    assert kinds == {("thruput", "index_thruput"), ("sourcetype", "splunkd")}
+    assert ev.regex_cpu[0].series == "cisco:asa" and ev.regex_cpu[0].cpu_ms == 1540.0
+
+
+def test_garbage_unknown_groups_and_garbled_lines_are_counted_not_fatal():
+    ev = Evidence()
+    p = metricslog.MetricsLogParser(ev)
+    for line in ("not a metrics line", "\x00\xff\x01", "",
+                 H + "group=mpool, max_used_interval=11259, max_used=95646",
+                 H + "group=queue, name=parsingqueue",     # no sizes
+                 # the partly garbled real UF line shape
+                 H + 'group=thruput, name=cooked_output, instantaneous_kbps="0.000", total_k_processed="337.000"'
+                     '="0.000", ev=0',
+                 H + "group=tcpin_connections, 10.1.1.1:50000:9997, connectionType=cooked, kb=1.0"):
+        p.feed(line)
+    st = p.finish()
+    assert st.unknown_groups == 2 and st.garbage == 3 and st.used == 1
+
+
+def test_window_bounds_lines():
+    ev = Evidence()
+    p = metricslog.MetricsLogParser(ev, since=T - 10, until=T + 10)
+    p.feed("11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=dutycycle, name=misc, tail=0.1")
+    p.feed(H + "group=dutycycle, name=misc, tail=0.2")
+    st = p.finish()
+    assert st.outside_window == 1 and [round(t.busy_pct) for t in ev.threads] == [20]
+
+
+SPLUNKD = [
+    '10-03-2021 08:48:24.792 +1000 ERROR HttpInputDataHandler [2394001 HttpInputServerDataThread] - Failed processing '
+    'http input, token name=test, channel=n/a, source_IP=10.0.0.123, reply=9, events_processed=0, '
+    'http_input_body_size=183414, parsing_err="Server is busy"',
+    "ERROR HttpInputDataHandler - Failed processing http input, token name=n/a, channel=n/a, source_IP=127.0.0.1, "
+    "reply=4, events_processed=0, http_input_body_size=369",
+    "10-03-2021 08:48:25.000 +1000 WARN  HttpListener [2394000 HttpDedicatedIoThread-0] - Can't handle request for "
+    "/services/collector/event, max thread limit for this listener reached",
+    "06-06-2025 18:36:25.618 +0100 WARN  TcpOutputProc [107804 indexerPipe] - The TCP output processor has paused "
+    "the data flow. Forwarding to host_dest=idx1 inside output group default-autolb-group from host_src=uf has been "
+    "blocked for blocked_seconds=10.",
+    "06-06-2025 18:36:25.618 +0100 INFO  TailReader [107812 tailreader0] - Batch input finished reading file='x'",
+]
+
+
+def test_splunkd_log_hec_replies_and_signals():
+    ev = splunkdlog.parse_lines(iter(SPLUNKD))
+    assert [(e.reply, e.token, e.message) for e in ev.hec_errors] == [(9, "test", "Server is busy"), (4, "n/a", "")]
+    assert ev.hec_errors[0].time == 1633214904.792 and ev.hec_errors[1].time is None
+    assert [s.kind for s in ev.log_signals] == ["hec_listener_overwhelmed", "tcpout_blocked"]
+    assert "logs/splunkd.log" in ev.sources
