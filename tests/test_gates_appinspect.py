@@ -1,0 +1,42 @@
+"""The AppInspect gate's judgement of a report: failures, future failures and unexplained warnings fail it.
+
+The real run (splunk-appinspect on the package, precert and cloud) is `make test-appinspect`;
+here the gate's logic runs on reports in AppInspect's JSON shape.
+"""
+import os
+
+from gates_util import ROOT
+
+import appinspect_gate
+
+
+def report(*checks):
+    return {"summary": {}, "reports": [{"groups": [{"name": "g", "checks": [
+        {"name": name, "result": result, "messages": [{"result": result, "message": "msg of " + name}]}
+        for name, result in checks]}]}]}
+
+
+def test_failure_and_future_failure_fail_the_gate(capsys):
+    counts, problems = appinspect_gate.judge(
+        report(("check_a", "success"), ("check_for_compiled_python", "failure"),
+               ("check_modular_inputs_python_required", "future_failure")), set(), "precert")
+    assert counts["failure"] == 1 and counts["future_failure"] == 1 and counts["success"] == 1
+    assert problems == ["precert: failure check_for_compiled_python",
+                        "precert: future_failure check_modular_inputs_python_required"]
+    out = capsys.readouterr().out
+    assert "FAILURE check_for_compiled_python: msg of check_for_compiled_python" in out
+
+
+def test_warnings_must_be_explained_in_docs():
+    r = report(("check_hostnames_and_ips", "warning"), ("check_new_thing", "warning"))
+    counts, problems = appinspect_gate.judge(r, {"check_hostnames_and_ips"}, "cloud")
+    assert problems == ["cloud: warning check_new_thing is not explained in docs/appinspect.md"]
+
+
+def test_docs_explain_by_check_name_and_tell_about_python_required():
+    docs = os.path.join(ROOT, "docs", "appinspect.md")
+    explained = appinspect_gate.explained(docs)
+    assert "check_python_sdk_version" in explained
+    with open(docs) as fh:
+        text = fh.read()
+    assert "python.required = 3.13" in text and "python.version = python3" in text
