@@ -1,0 +1,327 @@
+"""The collector core in-process: parameters, fault handling, window, finding and config events.
+
+HTTP is a plain function here (no sockets); test_modinput_protocol.py runs the real script.
+"""
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "modinput"))
+
+from ingest_doctor import collector, metrics_events  # noqa: E402
+from ingest_doctor.evidence import Config  # noqa: E402
+from ingest_doctor.findings import Finding, Report  # noqa: E402
+from fakesplunkd import envelope  # noqa: E402
+
+Q = "services/server/introspection/queues"
+
+
+def params(**kw):
+    raw = {"poll_interval": "10"}
+    raw.update(kw)
+    return collector.parse_params(raw)
+
+
+# --------------------------------------------------------------------------- parameters
+
+def test_defaults_and_splunk_keys_ignored():
+    p = collector.parse_params({"index": "main", "disabled": "0", "host": "x", "interval": "60"})
+    assert p == collector.Params()
+    assert p.poll_interval == 10 and p.request_timeout == 5 and p.thread_cpu and p.hec_tls_verify
+    assert p.metrics_index == "ingest_doctor_metrics"
+
+
+def test_values_parsed():
+    p = collector.parse_params({"poll_interval": "1", "hec_health_url": "http://hf-01:8088",
+                                "hec_token_credential": "hec_probe", "thread_cpu": "false",
+                                "hec_tls_verify": "no", "request_timeout": "2.5", "metrics_index": "idx_m"})
+    assert p.hec_health_url == "http://hf-01:8088/services/collector/health"
+    assert p.credential() == ("ingest_doctor", "hec_probe")
+    assert collector.parse_params({"hec_token_credential": "myrealm:tok"}).credential() == ("myrealm", "tok")
+    assert (p.thread_cpu, p.hec_tls_verify, p.request_timeout, p.metrics_index) == (False, False, 2.5, "idx_m")
+
+
+@pytest.mark.parametrize("name,value", [
+    ("poll_interval", "0"), ("poll_interval", "3601"), ("poll_interval", "ten"), ("poll_interval", "nan"),
+    ("request_timeout", "0.5"), ("request_timeout", "61"),
+    ("thread_cpu", "maybe"), ("hec_tls_verify", "2"),
+    ("hec_health_url", "ftp://hf-01:8088"), ("hec_health_url", "https://"),
+    ("hec_health_url", "https://admin:changeme@hf-01:8088"), ("hec_health_url", "https://hf-01:99999"),
+    ("hec_token_credential", "two words"), ("hec_token_credential", "a:b:c"),
+    ("hec_token_credential", "11111111-2222-3333-4444-555555555555"),
+    ("metrics_index", "_internal"), ("metrics_index", "Bad Index"),
+    ("hec_ca_file", "/nonexistent/ca.pem"),
+])
+def test_bad_values_name_the_parameter(name, value):
+    with pytest.raises(collector.ParamError) as e:
+        collector.parse_params({name: value}, os.path.isfile)
+    assert name in str(e.value)
+
+
+# --------------------------------------------------------------------------- a fake splunkd as a function
+
+class FakeHttp:
+    """routes: path -> (status, body) or a Fetched; records calls."""
+
+    def __init__(self, routes):
+        self.routes = routes
+        self.calls = []
+
+    def __call__(self, method, url, headers, body, tls):
+        self.calls.append((method, url, dict(headers), body, tls))
+        path = url.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0]
+        hit = self.routes.get(path)
+        if hit is None:
+            return collector.Fetched(404, json.dumps({"messages": [{"type": "ERROR", "text": "Not Found"}]})
+                                     .encode(), 1.0)
+        if isinstance(hit, collector.Fetched):
+            return hit
+        status, body = hit() if callable(hit) else hit
+        return collector.Fetched(status, body if isinstance(body, bytes) else json.dumps(body).encode(), 1.0)
+
+
+def body(path, entries):
+    return 200, envelope("/" + path, entries).body
+
+
+def queues(fill):
+    return body(Q, [("%s.%d" % (q, p), {"current_size_bytes": int(5120 * fill), "max_size_bytes": 512000,
+                                         "value_cntr1_size_bytes_lookback": 0, "value_cntr2_size_bytes_lookback": 0,
+                                         "value_cntr3_size_bytes_lookback": 0, "cntr_1_lookback_time": 60,
+                                         "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900})
+                    for p in range(2) for q in ("parsingQueue", "aggQueue", "typingQueue", "indexQueue")])
+
+
+def routes(fill=2.0, http_port="8088", ssl="1"):
+    return {
+        "services/server/info": body("services/server/info", [("server-info", {"host": "idx-01",
+                                                                                "numberOfVirtualCores": 16,
+                                                                                "server_roles": ["indexer"],
+                                                                                "version": "9.3.2"})]),
+        "services/data/inputs/http": body("services/data/inputs/http", [("http", {
+            "dedicatedIoThreads": "2", "disabled": False, "enableSSL": ssl, "port": http_port})]),
+        "services/configs/conf-server/general": body("services/configs/conf-server/general", [
+            ("general", {"parallelIngestionPipelines": "2"})]),
+        "services/configs/conf-server/queue": body("services/configs/conf-server/queue", [
+            ("queue", {"maxSize": "500KB"})]),
+        "services/configs/conf-outputs/tcpout": body("services/configs/conf-outputs/tcpout", [
+            ("tcpout", {"compressed": "false"})]),
+        Q: lambda: queues(fill),
+        "services/server/introspection/indexer": body("services/server/introspection/indexer", [
+            ("indexer", {"average_KBps": 22.9, "reason": "", "status": "normal"})]),
+        "services/server/pipelinesets": body("services/server/pipelinesets", [
+            ("ingest_pipe_%d" % i, {"busiest_thread_name": "indexerPipe", "dutycycle_ratio": "0.05",
+                                    "requests_last_period": "12", "share": "0.5"}) for i in range(2)]),
+        "services/server/status/resource-usage/splunk-processes": body(
+            "services/server/status/resource-usage/splunk-processes", [
+                ("1703", {"process": "splunkd", "process_type": "splunkd_server", "pct_cpu": "13.90",
+                          "args": "-p 8089 start", "t_count": "89"})]),
+        "services/server/status/resource-usage/hostwide": body(
+            "services/server/status/resource-usage/hostwide", [
+                ("hostwide", {"cpu_idle_pct": "71.2", "virtual_cpu_count": "16", "cpu_count": "8"})]),
+        "services/collector/health": (200, {"text": "HEC is healthy", "code": 17}),
+    }
+
+
+def collector_for(http, **kw):
+    return collector.Collector(params(**kw), "https://127.0.0.1:8089", "KEY", http, server_host="idx-01",
+                               clock=iter(range(10 ** 6)).__next__, cpu_clock=lambda: 0.0)
+
+
+def kinds(res):
+    return [o.kind for o in res.events]
+
+
+def test_poll_reads_every_endpoint_with_the_session_key_and_json_mode():
+    http = FakeHttp(routes())
+    res = collector_for(http).poll(1000.0)
+    urls = [c[1] for c in http.calls if c[4] == "splunkd"]
+    assert [u.split("8089/")[1].split("?")[0] for u in urls] == [e.path for e in collector.ENDPOINTS]
+    assert all(u.endswith("?output_mode=json&count=0") for u in urls)
+    assert all(c[2]["Authorization"] == "Splunk KEY" for c in http.calls if c[4] == "splunkd")
+    # HEC health derived from [http]: https (enableSSL=1), port 8088, on the loopback; no token, no POST.
+    hec = [c for c in http.calls if c[4] == "hec"]
+    assert [(c[0], c[1]) for c in hec] == [("GET", "https://127.0.0.1:8088/services/collector/health")]
+    assert "Authorization" not in hec[0][2]
+    assert kinds(res)[0] == "config"
+    assert "finding" not in kinds(res)
+
+
+def test_hec_url_follows_enable_ssl_and_port_and_disabled():
+    cfg = Config(hec_enabled=True, hec_port=18088, hec_ssl=False)
+    assert collector.hec_urls(params(), cfg) == ("http://127.0.0.1:18088/services/collector/health",
+                                                 "http://127.0.0.1:18088/services/collector/event")
+    assert collector.hec_urls(params(), Config(hec_enabled=False, hec_port=8088)) is None
+    assert collector.hec_urls(params(), Config()) is None
+    p = params(hec_health_url="https://hec.example:443/services/collector/health")
+    assert collector.hec_urls(p, Config(hec_enabled=False))[1] == "https://hec.example:443/services/collector/event"
+
+
+@pytest.mark.parametrize("fetched,kind", [
+    (collector.Fetched(401, b'{"messages":[{"type":"WARN","text":"call not properly authenticated"}]}'), "401"),
+    (collector.Fetched(403, b'{"messages":[{"type":"ERROR","text":"... (requires capability: list_introspection)."}]}'),
+     "403"),
+    (collector.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}'), "404"),
+    (collector.Fetched(503, b'{"messages":[{"type":"ERROR","text":"KV Store is initializing."}]}'), "5xx"),
+    (collector.Fetched(500, b"<!doctype html><html><body>Oops</body></html>"), "5xx"),
+    (collector.Fetched(200, b"<!doctype html><html><body>login</body></html>"), "malformed"),
+    (collector.Fetched(200, b'{"links":{},"entry":[{"name":"parsingQueue","content":{"current_'), "malformed"),
+    (collector.Fetched(None, b"", 5000.0, "timeout", "timed out"), "timeout"),
+    (collector.Fetched(None, b"", 1.0, "refused", "Connection refused"), "refused"),
+    (collector.Fetched(None, b"", 1.0, "truncated", "IncompleteRead"), "truncated"),
+    (collector.Fetched(None, b"", 1.0, "reset", "reset by peer"), "reset"),
+])
+def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, kind):
+    r = routes()
+    r[Q] = fetched
+    c = collector_for(FakeHttp(r))
+    res = c.poll(1000.0)
+    errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
+    assert {"endpoint": Q, "kind": kind, "ingest_doctor.endpoint.errors": 1} in errs
+    assert [line for line in res.logs if "endpoint=%s" % Q in line.message and "kind=%s" % kind in line.message]
+    # The rest of the poll went on: HEC health, host info and config are there.
+    metrics = [o.data for o in res.events if o.kind == "metrics"]
+    assert any("ingest_doctor.hec.health_rtt_ms" in m for m in metrics)
+    assert kinds(res)[0] == "config"
+    if kind == "403":
+        assert len(res.logs) == 1 and "missing_capability=list_introspection" in res.logs[0].message
+    if kind == "404":
+        assert Q in c.absent
+
+
+def test_404_noted_once_then_skipped_and_errors_logged_once_a_minute():
+    r = routes()
+    r[Q] = collector.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}')
+    r["services/server/pipelinesets"] = collector.Fetched(None, b"", 5.0, "timeout", "timed out")
+    http = FakeHttp(r)
+    c = collector_for(http)
+    logs = []
+    for i in range(7):                      # 7 polls, 10 s apart: 60 s
+        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    assert sum(1 for c_ in http.calls if Q in c_[1]) == 1
+    assert sum(1 for line in logs if "kind=404" in line.message) == 1
+    timeouts = [line.message for line in logs if "kind=timeout" in line.message]
+    assert len(timeouts) == 2 and "repeated_since_last_log=5" in timeouts[1]
+
+
+def test_session_key_and_token_never_logged_or_emitted():
+    r = routes()
+    r["services/server/pipelinesets"] = collector.Fetched(401, b'{"messages":[{"type":"WARN","text":"x"}]}')
+    r["services/collector/event"] = (403, {"text": "Invalid token", "code": 4})
+    c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "SECRETKEY",
+                            FakeHttp(r), probe_token=lambda: "TOKEN-1234", server_host="idx-01")
+    text = ""
+    for i in range(3):
+        res = c.poll(1000.0 + i)
+        text += " ".join(line.message for line in res.logs) + json.dumps([o.data for o in res.events])
+    assert "SECRETKEY" not in text and "TOKEN-1234" not in text
+    assert "kind=403" in text
+
+
+def test_credential_failure_is_retried_later_not_every_poll():
+    calls = []
+
+    def token():
+        calls.append(1)
+        raise RuntimeError("HTTP 403 Forbidden")
+
+    c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "K",
+                            FakeHttp(routes()), probe_token=token)
+    logs = []
+    for i in range(10):
+        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    assert len(calls) == 1
+    assert any("category=endpoint_error endpoint=storage/passwords kind=credential" in line.message for line in logs)
+    c.poll(1000.0 + collector.CREDENTIAL_RETRY_S + 1)
+    assert len(calls) == 2
+
+
+def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
+    state = {"threads": "2"}
+    r = routes()
+    r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
+        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    c = collector_for(FakeHttp(r))
+    assert kinds(c.poll(1.0)).count("config") == 1
+    assert kinds(c.poll(2.0)).count("config") == 0
+    r["services/data/inputs/http"] = collector.Fetched(None, b"", 5.0, "timeout")
+    assert kinds(c.poll(3.0)).count("config") == 0       # a failed read is not a change
+    r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
+        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    state["threads"] = "8"
+    res = c.poll(4.0)
+    cfg = [o.data for o in res.events if o.kind == "config"]
+    assert len(cfg) == 1 and cfg[0]["config"]["dedicated_io_threads"] == 8 and cfg[0]["host"] == "idx-01"
+    assert Config.from_dict(cfg[0]["config"]).parallel_ingestion_pipelines == 2
+
+
+def test_sustained_saturation_gives_a_finding_within_three_polls_and_a_spike_none():
+    state = {"fill": 2.0}
+    r = routes()
+    r[Q] = lambda: queues(state["fill"])
+    c = collector_for(FakeHttp(r))
+    for i in range(5):
+        assert "finding" not in kinds(c.poll(100.0 + 10 * i))
+    state["fill"] = 99.5                     # one-poll spike
+    assert "finding" not in kinds(c.poll(150.0))
+    state["fill"] = 2.0
+    for i in range(4):
+        assert "finding" not in kinds(c.poll(160.0 + 10 * i))
+    state["fill"] = 98.0                     # sustained from here
+    found_at = None
+    for i in range(3):
+        res = c.poll(200.0 + 10 * i)
+        if "finding" in kinds(res):
+            found_at = i + 1
+            findings = [o.data for o in res.events if o.kind == "finding"]
+            break
+    assert found_at is not None and found_at <= 3
+    assert {f["bottleneck"] for f in findings} == {"indexing"}
+    assert {f["pipeline_set"] for f in findings} == {0, 1}
+    assert all(f["detected_by"] == "collector" and f["severity"] in ("warning", "critical") for f in findings)
+
+
+def test_finding_gate_new_severity_change_and_repeat():
+    gate = collector.FindingGate(repeat_s=900)
+
+    def report(sev):
+        return Report("h", [Finding("indexing", sev, "h", 0, "indexQueue", "s")])
+
+    assert len(gate.select(report("warning"), 0)) == 1
+    assert gate.select(report("warning"), 10) == []
+    assert len(gate.select(report("critical"), 20)) == 1
+    assert gate.select(report("critical"), 900) == []
+    assert len(gate.select(report("critical"), 921)) == 1       # still there after 15 minutes
+    assert gate.select(report("info"), 930) == []               # info is never emitted
+    assert gate.select(Report("h", []), 940) == []
+    assert gate.select(report("critical"), 950) == []            # a flap is not news
+    assert len(gate.select(report("critical"), 950 + 900 + 1)) == 1
+
+
+def test_window_and_state_stay_bounded_over_many_polls():
+    r = routes()
+    r["services/server/pipelinesets"] = collector.Fetched(None, b"", 5.0, "refused")
+    c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", FakeHttp(r))
+    for i in range(400):
+        c.poll(1000.0 + i)
+    assert len(c.window.polls) <= collector.WINDOW_MAX_POLLS
+    assert len(c.errors._last) <= len(collector.ENDPOINTS) + 2
+
+
+def test_metric_events_are_dimensions_and_measures_only():
+    c = collector_for(FakeHttp(routes()))
+    res = c.poll(1.0)
+    for o in res.events:
+        if o.kind != "metrics":
+            continue
+        assert metrics_events.measures(o.data)
+        for k, v in o.data.items():
+            if k.startswith("ingest_doctor."):
+                assert isinstance(v, (int, float)) and not isinstance(v, bool)
+            else:
+                assert isinstance(v, str) and not set(v) & set('",}')
+    samples = [o.data for o in res.events if o.data.get("window") == "sample"]
+    assert {(s["queue"], s["pipeline_set"]) for s in samples} == {
+        (q, p) for q in ("parsingQueue", "aggQueue", "typingQueue", "indexQueue") for p in ("0", "1")}

@@ -1,0 +1,145 @@
+"""Per-thread CPU from /proc: a synthetic tree, then the test process's own threads."""
+import os
+import threading
+import time
+
+import pytest
+
+from ingest_doctor import procthreads, threadnames
+
+CLK = 100
+
+
+def _stat(tid, comm, utime, stime):
+    # Fields after "(comm)": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
+    return "%d (%s) S 1 1 1 0 -1 4194560 120 0 0 0 %d %d 0 0 20 0 89 0 1234 0 0\n" % (tid, comm, utime, stime)
+
+
+def _write(root, pid, threads):
+    """threads: {tid: (comm, utime, stime)}; replaces the task folder's content."""
+    task = root / str(pid) / "task"
+    task.mkdir(parents=True, exist_ok=True)
+    for old in task.iterdir():
+        if int(old.name) not in threads:
+            (old / "stat").unlink()
+            old.rmdir()
+    for tid, (comm, u, s) in threads.items():
+        d = task / str(tid)
+        d.mkdir(exist_ok=True)
+        (d / "stat").write_text(_stat(tid, comm, u, s))
+
+
+def test_busy_percent_of_one_core_per_thread(tmp_path):
+    _write(tmp_path, 1703, {1703: ("splunkd", 500, 100), 1801: ("HttpInputServer", 1000, 0),
+                            1802: ("indexerPipe", 200, 10), 1803: ("TcpChannelThread", 5, 5)})
+    cpu = procthreads.ThreadCpu(str(tmp_path), CLK)
+    assert cpu.sample(1703, 100.0) == []          # the first reading is the baseline
+    # 10 s later: HEC thread used 9.9 s of CPU (990 ticks), indexerPipe 2 s, the channel thread nothing.
+    _write(tmp_path, 1703, {1703: ("splunkd", 510, 100), 1801: ("HttpInputServer", 1900, 90),
+                            1802: ("indexerPipe", 350, 60), 1803: ("TcpChannelThread", 5, 5)})
+    got = {t.tid: t for t in cpu.sample(1703, 110.0)}
+    assert got[1801].thread == "httpinputserverdatathread"
+    assert got[1801].comm == "HttpInputServer"
+    assert got[1801].busy_pct == pytest.approx(99.0)
+    assert got[1802].thread == "indexerpipe" and got[1802].busy_pct == pytest.approx(20.0)
+    assert got[1803].busy_pct == 0.0
+    assert got[1703].busy_pct == pytest.approx(1.0)
+
+
+def test_new_ended_and_reused_threads(tmp_path):
+    _write(tmp_path, 9, {10: ("parsing", 100, 0), 11: ("typing", 100, 0)})
+    cpu = procthreads.ThreadCpu(str(tmp_path), CLK)
+    cpu.sample(9, 0.0)
+    # 11 ended, 12 appeared, 10's counter went backwards (tid reused by a new thread).
+    _write(tmp_path, 9, {10: ("parsing", 50, 0), 12: ("merging", 300, 0)})
+    assert cpu.sample(9, 1.0) == []
+    _write(tmp_path, 9, {10: ("parsing", 100, 0), 12: ("merging", 350, 0)})
+    got = {t.tid: t.busy_pct for t in cpu.sample(9, 2.0)}
+    assert got == {10: pytest.approx(50.0), 12: pytest.approx(50.0)}
+    assert set(cpu._last) == {10, 12}             # state follows the live threads only
+
+
+def test_comm_with_spaces_and_parentheses_and_garbage(tmp_path):
+    task = tmp_path / "5" / "task"
+    (task / "6").mkdir(parents=True)
+    (task / "6" / "stat").write_text(_stat(6, "odd) name (x", 10, 10))
+    (task / "7").mkdir()
+    (task / "7" / "stat").write_text("garbage without fields")
+    (task / "notatid").mkdir()
+    assert procthreads.read_threads(str(tmp_path), 5) == {6: ("odd) name (x", 20)}
+    assert procthreads.read_threads(str(tmp_path), 999) == {}
+
+
+def test_truncated_names_map_back_to_full_names():
+    assert threadnames.full_name("HttpInputServer") == "httpinputserverdatathread"
+    assert threadnames.full_name("DistributedPeer") == "distributedpeermonitorthread"
+    assert threadnames.full_name("indexerPipe") == "indexerpipe"
+    assert threadnames.full_name("tailreader0") == "tailreader0"
+    # Unknown 15-character names pass through lowercased, never dropped.
+    assert threadnames.full_name("SomethingNewThr") == "somethingnewthr"
+    # Two known names share "Distributed" but differ within 15 characters: both map.
+    assert threadnames.full_name("DistributedRest") == "distributedrestcallerthread"
+
+
+def test_splunkd_pid_from_pid_file_else_parent(tmp_path):
+    proc = tmp_path / "proc"
+    (proc / "4242" / "task").mkdir(parents=True)
+    (proc / "77" / "task").mkdir(parents=True)
+    home = tmp_path / "splunk"
+    run = home / "var" / "run" / "splunk"
+    run.mkdir(parents=True)
+    (run / "splunkd.pid").write_text("4242\n4243\n")
+    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (4242, "splunkd.pid")
+    (run / "splunkd.pid").write_text("999\n")           # stale: that process is gone
+    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
+    (run / "splunkd.pid").write_text("not a pid")
+    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
+    assert procthreads.splunkd_pid(None, str(proc), 78) == (None, "none")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
+def test_own_process_busy_thread_shows_busy():
+    """A thread spinning in this process reads near one core; a sleeping one near zero.
+    The spinning thread is renamed like splunkd's HEC thread, which Linux cuts to 15
+    characters: the accounting maps it back to its full name."""
+    stop = threading.Event()
+    tids = {}
+
+    def spin():
+        tids["busy"] = threading.get_native_id()
+        x = 0
+        while not stop.is_set():
+            x += 1
+
+    def sleep():
+        tids["idle"] = threading.get_native_id()
+        stop.wait(30)
+
+    threads = [threading.Thread(target=spin, daemon=True), threading.Thread(target=sleep, daemon=True)]
+    for t in threads:
+        t.start()
+    try:
+        while len(tids) < 2:
+            time.sleep(0.01)
+        comm = "/proc/self/task/%d/comm" % tids["busy"]
+        try:
+            with open(comm, "w") as f:
+                f.write("HttpInputServerDataThread")
+        except OSError:
+            pass
+        cpu = procthreads.ThreadCpu()
+        pid = os.getpid()
+        cpu.sample(pid, time.monotonic())
+        time.sleep(1.0)
+        got = {t.tid: t for t in cpu.sample(pid, time.monotonic())}
+        busy, idle = got[tids["busy"]], got[tids["idle"]]
+        # The GIL and a shared 2-core machine: "busy" is well above the idle thread, not exactly 100.
+        assert busy.busy_pct > 30.0
+        assert idle.busy_pct < 5.0
+        if busy.comm == "HttpInputServer":
+            assert busy.thread == "httpinputserverdatathread"
+        assert procthreads.busiest_by_name(list(got.values()))[busy.thread] == busy.busy_pct
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
