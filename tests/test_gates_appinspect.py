@@ -29,14 +29,25 @@ def test_failure_and_future_failure_fail_the_gate(capsys):
 
 def test_warnings_must_be_explained_in_docs():
     r = report(("check_hostnames_and_ips", "warning"), ("check_new_thing", "warning"))
-    counts, problems = appinspect_gate.judge(r, {"check_hostnames_and_ips"}, "cloud")
+    counts, problems = appinspect_gate.judge(r, {"check_hostnames_and_ips": []}, "cloud")
     assert problems == ["cloud: warning check_new_thing is not explained in docs/appinspect.md"]
+
+
+def test_a_row_naming_files_explains_only_those_files():
+    r = report(("check_for_possible_threading", "warning"))
+    r["reports"][0]["groups"][0]["checks"][0]["messages"] = [
+        {"result": "warning", "message": "Popen", "message_filename": "bin/lib/solnlib/splunkenv.py"},
+        {"result": "warning", "message": "Thread", "message_filename": "bin/ingest_doctor_introspection.py"}]
+    counts, problems = appinspect_gate.judge(r, {"check_for_possible_threading": ["bin/lib/solnlib/splunkenv.py"]}, "precert")
+    assert problems == ["precert: warning check_for_possible_threading in bin/ingest_doctor_introspection.py: "
+                        "docs/appinspect.md explains it only for bin/lib/solnlib/splunkenv.py"]
 
 
 def test_docs_explain_by_check_name_and_tell_about_python_required():
     docs = os.path.join(ROOT, "docs", "appinspect.md")
     explained = appinspect_gate.explained(docs)
     assert "check_python_sdk_version" in explained
+    assert "bin/lib/solnlib/splunkenv.py" in explained["check_for_possible_threading"]
     with open(docs) as fh:
         text = fh.read()
     assert "python.required = 3.13" in text and "python.version = python3" in text

@@ -8,7 +8,8 @@ Runs (from the tools venv; never touches the network: --skip-trusted-libraries-u
 
 For each report it prints the count per result and every error, failure, future_failure and
 warning with its check name and message. It fails on any error, failure or future_failure,
-and on any warning whose check name is not explained in docs/appinspect.md (as `check_name`).
+and on any warning whose check name is not explained in docs/appinspect.md (as `check_name`
+in a table row; when the row names paths, only warnings in those files are explained).
 
 Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] TGZ
 """
@@ -20,7 +21,7 @@ import os
 import re
 import subprocess
 import sys
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODES = (("precert", []), ("cloud", ["--included-tags", "cloud"]))
@@ -56,14 +57,36 @@ def summary(report: dict) -> Dict[str, int]:
     return {k: int(s.get(k, 0)) for k in RESULTS}
 
 
-def explained(docs: str) -> Set[str]:
+def explained(docs: str) -> Dict[str, List[str]]:
+    """{check name: the paths its table row names} from docs/appinspect.md.
+
+    A row that names paths (`bin/lib/...`, `default/...`) explains the warning only for those
+    files, so a new occurrence elsewhere (say, in our own code) fails the gate until it is
+    looked at; a row naming no path explains the check wherever it fires.
+    """
+    out: Dict[str, List[str]] = {}
     if not os.path.exists(docs):
-        return set()
+        return out
     with open(docs, encoding="utf-8") as fh:
-        return set(re.findall(r"`(check_[a-z0-9_]+)`", fh.read()))
+        for line in fh:
+            if not line.startswith("|"):
+                continue
+            names = re.findall(r"`(check_[a-z0-9_]+)`", line)
+            paths = [p for p in re.findall(r"`([^`\s]+/[^`\s]*)`", line)]
+            for name in names:
+                out.setdefault(name, []).extend(paths)
+    return out
 
 
-def judge(report: dict, docs_checks: Set[str], label: str) -> Tuple[Dict[str, int], List[str]]:
+def _unexplained_files(check: dict, paths: List[str]) -> List[str]:
+    if not paths:
+        return []
+    files = sorted({str(m.get("message_filename")) for m in check.get("messages", [])
+                    if m.get("result") == "warning" and m.get("message_filename") not in (None, "None", "")})
+    return [f for f in files if not any(f == p or f.startswith(p.rstrip("/") + "/") for p in paths)]
+
+
+def judge(report: dict, docs_checks: Dict[str, List[str]], label: str) -> Tuple[Dict[str, int], List[str]]:
     """(counts, problems) for one report; problems empty when the gate passes."""
     counts = summary(report)
     problems = []
@@ -78,6 +101,10 @@ def judge(report: dict, docs_checks: Set[str], label: str) -> Tuple[Dict[str, in
             problems.append("%s: %s %s" % (label, result, c["name"]))
         elif c["name"] not in docs_checks:
             problems.append("%s: warning %s is not explained in docs/appinspect.md" % (label, c["name"]))
+        else:
+            for f in _unexplained_files(c, docs_checks[c["name"]]):
+                problems.append("%s: warning %s in %s: docs/appinspect.md explains it only for %s"
+                                % (label, c["name"], f, ", ".join(docs_checks[c["name"]])))
     return counts, problems
 
 
