@@ -39,6 +39,14 @@ def _r(v: float) -> float:
     return round(v, 1)
 
 
+def _qsrc(q: "QueueState", source: Optional[str] = None) -> str:
+    """The evidence source names the queue as that source does (REST title, metrics.log name)."""
+    src = source or q.source
+    if src.startswith("rest"):
+        return "%s %s" % (src, q.queue if q.pipeline_set is None else "%s.%d" % (q.queue, q.pipeline_set))
+    return "%s name=%s%s" % (src, q.queue.lower(), "" if q.pipeline_set is None else " ingest_pipe=%d" % q.pipeline_set)
+
+
 def _pset_text(pset: Optional[int]) -> str:
     return "" if pset is None else "Pipeline set %d: " % pset
 
@@ -217,7 +225,7 @@ class Diagnosis:
                                 d.headline = ("%s reached %.0f%% full once (%s) but did not stay full: a transient "
                                               "spike, not a bottleneck." % (q.queue, q.value, q.window))
                                 d.component = q.queue
-                            d.add(EvidenceItem("queue_fill_pct", _r(q.value), "%", q.window, q.source))
+                            d.add(EvidenceItem("queue_fill_pct", _r(q.value), "%", q.window, _qsrc(q)))
                 continue
             last = full[-1]
             stage = model.stage_draining(last.queue)
@@ -232,16 +240,17 @@ class Diagnosis:
                              " and %s behind it back up" % ", ".join(upstream) if upstream else "",
                              stage.name))
             for q in full:
-                d.add(EvidenceItem("queue_fill_pct", _r(q.value), "%", q.window.replace(" average", ""), q.source))
+                d.add(EvidenceItem("queue_fill_pct", _r(q.value), "%", q.window.replace(" average", ""), _qsrc(q)))
                 if q.blocked:
-                    d.add(EvidenceItem("queue_blocked", q.blocked, "samples", "window", q.blocked_source))
+                    d.add(EvidenceItem("queue_blocked", q.blocked, "samples", "window",
+                                       _qsrc(q, q.blocked_source)))
             downstream = sorted((q for q in qs if QUEUE_ORDER[q.queue] > QUEUE_ORDER[last.queue]),
                                 key=lambda q: QUEUE_ORDER[q.queue])
             if downstream:
                 nxt = downstream[0]
                 d.details.append("%s after it is only %.0f%% full." % (nxt.queue, nxt.value))
                 d.add(EvidenceItem("queue_fill_pct", _r(nxt.value), "%", nxt.window.replace(" average", ""),
-                                   nxt.source))
+                                   _qsrc(nxt)))
             self._chain_pset[pset] = stage.name
 
     # ------------------------------------------------------------------ threads and stage CPU
@@ -297,7 +306,8 @@ class Diagnosis:
             stage = s.stage
             pset = None if stage.name == "hec_input" else s.pipeline_set
             item = EvidenceItem("thread_busy_pct" if "pipeline" not in s.label else "stage_cpu_pct",
-                                _r(j.value), "%", self._window_text(j), s.source)
+                                _r(j.value), "%", self._window_text(j),
+                                "%s %s=%s" % (s.source, "name" if "pipeline" in s.label else "thread", s.thread))
             if stage.name == "hec_input" and queues_full and j.level == SUSTAINED:
                 # HEC waits on full queues downstream: a symptom, attributed to the bottleneck.
                 for bpset, bstage in self._chain_pset.items():
@@ -460,8 +470,10 @@ class Diagnosis:
         if not saturated:
             return
         load: Dict[int, List[float]] = defaultdict(list)
+        load_src: Dict[int, str] = {}
         for p in self.ev.pipelinesets:
             load[p.pipeline_set].append(p.dutycycle_pct)
+            load_src.setdefault(p.pipeline_set, "%s ingest_pipe=%d" % (p.source, p.pipeline_set))
         fill: Dict[int, float] = defaultdict(float)
         for q in qstates:
             if q.pipeline_set is not None:
@@ -491,8 +503,8 @@ class Diagnosis:
                          ", ".join("set %d" % p for p, _ in idle), "" if len(idle) > 1 else "s",
                          self.th.imbalance_idle_pct, len(psets)))
         for p, busy in idle:
-            d.add(EvidenceItem("pipeline_set_busy_pct", _r(busy), "%", "window",
-                               "pipeline set %d" % p))
+            d.add(EvidenceItem("pipeline_set_busy_pct", _r(busy), "%", "median" if p in load_src else "max fill",
+                               load_src.get(p, "queue fill, pipeline set %d" % p)))
         d.recommendations.extend(advice.imbalance(self.ev))
 
     def hidden_saturation(self) -> None:
