@@ -30,13 +30,17 @@ def thread_row(host="hf-01", thread="httpinputserverdatathread", samples=None, l
     samples = samples or [95, 97, 98, 99, 98, 97, 99, 98, 97, 96, 98, 99, 97, 98, 99, 98, 97, 99, 98, 99]
     return {"signal": "thread_busy", "host": host, "component": thread, "thread": thread, "pipeline_set": "none",
             "stage": "hec_input", "busy_pct": round(sum(samples) / len(samples), 1),
-            "samples": [str(s) for s in samples], "samples_over": sum(1 for s in samples if s >= 90),
+            # newest first, as the search's `sort - _time | stats list()` writes them
+            "samples": ["%d:%s" % (last - 30 * i, s) for i, s in enumerate(reversed(samples))],
+            "samples_over": sum(1 for s in samples if s >= 90),
             "window_min": 10, "span_s": 30, "last_time": last, "source": "metrics.log group=dutycycle",
             "threshold": 90}
 
 
-def _recent(vals, blocked=False):
-    return " ".join("%s%s" % (v, "b" if blocked and v >= 100 else "") for v in vals)
+def _recent(vals, blocked=False, last=NOW):
+    n = len(vals)
+    return " ".join("%d:%s%s" % (last - 30 * (n - 1 - i), v, "b" if blocked and v >= 100 else "")
+                    for i, v in reversed(list(enumerate(vals))))
 
 
 def queue_row(host="idx-01", pset="1", last=NOW):
