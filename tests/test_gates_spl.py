@@ -35,6 +35,8 @@ def test_a_good_search_passes():
     ("`metrics_log` | timechrt count", "unknown command 'timechrt'"),
     ("`metrics_log` | stats count | | table x", "pipe with no command"),
     ("`metrics_log` | append [| inputlukup x] ", "unknown command 'inputlukup'"),
+    ("`metrics_log` | appendpipe [statz count]", "unknown command 'statz'"),
+    ("`metrics_log` | foreach * [evl <<FIELD>>=1]", "unknown command 'evl'"),
     ("`metrics_log` | eval x=round(a/b*100,1 | table x", "unclosed '('"),
     ("`metrics_log` | eval x=round(a/b)) | table x", "unbalanced ')'"),
     ("`metrics_log` | append [| makeresults ", "unclosed '['"),
@@ -75,6 +77,8 @@ def test_post_process_starts_with_a_command():
 
 def test_implicit_search_at_subsearch_start_is_allowed():
     assert problems("`metrics_log` [ `idx_internal` group=queue | fields host ] | stats count") == []
+    assert problems("`metrics_log` | append [ `idx_internal` | head 1 ] | appendpipe [stats count] "
+                    "| foreach x* [eval <<FIELD>>=1]") == []
 
 
 def test_macro_definition_checks():

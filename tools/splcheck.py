@@ -39,6 +39,8 @@ from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tu
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMMANDS_FILE = os.path.join(HERE, "spl_commands.txt")
 LOOKUP_COMMANDS = ("lookup", "inputlookup", "outputlookup")
+# Commands whose [ ... ] holds a pipeline of commands rather than a search.
+PIPELINE_BRACKETS = ("appendpipe", "foreach")
 
 
 def load_commands(path: str = COMMANDS_FILE) -> Set[str]:
@@ -189,6 +191,8 @@ def scan(spl: str, post_process: bool = False) -> Scan:
     if post_process and lead and not lead.startswith("|"):
         starts.append((len(text) - len(lead), True))
     for pos, required in sorted(starts):
+        if not required and commands and commands[-1][0].lstrip("?").lower() in PIPELINE_BRACKETS:
+            required = True  # `appendpipe [stats ...]`, `foreach * [eval ...]`: a command comes first
         rest = text[pos:]
         stripped = rest.lstrip()
         at = pos + len(rest) - len(stripped)
