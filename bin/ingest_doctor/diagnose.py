@@ -14,6 +14,8 @@ A series that crossed a threshold without being sustained gives `info` at most.
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple, Union
@@ -105,13 +107,43 @@ class ThreadState:
     label: str                  # how the summary names it
 
 
+def _finite(v: Optional[float]) -> bool:
+    return v is not None and not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))
+
+
+def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
+    """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window)."""
+    dropped = 0
+
+    def keep(items, *attrs):
+        nonlocal dropped
+        out = [x for x in items if all(getattr(x, a) is None or _finite(getattr(x, a)) for a in attrs)]
+        dropped += len(items) - len(out)
+        return out
+
+    host_cpu = dataclasses.replace(ev.host_cpu, **{
+        k: (v if v is None or _finite(v) else None) for k, v in
+        (("host_cpu_pct", ev.host_cpu.host_cpu_pct), ("splunkd_cpu_pct", ev.host_cpu.splunkd_cpu_pct))})
+    clean = dataclasses.replace(
+        ev,
+        queues=keep(ev.queues, "fill_pct", "time"), threads=keep(ev.threads, "busy_pct", "time"),
+        processors=keep(ev.processors, "cpu_seconds", "interval_s", "time"),
+        regex_cpu=keep(ev.regex_cpu, "cpu_ms"), pipelinesets=keep(ev.pipelinesets, "dutycycle_pct", "time"),
+        hec_probes=keep(ev.hec_probes, "time"), cpu=keep(ev.cpu, "host_cpu_pct", "splunkd_cpu_pct", "time"),
+        thruput=keep(ev.thruput, "kbps"), host_cpu=host_cpu)
+    return clean, dropped
+
+
 class Diagnosis:
     def __init__(self, ev: Evidence, th: thresholds_mod.Thresholds):
+        ev, dropped = sanitise(ev)
         self.ev = ev
         self.th = th
         self.host = ev.host
         self.drafts: Dict[Key, Draft] = {}
         self.not_judged: List[str] = []
+        if dropped:
+            self.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
 
     # ------------------------------------------------------------------ helpers
     def draft(self, bottleneck: str, pset: Optional[int]) -> Draft:

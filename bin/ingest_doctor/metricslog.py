@@ -8,6 +8,7 @@ per_*_thruput and per_*_regex_cpu. No `ingest_pipe` means a single pipeline set
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
@@ -48,9 +49,10 @@ def _num(v: Optional[str]) -> Optional[float]:
     if v is None:
         return None
     try:
-        return float(v.strip('"'))
+        f = float(v.strip('"'))
     except ValueError:
         return None
+    return f if math.isfinite(f) else None
 
 
 def _pset(kv: Dict[str, str]) -> Optional[int]:

@@ -8,6 +8,7 @@ table and adds what one body says to an Evidence.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
 
@@ -44,11 +45,13 @@ def as_float(v: Any) -> Optional[float]:
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, (int, float)):
-        return float(v)
-    try:
-        return float(str(v).strip().strip('"'))
-    except ValueError:
-        return None
+        f = float(v)
+    else:
+        try:
+            f = float(str(v).strip().strip('"'))
+        except ValueError:
+            return None
+    return f if math.isfinite(f) else None
 
 
 def as_int(v: Any) -> Optional[int]:
