@@ -179,6 +179,8 @@ class Http:
             if size > self.max_body:
                 raise TooLarge("more than %d bytes" % self.max_body)
             chunks.append(chunk)
+        if resp.length:                 # the server closed before its Content-Length
+            raise http.client.IncompleteRead(b"".join(chunks), resp.length)
         if resp.will_close:
             conn.close()
         return resp.status, b"".join(chunks)
