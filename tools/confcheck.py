@@ -18,6 +18,10 @@ Checks, each reported as `file:line: [stanza] problem`:
   (AppInspect's future_failure): modular input scheme and instance stanzas of every scheme in
   README/inputs.conf.spec, and every custom alert action (`is_custom = 1`).
 
+Why not `slim validate` itself: it checks the same specs but reports by warning, and its
+release table (slim/config/splunk-releases.json) stops at Splunk 8.0.0, so it rejects any
+9.x/10.x platform requirement in app.manifest. We read its spec files and gate on them here.
+
 Usage: confcheck.py APP_DIR [--specs DIR]      exit 1 on any problem
 """
 from __future__ import annotations
