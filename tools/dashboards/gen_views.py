@@ -46,12 +46,8 @@ QUEUE_BASE = (
     "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
     "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " "
     "by _time span=30s host PREFIX(name=) PREFIX(ingest_pipe=)\n"
-    "| rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe\n"
-    "| " + PSET + "\n"
-    "| eval fill_pct=round(coalesce(cur_kb/max_kb, cur_b/max_b)*100, 1), queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue)\n"
-    "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage stage_order\n"
-    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))\n"
-    "| fields _time host ingest_pipe queue stage stage_order fill_pct"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET
 )
 
 # Blocked queues (blocked=true) as annotations: one per 5 minutes and pipeline set.
@@ -71,14 +67,7 @@ BLOCKED_ANNOTATIONS = (
 # plus the collector's per-thread CPU from /proc (mstats), where it runs. busy_pct is % of one core.
 DUTYCYCLE_BASE = (
     "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
-    "| rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"\n"
-    "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))\n"
-    "| fields _time host ingest_pipe dc_pairs\n"
-    "| mvexpand dc_pairs\n"
-    "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"\n"
-    "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"\n"
-    "| bin _time span=1m\n"
-    "| stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin\n"
+    "| `ingest_doctor_dutycycle_rows`\n"
     "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
     "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host thread span=1m "
     "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
@@ -89,28 +78,17 @@ DUTYCYCLE_BASE = (
 # _introspection HttpEventCollector counters, per minute, per host and token.
 HEC_BASE = (
     "`ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + "\n"
-    "| eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")\n"
-    "| bin _time span=1m\n"
-    "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests "
-    "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors "
-    "sum(data.num_of_auth_failures) AS auth_failures max(data.num_of_requests_waiting_ack) AS waiting_ack "
-    "BY _time host series token"
+    "| `ingest_doctor_hec_counters`"
 )
 
 # splunkd.log HEC rejections: "ERROR HttpInputDataHandler ... token name=t, ..., reply=9, ... parsing_err=..."
 HEC_ERRORS_BASE = (
     "`ingest_doctor_splunkd_log` " + HOSTS + " TERM(HttpInputDataHandler) reply\n"
-    "| rex \"token name=(?<hec_token>[^,]+),\"\n"
-    "| rex \"reply=(?<reply>\\d+)\"\n"
-    "| where isnotnull(reply)\n"
-    "| lookup ingest_doctor_hec_reply_codes reply OUTPUT http_status meaning action\n"
-    "| eval meaning=coalesce(meaning, \"unknown reply code\"), reply_label=reply.\" \".meaning\n"
-    "| fields _time host hec_token reply http_status meaning action reply_label"
+    "| `ingest_doctor_hec_reply_rows`"
 )
 
-FINDINGS_BASE = (
-    "| inputlookup ingest_doctor_findings\n"
-    "| eval pipeline_set=if(isnull(pipeline_set) OR pipeline_set==\"\", \"-\", pipeline_set)\n"
+FINDINGS_EVAL = (
+    "eval pipeline_set=if(isnull(pipeline_set) OR pipeline_set==\"\", \"-\", pipeline_set)\n"
     "| eval advice=mvjoin(spath(recommendations, \"{}.action\"), \" | \"), "
     "evidence_text=mvjoin(mvzip(spath(evidence, \"{}.signal\"), mvzip(spath(evidence, \"{}.value\"), spath(evidence, \"{}.unit\"), \" \"), \"=\"), \"; \")\n"
     "| eval settings=mvjoin(mvzip(spath(recommendations, \"{}.setting\"), spath(recommendations, \"{}.suggested\"), \" -> \"), \"; \")\n"
@@ -121,6 +99,85 @@ FINDINGS_BASE = (
     "bottleneck==\"host_cpu\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
     "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
     "first_seen last_seen last_seen_epoch count evidence_dashboard"
+)
+
+FINDINGS_BASE = "| inputlookup ingest_doctor_findings\n| `ingest_doctor_findings_rows`"
+
+# ----------------------------------------------------------------------------- macros
+# The pipelines each base search applies after selecting its events, as macros: an admin (or an
+# alert) reuses exactly what the dashboards compute. This script writes them to the
+# "# Dashboards" block of default/macros.conf (one line each).
+MACROS = {}
+
+
+def macro(name: str, description: str, *parts: str) -> None:
+    MACROS[name] = (" ".join(p.strip().replace("\n", " ") for p in parts), description)
+
+
+macro("ingest_doctor_hec_data",
+      "HEC data for the ingestion-lag panel: events whose source is http:<token name> (HEC's default source). "
+      "Narrow the indexes, or match the source your tokens set.",
+      "index=* source=http:*")
+macro("ingest_doctor_dutycycle_rows",
+      "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
+      "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
+      "rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"",
+      "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))",
+      "| fields _time host ingest_pipe dc_pairs | mvexpand dc_pairs",
+      "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"",
+      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"",
+      "| bin _time span=1m | stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin")
+macro("ingest_doctor_queue_fill_rows",
+      "After a tstats over metrics.log group=queue by PREFIX(name=) PREFIX(ingest_pipe=) giving cur_kb/max_kb "
+      "(and cur_b/max_b for queues sized in bytes): fill_pct and the stage that drains the queue (ingest_doctor_pipeline).",
+      "rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe",
+      "| eval fill_pct=round(coalesce(cur_kb/max_kb, cur_b/max_b)*100, 1), queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue)",
+      "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage stage_order",
+      "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))",
+      "| fields _time host ingest_pipe queue stage stage_order fill_pct")
+macro("ingest_doctor_hec_counters",
+      "_introspection component=HttpEventCollector counters summed per minute, host, series and token "
+      "(series http_event_collector: instance totals; http_event_collector_token: per token).",
+      "eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")",
+      "| bin _time span=1m",
+      "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests",
+      "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors",
+      "sum(data.num_of_auth_failures) AS auth_failures max(data.num_of_requests_waiting_ack) AS waiting_ack",
+      "BY _time host series token")
+macro("ingest_doctor_hec_reply_rows",
+      "splunkd.log HttpInputDataHandler rejections: reply=N, the token, and the code's meaning and advice "
+      "(lookup ingest_doctor_hec_reply_codes).",
+      "rex \"token name=(?<hec_token>[^,]+),\" | rex \"reply=(?<reply>\\d+)\" | where isnotnull(reply)",
+      "| lookup ingest_doctor_hec_reply_codes reply OUTPUT http_status meaning action",
+      "| eval meaning=coalesce(meaning, \"unknown reply code\"), reply_label=reply.\" \".meaning",
+      "| fields _time host hec_token reply http_status meaning action reply_label")
+macro("ingest_doctor_findings_rows",
+      "After | inputlookup ingest_doctor_findings: evidence and recommendations (JSON) as text, dates, a severity "
+      "rank, and the dashboard that shows the finding's evidence.",
+      FINDINGS_EVAL)
+
+# HEC settings: REST on this search head and its search peers (tokens and the global [http]
+# entry), plus the collector's ingest_doctor:config events, which also cover heavy forwarders.
+GLOBAL = "if(title==\"http\", {}, null())"
+HEC_SETTINGS = (
+    "| rest splunk_server=* /services/data/inputs/http count=0\n"
+    "| append [| rest splunk_server=* /services/data/inputs/http/http count=0 | eval title=\"http\"]\n"
+    "| eval token=if(title==\"http\", null(), replace(title, \"^http://\", \"\")), "
+    "ack_token=if(title!=\"http\" AND (useACK==\"1\" OR useACK==\"true\"), token, null())\n"
+    "| stats max(eval(" + GLOBAL.format("dedicatedIoThreads") + ")) AS dedicatedIoThreads "
+    "max(eval(" + GLOBAL.format("maxThreads") + ")) AS maxThreads max(eval(" + GLOBAL.format("maxSockets") + ")) AS maxSockets "
+    "max(eval(" + GLOBAL.format("port") + ")) AS port max(eval(" + GLOBAL.format("enableSSL") + ")) AS enableSSL "
+    "dc(token) AS tokens values(ack_token) AS useACK_tokens BY splunk_server\n"
+    "| eval source=\"REST\"\n"
+    "| append [search `ingest_doctor_events_index` sourcetype=\"ingest_doctor:config\" " + HOSTS + "\n"
+    "  | spath path=config.dedicated_io_threads output=dedicatedIoThreads | spath path=config.max_threads output=maxThreads "
+    "| spath path=config.max_sockets output=maxSockets | spath path=config.hec_port output=port "
+    "| spath path=config.hec_ssl output=enableSSL | spath path=config.hec_tokens output=tokens\n"
+    "  | stats latest(dedicatedIoThreads) AS dedicatedIoThreads latest(maxThreads) AS maxThreads latest(maxSockets) AS maxSockets "
+    "latest(port) AS port latest(enableSSL) AS enableSSL latest(tokens) AS tokens BY host\n"
+    "  | rename host AS splunk_server | eval source=\"collector\"]\n"
+    "| table splunk_server source dedicatedIoThreads maxThreads maxSockets port enableSSL tokens useACK_tokens\n"
+    "| sort splunk_server source"
 )
 
 NO_FINDINGS = explain_empty(
@@ -165,7 +222,9 @@ class Dash:
         return viz_id
 
     def markdown(self, viz_id: str, title: str, text: str) -> str:
-        return self.add(viz_id, "splunk.markdown", title, options={"markdown": text, "fontSize": "small"})
+        # Studio draws no title bar for markdown: the title is the text's heading.
+        return self.add(viz_id, "splunk.markdown", title,
+                        options={"markdown": "#### " + title + "\n\n" + text, "fontSize": "small"})
 
     def row(self, height: int, *items) -> None:
         self.rows.append((height, [(i, 1) if isinstance(i, str) else i for i in items]))
@@ -324,8 +383,8 @@ def hec_performance() -> Dash:
             "| timechart span=5m count BY reply_label limit=10 useother=true")
     d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
             "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
-            "| eval last_seen=strftime(last_seen, \"%F %T\")\n| sort - errors\n"
-            "| table host reply http_status meaning errors tokens last_seen action\n"
+            "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\")\n| sort - errors\n"
+            "| table host reply meaning errors tokens action last_seen\n"
             + explain_empty(host="-", meaning="No HEC request was rejected in this time range."))
     d.search("ds_hec_latency", "HEC request latency (collector probe, mstats)",
              "| mstats perc50(_value) AS p50 perc95(_value) AS p95 perc99(_value) AS p99 "
@@ -355,11 +414,8 @@ def hec_performance() -> Dash:
              "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n"
              "| timechart span=5m perc50(lag_s) AS p50 perc95(lag_s) AS p95 max(lag_s) AS max",
              sampleRatio=100)
-    d.search("ds_hec_settings", "HEC settings (REST data/inputs/http)",
-             "| rest splunk_server=* /services/data/inputs/http count=0\n"
-             "| eval kind=if(title==\"http\", \"[http] global\", \"token\"), token=if(title==\"http\", \"-\", replace(title, \"^http://\", \"\"))\n"
-             "| table splunk_server kind token disabled port enableSSL dedicatedIoThreads maxThreads maxSockets useACK index indexes\n"
-             "| sort splunk_server - kind token")
+    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
+             HEC_SETTINGS)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
              "| table severity host bottleneck pipeline_set summary advice settings last_seen count\n" + NO_FINDINGS)
@@ -404,7 +460,8 @@ def hec_performance() -> Dash:
           "_indextime - _time of events whose source is http:* (macro ingest_doctor_hec_data), sampled 1 in 100.",
           line_opts("seconds"))
     d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
-          "dedicatedIoThreads (default 2), maxThreads and maxSockets (0 = automatic) of the global [http] stanza, and each token.")
+          "inputs.conf [http]: dedicatedIoThreads (shipped default 2), maxThreads and maxSockets (0 = automatic); "
+          "the tokens and those with useACK. Heavy forwarders appear through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}}},
@@ -412,23 +469,21 @@ def hec_performance() -> Dash:
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",
-               "**Where is HEC stuck?** Read top to bottom: throughput and batching (is the load what you expect?), "
-               "errors (reply=9 *Server is busy* = full queues), latency, the **HEC thread** "
-               "(`httpinputserverdatathread` at 100% of one core = HEC itself is the bottleneck: raise "
-               "`dedicatedIoThreads` in `inputs.conf [http]`, then scale out), the **queues** behind it (full queues = "
-               "a later stage is the bottleneck: see *Pipeline sets*), then the open findings.\n\n"
-               "**Latency and health panels empty?** They come from the Ingest Doctor collector: enable the "
-               "`ingest_doctor_introspection` input on the HEC hosts and create the metrics index "
-               "(`ingest_doctor_metrics_index` macro). **Findings empty?** Enable the Ingest Doctor alerts.")
+               "Top to bottom: load and batching; errors (reply=9 *Server is busy* = full queues); latency; the "
+               "**HEC thread** (`httpinputserverdatathread` at 100% of one core: raise `dedicatedIoThreads` in "
+               "`inputs.conf [http]`, then scale out); the **queues** behind it (full: a later stage is the "
+               "bottleneck, see *Pipeline sets*); the open findings.\n\n"
+               "*Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts. "
+               "*Findings empty?* Enable the Ingest Doctor alerts.")
 
-    d.row(110, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 2))
+    d.row(170, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
     d.row(300, "viz_hec_eps", "viz_hec_mbps")
     d.row(300, ("viz_hec_tokens", 3), ("viz_hec_batching", 2))
-    d.row(300, "viz_hec_errors_time", "viz_hec_errors_table")
+    d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
     d.row(300, "viz_hec_latency", "viz_hec_health")
     d.row(320, "viz_hec_thread", "viz_hec_queues")
-    d.row(300, "viz_hec_lag", "viz_hec_settings")
-    d.row(300, "viz_open_findings")
+    d.row(300, ("viz_hec_lag", 2), ("viz_hec_settings", 3))
+    d.row(380, "viz_open_findings")
     return d
 
 
@@ -542,8 +597,8 @@ def pipeline_sets() -> Dash:
             "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
             "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
             "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck BY host ingest_pipe\n"
-            "| eval bottleneck=coalesce(bottleneck, \"none\")\n"
-            "| sort host ingest_pipe\n"
+            "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
+            "| sort order host ingest_pipe\n"
             "| table host ingest_pipe parsing merging typing indexing output bottleneck")
     d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
             "| where isnotnull(stage)\n| bin _time span=5m\n"
@@ -607,7 +662,7 @@ def pipeline_sets() -> Dash:
                "- **output**: the indexers or the network; `compressed = true` in outputs.conf.")
 
     d.row(360, ("viz_fill_time", 3), ("viz_chain_help", 1))
-    d.row(280, "viz_chain")
+    d.row(330, "viz_chain")
     d.row(300, "viz_bands", "viz_psets_time")
     d.row(260, "viz_psets_table")
     return d
@@ -644,7 +699,7 @@ def cpu_by_processor() -> Dash:
             "| where processor==\"regexreplacement\"\n"
             "| eval regex_share_pct=round(cpu/stage_cpu*100, 1), "
             "verdict=if(regex_share_pct>=`ingest_doctor_regex_cpu_share_pct`, \"regex-bound: review TRANSFORMS/SEDCMD\", \"not regex-bound\")\n"
-            "| table host ingest_pipe regex_share_pct verdict")
+            "| sort - regex_share_pct\n| table host ingest_pipe regex_share_pct verdict")
     d.search("ds_regex_st", "Regex CPU per sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
              "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
              "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
@@ -670,6 +725,7 @@ def cpu_by_processor() -> Dash:
           "cpu_seconds per minute / 60. A stage's processors share its one thread: their sum near 100% is a pegged stage.",
           line_opts("% of one core", None))
     cf, ctx = table_colors({"avg_pct": busy_bands()})
+    cf["count"] = 15
     d.add("viz_cpu_table", "splunk.table", "Top processors by average % of one core", "ds_cpu_table", None, cf, context=ctx)
     d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
           "regexreplacement share of the typing stage's CPU; at or above ingest_doctor_regex_cpu_share_pct it is regex-bound.")
@@ -692,7 +748,7 @@ def cpu_by_processor() -> Dash:
                "`parallelIngestionPipelines = 2` in server.conf; without, scale the indexers out.")
 
     d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
-    d.row(300, ("viz_cpu_table", 3), ("viz_regex_share", 2))
+    d.row(360, ("viz_cpu_table", 3), ("viz_regex_share", 2))
     d.row(300, "viz_regex_st", "viz_indexer_cpu")
     d.row(260, "viz_props_findings")
     return d
@@ -773,11 +829,34 @@ def findings() -> Dash:
 DASHBOARDS = (hec_performance, thread_activity, pipeline_sets, cpu_by_processor, findings)
 
 
+MACROS_CONF = os.path.join(ROOT, "default", "macros.conf")
+MACROS_BEGIN = "# Dashboards\n"
+MACROS_END = "# END Dashboards\n"
+
+
+def macros_conf(current: str) -> str:
+    """default/macros.conf with its "# Dashboards" block (ours) rewritten; the rest untouched."""
+    block = [MACROS_BEGIN,
+             "# Written by tools/dashboards/gen_views.py (edit there): the pipelines the dashboards' base\n",
+             "# searches apply to each data family, reusable in your own searches.\n"]
+    for name, (definition, description) in MACROS.items():
+        block += ["\n[{}]\n".format(name), "definition = {}\n".format(definition),
+                  "description = {}\n".format(description), "iseval = 0\n"]
+    block.append(MACROS_END)
+    text = "".join(block)
+    if MACROS_BEGIN in current and MACROS_END in current:
+        head, rest = current.split(MACROS_BEGIN, 1)
+        return head + text + rest.split(MACROS_END, 1)[1]
+    return current.rstrip("\n") + "\n\n" + text
+
+
 def build() -> dict:
     out = {}
     for make in DASHBOARDS:
         d = make()
         out[os.path.join(VIEWS, d.name + ".xml")] = d.xml()
+    with open(MACROS_CONF, encoding="utf-8") as fh:
+        out[MACROS_CONF] = macros_conf(fh.read())
     return out
 
 
@@ -796,7 +875,7 @@ def main(argv) -> int:
                 f.write(text)
             print("wrote " + os.path.relpath(path, ROOT))
     if stale:
-        print("stale views (run python3 tools/dashboards/gen_views.py): " + ", ".join(stale), file=sys.stderr)
+        print("stale (run python3 tools/dashboards/gen_views.py): " + ", ".join(stale), file=sys.stderr)
         return 1
     return 0
 

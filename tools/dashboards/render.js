@@ -1,0 +1,280 @@
+#!/usr/bin/env node
+// Render every dashboard in headless Chromium with recorded search results and check that each
+// visualization draws without an error.
+//
+// Data injection: the test server rewrites each data source of the definition to `ds.test`
+// carrying the recorded results of that data source (tests/fixtures/dashboards/<state>/<view>/<ds>.json,
+// in splunkd's json_rows shape). Why not mock splunkd's search API: a mock would have to
+// re-implement job dispatch, polling, post-process (ds.chain) semantics and the results
+// paging Studio uses, and every mistake there would be ours, not Splunk's; ds.test feeds the
+// same DataSource contract the real search uses, so the visualizations, their options and the
+// DSL expressions run exactly as in Splunk Web. The committed views keep ds.search/ds.chain.
+// Only splunkweb's UI helpers the time picker needs (current-context, timeparser, ui/times)
+// are answered with canned values; any other request fails the run.
+//
+// Usage: node tools/dashboards/render.js [--docs] [--state healthy|saturated] [view ...]
+//   screenshots -> build/dashboards/<state>/<view>.png (test artifacts), report -> build/dashboards/report.json
+//   --docs also copies them to docs/screenshots/<view>--<state>.png
+'use strict';
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const { loadViews, ROOT } = require('./views');
+
+const OUT = path.join(ROOT, 'build', 'dashboards');
+const BUNDLE = path.join(OUT, 'bundle');
+const FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'dashboards');
+const DOCS = path.join(ROOT, 'docs', 'screenshots');
+const STATES = ['healthy', 'saturated'];
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const NOW = '2026-11-22T04:00:00.000+00:00';
+// Text that means a visualization failed, in any of Studio's message styles.
+const BAD_TEXT = /No data|No results|Failed to|Search failed|Error in '|Cannot access|Waiting for (input|data)|Invalid configuration/i;
+
+// ---------------------------------------------------------------- bundle
+async function buildBundle() {
+    const entry = path.join(__dirname, 'main.jsx');
+    const js = path.join(BUNDLE, 'bundle.js');
+    const lock = path.join(ROOT, 'package-lock.json');
+    const newest = Math.max(fs.statSync(entry).mtimeMs, fs.statSync(lock).mtimeMs);
+    if (fs.existsSync(js) && fs.statSync(js).mtimeMs > newest) return;
+    fs.mkdirSync(BUNDLE, { recursive: true });
+    await require('esbuild').build({
+        entryPoints: [entry], bundle: true, outfile: js, minify: true, logLevel: 'error',
+        loader: { '.js': 'jsx', '.css': 'css', '.svg': 'dataurl', '.png': 'dataurl', '.woff': 'dataurl', '.woff2': 'dataurl' },
+        define: { 'process.env.NODE_ENV': '"production"', global: 'window' },
+    });
+}
+
+// ---------------------------------------------------------------- data
+function consumers(def) {
+    const used = new Set();
+    for (const x of [...Object.values(def.visualizations || {}), ...Object.values(def.inputs || {})]) {
+        Object.values(x.dataSources || {}).forEach((id) => used.add(id));
+    }
+    return used;
+}
+
+function loadFixture(state, view, dsId) {
+    const file = path.join(FIXTURES, state, view, `${dsId}.json`);
+    if (!fs.existsSync(file)) return { file, missing: true };
+    const rec = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (!Array.isArray(rec.fields) || !Array.isArray(rec.rows)) throw new Error(`${file}: not a json_rows result ({fields, rows})`);
+    const names = rec.fields.map((f) => (typeof f === 'string' ? f : f.name));
+    const columns = names.map((_, i) => rec.rows.map((r) => (r[i] === undefined ? null : r[i])));
+    return { file, names, data: { fields: names.map((name) => ({ name })), columns } };
+}
+
+// The definition as the browser gets it: every data source replaced by ds.test with its recording.
+function testDefinition(view, state, problems) {
+    const def = JSON.parse(JSON.stringify(view.definition));
+    const used = consumers(def);
+    for (const [id, ds] of Object.entries(def.dataSources)) {
+        const fx = loadFixture(state, view.name, id);
+        if (fx.missing) {
+            if (used.has(id)) problems.push(`${view.name}/${state}: no recorded results for data source ${id} (${path.relative(ROOT, fx.file)})`);
+            def.dataSources[id] = { type: 'ds.test', name: ds.name, options: { data: { fields: [], columns: [] } } };
+        } else {
+            def.dataSources[id] = { type: 'ds.test', name: ds.name, options: { data: fx.data } };
+        }
+    }
+    return def;
+}
+
+// ---------------------------------------------------------------- server
+function isoFor(time) {
+    const now = Date.parse(NOW);
+    if (!time || time === 'now') return NOW;
+    const m = /^-(\d+)([smhd])/.exec(time);
+    if (!m) return NOW;
+    const sec = { s: 1, m: 60, h: 3600, d: 86400 }[m[2]] * Number(m[1]);
+    return new Date(now - sec * 1000).toISOString().replace('Z', '+00:00');
+}
+
+function startServer(views, problems, unexpected) {
+    const defs = new Map();
+    const index = `<!doctype html><html><head><meta charset="utf-8"><title>ingest_doctor</title>
+<link rel="stylesheet" href="/bundle.css">
+<style>html,body{margin:0;background:#0b0c0e}#root{width:1440px}</style>
+<script>window.$C={SPLUNKD_PATH:"/splunkd/__raw",MRSPARKLE_ROOT_PATH:"",LOCALE:"en-US",APP:"ingest_doctor",SERVER_ZONEINFO:"",USERNAME:"admin"};</script>
+</head><body><div id="root"></div><script src="/bundle.js"></script></body></html>`;
+    const json = (res, body) => { res.setHeader('content-type', 'application/json'); res.end(JSON.stringify(body)); };
+    const server = http.createServer((req, res) => {
+        const url = new URL(req.url, 'http://127.0.0.1');
+        const p = url.pathname;
+        if (p === '/' || p === '/index.html') { res.setHeader('content-type', 'text/html'); return res.end(index); }
+        if (p === '/bundle.js' || p === '/bundle.css') {
+            res.setHeader('content-type', p.endsWith('.js') ? 'text/javascript' : 'text/css');
+            return res.end(fs.readFileSync(path.join(BUNDLE, p.slice(1))));
+        }
+        if (p === '/definition.json') {
+            const key = `${url.searchParams.get('view')}/${url.searchParams.get('state')}`;
+            if (!defs.has(key)) {
+                const view = views.find((v) => v.name === url.searchParams.get('view'));
+                defs.set(key, testDefinition(view, url.searchParams.get('state'), problems));
+            }
+            return json(res, defs.get(key));
+        }
+        // splunkweb helpers of the time-range input (not search data)
+        if (p.endsWith('/services/authentication/current-context')) {
+            return json(res, { entry: [{ name: 'admin', content: { username: 'admin', roles: ['admin'], capabilities: [] } }] });
+        }
+        if (p.endsWith('/services/search/timeparser')) {
+            const t = url.searchParams.get('time');
+            return json(res, { [t]: isoFor(t) });
+        }
+        if (p.endsWith('/data/ui/times')) {
+            const preset = (label, earliest, order) => ({ name: label, content: { label, earliest_time: earliest, latest_time: 'now', order } });
+            return json(res, { entry: [preset('Last 60 minutes', '-60m@m', 10), preset('Last 4 hours', '-4h@m', 20), preset('Last 24 hours', '-24h@h', 30)] });
+        }
+        if (p === '/favicon.ico') { res.statusCode = 404; return res.end(); }
+        unexpected.push(`${req.method} ${req.url}`);
+        res.statusCode = 404;
+        res.end();
+    });
+    return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// ---------------------------------------------------------------- DOM checks (run in the page)
+function inspectPage(badSource) {
+    const bad = new RegExp(badSource, 'i');
+    const out = { vizzes: {}, inputs: [] };
+    for (const el of document.querySelectorAll('[data-test="viz-item"]')) {
+        const id = el.getAttribute('data-id');
+        const type = el.getAttribute('data-viz-type');
+        const body = el.querySelector('[data-test="viz-size-wrapper"]') || el;
+        const messages = [...el.querySelectorAll('[data-test="message"]')].map((m) => `${m.getAttribute('data-test-type')}: ${m.textContent.trim()}`);
+        const text = body.textContent || '';
+        const placeholder = !!el.querySelector('[data-test="icon-placeholder"]');
+        let drawn = false;
+        let detail = '';
+        const sized = (n) => n && n.getBoundingClientRect().width > 10 && n.getBoundingClientRect().height > 10;
+        if (type === 'splunk.markdown') {
+            const md = el.querySelector('[data-test="markdown"]');
+            drawn = !!md && md.textContent.trim().length > 20;
+        } else if (type === 'splunk.singlevalue') {
+            const mv = el.querySelector('[data-test="majorValue"]');
+            detail = mv ? mv.textContent.trim() : '';
+            drawn = !!mv && detail.length > 0 && detail !== 'N/A';
+        } else if (type === 'splunk.table') {
+            const rows = el.querySelectorAll('[data-test="table"] tbody tr, [data-test="row"]');
+            detail = `${rows.length} rows`;
+            drawn = rows.length > 0;
+        } else {
+            const canvas = [...el.querySelectorAll('canvas, svg')].filter(sized);
+            const summary = [...el.querySelectorAll('[data-test="screen-reader-content"], [aria-label]')]
+                .map((n) => n.textContent || n.getAttribute('aria-label') || '').join(' ');
+            detail = `${canvas.length} canvas/svg`;
+            drawn = canvas.length > 0 && !/no data/i.test(summary);
+        }
+        const status = [...el.querySelectorAll('[data-test="status-icon-container"] button, [data-test="status-icon-container"] [role="button"]')]
+            .map((b) => b.getAttribute('aria-label') || b.getAttribute('title') || 'status icon');
+        const errors = [];
+        if (messages.length) errors.push(`message shown: ${messages.join(' | ')}`);
+        if (bad.test(text)) errors.push(`error text: "${text.match(bad)[0]}"`);
+        if (placeholder) errors.push('still a loading placeholder');
+        if (!drawn) errors.push(`nothing drawn (${detail || type})`);
+        if (status.length) errors.push(`status icon: ${status.join(', ')}`);
+        out.vizzes[id] = { type, drawn, detail, errors };
+    }
+    for (const el of document.querySelectorAll('[data-test="input-container"], [data-test="input-item"]')) {
+        const msg = [...el.querySelectorAll('[data-test="message"]')].map((m) => m.textContent.trim());
+        if (msg.length) out.inputs.push(msg.join(' | '));
+    }
+    return out;
+}
+
+async function settle(page, expected, timeoutMs) {
+    const t0 = Date.now();
+    let last = -1;
+    let stableSince = Date.now();
+    while (Date.now() - t0 < timeoutMs) {
+        const state = await page.evaluate(() => {
+            const items = [...document.querySelectorAll('[data-test="viz-item"]')];
+            const loading = items.filter((el) => el.querySelector('[data-test="icon-placeholder"]')).length;
+            return { count: items.length, loading, html: document.body.innerHTML.length };
+        });
+        if (state.count >= expected && state.loading === 0) {
+            if (state.html !== last) { last = state.html; stableSince = Date.now(); } else if (Date.now() - stableSince > 700) return true;
+        }
+        await page.waitForTimeout(150);
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- main
+async function main() {
+    const args = process.argv.slice(2);
+    const docs = args.includes('--docs');
+    const stateArg = args.indexOf('--state');
+    const states = stateArg >= 0 ? [args[stateArg + 1]] : STATES;
+    const names = args.filter((a, i) => !a.startsWith('--') && !(stateArg >= 0 && i === stateArg + 1));
+    const views = loadViews().filter((v) => !names.length || names.includes(v.name));
+    if (!views.length) throw new Error('no view to render');
+    const t0 = Date.now();
+    await buildBundle();
+    const tBundle = Date.now() - t0;
+    const problems = [];
+    const unexpected = [];
+    const server = await startServer(views, problems, unexpected);
+    const port = server.address().port;
+    const { chromium } = require('playwright-core');
+    const userDataDir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ingest-doctor-chromium-'));
+    // A fresh --user-data-dir per run (playwright passes it for a persistent context).
+    const browser = await chromium.launchPersistentContext(userDataDir, {
+        executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1,
+    });
+    const report = [];
+    try {
+        for (const state of states) {
+            fs.mkdirSync(path.join(OUT, state), { recursive: true });
+            for (const view of views) {
+                const page = await browser.newPage();
+                const pageErrors = [];
+                page.on('pageerror', (e) => pageErrors.push(String(e.message || e).slice(0, 300)));
+                page.on('request', (r) => { if (!/^(http:\/\/127\.0\.0\.1:\d+\/|blob:|data:)/.test(r.url())) unexpected.push(`off-host request ${r.url()}`); });
+                const expected = Object.keys(view.definition.visualizations).length;
+                await page.goto(`http://127.0.0.1:${port}/?view=${view.name}&state=${state}`);
+                const settled = await settle(page, expected, 20000);
+                await page.evaluate(() => document.fonts && document.fonts.ready);
+                const shot = path.join(OUT, state, `${view.name}.png`);
+                await page.screenshot({ path: shot, fullPage: true });
+                const dom = await page.evaluate(inspectPage, BAD_TEXT.source);
+                const errs = [];
+                if (!settled) errs.push('page did not settle within 20 s');
+                for (const id of Object.keys(view.definition.visualizations)) {
+                    const v = dom.vizzes[id];
+                    if (!v) errs.push(`${id}: not rendered`);
+                    else v.errors.forEach((e) => errs.push(`${id} (${v.type}): ${e}`));
+                }
+                dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
+                pageErrors.forEach((m) => errs.push(`page error: ${m}`));
+                report.push({ view: view.name, state, screenshot: path.relative(ROOT, shot), errors: errs, vizzes: dom.vizzes });
+                console.log(`${errs.length ? 'FAIL' : 'ok  '} ${state.padEnd(9)} ${view.name} (${Object.keys(dom.vizzes).length} visualizations) -> ${path.relative(ROOT, shot)}`);
+                errs.forEach((e) => console.error(`     ${view.name}/${state}: ${e}`));
+                if (docs) {
+                    fs.mkdirSync(DOCS, { recursive: true });
+                    fs.copyFileSync(shot, path.join(DOCS, `${view.name}--${state}.png`));
+                }
+                await page.close();
+            }
+        }
+    } finally {
+        await browser.close();
+        server.close();
+        fs.rmSync(userDataDir, { recursive: true, force: true });
+    }
+    fs.writeFileSync(path.join(OUT, 'report.json'), JSON.stringify({ report, problems, unexpected }, null, 2));
+    problems.forEach((p) => console.error(`FAIL ${p}`));
+    [...new Set(unexpected)].forEach((u) => console.error(`FAIL unexpected request: ${u}`));
+    const failed = report.filter((r) => r.errors.length).length + problems.length + (unexpected.length ? 1 : 0);
+    console.log(`render: ${report.length} renders, ${failed} failing, bundle ${tBundle} ms, total ${Date.now() - t0} ms`);
+    return failed ? 1 : 0;
+}
+
+if (require.main === module) {
+    main().then((code) => process.exit(code), (e) => { console.error(e.stack || String(e)); process.exit(2); });
+}
+module.exports = { testDefinition, consumers, loadFixture };
