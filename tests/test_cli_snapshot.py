@@ -73,6 +73,10 @@ def test_snapshot_with_token_then_diagnose(fake_splunkd, tls, tmp_path, monkeypa
 
 def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch):
     serve(fake_splunkd, instance())
+    fake_splunkd.route("GET", "/services/configs/conf-server/general", envelope(
+        "/services/configs/conf-server/general", [("general", {
+            "parallelIngestionPipelines": "1", "pass4SymmKey": "$7$c2VjcmV0LXN5bW0ta2V5",
+            "sslPassword": "$7$c3NsLXBhc3N3b3Jk"})]))
     monkeypatch.setenv("TOK", "Bearer eyJraWQiOiJzcGx1bmsuc2VjcmV0In0.eyJzdWIiOiJhZG1pbiJ9.c2ln")
     code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0]))
     assert code == exitcodes.OK, err
@@ -83,6 +87,7 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
         for f in files:
             blob += open(os.path.join(dirpath, f), encoding="utf-8").read()
     assert HEC_TOKEN not in blob and "eyJzdWIiOiJhZG1pbiJ9" not in blob
+    assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
     http = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http.json").read_text())
     assert all("token" not in e["content"] for e in http["entry"])
     assert http["entry"][0]["content"]["dedicatedIoThreads"] == "2"

@@ -126,3 +126,16 @@ def test_random_evidence_never_crashes():
         ev.host_cpu.host_cpu_pct = rnd.choice(values + [None])
         report = diagnose(ev)
         report.to_dict()
+
+
+def test_parsing_stage_advice_is_about_line_breaking():
+    from ingest_doctor.evidence import Thruput
+    ev = Evidence(host="hf", threads=sustained_thread("parsing"),
+                  thruput=[Thruput(1000.0, "sourcetype", "vendor:raw", 900.0)],
+                  config=Config(parallel_ingestion_pipelines=1,
+                                props={"vendor:raw": {"LINE_BREAKER": "([\\r\\n]+)", "CHARSET": "AUTO"}}))
+    (f,) = diagnose(ev).findings
+    got = {(r.stanza, r.setting): r for r in f.recommendations}
+    assert got[("vendor:raw", "CHARSET")].suggested == "UTF-8"
+    assert ("vendor:raw", "LINE_BREAKER") in got and ("vendor:raw", "SHOULD_LINEMERGE") not in got
+    assert got[("general", "parallelIngestionPipelines")].suggested == "2"

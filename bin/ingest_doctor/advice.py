@@ -96,6 +96,32 @@ def _on_defaults(props: Dict[str, str]) -> bool:
     return merge in ("true", "1") or not props.get("TIME_FORMAT")
 
 
+def line_breaking(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recommendation], List[str]]:
+    """Parsing stage (utf8, linebreaker, header): explicit LINE_BREAKER and CHARSET for the busy sourcetypes."""
+    props = ev.config.props
+    recs: List[Recommendation] = []
+    named: List[str] = []
+    for st in busy_sourcetypes(ev, pipeline_set)[:MAX_SOURCETYPES] if props else []:
+        p = props.get(st, {})
+        lb, charset = p.get("LINE_BREAKER"), p.get("CHARSET")
+        if lb and lb != DEFAULT_LINE_BREAKER and (charset or "").upper() != "AUTO":
+            continue
+        named.append(st)
+        if not lb or lb == DEFAULT_LINE_BREAKER:
+            recs.append(Recommendation(
+                "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so "
+                "events are cut once, in the parsing stage (the pattern depends on your data)." % st,
+                "props.conf", st, "LINE_BREAKER", lb, None))
+        if (charset or "").upper() == "AUTO":
+            recs.append(Recommendation("Name the encoding of %s instead of detecting it for every event." % st,
+                                       "props.conf", st, "CHARSET", charset, "UTF-8"))
+    if not named:
+        recs.append(Recommendation(
+            "Set an explicit LINE_BREAKER (and CHARSET) for the busiest sourcetypes%s."
+            % ("" if props else "; conf-props was not read, so they are not named"), "props.conf"))
+    return recs, named
+
+
 def line_merging(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
     """SHOULD_LINEMERGE / LINE_BREAKER / TIME_* for the busy sourcetypes still on defaults."""
     props = ev.config.props

@@ -595,9 +595,14 @@ class Diagnosis:
                 if more:
                     d.recommendations.extend(advice.more_pipelines(self.ev, headroom, "typing"))
             elif bottleneck in ("merging", "parsing"):
-                recs, named = advice.line_merging(self.ev, pset, bottleneck)
+                if bottleneck == "merging":
+                    recs, named = advice.line_merging(self.ev, pset, bottleneck)
+                    what = "line-merging/timestamp defaults"
+                else:
+                    recs, named = advice.line_breaking(self.ev, pset)
+                    what = "the default line breaking"
                 if named:
-                    d.details.append("Busy sourcetypes on line-merging/timestamp defaults: %s." % ", ".join(named))
+                    d.details.append("Busy sourcetypes on %s: %s." % (what, ", ".join(named)))
                 d.recommendations.extend(recs)
                 if more:
                     d.recommendations.extend(advice.more_pipelines(self.ev, headroom, bottleneck))
