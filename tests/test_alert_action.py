@@ -191,6 +191,37 @@ def test_local_rest_fallback_when_no_config_event(fake_splunkd, tls, tmp_path):
     assert fake_splunkd.requests_to("/services/data/inputs/http")
 
 
+def test_every_signal_kind_becomes_a_finding(splunkd, tls, tmp_path):
+    """One row of each alert's shape for its own host: each is judged by the core into a finding."""
+    t = NOW
+    rows = [
+        {"signal": "hec_busy", "host": "hf-02", "component": "hec", "stage": "hec_input", "busy_replies": 42,
+         "health_codes": ["18"], "health_samples": ["%d:%s" % (t - 10 * i, 18 if i < 5 else 17) for i in range(8)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "hec_latency", "host": "hf-03", "component": "hec_latency", "stage": "hec_input",
+         "latency_ms": 2400.0, "samples": ["%d:%s" % (t - 10 * i, 2300 + i) for i in range(6)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1000},
+        {"signal": "hec_listener", "host": "hf-04", "component": "httplistener", "stage": "hec_input",
+         "overwhelmed": 12, "message": "Can't handle request for /services/collector/event",
+         "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "indexer_throttled", "host": "idx-02", "component": "indexer", "stage": "indexing",
+         "status": "throttled", "reason": "Low disk space on the partition of index main", "samples": 3,
+         "last_time": t, "window_min": 10, "threshold": 1},
+    ]
+    res = write_results(str(tmp_path / "results.csv.gz"), rows)
+    p = run_action(payload(splunkd.fake, res), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    recs = {r["id"]: r for r in splunkd.kv.records.values()}
+    assert set(recs) == {"hf-02/hec_input/-", "hf-03/hec_input/-", "hf-04/hec_input/-",
+                         "idx-02/indexer_throttled/-"}, sorted(recs)
+    assert recs["hf-02/hec_input/-"]["severity"] in ("warning", "critical")
+    assert "hec_reply_9_server_busy" in recs["hf-02/hec_input/-"]["evidence"]
+    assert "hec_request_latency_ms" in recs["hf-03/hec_input/-"]["evidence"]
+    assert any(r["setting"] == "maxThreads" for r in json.loads(recs["hf-04/hec_input/-"]["recommendations"]))
+    assert recs["idx-02/indexer_throttled/-"]["severity"] == "critical"
+    assert len(splunkd.events) == 4
+
+
 # ---------------------------------------------------------------------------- TLS
 def test_verifies_splunkd_with_the_given_ca(splunkd, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])
