@@ -139,3 +139,12 @@ def test_parsing_stage_advice_is_about_line_breaking():
     assert got[("vendor:raw", "CHARSET")].suggested == "UTF-8"
     assert ("vendor:raw", "LINE_BREAKER") in got and ("vendor:raw", "SHOULD_LINEMERGE") not in got
     assert got[("general", "parallelIngestionPipelines")].suggested == "2"
+
+
+def test_window_averages_from_alert_rows_count_as_sustained():
+    avg = Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "10m", "alert")])
+    assert bottlenecks(diagnose(avg)) == [("hec_input", "warning")]
+    short = Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "5m", "alert")])
+    assert bottlenecks(diagnose(short)) == [("hec_input", "info")]
+    q = Evidence(host="i", queues=[QueueSample(1000.0, "typingQueue", 1, 97.0, "30m", source="alert")])
+    assert bottlenecks(diagnose(q)) == [("typing", "warning")]

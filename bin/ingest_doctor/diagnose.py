@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple, Union
@@ -47,6 +48,14 @@ def _qsrc(q: "QueueState", source: Optional[str] = None) -> str:
     if src.startswith("rest"):
         return "%s %s" % (src, q.queue if q.pipeline_set is None else "%s.%d" % (q.queue, q.pipeline_set))
     return "%s name=%s%s" % (src, q.queue.lower(), "" if q.pipeline_set is None else " ingest_pipe=%d" % q.pipeline_set)
+
+
+def window_minutes(window: str) -> Optional[float]:
+    """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
+    m = re.match(r"^(\d+(?:\.\d+)?)([ms])$", window or "")
+    if not m:
+        return None
+    return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
 
 
 def _pset_text(pset: Optional[int]) -> str:
@@ -204,7 +213,7 @@ class Diagnosis:
                 sources.setdefault(key, q.source)
                 if q.blocked:
                     bsources.setdefault(key, q.source)
-            elif q.window in ("10m", "15m"):
+            elif (window_minutes(q.window) or 0) >= self.th.sustained_window_min:
                 prev = avgs[key].get(q.window)
                 if prev is None or (q.time or 0) >= (prev[0] or 0):
                     avgs[key][q.window] = (q.time, q.fill_pct, q.source)
@@ -288,11 +297,18 @@ class Diagnosis:
     # ------------------------------------------------------------------ threads and stage CPU
     def thread_states(self) -> List[ThreadState]:
         series: Dict[Tuple[str, Optional[int]], List] = defaultdict(list)
+        averages: Dict[Tuple[str, Optional[int]], Tuple[float, str]] = {}
         sources: Dict[Tuple[str, Optional[int]], str] = {}
         for t in self.ev.threads:
             key = (t.thread.lower(), t.pipeline_set)
-            series[key].append((t.time, t.busy_pct))
             sources.setdefault(key, t.source)
+            minutes = window_minutes(t.window)
+            if minutes is not None and minutes >= self.th.sustained_window_min:
+                # An average over the sustained window (e.g. an alert row) is sustained evidence on its own.
+                if key not in averages or t.busy_pct > averages[key][0]:
+                    averages[key] = (t.busy_pct, t.window)
+                continue
+            series[key].append((t.time, t.busy_pct))
         for p in self.ev.pipelinesets:
             if not p.busiest_thread:
                 continue
@@ -300,11 +316,17 @@ class Diagnosis:
             series[key].append((p.time, p.dutycycle_pct))
             sources.setdefault(key, p.source)
         out = []
-        for (thread, pset), pts in series.items():
-            j = judge(pts, self.th.thread_busy_pct, self.th)
+        for key in set(series) | set(averages):
+            thread, pset = key
+            j = judge(series.get(key, []), self.th.thread_busy_pct, self.th)
+            avg = averages.get(key)
+            if avg and j.level != SUSTAINED and avg[0] >= self.th.thread_busy_pct:
+                j = Judgement(SUSTAINED, avg[0], max(avg[0], j.peak), "%s average" % avg[1], 1)
+            elif avg and j.level == OK and not series.get(key):
+                j = Judgement(OK, avg[0], avg[0], "%s average" % avg[1], 1)
             label = ("HEC server data thread (%s)" % thread if thread == model.HEC_THREAD
                      else "thread %s" % thread)
-            out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[(thread, pset)], label))
+            out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[key], label))
         # Stage CPU from group=pipeline: the sum of a pipeline's processors is the CPU of its thread.
         cpu: Dict[Tuple[str, Optional[int]], Dict[Optional[float], float]] = defaultdict(lambda: defaultdict(float))
         src: Dict[Tuple[str, Optional[int]], str] = {}
