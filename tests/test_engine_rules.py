@@ -148,3 +148,10 @@ def test_window_averages_from_alert_rows_count_as_sustained():
     assert bottlenecks(diagnose(short)) == [("hec_input", "info")]
     q = Evidence(host="i", queues=[QueueSample(1000.0, "typingQueue", 1, 97.0, "30m", source="alert")])
     assert bottlenecks(diagnose(q)) == [("typing", "warning")]
+
+
+def test_tcpout_paused_without_queue_data_is_an_output_finding():
+    sig = [LogSignal(1000.0 + 10 * i, "tcpout_blocked", "paused", "logs/splunkd.log TcpOutputProc") for i in range(4)]
+    assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig))) == [("output", "warning")]
+    quiet = [QueueSample(1000.0 + 30 * i, "parsingQueue", None, 5.0, source="m") for i in range(4)]
+    assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig[:1], queues=quiet))) == [("output", "info")]

@@ -134,6 +134,7 @@ def test_output_blocked():
     c = rec(f, "compressed")
     assert (c["conf_file"], c["stanza"], c["current"], c["suggested"]) == ("outputs.conf", "tcpout", "false", "true")
     assert any(e["signal"] == "queue_blocked" and "metrics.log" in e["source"] for e in f["evidence"])
+    assert any(e["signal"] == "tcpout_paused_messages" and e["value"] == 6 for e in f["evidence"])
 
 
 def test_one_of_four_pipeline_sets_blocked():

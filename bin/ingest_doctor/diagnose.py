@@ -466,6 +466,38 @@ class Diagnosis:
             words.append("health code%s %s" % ("s" if len(codes) > 1 else "", "/".join(str(c) for c in codes)))
         return words
 
+    # ------------------------------------------------------------------ splunkd.log symptoms of blocked flow
+    def log_symptoms(self) -> None:
+        paused = [x for x in self.ev.log_signals if x.kind == "tcpout_blocked"]
+        stopped = [x for x in self.ev.log_signals if x.kind == "tcpin_stopped"]
+        if paused:
+            item = EvidenceItem("tcpout_paused_messages", len(paused), "lines", "window", paused[0].source)
+            outs = [d for (b, _), d in self.drafts.items() if b == "output" and d.severity != "info"]
+            for d in outs:
+                d.add(item)
+                d.details.append("TcpOutputProc paused the data flow %d time%s." % (len(paused),
+                                                                                  "" if len(paused) == 1 else "s"))
+            if not outs:
+                d = self.draft("output", None)
+                if not self._has_queue_data and len(paused) >= self.th.sustained_samples:
+                    d.severity = "warning"
+                    d.headline = ("TcpOutputProc paused the data flow %d times: the output to the indexers is "
+                                  "blocked (no queue data was available to confirm it)." % len(paused))
+                elif not d.headline:
+                    d.severity = "info"
+                    d.headline = ("TcpOutputProc paused the data flow %d time%s, but the queues drain: a passing "
+                                  "output stall." % (len(paused), "" if len(paused) == 1 else "s"))
+                d.component = d.component or "tcpout"
+                d.add(item)
+        if stopped:
+            for pset, stage in self._chain_pset.items():
+                d = self.drafts.get((stage, pset))
+                if d is None:
+                    continue
+                d.add(EvidenceItem("tcpin_stopped_messages", len(stopped), "lines", "window", stopped[0].source))
+                d.details.append("splunkd closed its receiving ports %d time%s because the queues stayed blocked."
+                                 % (len(stopped), "" if len(stopped) == 1 else "s"))
+
     # ------------------------------------------------------------------ index processor
     def indexer(self) -> None:
         st = self.ev.indexer
@@ -716,6 +748,7 @@ class Diagnosis:
         self.localise_queues(qstates)
         self.judge_threads(self.thread_states())
         self.hec_symptoms()
+        self.log_symptoms()
         self.indexer()
         self.host_cpu_rule()
         self.imbalance(qstates)
