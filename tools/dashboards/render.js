@@ -12,7 +12,7 @@
 // Only splunkweb's UI helpers the time picker needs (current-context, timeparser, ui/times)
 // are answered with canned values; any other request fails the run.
 //
-// Usage: node tools/dashboards/render.js [--docs] [--state healthy|saturated] [view ...]
+// Usage: node tools/dashboards/render.js [--docs] [--state S] [--fixtures DIR] [--views DIR] [--out DIR] [view ...]
 //   screenshots -> build/dashboards/<state>/<view>.png (test artifacts), report -> build/dashboards/report.json
 //   --docs also copies them to docs/screenshots/<view>--<state>.png
 'use strict';
@@ -21,9 +21,10 @@ const http = require('http');
 const path = require('path');
 const { loadViews, ROOT } = require('./views');
 
-const OUT = path.join(ROOT, 'build', 'dashboards');
-const BUNDLE = path.join(OUT, 'bundle');
-const FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'dashboards');
+let OUT = path.join(ROOT, 'build', 'dashboards');
+const BUNDLE = path.join(ROOT, 'build', 'dashboards', 'bundle');
+const WORKERS = 2;   // pages rendered at once (the machines have 2 cores)
+let FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'dashboards');
 const DOCS = path.join(ROOT, 'docs', 'screenshots');
 const STATES = ['healthy', 'saturated'];
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -205,14 +206,62 @@ async function settle(page, expected, timeoutMs) {
 }
 
 // ---------------------------------------------------------------- main
-async function main() {
-    const args = process.argv.slice(2);
+function option(args, name) {
+    const i = args.indexOf(name);
+    if (i < 0) return null;
+    const v = args[i + 1];
+    args.splice(i, 2);
+    return v;
+}
+
+async function renderOne(browser, port, view, state, docs) {
+    const page = await browser.newPage();
+    const pageErrors = [];
+    const offHost = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e.message || e).slice(0, 300)));
+    page.on('request', (r) => { if (!/^(http:\/\/127\.0\.0\.1:\d+\/|blob:|data:)/.test(r.url())) offHost.push(r.url()); });
+    const expected = Object.keys(view.definition.visualizations).length;
+    await page.goto(`http://127.0.0.1:${port}/?view=${view.name}&state=${state}`);
+    const tGo = Date.now();
+    const settled = await settle(page, expected, 20000);
+    if (process.env.RENDER_TIMING) console.log(`settle ${view.name} ${Date.now() - tGo} ms`);
+    const shot = path.join(OUT, state, `${view.name}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    const dom = await page.evaluate(inspectPage, BAD_TEXT.source);
+    await page.close();
+    const errs = [];
+    if (!settled) errs.push('page did not settle within 20 s');
+    for (const id of Object.keys(view.definition.visualizations)) {
+        const v = dom.vizzes[id];
+        if (!v) errs.push(`${id}: not rendered`);
+        else v.errors.forEach((e) => errs.push(`${id} (${v.type}): ${e}`));
+    }
+    dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
+    pageErrors.forEach((m) => errs.push(`page error: ${m}`));
+    offHost.forEach((u) => errs.push(`off-host request: ${u}`));
+    console.log(`${errs.length ? 'FAIL' : 'ok  '} ${state.padEnd(9)} ${view.name} (${Object.keys(dom.vizzes).length} visualizations) -> ${path.relative(ROOT, shot)}`);
+    errs.forEach((e) => console.error(`     ${view.name}/${state}: ${e}`));
+    if (docs) {
+        fs.mkdirSync(DOCS, { recursive: true });
+        fs.copyFileSync(shot, path.join(DOCS, `${view.name}--${state}.png`));
+    }
+    return { view: view.name, state, screenshot: path.relative(ROOT, shot), errors: errs, vizzes: dom.vizzes };
+}
+
+async function main(argv) {
+    const args = argv.slice();
     const docs = args.includes('--docs');
-    const stateArg = args.indexOf('--state');
-    const states = stateArg >= 0 ? [args[stateArg + 1]] : STATES;
-    const names = args.filter((a, i) => !a.startsWith('--') && !(stateArg >= 0 && i === stateArg + 1));
-    const views = loadViews().filter((v) => !names.length || names.includes(v.name));
+    const state = option(args, '--state');
+    FIXTURES = path.resolve(option(args, '--fixtures') || FIXTURES);
+    OUT = path.resolve(option(args, '--out') || OUT);
+    const viewsDir = option(args, '--views');
+    const states = state ? [state] : STATES;
+    const names = args.filter((a) => !a.startsWith('--'));
+    const files = viewsDir ? fs.readdirSync(viewsDir).filter((f) => f.endsWith('.xml')).sort().map((f) => path.join(viewsDir, f)) : null;
+    const views = loadViews(files).filter((v) => !names.length || names.includes(v.name));
     if (!views.length) throw new Error('no view to render');
+    const bad = views.filter((v) => v.error);
+    if (bad.length) throw new Error(bad.map((v) => `${v.name}: ${v.error}`).join('; '));
     const t0 = Date.now();
     await buildBundle();
     const tBundle = Date.now() - t0;
@@ -226,55 +275,36 @@ async function main() {
     const browser = await chromium.launchPersistentContext(userDataDir, {
         executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1,
     });
+    const jobs = [];
+    for (const st of states) {
+        fs.mkdirSync(path.join(OUT, st), { recursive: true });
+        for (const view of views) jobs.push([view, st]);
+    }
     const report = [];
     try {
-        for (const state of states) {
-            fs.mkdirSync(path.join(OUT, state), { recursive: true });
-            for (const view of views) {
-                const page = await browser.newPage();
-                const pageErrors = [];
-                page.on('pageerror', (e) => pageErrors.push(String(e.message || e).slice(0, 300)));
-                page.on('request', (r) => { if (!/^(http:\/\/127\.0\.0\.1:\d+\/|blob:|data:)/.test(r.url())) unexpected.push(`off-host request ${r.url()}`); });
-                const expected = Object.keys(view.definition.visualizations).length;
-                await page.goto(`http://127.0.0.1:${port}/?view=${view.name}&state=${state}`);
-                const settled = await settle(page, expected, 20000);
-                await page.evaluate(() => document.fonts && document.fonts.ready);
-                const shot = path.join(OUT, state, `${view.name}.png`);
-                await page.screenshot({ path: shot, fullPage: true });
-                const dom = await page.evaluate(inspectPage, BAD_TEXT.source);
-                const errs = [];
-                if (!settled) errs.push('page did not settle within 20 s');
-                for (const id of Object.keys(view.definition.visualizations)) {
-                    const v = dom.vizzes[id];
-                    if (!v) errs.push(`${id}: not rendered`);
-                    else v.errors.forEach((e) => errs.push(`${id} (${v.type}): ${e}`));
-                }
-                dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
-                pageErrors.forEach((m) => errs.push(`page error: ${m}`));
-                report.push({ view: view.name, state, screenshot: path.relative(ROOT, shot), errors: errs, vizzes: dom.vizzes });
-                console.log(`${errs.length ? 'FAIL' : 'ok  '} ${state.padEnd(9)} ${view.name} (${Object.keys(dom.vizzes).length} visualizations) -> ${path.relative(ROOT, shot)}`);
-                errs.forEach((e) => console.error(`     ${view.name}/${state}: ${e}`));
-                if (docs) {
-                    fs.mkdirSync(DOCS, { recursive: true });
-                    fs.copyFileSync(shot, path.join(DOCS, `${view.name}--${state}.png`));
-                }
-                await page.close();
+        const worker = async () => {
+            while (jobs.length) {
+                const [view, st] = jobs.shift();
+                report.push(await renderOne(browser, port, view, st, docs));
             }
-        }
+        };
+        await Promise.all(Array.from({ length: WORKERS }, worker));
     } finally {
         await browser.close();
         server.close();
         fs.rmSync(userDataDir, { recursive: true, force: true });
     }
+    report.sort((a, b) => `${a.state}/${a.view}`.localeCompare(`${b.state}/${b.view}`));
+    fs.mkdirSync(OUT, { recursive: true });
     fs.writeFileSync(path.join(OUT, 'report.json'), JSON.stringify({ report, problems, unexpected }, null, 2));
     problems.forEach((p) => console.error(`FAIL ${p}`));
     [...new Set(unexpected)].forEach((u) => console.error(`FAIL unexpected request: ${u}`));
     const failed = report.filter((r) => r.errors.length).length + problems.length + (unexpected.length ? 1 : 0);
     console.log(`render: ${report.length} renders, ${failed} failing, bundle ${tBundle} ms, total ${Date.now() - t0} ms`);
-    return failed ? 1 : 0;
+    return { code: failed ? 1 : 0, report, problems, unexpected };
 }
 
 if (require.main === module) {
-    main().then((code) => process.exit(code), (e) => { console.error(e.stack || String(e)); process.exit(2); });
+    main(process.argv.slice(2)).then((r) => process.exit(r.code), (e) => { console.error(e.stack || String(e)); process.exit(2); });
 }
-module.exports = { testDefinition, consumers, loadFixture };
+module.exports = { main, testDefinition, consumers, loadFixture };

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// Show that the dashboard gates bite: a broken copy of a real view must fail validation with
+// each named check, and a render with a failing visualization must fail naming it.
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { loadViews, ROOT } = require('./views');
+
+const origWarn = console.warn;
+console.warn = (...a) => { if (!String(a[0]).includes('strict mode')) origWarn(...a); };
+
+function brokenDefinition() {
+    const view = loadViews().find((v) => v.name === 'ingest_doctor_findings');
+    const def = JSON.parse(JSON.stringify(view.definition));
+    def.visualizations.viz_findings_by.type = 'splunk.nonexistent_viz';             // schema
+    def.visualizations.viz_kpi_info.dataSources.primary = 'ds_gone';                // dangling data source
+    def.dataSources.ds_findings_kpi.options.extend = 'ds_nope';                     // dangling chain
+    def.dataSources.ds_findings.options.query += ' $undefined_tok$';                // undefined token
+    def.visualizations.viz_orphan = { type: 'splunk.markdown', title: 'orphan', options: { markdown: 'x' } }; // unplaced
+    def.layout.structure.push({ item: 'viz_ghost', type: 'block', position: { x: 0, y: 5000, w: 1440, h: 100 } }); // dangling viz
+    def.visualizations.viz_kpi_hosts.title = '';                                   // untitled
+    def.visualizations.viz_findings_table.eventHandlers.push({
+        type: 'drilldown.linkToDashboard', options: { app: 'ingest_doctor', dashboard: 'no_such_view', tokens: [], newTab: false } });
+    return { view, def };
+}
+
+function viewXml(label, def) {
+    return `<dashboard version="2" theme="dark">\n  <label>${label}</label>\n  <description>selftest</description>\n` +
+        `  <definition><![CDATA[\n${JSON.stringify(def, null, 2)}\n]]></definition>\n</dashboard>\n`;
+}
+
+async function main() {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ingest-doctor-selftest-'));
+    try {
+        // 1. validation
+        const { def } = brokenDefinition();
+        const viewsDir = path.join(tmp, 'views');
+        fs.mkdirSync(viewsDir);
+        const broken = path.join(viewsDir, 'ingest_doctor_findings.xml');
+        fs.writeFileSync(broken, viewXml('Findings (broken)', def));
+        const lines = [];
+        const origError = console.error;
+        const origLog = console.log;
+        console.error = (m) => lines.push(String(m));
+        console.log = () => {};
+        let result;
+        try {
+            result = require('./validate').validate([broken]);
+        } finally {
+            console.error = origError;
+            console.log = origLog;
+        }
+        const text = lines.join('\n');
+        const expect = {
+            schema: /\[schema\] \/visualizations\/viz_findings_by\/type must be equal to one of the allowed values/,
+            'dangling-data-source': /\[dangling-data-source\] viz_kpi_info\.dataSources\.primary -> "ds_gone"/,
+            'dangling-chain': /\[dangling-chain\] data source ds_findings_kpi extends "ds_nope"/,
+            'undefined-token': /\[undefined-token\] data source ds_findings uses \$undefined_tok\$/,
+            'unplaced-visualization': /\[unplaced-visualization\] visualization viz_orphan/,
+            'dangling-visualization': /\[dangling-visualization\] layout places "viz_ghost"/,
+            'untitled-visualization': /\[untitled-visualization\] visualization viz_kpi_hosts/,
+            'dangling-drilldown': /\[dangling-drilldown\] visualization viz_findings_table links to dashboard "no_such_view"/,
+        };
+        assert.ok(result.problems > 0, 'the broken view passed validation');
+        for (const [check, re] of Object.entries(expect)) {
+            assert.match(text, re, `validation did not report ${check}; got:\n${text}`);
+            console.log(`ok   validate bites: ${check}`);
+        }
+
+        // 2. render: a table whose recorded result is empty shows "No data" and must fail;
+        //    a chart fed by a data source without a recording must fail too.
+        const good = loadViews().find((v) => v.name === 'ingest_doctor_findings');
+        const rdef = JSON.parse(JSON.stringify(good.definition));
+        rdef.visualizations.viz_findings_by.dataSources.primary = 'ds_unrecorded';
+        rdef.dataSources.ds_unrecorded = { type: 'ds.search', name: 'never recorded', options: { query: '| makeresults' } };
+        fs.writeFileSync(broken, viewXml('Findings (render selftest)', rdef));
+        const fx = path.join(tmp, 'fixtures', 'healthy', 'ingest_doctor_findings');
+        fs.mkdirSync(fx, { recursive: true });
+        const src = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'healthy', 'ingest_doctor_findings');
+        for (const f of fs.readdirSync(src)) fs.copyFileSync(path.join(src, f), path.join(fx, f));
+        const table = JSON.parse(fs.readFileSync(path.join(fx, 'ds_findings_table.json'), 'utf8'));
+        table.rows = [];
+        fs.writeFileSync(path.join(fx, 'ds_findings_table.json'), JSON.stringify(table));
+        console.error = (m) => lines.push(String(m));
+        console.log('--   render of a deliberately broken view (the FAIL line below is expected):');
+        let r;
+        try {
+            r = await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
+                '--out', path.join(tmp, 'out'), '--state', 'healthy']);
+        } finally {
+            console.error = origError;
+        }
+        assert.strictEqual(r.code, 1, 'the broken render passed');
+        const errs = r.report[0].errors.join('\n') + '\n' + r.problems.join('\n');
+        assert.match(errs, /viz_findings_table \(splunk\.table\): message shown: warning: .*No data!/, errs);
+        console.log('ok   render bites: an empty table (No data) fails, naming viz_findings_table');
+        assert.match(errs, /viz_findings_by \(splunk\.bar\): status icon/, errs);
+        console.log('ok   render bites: a chart with no data (status icon) fails, naming viz_findings_by');
+        assert.match(errs, /no recorded results for data source ds_unrecorded/, errs);
+        console.log('ok   render bites: a data source without recorded results fails, naming ds_unrecorded');
+    } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+    }
+    console.log('selftest: the dashboard gates bite');
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e.stack || String(e)); process.exit(1); });
