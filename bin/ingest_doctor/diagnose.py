@@ -360,7 +360,7 @@ class Diagnosis:
             stage = s.stage
             pset = None if stage.name == "hec_input" else s.pipeline_set
             item = EvidenceItem("thread_busy_pct" if "pipeline" not in s.label else "stage_cpu_pct",
-                                _r(j.value), "%", self._window_text(j),
+                                _r(j.value), "%", j.window,
                                 "%s %s=%s" % (s.source, "name" if "pipeline" in s.label else "thread", s.thread))
             if stage.name == "hec_input" and queues_full and j.level == SUSTAINED:
                 # HEC waits on full queues downstream: a symptom, attributed to the bottleneck.
@@ -383,19 +383,15 @@ class Diagnosis:
             d.raise_to("warning")
             if not d.headline or d.headline.endswith("not a bottleneck."):
                 d.headline = ("The %s is busy %.0f%% of one core, sustained (%s): the %s stage is saturated."
-                              % (s.label, j.value, self._window_text(j),
+                              % (s.label, j.value, j.window,
                                  "HEC input" if stage.name == "hec_input" else stage.name))
                 d.component = s.thread
             else:
                 d.thread_details.append("The %s is busy %.0f%% of one core (%s)."
-                                        % (s.label, j.value, self._window_text(j)))
+                                        % (s.label, j.value, j.window))
             if stage.name != "hec_input" and d.component and "Queue" in d.component:
                 d.component = s.thread
             d.add(item)
-
-    @staticmethod
-    def _window_text(j: Judgement) -> str:
-        return j.window
 
     # ------------------------------------------------------------------ HEC symptoms
     def hec_symptoms(self) -> None:
@@ -412,19 +408,24 @@ class Diagnosis:
         if codes:
             items.append(EvidenceItem("hec_health_code", codes[-1], "code",
                                       pj.window if pj.level == SUSTAINED else "sample", probes[0].source))
-        if not items and not listener:
+        if listener:
+            items.append(EvidenceItem("hec_listener_overwhelmed", len(listener), "lines", "window",
+                                      listener[0].source))
+        if not items:
             return
         sustained_symptom = busy or pj.level == SUSTAINED
-        if self._chain_pset and (sustained_symptom or codes):
+        if self._chain_pset and (sustained_symptom or codes or listener):
+            # Requests pile up in front of full queues: HEC's refusals are this stage's symptom.
+            words = self._hec_words(len(errs), codes) + (
+                ["the HTTP listener refused requests %d times" % len(listener)] if listener else [])
             for pset, stage in self._chain_pset.items():
                 d = self.draft(stage, pset)
                 for it in items:
                     d.add(it)
                 d.raise_to("critical")
                 d.details.append("HEC answers 503 (%s): a symptom of this full stage, not of the HEC input."
-                                 % ", ".join(self._hec_words(len(errs), codes)))
-            if not listener:
-                return
+                                 % ", ".join(words))
+            return
         hec = self.drafts.get(("hec_input", None))
         if hec is not None and hec.severity != "info":
             for it in items:
@@ -439,7 +440,6 @@ class Diagnosis:
             words = self._hec_words(len(errs), codes)
             if listener:
                 words.append("the HTTP listener refused requests %d times" % len(listener))
-                d.add(EvidenceItem("hec_listener_overwhelmed", len(listener), "lines", "window", listener[0].source))
             if self._has_queue_data:
                 where = "while the pipeline queues drain normally"
             else:
