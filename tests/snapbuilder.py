@@ -214,7 +214,8 @@ PIPELINE_PROCS = {
     "parsing": ("readerin", "utf8", "linebreaker", "header", "sendout"),
     "merging": ("readerin", "aggregator", "sendout"),
     "typing": ("readerin", "regexreplacement", "annotator", "previewout", "sendout"),
-    "indexerpipe": ("indexin", "index_thruput", "indexandforward", "indexer", "signing", "tcp-output-generic-processor"),
+    "indexerpipe": ("indexin", "index_thruput", "indexandforward", "indexer", "signing",
+                    "tcp-output-generic-processor"),
 }
 
 QUEUE_KB = {"parsingqueue": 512, "aggqueue": 1024, "typingqueue": 512, "indexqueue": 512, "splunktcpin": 500}

@@ -36,7 +36,8 @@ def test_sustained_hec_thread_found_at_the_third_poll():
     assert warnings(results[0]) == [] and warnings(results[1]) == [] and warnings(results[2]) == []
     assert warnings(results[3]) == [("hec_input", "warning")]
     f = results[3]["findings"][0]
-    assert f["evidence"][0]["source"] == "proc thread=httpinputserverdatathread" and f["evidence"][0]["window"] == "3 of the last 4 samples"
+    assert f["evidence"][0]["source"] == "proc thread=httpinputserverdatathread"
+    assert f["evidence"][0]["window"] == "3 of the last 4 samples"
 
 
 def test_one_poll_spike_is_info_at_most():

@@ -13,7 +13,7 @@ import re
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
 
 from . import model
-from .evidence import (Config, CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample)
+from .evidence import CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample
 
 Body = Union[bytes, str, dict, list]
 
