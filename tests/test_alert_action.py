@@ -222,6 +222,17 @@ def test_every_signal_kind_becomes_a_finding(splunkd, tls, tmp_path):
     assert len(splunkd.events) == 4
 
 
+def test_config_search_failing_still_flags(splunkd, tls, tmp_path):
+    from fakesplunkd import fault
+    splunkd.fake.route("POST", "/servicesNS/nobody/ingest_doctor/search/jobs", fault("500"))
+    res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])
+    p = run_action(payload(splunkd.fake, res), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert "category=config" in p.stderr and list(splunkd.kv.records) == ["hf-01~2Fhec_input~2F-"]
+    recs = json.loads(splunkd.kv.records["hf-01~2Fhec_input~2F-"]["recommendations"])
+    assert all(r["current"] is None for r in recs if r["setting"] == "dedicatedIoThreads")
+
+
 # ---------------------------------------------------------------------------- TLS
 def test_verifies_splunkd_with_the_given_ca(splunkd, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])

@@ -20,9 +20,9 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
-from . import alert_latency
+from . import alert_latency, exitcodes
 from . import thresholds as thresholds_mod
-from .alert_payload import BadConfig, Payload, index_from_macro
+from .alert_payload import AlertError, BadConfig, Payload, index_from_macro
 from .alert_results import read_rows
 from .alert_rows import KNOWN_COLUMNS, rows_to_evidence
 from .alert_store import Upsert, finding_event, kv_key, plan, webhook_body
@@ -103,14 +103,32 @@ def events_index(payload: Payload, macros: Mapping[str, str], port: Port) -> str
 def complete_config(by_host: Dict[str, Evidence], port: Port) -> List[str]:
     """Give each host's evidence its configuration: latest ingest_doctor:config, else local REST."""
     notes: List[str] = []
-    configs = port.latest_configs(sorted(by_host))
+    # Configuration only sharpens the advice (current values): when it cannot be read, the
+    # findings are still flagged, and the log says why their `current` is empty.
+    try:
+        configs = port.latest_configs(sorted(by_host))
+    except AlertError as e:
+        if e.code == exitcodes.AUTH:
+            raise
+        port.log("WARN", "config", msg="latest ingest_doctor:config not read; recommendations without "
+                                       "current values", error=str(e)[:300])
+        configs = {}
     for host, ev in sorted(by_host.items()):
         raw = configs.get(host)
-        if raw is not None:
-            ev.config = Config.from_dict(raw)
-            continue
-        if port.local_config(host, ev):
-            continue
+        if isinstance(raw, Mapping):
+            try:
+                ev.config = Config.from_dict(raw)
+                continue
+            except TypeError as e:
+                port.log("WARN", "config", msg="ingest_doctor:config event not understood", host=host,
+                         error=str(e)[:200])
+        try:
+            if port.local_config(host, ev):
+                continue
+        except AlertError as e:
+            if e.code == exitcodes.AUTH:
+                raise
+            port.log("WARN", "config", msg="REST configuration not read", host=host, error=str(e)[:300])
         notes.append("%s: no ingest_doctor:config event and not this search head; recommendations cannot "
                      "show current settings (enable the collector on that instance)" % host)
     return notes
