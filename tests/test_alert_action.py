@@ -216,7 +216,7 @@ def test_every_signal_kind_becomes_a_finding(splunkd, tls, tmp_path):
                          "idx-02/indexer_throttled/-"}, sorted(recs)
     assert recs["hf-02/hec_input/-"]["severity"] in ("warning", "critical")
     assert "hec_reply_9_server_busy" in recs["hf-02/hec_input/-"]["evidence"]
-    assert "hec_request_latency_ms" in recs["hf-03/hec_input/-"]["evidence"]
+    assert "hec_latency_ms" in recs["hf-03/hec_input/-"]["evidence"]
     assert any(r["setting"] == "maxThreads" for r in json.loads(recs["hf-04/hec_input/-"]["recommendations"]))
     assert recs["idx-02/indexer_throttled/-"]["severity"] == "critical"
     assert len(splunkd.events) == 4

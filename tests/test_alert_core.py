@@ -8,14 +8,13 @@ import pytest
 
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.alert import events_index, judge, load_thresholds
-from ingest_doctor.alert_latency import complete
 from ingest_doctor.alert_payload import (AlertParams, BadConfig, BadInput, index_from_macro, parse_params,
                                          parse_payload, validate_webhook_url)
 from ingest_doctor.alert_results import decode_mv, read_rows
 from ingest_doctor.alert_store import kv_key, kv_query, plan
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.evidence import Evidence, HecProbe, QueueSample
-from ingest_doctor.findings import Finding, Report
+from ingest_doctor.evidence import Evidence, HecProbe
+from ingest_doctor.findings import Finding
 
 TH = thresholds.defaults()
 
@@ -114,39 +113,9 @@ def test_thresholds_come_from_the_macros():
         load_thresholds({"ingest_doctor_queue_fill_pct": "180"})
 
 
-# ---------------------------------------------------------------------------- latency through the core's pieces
+# ---------------------------------------------------------------------------- judging through the core
 def _probes(values, kind="event"):
     return [HecProbe(1000.0 + 10 * i, 200, None, v, kind) for i, v in enumerate(values)]
-
-
-def test_latency_sustained_spike_and_symptom():
-    ev = Evidence(host="hf")
-    ev.hec_probes = _probes([1500, 1600, 1700, 1800])
-    rep = Report("hf")
-    complete(rep, ev, TH)
-    assert [(f.bottleneck, f.severity) for f in rep.findings] == [("hec_input", "warning")]
-    assert rep.findings[0].recommendations and rep.findings[0].evidence[0].unit == "ms"
-
-    spike = Evidence(host="hf")
-    spike.hec_probes = _probes([20, 30, 2500, 25])
-    rep2 = Report("hf")
-    complete(rep2, spike, TH)
-    assert [(f.bottleneck, f.severity) for f in rep2.findings] == [("hec_input", "info")]
-
-    calm = Evidence(host="hf")
-    calm.hec_probes = _probes([20, 30, 25, 25])
-    rep3 = Report("hf")
-    complete(rep3, calm, TH)
-    assert rep3.findings == []
-
-    # with a full typing queue, slow HEC is the typing finding's symptom, not a second finding
-    both = Evidence(host="hf")
-    both.hec_probes = _probes([1500, 1600, 1700, 1800])
-    both.queues = [QueueSample(1000.0 + 30 * i, "typingQueue", None, 100.0, "sample", True) for i in range(4)]
-    rep4 = diagnose(both, TH)
-    complete(rep4, both, TH)
-    assert [f.bottleneck for f in rep4.findings] == ["typing"]
-    assert any(e.signal == "hec_request_latency_ms" for e in rep4.findings[0].evidence)
 
 
 def test_judge_dedups_by_id_and_applies_the_floor():

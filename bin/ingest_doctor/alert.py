@@ -20,7 +20,7 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
-from . import alert_latency, exitcodes
+from . import exitcodes
 from . import thresholds as thresholds_mod
 from .alert_payload import AlertError, BadConfig, Payload, index_from_macro
 from .alert_results import read_rows
@@ -142,7 +142,6 @@ def judge(by_host: Dict[str, Evidence], th: thresholds_mod.Thresholds, min_sever
     floor = severity_rank(min_severity)
     for host in sorted(by_host):
         report = diagnose(by_host[host], th)
-        alert_latency.complete(report, by_host[host], th)
         notes.extend("%s: %s" % (host, n) for n in report.not_judged)
         for f in report.findings:
             if severity_rank(f.severity) >= floor:
