@@ -155,3 +155,11 @@ def test_tcpout_paused_without_queue_data_is_an_output_finding():
     assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig))) == [("output", "warning")]
     quiet = [QueueSample(1000.0 + 30 * i, "parsingQueue", None, 5.0, source="m") for i in range(4)]
     assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig[:1], queues=quiet))) == [("output", "info")]
+
+
+def test_hec_latency_sustained_is_a_warning_a_single_slow_probe_is_info():
+    slow = [HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="event") for i in range(4)]
+    r = diagnose(Evidence(host="hf", hec_probes=slow))
+    assert bottlenecks(r) == [("hec_input", "warning")] and "2500 ms" in r.findings[0].summary
+    one = [HecProbe(1000.0 + 10 * i, 200, 17, v) for i, v in enumerate([20.0, 3000.0, 25.0])]
+    assert bottlenecks(diagnose(Evidence(host="hf", hec_probes=one))) == [("hec_input", "info")]

@@ -457,6 +457,37 @@ class Diagnosis:
                 for it in items:
                     d.add(it)
 
+    def hec_latency(self) -> None:
+        """The collector's probes: a round trip sustained over `hec_latency_ms` (HEC or what is behind it)."""
+        pts = [(p.time, p.rtt_ms) for p in self.ev.hec_probes if p.rtt_ms is not None]
+        if not pts:
+            return
+        j = judge(pts, self.th.hec_latency_ms, self.th, use_median=True)
+        if j.level == OK:
+            return
+        src = next(p.source for p in self.ev.hec_probes if p.rtt_ms is not None)
+        item = EvidenceItem("hec_latency_ms", _r(j.value), "ms", j.window, src)
+        if self._chain_pset and j.level == SUSTAINED:
+            for pset, stage in self._chain_pset.items():
+                d = self.drafts.get((stage, pset))
+                if d is not None:
+                    d.add(item)
+            return
+        d = self.draft("hec_input", None)
+        d.add(item)
+        if j.level == SUSTAINED:
+            d.raise_to("warning")
+            text = "HEC requests take %.0f ms (%s), over %.0f ms." % (j.value, j.window, self.th.hec_latency_ms)
+            if not d.headline or d.headline.endswith("not sustained.") or d.severity == "info":
+                d.headline = text
+                d.component = d.component or "httpinputserverdatathread"
+            else:
+                d.details.append(text)
+        elif not d.headline:
+            d.severity = "info"
+            d.component = "httpinputserverdatathread"
+            d.headline = "One HEC probe took %.0f ms, but not sustained." % j.peak
+
     @staticmethod
     def _hec_words(nerr: int, codes: List[int]) -> List[str]:
         words = []
@@ -748,6 +779,7 @@ class Diagnosis:
         self.localise_queues(qstates)
         self.judge_threads(self.thread_states())
         self.hec_symptoms()
+        self.hec_latency()
         self.log_symptoms()
         self.indexer()
         self.host_cpu_rule()
