@@ -60,7 +60,7 @@ venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp
 bin/lib/.stamp: requirements-app.txt tools/prune_lib.py $(VENV)/py313/.stamp
 	@mkdir -p $(VENV)
 	$(LOCK) bash -c 'rm -rf bin/.lib.new && mkdir -p bin/.lib.new && \
-	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --target bin/.lib.new -r requirements-app.txt && \
+	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --only-binary=:all: --target bin/.lib.new -r requirements-app.txt && \
 	  $(VENV)/py313/bin/python -B tools/prune_lib.py bin/.lib.new && \
 	  touch bin/.lib.new/.stamp && rm -rf bin/lib && mv bin/.lib.new bin/lib'
 
