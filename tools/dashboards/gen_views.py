@@ -45,7 +45,7 @@ QUEUE_BASE = (
     "| tstats fillnull_value=\"none\" sum(PREFIX(current_size_kb=)) AS cur_kb sum(PREFIX(max_size_kb=)) AS max_kb "
     "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
     "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " "
-    "by _time span=30s host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "by host PREFIX(name=) PREFIX(ingest_pipe=) _time span=30s\n"
     "| `ingest_doctor_queue_fill_rows`\n"
     "| " + PSET
 )
@@ -53,7 +53,7 @@ QUEUE_BASE = (
 # Blocked queues (blocked=true) as annotations: one per 5 minutes and pipeline set.
 BLOCKED_ANNOTATIONS = (
     "| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(blocked=true) "
-    + HOSTS + " by _time span=5m host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    + HOSTS + " by host PREFIX(name=) PREFIX(ingest_pipe=) _time span=5m\n"
     "| rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe\n"
     "| " + PSET + "\n"
     "| stats values(queue) AS queues BY _time host ingest_pipe\n"
@@ -413,7 +413,7 @@ def hec_performance() -> Dash:
     d.search("ds_hec_lag", "Ingestion lag of HEC data (_indextime - _time, 1 in 100 events sampled)",
              "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n"
              "| timechart span=5m perc50(lag_s) AS p50 perc95(lag_s) AS p95 max(lag_s) AS max",
-             sampleRatio=100)
+             earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
     d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
              HEC_SETTINGS)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
@@ -609,7 +609,7 @@ def pipeline_sets() -> Dash:
     d.search("ds_psets_load", "Busiest thread and share per pipeline set (metrics.log group=pipelineset)",
              "| tstats fillnull_value=\"none\" max(PREFIX(dutycycle_ratio=)) AS ratio avg(PREFIX(share=)) AS share "
              "where `ingest_doctor_metrics_log` TERM(group=pipelineset) TERM(name=load_metrics) " + HOSTS + " "
-             "by _time span=1m host PREFIX(ingest_pipe=) PREFIX(busiest_thread_name=)\n"
+             "by host PREFIX(ingest_pipe=) PREFIX(busiest_thread_name=) _time span=1m\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe \"busiest_thread_name=\" AS busiest_thread\n"
              "| " + PSET + "\n"
              "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
@@ -677,7 +677,7 @@ def cpu_by_processor() -> Dash:
     d.search("ds_cpu", "CPU seconds per processor per minute (tstats over metrics.log group=pipeline)",
              "| tstats fillnull_value=\"none\" sum(PREFIX(cpu_seconds=)) AS cpu_seconds sum(PREFIX(executes=)) AS executes "
              "where `ingest_doctor_metrics_log` TERM(group=pipeline) " + HOSTS + " "
-             "by _time span=1m host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=)\n"
+             "by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) _time span=1m\n"
              "| rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe\n"
              "| " + PSET + "\n"
              "| eval pct_one_core=round(cpu_seconds/60*100, 1)\n"
@@ -711,7 +711,7 @@ def cpu_by_processor() -> Dash:
     d.search("ds_indexer_cpu", "Indexer write and service CPU (group=pipeline name=indexerpipe processor=indexer)",
              "| tstats fillnull_value=\"none\" sum(PREFIX(write_cpu_seconds=)) AS write_cpu sum(PREFIX(service_cpu_seconds=)) AS service_cpu "
              "where `ingest_doctor_metrics_log` TERM(group=pipeline) TERM(name=indexerpipe) TERM(processor=indexer) " + HOSTS + " "
-             "by _time span=1m host PREFIX(ingest_pipe=)\n"
+             "by host PREFIX(ingest_pipe=) _time span=1m\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
              "| eval write_pct=write_cpu/60*100, service_pct=service_cpu/60*100\n"
              "| timechart span=1m max(write_pct) AS \"raw data write\" max(service_pct) AS \"index service\"")
@@ -782,8 +782,8 @@ def findings() -> Dash:
              FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
     d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
             "| sort severity_rank - last_seen_epoch\n"
-            "| table severity status host bottleneck pipeline_set component summary evidence_text advice settings "
-            "first_seen last_seen count evidence_dashboard\n"
+            "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
+            "first_seen last_seen count status evidence_dashboard\n"
             "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\"\n"
             + NO_FINDINGS)
     d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
@@ -806,7 +806,8 @@ def findings() -> Dash:
           "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
           "with the current and the suggested value read from the instance.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 320}, "recommendations": {"width": 320}}},
+                            "summary": {"width": 300}, "evidence": {"width": 230},
+                            "recommendations": {"width": 300}, "setting -> suggested": {"width": 170}}},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[{"type": "drilldown.customUrl", "options": {

@@ -459,8 +459,8 @@ def cpu_fixtures(w: World):
 
 def findings_fixtures(w: World):
     f = {}
-    fields = ["severity", "status", "host", "bottleneck", "pipeline_set", "component", "summary", "evidence_text",
-              "advice", "settings", "first_seen", "last_seen", "count", "evidence_dashboard"]
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text",
+              "advice", "settings", "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
     f["ds_findings_table"] = findings_rows(w, fields, status="open", rename={
         "evidence_text": "evidence", "advice": "recommendations", "settings": "setting -> suggested"})
     open_ = [fd for fd in FINDINGS if fd["status"] == "open" and w.sat]

@@ -195,7 +195,10 @@ async function settle(page, expected, timeoutMs) {
         const state = await page.evaluate(() => {
             const items = [...document.querySelectorAll('[data-test="viz-item"]')];
             const loading = items.filter((el) => el.querySelector('[data-test="icon-placeholder"]')).length;
-            return { count: items.length, loading, html: document.body.innerHTML.length };
+            const html = document.body.innerHTML;
+            let hash = 5381;
+            for (let i = 0; i < html.length; i += 1) hash = ((hash * 33) ^ html.charCodeAt(i)) | 0;
+            return { count: items.length, loading, html: hash };
         });
         if (state.count >= expected && state.loading === 0) {
             if (state.html !== last) { last = state.html; stableSince = Date.now(); } else if (Date.now() - stableSince > 700) return true;
