@@ -58,6 +58,11 @@ def window_minutes(window: str) -> Optional[float]:
     return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
 
 
+def _sustained_words(window: str) -> str:
+    minutes = window_minutes(window)
+    return "for %d minutes" % minutes if minutes is not None else "(%s)" % window
+
+
 def _pset_text(pset: Optional[int]) -> str:
     return "" if pset is None else "Pipeline set %d: " % pset
 
@@ -382,13 +387,13 @@ class Diagnosis:
             d.pegged = True
             d.raise_to("warning")
             if not d.headline or d.headline.endswith("not a bottleneck."):
-                d.headline = ("The %s is busy %.0f%% of one core, sustained (%s): the %s stage is saturated."
-                              % (s.label, j.value, j.window,
+                d.headline = ("The %s is busy %.0f%% of one core, sustained %s: the %s stage is saturated."
+                              % (s.label, j.value, _sustained_words(j.window),
                                  "HEC input" if stage.name == "hec_input" else stage.name))
                 d.component = s.thread
             else:
-                d.thread_details.append("The %s is busy %.0f%% of one core (%s)."
-                                        % (s.label, j.value, j.window))
+                d.thread_details.append("The %s is busy %.0f%% of one core %s."
+                                        % (s.label, j.value, _sustained_words(j.window)))
             if stage.name != "hec_input" and d.component and "Queue" in d.component:
                 d.component = s.thread
             d.add(item)

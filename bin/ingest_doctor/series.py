@@ -48,9 +48,7 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     last = values[-of:]
     hits = sum(1 for v in last if v >= threshold)
     agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
-    if len(last) >= n_need and hits >= n_need:
-        return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
-                         "%d of the last %d samples" % (hits, len(last)), len(values))
+    # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
     times = [t for t, _ in pts if t is not None]
     if len(times) == len(pts) and len(pts) >= n_need:
         window_s = th.sustained_window_min * 60.0
@@ -62,6 +60,9 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
             value = agg(recent)
             if value >= threshold:
                 return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
+    if len(last) >= n_need and hits >= n_need:
+        return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
+                         "%d of the last %d samples" % (hits, len(last)), len(values))
     if peak >= threshold:
         return Judgement(SPIKE, peak, peak, "sample", len(values))
     return Judgement(OK, agg(last), peak, "%d samples" % len(last), len(values))
