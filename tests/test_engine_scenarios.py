@@ -191,3 +191,15 @@ def test_empty_snapshot_says_nothing_was_judged(tmp_path):
     r = diagnose(load_snapshot(str(tmp_path))).to_dict()
     assert r["findings"] == []
     assert r["not_judged"][0] == "no evidence could be read: nothing was judged"
+
+
+def test_rest_only_snapshot_still_localises_from_the_lookback_averages(tmp_path):
+    import shutil
+    snap = str(tmp_path / "rest_only")
+    shutil.copytree(os.path.join(SCEN, "indexing_headroom"), snap)
+    shutil.rmtree(os.path.join(snap, "logs"))
+    r = diagnose(load_snapshot(snap)).to_dict()
+    f = only(r, "indexing")
+    assert f["severity"] == "warning" and "10m average" in f["summary"]
+    assert all("rest " in e["source"] for e in f["evidence"])
+    assert rec(f, "parallelIngestionPipelines")["suggested"] == "2"
