@@ -167,3 +167,31 @@ def test_snapshot_as_a_subprocess(fake_splunkd, tls, tmp_path):
     assert r.returncode == exitcodes.OK, r.stderr
     assert "wrote" in r.stdout
     assert "earliest=-5m" in fake_splunkd.requests_to("/services/search/jobs/export")[0].form()["search"][0]
+
+
+def test_out_must_be_new_or_empty_and_logs_can_be_skipped(fake_splunkd, tls, tmp_path, monkeypatch):
+    serve(fake_splunkd, instance())
+    monkeypatch.setenv("TOK", "k")
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "keep.txt").write_text("x")
+    code, _, err = run(["snapshot", "--uri", fake_splunkd.url, "--out", str(busy), "--token-env", "TOK",
+                        "--ca-file", tls[0]])
+    assert code == exitcodes.USAGE and "not empty" in err and (busy / "keep.txt").exists()
+    code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0],
+                            "--metrics-log-minutes", "0"))
+    assert code == exitcodes.OK, err
+    assert not fake_splunkd.requests_to("/services/search/jobs/export")
+    assert not (tmp_path / "snap" / "logs").exists()
+
+
+def test_unreachable_splunkd_is_transient(tmp_path, monkeypatch):
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    monkeypatch.setenv("TOK", "k")
+    code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % port, "--out", str(tmp_path / "s"),
+                        "--token-env", "TOK", "--insecure"])
+    assert code == exitcodes.TRANSIENT and "cannot reach" in err and err.count("\n") == 1
