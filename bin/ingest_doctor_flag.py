@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
 
-from typing import IO, Any, List, Optional  # noqa: E402
+from typing import IO, Any, List  # noqa: E402
 
 from ingest_doctor import exitcodes  # noqa: E402
 from ingest_doctor.alert_payload import AlertError, describe, parse_payload  # noqa: E402
@@ -33,8 +34,7 @@ def make_logger(stderr: IO[str]):
     return log
 
 
-def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str],
-         port_factory: Optional[Any] = None) -> int:
+def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
     log = make_logger(stderr)
     if argv != ["--execute"]:
         log("ERROR", "usage", msg="run by splunkd as: ingest_doctor_flag.py --execute (JSON payload on stdin)")
@@ -46,19 +46,19 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str],
         from ingest_doctor.diagnose import diagnose
         from ingest_doctor_flag_splunkd import SplunkdPort
 
-        if port_factory is not None:
-            port = port_factory(payload, log)
-        else:
-            port = SplunkdPort(payload.server_uri, payload.session_key, log)
-            log("INFO", "splunkd", tls=port.tls)
+        port = SplunkdPort(payload.server_uri, payload.session_key, log)
+        log("INFO", "splunkd", tls=port.tls)
         summary = run(payload, port, diagnose)
     except AlertError as e:
         log("ERROR", _category(e.code), msg=str(e), exit_code=e.code)
         return e.code
-    except Exception as e:  # our bug: say so, exit with its own code
-        log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e), exit_code=exitcodes.UNEXPECTED)
+    except Exception as e:  # our bug: say so and where, exit with its own code
+        frame = traceback.extract_tb(e.__traceback__)[-1]
+        log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e),
+            at="%s:%d" % (os.path.basename(frame.filename), frame.lineno), exit_code=exitcodes.UNEXPECTED)
         return exitcodes.UNEXPECTED
-    for note in summary.not_judged[:20]:
+    # What the rows could not tell the engine (most alerts carry one kind of evidence): a sample only.
+    for note in summary.not_judged[:5]:
         log("INFO", "not_judged", msg=note)
     log("INFO", "done", hosts=summary.rows_hosts, findings=summary.findings, below_min=summary.below_min,
         new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,

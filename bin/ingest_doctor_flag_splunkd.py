@@ -38,6 +38,9 @@ OWNER = "nobody"
 TIMEOUT_S = 10.0
 ATTEMPTS = 4
 RETRY_STATUSES = (502, 503, 504)
+KV_READ_CHUNK = 50
+KV_SAVE_CHUNK = 500
+EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
 CONFIG_LOOKBACK = "-30d"
@@ -188,28 +191,38 @@ class SplunkdPort:
         return True
 
     def kv_read(self, keys: Sequence[str]) -> Dict[str, Dict[str, Any]]:
-        if not keys:
-            return {}
-        status, body = self._call("read KV store %s" % COLLECTION, lambda: self.ctx.get(
-            "storage/collections/data/%s" % COLLECTION, output_mode="json", query=kv_query(list(keys))))
-        data = self._json("read KV store", status, body)
-        if not isinstance(data, list):
-            raise Transient("KV store %s answered with something that is not a list" % COLLECTION)
-        return {r["_key"]: r for r in data if isinstance(r, dict) and "_key" in r}
+        out: Dict[str, Dict[str, Any]] = {}
+        keys = sorted(set(keys))
+        for i in range(0, len(keys), KV_READ_CHUNK):       # the query travels in the URL: keep it short
+            chunk = keys[i:i + KV_READ_CHUNK]
+            status, body = self._call("read KV store %s" % COLLECTION, lambda c=chunk: self.ctx.get(
+                "storage/collections/data/%s" % COLLECTION, output_mode="json", query=kv_query(c)))
+            data = self._json("read KV store", status, body)
+            if not isinstance(data, list):
+                raise Transient("KV store %s answered with something that is not a list" % COLLECTION)
+            out.update({r["_key"]: r for r in data if isinstance(r, dict) and "_key" in r})
+        return out
 
     def kv_save(self, records: Sequence[Dict[str, Any]]) -> None:
-        payload = json.dumps(list(records))
-        self._call("save %d finding(s) to KV store %s" % (len(records), COLLECTION), lambda: self.ctx.post(
-            "storage/collections/data/%s/batch_save" % COLLECTION, headers=[("Content-Type", "application/json")],
-            body=payload))
+        records = list(records)
+        for i in range(0, len(records), KV_SAVE_CHUNK):     # limits.conf [kvstore] max_documents_per_batch_save
+            payload = json.dumps(records[i:i + KV_SAVE_CHUNK])
+            n = len(records[i:i + KV_SAVE_CHUNK])
+            self._call("save %d finding(s) to KV store %s" % (n, COLLECTION), lambda p=payload: self.ctx.post(
+                "storage/collections/data/%s/batch_save" % COLLECTION,
+                headers=[("Content-Type", "application/json")], body=p))
 
     def webhook(self, url: str, body: bytes) -> None:
         post_webhook(url, body, self.log, self.sleep, self.backoff)
 
-    def write_event(self, index: str, host: str, body: str) -> None:
-        self._call("write ingest_doctor:finding event to index %s" % index, lambda: self.ctx.post(
-            "receivers/simple", index=index, sourcetype="ingest_doctor:finding", source="ingest_doctor_flag",
-            host=host or self.host, body=body))
+    def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:
+        """One request per EVENTS_CHUNK events: ingest_doctor:finding breaks events on newlines."""
+        for i in range(0, len(bodies), EVENTS_CHUNK):
+            chunk = "\n".join(bodies[i:i + EVENTS_CHUNK])
+            self._call("write %d ingest_doctor:finding event(s) to index %s" % (len(bodies[i:i + EVENTS_CHUNK]), index),
+                       lambda c=chunk: self.ctx.post("receivers/simple", index=index,
+                                                     sourcetype="ingest_doctor:finding", source="ingest_doctor_flag",
+                                                     host=host or self.host, body=c))
 
 
 def _detail(body: Any) -> str:

@@ -222,6 +222,31 @@ def test_every_signal_kind_becomes_a_finding(splunkd, tls, tmp_path):
     assert len(splunkd.events) == 4
 
 
+def test_large_run_is_chunked(splunkd, tls, tmp_path):
+    rows = [thread_row(host="hf-%03d" % i) for i in range(120)]
+    rows += [dict(queue_row(host="idx-001", pset=str(p))) for p in range(3)]
+    res = write_results(str(tmp_path / "results.csv.gz"), rows)
+    p = run_action(payload(splunkd.fake, res), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert len(splunkd.kv.records) == 123 and len(splunkd.events) == 123
+    reads = [c for c in splunkd.kv.calls if c.startswith("GET /")]
+    assert len(reads) == 3                                  # 123 keys, 50 per query
+    assert len(splunkd.kv.saves) == 1 and splunkd.posts == 121     # one events request per host
+    idx = [e for e in splunkd.events if e["host"] == "idx-001"]
+    assert sorted(e["event"]["id"] for e in idx) == ["idx-001/typing/0", "idx-001/typing/1", "idx-001/typing/2"]
+
+
+def test_hec_thread_behind_full_queues_is_the_queues_finding(splunkd, tls, tmp_path):
+    """Digest mode: both rows of one host are judged together, and the core attributes the pegged HEC
+    thread to the stage whose queue is full (no separate hec_input finding)."""
+    rows = [thread_row(host="idx-01"), queue_row(host="idx-01", pset="1")]
+    res = write_results(str(tmp_path / "results.csv.gz"), rows)
+    assert run_action(payload(splunkd.fake, res), tls).returncode == exitcodes.OK
+    assert list(splunkd.kv.records) == ["idx-01~2Ftyping~2F1"]
+    ev = json.loads(splunkd.kv.records["idx-01~2Ftyping~2F1"]["evidence"])
+    assert any(e["signal"] == "thread_busy_pct" for e in ev)
+
+
 def test_config_search_failing_still_flags(splunkd, tls, tmp_path):
     from fakesplunkd import fault
     splunkd.fake.route("POST", "/servicesNS/nobody/ingest_doctor/search/jobs", fault("500"))
@@ -367,6 +392,17 @@ def test_webhook_down_is_transient_after_the_store_is_written(splunkd, tls, tmp_
     p = run_action(payload(splunkd.fake, res, webhook_url=splunkd.fake.url + "/hook"), tls)
     _bad(p, exitcodes.TRANSIENT, "webhook")
     assert list(splunkd.kv.records) == ["hf-01~2Fhec_input~2F-"] and len(splunkd.events) == 1
+
+
+def test_splunkd_rejecting_our_request_is_unexpected(splunkd, tls, tmp_path):
+    from fakesplunkd import messages
+    splunkd.fake.route("POST", "/servicesNS/nobody/ingest_doctor/storage/collections/data/"
+                               "ingest_doctor_findings/batch_save", messages(400, "Malformed JSON document"))
+    res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])
+    p = run_action(payload(splunkd.fake, res), tls)
+    _bad(p, exitcodes.UNEXPECTED, "HTTP 400", "Malformed JSON document")
+    # the event went out before the save: it stays, and the next run stores the record
+    assert len(splunkd.events) == 1 and splunkd.kv.records == {}
 
 
 def test_session_expired_is_auth(fake_splunkd, tls, tmp_path):

@@ -123,6 +123,7 @@ class Splunkd:
         self.kv = (kv or KVStore()).install(fake)
         self.configs = configs or {}
         self.events: List[Dict[str, Any]] = []
+        self.posts = 0
         self.hooks: List[Dict[str, Any]] = []
         self.searches: List[str] = []
         macros = parse_macros(os.path.join(ROOT, "default", "macros.conf"))
@@ -155,8 +156,12 @@ class Splunkd:
 
     def _receive(self, req: Request) -> Response:
         q = {k: v[0] for k, v in req.query.items()}
-        self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"), "host": q.get("host"),
-                            "source": q.get("source"), "event": json.loads(req.body.decode("utf-8"))})
+        self.posts += 1
+        # props.conf [ingest_doctor:finding]: LINE_BREAKER = ([\r\n]+), one event per line
+        for line in req.body.decode("utf-8").splitlines():
+            if line.strip():
+                self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
+                                    "host": q.get("host"), "source": q.get("source"), "event": json.loads(line)})
         return Response(200, {"bytes": len(req.body), "host": q.get("host"), "index": q.get("index"),
                               "source": q.get("source"), "sourcetype": q.get("sourcetype")})
 

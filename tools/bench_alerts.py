@@ -84,8 +84,8 @@ class MemoryPort:
         for r in records:
             self.kv[r["_key"]] = r
 
-    def write_event(self, index, host, body):
-        self.events += 1
+    def write_events(self, index, host, bodies):
+        self.events += len(bodies)
 
     def webhook(self, url, body):
         pass

@@ -8,9 +8,10 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 1. everything that can be refused is checked first (payload, results file,
    rows, thresholds): a bad input writes nothing;
 2. the KV store records of the run's findings are read in one request;
-3. per finding: the `ingest_doctor:finding` event, then all records in one
-   batch save (an event is never lost: a run cut short after the events is
-   redone in full, and the KV store keeps one record per id whatever happens);
+3. the `ingest_doctor:finding` events (one request per host: the sourcetype
+   breaks events on newlines), then the records in batch saves (an event is
+   never lost: a run cut short after the events is redone in full, and the KV
+   store keeps one record per id whatever happens);
 4. the webhook, last: a receiver that is down does not keep findings out of
    Splunk.
 """
@@ -56,7 +57,7 @@ class Port(Protocol):
     def kv_save(self, records: Sequence[Dict[str, Any]]) -> None:
         ...
 
-    def write_event(self, index: str, host: str, body: str) -> None:
+    def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:  # one JSON line each
         ...
 
     def webhook(self, url: str, body: bytes) -> None:
@@ -185,9 +186,12 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
             summary.unchanged += 1
             continue
         planned.append((f, up))
+    by_event_host: Dict[str, List[str]] = {}
     for f, up in planned:
-        port.write_event(index, f.host or "", finding_event(f, DETECTED_BY))
-        summary.events += 1
+        by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
+    for host in sorted(by_event_host):
+        port.write_events(index, host, by_event_host[host])
+        summary.events += len(by_event_host[host])
     if planned:
         port.kv_save([up.record for _, up in planned])
     for _, up in planned:
