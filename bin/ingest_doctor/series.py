@@ -36,12 +36,12 @@ def _median(values: Sequence[float]) -> float:
 
 def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th: Thresholds,
           use_median: bool = False) -> Judgement:
-    """`points` are (time or None, value), oldest first (sorted here when timed)."""
+    """`points` are (time or None, value); timed ones are sorted here, untimed ones count as the newest."""
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
-    pts: List[Tuple[Optional[float], float]] = list(points)
-    if all(t is not None for t, _ in pts):
-        pts.sort(key=lambda p: p[0])
+    # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest.
+    timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])  # type: ignore[arg-type,return-value]
+    pts: List[Tuple[Optional[float], float]] = list(timed) + [p for p in points if p[0] is None]
     values = [v for _, v in pts]
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
@@ -49,11 +49,11 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     hits = sum(1 for v in last if v >= threshold)
     agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
-    times = [t for t, _ in pts if t is not None]
-    if len(times) == len(pts) and len(pts) >= n_need:
+    times = [t for t, _ in timed]
+    if len(timed) >= n_need:
         window_s = th.sustained_window_min * 60.0
         end = times[-1]
-        recent = [v for t, v in pts if t is not None and t >= end - window_s]
+        recent = [v for t, v in timed if t >= end - window_s]
         first = next(t for t in times if t >= end - window_s)
         span = end - first
         if len(recent) >= n_need and span >= window_s / 2.0:
