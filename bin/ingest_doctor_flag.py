@@ -57,8 +57,10 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e),
             at="%s:%d" % (os.path.basename(frame.filename), frame.lineno), exit_code=exitcodes.UNEXPECTED)
         return exitcodes.UNEXPECTED
-    # What the rows could not tell the engine (most alerts carry one kind of evidence): a sample only.
-    for note in summary.not_judged[:5]:
+    # What the engine could not judge. Most alerts carry one kind of evidence, so the generic
+    # "no <source>" notes are expected; the specific ones (a pegged thread outside the pipeline) first.
+    notes = sorted(summary.not_judged, key=lambda n: ": no " in n)
+    for note in notes[:5]:
         log("INFO", "not_judged", msg=note)
     log("INFO", "done", hosts=summary.rows_hosts, findings=summary.findings, below_min=summary.below_min,
         new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,
