@@ -50,6 +50,18 @@ QUEUE_BASE = (
     "| " + PSET
 )
 
+# Findings (KV store) as annotations: first seen within the time range, coloured by severity.
+def findings_annotations(where: str) -> str:
+    return (
+        "| inputlookup ingest_doctor_findings\n"
+        "| search " + HOSTS + " " + where + "\n"
+        "| addinfo\n| where first_seen>=info_min_time AND first_seen<=info_max_time\n"
+        "| eval _time=first_seen, label=\"finding (\".severity.\"): \".host.\" \".bottleneck."
+        "if(isnull(pipeline_set) OR pipeline_set==\"\", \"\", \" set \".pipeline_set), "
+        "color=case(severity==\"critical\", \"" + CRIT + "\", severity==\"warning\", \"" + WARN + "\", true(), \"" + GREY + "\")\n"
+        "| table _time label color")
+
+
 # Blocked queues (blocked=true) as annotations: one per 5 minutes and pipeline set.
 BLOCKED_ANNOTATIONS = (
     "| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(blocked=true) "
@@ -58,7 +70,9 @@ BLOCKED_ANNOTATIONS = (
     "| " + PSET + "\n"
     "| stats values(queue) AS queues BY _time host ingest_pipe\n"
     "| eval label=host.\" set \".ingest_pipe.\": \".mvjoin(queues, \", \").\" blocked\", color=\"" + CRIT + "\"\n"
-    "| table _time label color"
+    "| table _time label color\n"
+    "| append [" + findings_annotations("bottleneck!=\"hec_input\"").replace("\n", " ") + "]\n"
+    "| sort _time"
 )
 
 # metrics.log group=dutycycle in both layouts, normalised to one row per sample and thread:
@@ -307,6 +321,11 @@ def link(dashboard: str, **tokens: str) -> dict:
                         "tokens": [{"token": "form." + k, "value": v} for k, v in tokens.items()]}}
 
 
+ANNOTATION_OPTS = {"annotationX": "> annotation | seriesByName(\"_time\")",
+                   "annotationLabel": "> annotation | seriesByName(\"label\")",
+                   "annotationColor": "> annotation | seriesByName(\"color\")"}
+
+
 def line_opts(ytitle: str, ymax=None, **extra) -> dict:
     o = {"yAxisTitleText": ytitle, "xAxisTitleVisibility": "hide", "legendDisplay": "right",
          "showYAxisWithZero": True}
@@ -404,6 +423,8 @@ def hec_performance() -> Dash:
             "| where thread==\"httpinputserverdatathread\"\n"
             "| timechart span=1m max(busy_pct) BY host limit=20 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
+             findings_annotations("bottleneck=\"hec_input\""))
     d.search("ds_hec_queues", "Queue fill on the HEC hosts (tstats over metrics.log)",
              QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
                                 "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
@@ -451,7 +472,8 @@ def hec_performance() -> Dash:
     d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core by host", "ds_hec_thread",
           "httpinputserverdatathread from metrics.log dutycycle and the collector. At the dashed line "
           "(ingest_doctor_thread_busy_pct) one core is pegged: raise dedicatedIoThreads. Click for thread activity.",
-          line_opts("% of one core", 100),
+          dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
+          dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
           eventHandlers=[link("ingest_doctor_thread_activity", host="$click.name2$")])
     d.add("viz_hec_queues", "splunk.line", "Queue fill % on the HEC hosts (per pipeline set)", "ds_hec_queues",
           "Full queues behind HEC make it answer 503 / reply=9. Click for the pipeline-set view.",
@@ -584,7 +606,7 @@ def pipeline_sets() -> Dash:
                                          "token": "agg", "defaultValue": "median"}}
     d.global_inputs.append("input_agg")
     d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
-    d.search("ds_blocked", "Blocked queues (blocked=true) as annotations", BLOCKED_ANNOTATIONS)
+    d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
     d.chain("ds_fill_time", "Fill % per queue and pipeline set", "ds_queues",
             "| where isnotnull(stage)\n| eval series=queue.\" #\".ingest_pipe\n"
             "| timechart span=1m $agg$(fill_pct) BY series limit=30 useother=false\n"
@@ -626,11 +648,8 @@ def pipeline_sets() -> Dash:
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
     d.add("viz_fill_time", "splunk.line", "Fill % per queue and pipeline set ($agg$ per minute)", "ds_fill_time",
-          "Red marks: blocked=true in metrics.log. The dashed line is ingest_doctor_queue_fill_pct.",
-          dict(line_opts("fill %", 100), **{
-              "annotationX": "> annotation | seriesByName(\"_time\")",
-              "annotationLabel": "> annotation | seriesByName(\"label\")",
-              "annotationColor": "> annotation | seriesByName(\"color\")"}),
+          "Red marks: blocked=true in metrics.log, and findings when first seen. The dashed line is ingest_doctor_queue_fill_pct.",
+          dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
     bands = [(60, OK), (90, WARN), (None, CRIT)]
     cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})

@@ -217,6 +217,8 @@ def hec_fixtures(w: World):
         for q, _, _ in QUEUES:
             series["%s %s #none" % (h, q)] = (lambda t, h=h, q=q: w.fill(h, q, "none", t))
     f["ds_hec_queues"] = timechart(series, {"threshold": QUEUE_PCT})
+    f["ds_hec_findings_ann"] = result(["_time", "label", "color"], [
+        [iso(END - 86 * 60 + 10), "finding (critical): hf-01 hec_input", "#D41F1F"]] if w.sat else [])
 
     def lagf(q):
         def fn(t):
@@ -354,6 +356,9 @@ def pipeline_fixtures(w: World):
         for t in times(5):
             if w.ramp(t) >= 0.9:
                 ann.append([iso(t), "idx-02 set 1: aggqueue, parsingqueue, typingqueue blocked", "#D41F1F"])
+        ann += [[iso(END - 89 * 60 + 40), "finding (critical): idx-02 typing set 1", "#D41F1F"],
+                [iso(END - 80 * 60), "finding (warning): idx-02 pipeline_set_imbalance set 0", "#CBA700"]]
+        ann.sort()
     else:
         ann.append([iso(END - 170 * 60), "idx-01 set 0: indexqueue blocked", "#D41F1F"])
     f["ds_blocked"] = result(["_time", "label", "color"], ann)
