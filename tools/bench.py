@@ -16,6 +16,7 @@ Register a bench in this file or in a `tools/bench_<area>.py` module:
             return {"extra_number": 1.0}      # optional extra numbers to print
         return work
 
+`bin/` is not on sys.path (a bench adds what it imports); `tests/` is, for the fakes and builders.
 Each bench runs in a fresh interpreter, so peak RSS (`ru_maxrss`) is its own; the
 harness prints wall time, CPU time, Python peak allocation (tracemalloc, a second run)
 and peak RSS.
@@ -74,6 +75,7 @@ def diagnose_large_snapshot():
 def discover() -> None:
     sys.modules.setdefault("bench", sys.modules[__name__])
     sys.path.insert(0, TOOLS)
+    sys.path.insert(0, os.path.join(ROOT, "tests"))     # benches may build on the test fakes and builders
     for path in sorted(glob.glob(os.path.join(TOOLS, "bench_*.py"))):
         importlib.import_module(os.path.splitext(os.path.basename(path))[0])
 
