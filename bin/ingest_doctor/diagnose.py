@@ -131,6 +131,11 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
 
     def keep(items, *attrs):
         nonlocal dropped
+        try:    # fast path: a NaN or an infinity anywhere makes the sum non-finite
+            if math.isfinite(sum(getattr(x, a) or 0.0 for x in items for a in attrs)):
+                return items
+        except (TypeError, OverflowError):
+            pass
         out = [x for x in items if all(getattr(x, a) is None or _finite(getattr(x, a)) for a in attrs)]
         dropped += len(items) - len(out)
         return out
