@@ -92,6 +92,10 @@ def judge(report: dict, docs_checks: Dict[str, List[str]], label: str) -> Tuple[
     problems = []
     for c in checks(report):
         result = c.get("result")
+        if result == "skipped":  # shown, not blocking: AppInspect could not apply the check
+            for m in c.get("messages", []) or [{"message": "(no message)"}]:
+                print("  %s: SKIPPED %s: %s" % (label, c["name"], m.get("message", "").strip()))
+            continue
         if result not in BLOCKING and result != "warning":
             continue
         msgs = [m for m in c.get("messages", []) if m.get("result") == result] or c.get("messages", [])
