@@ -60,6 +60,11 @@ def test_each_broken_search_is_rejected(spl, expected):
     assert any(expected in p for p in found), found
 
 
+def test_comments_are_not_syntax():
+    assert problems("`metrics_log` ```don't count | nosuch [ (``` | stats count") == []
+    assert any("unclosed ``` comment" in p for p in problems("`metrics_log` ```open | stats count"))
+
+
 def test_quoted_text_is_not_syntax():
     assert problems('`metrics_log` | eval x="index=main | nosuch [ ( `"') == []
     assert problems("`metrics_log` | eval x=\"escaped \\\" quote\" | table x") == []

@@ -107,12 +107,21 @@ def _split_args(text: str) -> List[str]:
 
 
 def _blank_quotes(spl: str) -> Tuple[str, List[str]]:
-    """Replace the inside of quoted strings and macro calls with spaces (same offsets)."""
+    """Blank the inside of quoted strings and the whole of ```comments``` (same offsets)."""
     out = list(spl)
     errors = []
     i, n = 0, len(spl)
     while i < n:
         c = spl[i]
+        if spl.startswith("```", i):  # an SPL comment: ```like this```
+            j = spl.find("```", i + 3)
+            if j < 0:
+                errors.append("unclosed ``` comment at offset %d: %s" % (i, _snip(spl, i)))
+                j = n
+            for k in range(i, min(n, j + 3)):
+                out[k] = " "
+            i = j + 3
+            continue
         if c in "\"'":
             j = i + 1
             while j < n and spl[j] != c:
