@@ -16,9 +16,13 @@ VENV     := .venv
 TOOLSPY  := $(VENV)/tools/bin/python
 
 # Splunk 10 runs app scripts on 3.13, Splunk 9 on 3.9: test on both.
-PY313    ?= $(shell pyenv prefix 3.13.0 2>/dev/null || pyenv prefix 3.13 2>/dev/null)/bin/python3
-PY39     ?= $(shell pyenv prefix 3.9.18 2>/dev/null || pyenv prefix 3.9 2>/dev/null)/bin/python3
-PYTOOLS  ?= $(shell pyenv prefix 3.11.7 2>/dev/null || dirname $$(dirname $$(command -v python3)))/bin/python3
+# The tools (AppInspect, vermin, slim) run on 3.11. Found through pyenv, even when the pyenv
+# command itself is not on PATH (CI's environment).
+PYENV_ROOT ?= $(or $(shell pyenv root 2>/dev/null),$(HOME)/.pyenv)
+PY313    ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.13*/bin/python3))
+PY39     ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.9*/bin/python3))
+PYTOOLS  ?= $(firstword $(wildcard $(PYENV_ROOT)/versions/3.11*/bin/python3) $(shell command -v python3))
+need_py   = @test -x "$(1)" || { echo "make: Python $(2) not found (looked for '$(1)'): install it with pyenv (pyenv install $(2))"; exit 1; }
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PYTHONDONTWRITEBYTECODE := 1
@@ -35,18 +39,21 @@ all: package
 # ---------------------------------------------------------------- environments
 $(VENV)/py313/.stamp: requirements-dev.txt
 	@mkdir -p $(VENV)
+	$(call need_py,$(PY313),3.13)
 	$(LOCK) bash -c 'test -x $(VENV)/py313/bin/python || $(PY313) -m venv $(VENV)/py313; \
 	  $(VENV)/py313/bin/pip install -q -r requirements-dev.txt'
 	touch $@
 
 $(VENV)/py39/.stamp: requirements-dev.txt
 	@mkdir -p $(VENV)
+	$(call need_py,$(PY39),3.9)
 	$(LOCK) bash -c 'test -x $(VENV)/py39/bin/python || $(PY39) -m venv $(VENV)/py39; \
 	  $(VENV)/py39/bin/pip install -q -r requirements-dev.txt'
 	touch $@
 
 $(VENV)/tools/.stamp: requirements-tools.txt
 	@mkdir -p $(VENV)
+	$(call need_py,$(PYTOOLS),3.11)
 	$(LOCK) bash -c 'test -x $(TOOLSPY) || $(PYTOOLS) -m venv $(VENV)/tools; \
 	  $(VENV)/tools/bin/pip install -q -r requirements-tools.txt'
 	touch $@
