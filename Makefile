@@ -128,7 +128,7 @@ test-make:
 # when node_modules is missing or older than the lock. Debian's chromium when it is absent
 # (CI runs as root). Then: views up to date, Splunk's preset schema + our checks, a headless
 # render of every view with the healthy and saturated recordings (screenshots in
-# build/dashboards/), and a self-test that each gate bites.
+# build/dashboards/), the drilldowns clicked, and a self-test that each gate bites.
 node_modules/.ingest-doctor-stamp: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
@@ -140,6 +140,7 @@ test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	python3 tools/dashboards/gen_views.py --check
 	node tools/dashboards/validate.js
 	node tools/dashboards/render.js
+	node tools/dashboards/drilldowns.js
 	node tools/dashboards/selftest.js
 
 # Refresh the README's screenshots (docs/screenshots/) from the recordings.

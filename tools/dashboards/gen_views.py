@@ -316,9 +316,15 @@ def std_inputs(d: Dash, pset: bool = True) -> None:
 
 
 def link(dashboard: str, **tokens: str) -> dict:
-    return {"type": "drilldown.linkToDashboard",
-            "options": {"app": APP, "dashboard": dashboard, "newTab": False,
-                        "tokens": [{"token": "form." + k, "value": v} for k, v in tokens.items()]}}
+    """A drilldown to another view of the app, carrying input tokens as form.<token> URL parameters.
+
+    drilldown.customUrl to /app/ingest_doctor/<view> (Splunk Web adds the locale), values URL-encoded
+    by the |u filter. customUrl rather than linkToDashboard: it is in the published presets, so the
+    render test clicks it and checks where it leads; Studio accepts only absolute or /-rooted URLs.
+    """
+    query = "&".join("form.{}={}|u$".format(k, v[:-1]) for k, v in tokens.items())  # "$row.host.value$" -> "...|u$"
+    return {"type": "drilldown.customUrl",
+            "options": {"url": "/app/{}/{}".format(APP, dashboard) + ("?" + query if query else ""), "newTab": False}}
 
 
 ANNOTATION_OPTS = {"annotationX": "> annotation | seriesByName(\"_time\")",
@@ -474,7 +480,7 @@ def hec_performance() -> Dash:
           "(ingest_doctor_thread_busy_pct) one core is pegged: raise dedicatedIoThreads. Click for thread activity.",
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
-          eventHandlers=[link("ingest_doctor_thread_activity", host="$click.name2$")])
+          eventHandlers=[link("ingest_doctor_thread_activity", host="$name$")])
     d.add("viz_hec_queues", "splunk.line", "Queue fill % on the HEC hosts (per pipeline set)", "ds_hec_queues",
           "Full queues behind HEC make it answer 503 / reply=9. Click for the pipeline-set view.",
           line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
@@ -830,7 +836,7 @@ def findings() -> Dash:
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[{"type": "drilldown.customUrl", "options": {
-              "url": "/app/" + APP + "/$row.evidence_dashboard.value$?form.host=$row.host.value$",
+              "url": "/app/" + APP + "/$row.evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])
     d.markdown("viz_findings_help", "About findings",
                "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "

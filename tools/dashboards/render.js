@@ -310,4 +310,4 @@ async function main(argv) {
 if (require.main === module) {
     main(process.argv.slice(2)).then((r) => process.exit(r.code), (e) => { console.error(e.stack || String(e)); process.exit(2); });
 }
-module.exports = { main, testDefinition, consumers, loadFixture };
+module.exports = { main, testDefinition, consumers, loadFixture, startServer, buildBundle, settle, CHROMIUM, CHROMIUM_FLAGS };

@@ -23,6 +23,8 @@ function brokenDefinition() {
     def.visualizations.viz_kpi_hosts.title = '';                                   // untitled
     def.visualizations.viz_findings_table.eventHandlers.push({
         type: 'drilldown.linkToDashboard', options: { app: 'ingest_doctor', dashboard: 'no_such_view', tokens: [], newTab: false } });
+    def.visualizations.viz_findings_by.eventHandlers = [{
+        type: 'drilldown.customUrl', options: { url: '/app/ingest_doctor/no_such_view2?form.host=$row.host.value|u$', newTab: false } }];
     return { view, def };
 }
 
@@ -62,6 +64,7 @@ async function main() {
             'dangling-visualization': /\[dangling-visualization\] layout places "viz_ghost"/,
             'untitled-visualization': /\[untitled-visualization\] visualization viz_kpi_hosts/,
             'dangling-drilldown': /\[dangling-drilldown\] visualization viz_findings_table links to dashboard "no_such_view"/,
+            'dangling-drilldown (customUrl)': /\[dangling-drilldown\] visualization viz_findings_by links to dashboard "no_such_view2"/,
         };
         assert.ok(result.problems > 0, 'the broken view passed validation');
         for (const [check, re] of Object.entries(expect)) {

@@ -143,9 +143,17 @@ function checkVisualizations(def, fail) {
 function checkDrilldowns(def, fail, known) {
     for (const [id, v] of Object.entries(def.visualizations || {})) {
         for (const h of v.eventHandlers || []) {
-            if (h.type !== 'drilldown.linkToDashboard') continue;
-            const target = (h.options || {}).dashboard;
-            if (!known.has(target)) fail('dangling-drilldown', `visualization ${id} links to dashboard "${target}", which this app does not ship`);
+            let target = null;
+            if (h.type === 'drilldown.linkToDashboard') target = (h.options || {}).dashboard;
+            if (h.type === 'drilldown.customUrl') {
+                // a URL relative to the view, or /app/ingest_doctor/<view>: the view must exist
+                const url = String((h.options || {}).url || '');
+                const pathPart = url.split('?')[0];
+                if (/^[a-z]+:/i.test(url) || pathPart.includes('$')) continue;
+                if (pathPart.startsWith('/') && !pathPart.includes('/app/ingest_doctor/')) continue;
+                target = pathPart.split('/').pop();
+            }
+            if (target !== null && !known.has(target)) fail('dangling-drilldown', `visualization ${id} links to dashboard "${target}", which this app does not ship`);
         }
     }
 }

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// Click the drilldowns in headless Chromium (saturated recordings) and check where they lead:
+//   - a click in a table sets the tokens of an in-page drilldown chart, which redraws;
+//   - a click in a table opens another view of the app with form.<token> parameters;
+//   - a view opened with form.host / form.pset shows them in its inputs.
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const R = require('./render');
+const { loadViews } = require('./views');
+
+const VIEW_NAMES = new Set(loadViews().map((v) => v.name));
+
+async function open(page, port, view, extra = '') {
+    await page.goto(`http://127.0.0.1:${port}/?view=${view}&state=saturated${extra}`);
+    const def = loadViews().find((v) => v.name === view).definition;
+    assert.ok(await R.settle(page, Object.keys(def.visualizations).length, 20000), `${view} did not settle`);
+}
+
+async function clickRow(page, viz, row, col) {
+    await page.locator(`[data-id="${viz}"] tbody tr`).nth(row).locator('td').nth(col).click();
+}
+
+async function waitFor(fn, ms = 5000) {
+    const t0 = Date.now();
+    while (Date.now() - t0 < ms) {
+        const v = await fn();
+        if (v) return v;
+        await new Promise((r) => setTimeout(r, 100));
+    }
+    return fn();
+}
+
+async function main() {
+    const problems = [];
+    const unexpected = [];
+    await R.buildBundle();
+    const server = await R.startServer(loadViews(), problems, unexpected);
+    const port = server.address().port;
+    const { chromium } = require('playwright-core');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ingest-doctor-chromium-'));
+    const browser = await chromium.launchPersistentContext(dir, {
+        executablePath: R.CHROMIUM, args: R.CHROMIUM_FLAGS, viewport: { width: 1440, height: 900 },
+    });
+    const page = await browser.newPage();
+    const opened = [];
+    // A drilldown to another view leaves the test page: record where it goes, answer with a stub.
+    await page.route((url) => VIEW_NAMES.has(url.pathname.split('/').pop()), (route) => {
+        opened.push(new URL(route.request().url()));
+        route.fulfill({ status: 200, contentType: 'text/html', body: '<html><body>opened</body></html>' });
+    });
+    const lastOpened = () => waitFor(() => opened[opened.length - 1]);
+    let n = 0;
+    const ok = (msg) => { n += 1; console.log(`ok   drilldown: ${msg}`); };
+    try {
+        // 1. Thread activity: a row of "threads over the threshold" sets thread and drill_host.
+        await open(page, port, 'ingest_doctor_thread_activity');
+        const title = () => page.locator('[data-id="viz_thread_drill"] [data-test="viz-title"]').textContent();
+        assert.strictEqual(await title(), 'Thread httpinputserverdatathread on host *');
+        await clickRow(page, 'viz_threads_over', 1, 2);
+        const t = await waitFor(async () => ((await title()) !== 'Thread httpinputserverdatathread on host *' ? title() : null));
+        assert.strictEqual(t, 'Thread typing on host idx-02');
+        const msgs = await page.locator('[data-id="viz_thread_drill"] [data-test="message"]').count();
+        assert.strictEqual(msgs, 0, 'the drilldown chart shows a message after the click');
+        ok('thread table row -> "Thread typing on host idx-02" chart');
+
+        // 2. Pipeline sets: the bottleneck row opens CPU by processor for that host and set.
+        await open(page, port, 'ingest_doctor_pipeline_sets');
+        await clickRow(page, 'viz_chain', 0, 0);
+        let u = await lastOpened();
+        assert.ok(u, 'the chain row opened nothing');
+        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_cpu_by_processor');
+        assert.strictEqual(u.searchParams.get('form.host'), 'idx-02');
+        assert.strictEqual(u.searchParams.get('form.pset'), '1');
+        ok(`chain row -> ${u.pathname}?${u.searchParams}`);
+
+        // 3. Findings: a row opens the view with its evidence, for its host.
+        opened.length = 0;
+        await open(page, port, 'ingest_doctor_findings');
+        await clickRow(page, 'viz_findings_table', 1, 1);
+        u = await lastOpened();
+        assert.ok(u, 'the findings row opened nothing');
+        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_cpu_by_processor');
+        assert.strictEqual(u.searchParams.get('form.host'), 'idx-02');
+        ok(`finding row (typing on idx-02) -> ${u.pathname}?${u.searchParams}`);
+
+        // 4. HEC performance: an open finding opens the findings view for its host.
+        opened.length = 0;
+        await open(page, port, 'ingest_doctor_hec_performance');
+        await clickRow(page, 'viz_open_findings', 0, 1);
+        u = await lastOpened();
+        assert.ok(u, 'the open-findings row opened nothing');
+        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_findings');
+        assert.strictEqual(u.searchParams.get('form.host'), 'hf-01');
+        ok(`open finding row -> ${u.pathname}?${u.searchParams}`);
+
+        // 5. The target view takes the tokens into its inputs.
+        await open(page, port, 'ingest_doctor_cpu_by_processor', '&form.host=idx-02&form.pset=1');
+        const hostInput = await page.locator('[data-test="input-item"]').nth(1).textContent();
+        const psetInput = await page.locator('[data-test="input-item"]').nth(2).textContent();
+        assert.match(hostInput, /idx-02/, `host input shows ${hostInput}`);
+        assert.match(psetInput, /Pipeline set\s*1\b/, `pipeline set input shows ${psetInput}`);
+        ok('CPU by processor opened with form.host=idx-02&form.pset=1 shows them in its inputs');
+    } finally {
+        await browser.close();
+        server.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepStrictEqual(problems, []);
+    assert.deepStrictEqual(unexpected, [], `unexpected requests: ${unexpected}`);
+    console.log(`drilldowns: ${n} checked`);
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e.stack || String(e)); process.exit(1); });
