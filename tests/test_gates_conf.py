@@ -63,11 +63,14 @@ def test_each_kind_of_problem(tmp_path):
         actions = ingest_doctor_flag
         action.ingest_doctor_flag = 1
         action.ingest_doctor_flag.param.min_severity = warning
+        action.ingest_doctor_flag.param.min_severty = warning
         [Queue full]
         description = twice
         [broken
         """))
-    (app / "default" / "alert_actions.conf").write_text("[ingest_doctor_flag]\nis_custom = 1\nlabel = Flag\n")
+    (app / "README" / "alert_actions.conf.spec").write_text("[ingest_doctor_flag]\nparam.min_severity = <string>\n")
+    (app / "default" / "alert_actions.conf").write_text("[ingest_doctor_flag]\nis_custom = 1\nlabel = Flag\n"
+                                                        "param.min_severity = warning\n")
     (app / "default" / "nosuch.conf").write_text("[x]\ny = 1\n")
     count, found = confcheck.check_app(str(app), SPECS)
     text = "\n".join(found)
@@ -75,13 +78,15 @@ def test_each_kind_of_problem(tmp_path):
     assert "default/inputs.conf:5: [ingest_doctor_introspection://local] python.required missing" in text
     assert "default/savedsearches.conf:3: [Queue full] unknown setting 'alert.trak'" in text
     assert "default/savedsearches.conf:5: [Queue full] duplicate setting 'cron_schedule' (first at line 4)" in text
-    assert "default/savedsearches.conf:9: [Queue full] duplicate stanza (first at line 1)" in text
-    assert "default/savedsearches.conf:11: malformed stanza header '[broken'" in text
+    assert ("default/savedsearches.conf:9: [Queue full] 'action.ingest_doctor_flag.param.min_severty': alert action "
+            "ingest_doctor_flag has no parameter 'min_severty'") in text
+    assert "default/savedsearches.conf:10: [Queue full] duplicate stanza (first at line 1)" in text
+    assert "default/savedsearches.conf:12: malformed stanza header '[broken'" in text
     assert "default/alert_actions.conf:1: [ingest_doctor_flag] python.version missing" in text
     assert "default/nosuch.conf: no spec for nosuch.conf" in text
     # the allow-listed and spec-pattern settings are not reported
     assert "'actions'" not in text and "param.min_severity" not in text and "'disabled'" not in text
-    assert len(found) == 9, text
+    assert len(found) == 10, text
 
 
 def test_parse_conf_continuation_and_syntax(tmp_path):

@@ -14,6 +14,8 @@ Checks, each reported as `file:line: [stanza] problem`:
   no duplicate setting in a stanza;
 - every setting is known (or in the allow-list tools/confcheck_allow.txt, each entry with
   the reason Splunk's bundled specs lack it);
+- savedsearches.conf `action.<our alert action>.param.<name>` names a parameter that action
+  has (Splunk's spec takes any `action.<action_name>.<parameter>`);
 - Python entry points declare `python.version = python3` and `python.required = 3.13`
   (AppInspect's future_failure): modular input scheme and instance stanzas of every scheme in
   README/inputs.conf.spec, and every custom alert action (`is_custom = 1`).
@@ -254,6 +256,46 @@ def check_python(rel: str, conf: str, stanzas: List[Stanza], app: str) -> Iterat
                       "see docs/appinspect.md)" % (rel, st.line, st.name, key, got, key, want)
 
 
+def _action_params(app: str) -> Dict[str, set]:
+    """{custom alert action of this app: its param names} from alert_actions.conf and its spec."""
+    out: Dict[str, set] = {}
+    conf = os.path.join(app, "default", "alert_actions.conf")
+    if os.path.exists(conf):
+        for st in parse_conf(conf)[0][1:]:
+            if any(s.key == "is_custom" and s.value.strip().lower() in ("1", "true") for s in st.settings):
+                out[st.name] = {s.key[len("param."):] for s in st.settings if s.key.startswith("param.")}
+    spec = os.path.join(app, "README", "alert_actions.conf.spec")
+    if os.path.exists(spec):
+        current = None
+        with open(spec, encoding="utf-8") as fh:
+            for line in fh:
+                m = SPEC_HEADER.match(line.rstrip("\n"))
+                if m:
+                    current = m.group("name")
+                    continue
+                m = re.match(r"^param\.([A-Za-z0-9_.\-]+)\s*=", line)
+                if m and current in out:
+                    out[current].add(m.group(1))
+    return out
+
+
+def check_action_params(rel: str, conf: str, stanzas: List[Stanza], params: Dict[str, set]) -> Iterator[str]:
+    """savedsearches.conf `action.<our action>.param.<name>`: <name> is a parameter of that action.
+
+    Splunk's spec accepts any `action.<action_name>.<parameter>`, so a misspelled parameter
+    would otherwise pass and be silently ignored by the action."""
+    if conf != "savedsearches.conf":
+        return
+    for st in stanzas:
+        for s in st.settings:
+            m = re.match(r"^action\.([^.]+)\.param\.(.+)$", s.key)
+            if m and m.group(1) in params and m.group(2) not in params[m.group(1)]:
+                yield "%s:%d: [%s] %r: alert action %s has no parameter %r (alert_actions.conf, " \
+                      "README/alert_actions.conf.spec): %s" % (
+                          rel, s.line, st.name, s.key, m.group(1), m.group(2),
+                          ", ".join(sorted(params[m.group(1)])) or "none")
+
+
 def check_app(app: str, spec_dir: Optional[str] = None, allow=None) -> Tuple[int, List[str]]:
     """(settings checked, problems) for APP_DIR/default/*.conf."""
     spec_dir = spec_dir or default_spec_dir()
@@ -263,6 +305,7 @@ def check_app(app: str, spec_dir: Optional[str] = None, allow=None) -> Tuple[int
     specs = load_specs(spec_dir, app)
     allow = load_allow() if allow is None else allow
     problems: List[str] = []
+    params = _action_params(app)
     count = 0
     for path in sorted(glob.glob(os.path.join(app, "default", "*.conf"))):
         conf = os.path.basename(path)
@@ -273,6 +316,7 @@ def check_app(app: str, spec_dir: Optional[str] = None, allow=None) -> Tuple[int
         problems += check_syntax(rel, stanzas, errors, spec)
         problems += check_known(rel, conf, stanzas, spec, allow)
         problems += check_python(rel, conf, stanzas, app)
+        problems += check_action_params(rel, conf, stanzas, params)
     return count, problems
 
 
