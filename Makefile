@@ -117,8 +117,8 @@ test-minpy: $(VENV)/tools/.stamp
 # (the nested `make -n test` reaches this recipe again, the guard stops the recursion)
 test-make:
 	@test -z "$${INGEST_DOCTOR_MAKE_N:-}" || exit 0; export INGEST_DOCTOR_MAKE_N=1; \
-	for t in package build deps test test-py test-appinspect test-conf test-spl test-minpy \
-	          test-dashboards bench; do \
+	for t in package build deps venv test test-generated test-py test-py313 test-py39 test-appinspect \
+	          test-conf test-spl test-minpy test-dashboards bench; do \
 	  out=$$(env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -n --no-print-directory $$t) || { echo "make -n $$t failed"; exit 1; }; \
 	  test -n "$$out" || { echo "make -n $$t does nothing"; exit 1; }; \
 	done; echo "make -n: every advertised target expands"
