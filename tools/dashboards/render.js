@@ -32,7 +32,7 @@ const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disabl
     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NOW = '2026-11-22T04:00:00.000+00:00';
 // Text that means a visualization failed, in any of Studio's message styles.
-const BAD_TEXT = /No data|No results|Failed to|Search failed|Error in '|Cannot access|Waiting for (input|data)|Invalid configuration/i;
+const BAD_TEXT = /No data|No results|Failed to|Search failed|Error in '|Cannot access|Waiting for (input|data)|Invalid configuration|\bError\b|\bFailed\b/;
 
 // ---------------------------------------------------------------- bundle
 async function buildBundle() {
@@ -140,7 +140,7 @@ function startServer(views, problems, unexpected) {
 
 // ---------------------------------------------------------------- DOM checks (run in the page)
 function inspectPage(badSource) {
-    const bad = new RegExp(badSource, 'i');
+    const bad = new RegExp(badSource);
     const out = { vizzes: {}, inputs: [] };
     for (const el of document.querySelectorAll('[data-test="viz-item"]')) {
         const id = el.getAttribute('data-id');
