@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from gates_util import BUILD, ROOT, need_build
+from gates_util import ROOT, need_build
 
 # The interpreters Splunk 9.x and 10.x run app scripts with; `make test` creates both venvs.
 PYTHONS = {"3.9": os.path.join(ROOT, ".venv", "py39", "bin", "python"),

@@ -1,5 +1,4 @@
 """The build and package gates: allow-listed build, reproducible archive, and refusals that bite."""
-import gzip
 import io
 import json
 import os

@@ -27,7 +27,6 @@ exit 1 on any problem or when no search was found. Importable: tests call the ch
 """
 from __future__ import annotations
 
-import configparser  # noqa: F401  (kept for callers that parse conf themselves)
 import glob
 import json
 import os
