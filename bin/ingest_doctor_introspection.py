@@ -21,6 +21,7 @@ import ssl  # noqa: E402
 import time  # noqa: E402
 from typing import Any, Dict, Optional, Tuple  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
+from xml.sax.saxutils import escape, quoteattr  # noqa: E402
 
 from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script  # noqa: E402
 
@@ -31,6 +32,25 @@ SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:conf
                "finding": "ingest_doctor:finding"}
 _TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
           "boolean": Argument.data_type_boolean}
+
+
+class JsonEvent(Event):
+    """splunklib's Event, serialised by string formatting instead of an ElementTree
+    per event: the same XML (a test compares them) at a fraction of the CPU, which
+    matters at ~100 metric events a poll."""
+
+    def write_to(self, stream: Any) -> None:
+        parts = ["<event", "" if self.stanza is None else " stanza=%s" % quoteattr(self.stanza),
+                 ' unbroken="%d">' % int(self.unbroken)]
+        if self.time is not None:
+            parts.append("<time>%s</time>" % escape(str(self.time)))
+        for tag, value in (("source", self.source), ("sourcetype", self.sourceType), ("index", self.index),
+                           ("host", self.host), ("data", self.data)):
+            if value is not None:
+                parts.append("<%s>%s</%s>" % (tag, escape(value), tag))
+        parts.append("<done /></event>" if self.done else "</event>")
+        # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
+        stream.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
 
 
 class Stopped(BaseException):
@@ -233,9 +253,10 @@ def credential_reader(params: collector.Params, session_key: str, server_uri: st
 
 
 class IntrospectionInput(Script):
-    def __init__(self, life: Lifecycle):
+    def __init__(self, life: Lifecycle, out: Any = None):
         super().__init__()
         self.life = life
+        self.out = out if out is not None else sys.stdout
         self.exit_code: Optional[int] = None
 
     def get_scheme(self) -> Scheme:
@@ -314,9 +335,10 @@ class IntrospectionInput(Script):
             for line in result.logs:
                 ew.log(line.severity, line.message)
             for out in result.events:
-                ew.write_event(Event(data=json.dumps(out.data, separators=(",", ":")), stanza=name,
-                                     time="%.3f" % out.time, index=indexes[out.kind],
-                                     sourcetype=SOURCETYPES[out.kind]))
+                ew.write_event(JsonEvent(data=json.dumps(out.data, separators=(",", ":")), stanza=name,
+                                         time="%.3f" % out.time, index=indexes[out.kind],
+                                         sourcetype=SOURCETYPES[out.kind]))
+            self.out.flush()
         except (BrokenPipeError, ValueError, OSError):
             life.discard_output()
             raise Stopped()
@@ -327,7 +349,7 @@ class IntrospectionInput(Script):
 
 def main(argv, stdin, stdout, stderr) -> int:
     life = Lifecycle(stdout)
-    script = IntrospectionInput(life)
+    script = IntrospectionInput(life, stdout)
     streaming = len(argv) == 1
     if streaming:
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -66,7 +66,7 @@ def test_comm_with_spaces_and_parentheses_and_garbage(tmp_path):
     (task / "7").mkdir()
     (task / "7" / "stat").write_text("garbage without fields")
     (task / "notatid").mkdir()
-    assert procthreads.read_threads(str(tmp_path), 5) == {6: ("odd) name (x", 20)}
+    assert procthreads.read_threads(str(tmp_path), 5) == {6: (b"odd) name (x", 20)}
     assert procthreads.read_threads(str(tmp_path), 999) == {}
 
 

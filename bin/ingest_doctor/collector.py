@@ -362,19 +362,24 @@ def config_key(config: Config) -> str:
 # --------------------------------------------------------------------------- rolling window
 
 class Window:
-    """The last polls' evidence, capped in polls and in time.
+    """The last polls' evidence, capped in polls and in time, thinned with age.
 
-    The diagnosis sees the samples of every poll in the window (the sustained
-    test needs the last few samples and up to `sustained_window_min` minutes),
-    the latest configuration, and only the newest REST averages (older ones are
-    superseded). Each poll keeps only what the rules read; memory is bounded by
-    `max_polls` x (queues x pipeline sets + pipeline threads).
+    The sustained test reads the last `recent` samples of a series (3 of 4) and
+    its average over `span_s` (10 minutes). So the newest `recent` polls are
+    kept whole and older ones at one poll a minute: the 10-minute average stays
+    an honest estimate while the diagnosis reads ~15 polls instead of 60 (at
+    10 s) or 600 (at 1 s). Each poll keeps only what the rules read, the
+    newest REST averages supersede older ones, and at most `max_polls` polls
+    are held: memory is bounded whatever the interval.
     """
 
-    def __init__(self, max_polls: int, span_s: float):
+    def __init__(self, max_polls: int, span_s: float, recent: int = 4, thin_s: float = 60.0):
         self.span_s = span_s
-        self.polls: Deque[Evidence] = deque(maxlen=max(1, max_polls))
-        self.times: Deque[float] = deque(maxlen=max(1, max_polls))
+        self.recent = max(1, recent)
+        self.thin_s = thin_s
+        self.max_polls = max(self.recent, max_polls)
+        self.polls: Deque[Evidence] = deque()
+        self.times: Deque[float] = deque()
 
     def add(self, poll: Evidence, now: float) -> None:
         keep = Evidence(
@@ -388,7 +393,14 @@ class Window:
             cpu=list(poll.cpu), health=poll.health, sources=list(poll.sources))
         self.polls.append(keep)
         self.times.append(now)
-        while self.times and now - self.times[0] > self.span_s and len(self.times) > 1:
+        # The poll that just left the recent part stays only a minute after the older one kept before it.
+        n = len(self.times)
+        if n > self.recent + 1:
+            aging = n - self.recent - 1
+            if self.times[aging] - self.times[aging - 1] < self.thin_s:
+                del self.times[aging]
+                del self.polls[aging]
+        while len(self.times) > 1 and (now - self.times[0] > self.span_s or len(self.times) > self.max_polls):
             self.times.popleft()
             self.polls.popleft()
 
@@ -464,7 +476,7 @@ class Collector:
         th = self.thresholds
         span = max(th.sustained_window_min * 60.0, th.sustained_of_samples * params.poll_interval)
         polls = min(WINDOW_MAX_POLLS, max(int(th.sustained_of_samples), int(span / params.poll_interval) + 1))
-        self.window = Window(polls, span)
+        self.window = Window(polls, span, int(th.sustained_of_samples))
         self.errors = ErrorLog()
         self.gate = FindingGate()
         self.absent: Set[str] = set()               # endpoints that answered 404: skipped

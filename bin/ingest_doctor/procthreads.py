@@ -64,7 +64,7 @@ def _read(path: str) -> Optional[bytes]:
         os.close(fd)
 
 
-def parse_stat(raw: bytes) -> Optional[Tuple[str, int]]:
+def parse_stat(raw: bytes) -> Optional[Tuple[bytes, int]]:
     """(comm, utime + stime ticks) from one `stat` line.
 
     comm sits in parentheses and may itself hold spaces or ')': split at the
@@ -82,13 +82,13 @@ def parse_stat(raw: bytes) -> Optional[Tuple[str, int]]:
         ticks = int(rest[11]) + int(rest[12])
     except ValueError:
         return None
-    return raw[open_at + 1:close_at].decode("utf-8", "replace"), ticks
+    return raw[open_at + 1:close_at], ticks
 
 
-def read_threads(proc_root: str, pid: int) -> Dict[int, Tuple[str, int]]:
-    """tid -> (comm, cumulative CPU ticks) for every thread of `pid` readable now."""
+def read_threads(proc_root: str, pid: int) -> Dict[int, Tuple[bytes, int]]:
+    """tid -> (comm as bytes, cumulative CPU ticks) for every thread of `pid` readable now."""
     task_dir = os.path.join(proc_root, str(pid), "task")
-    out: Dict[int, Tuple[str, int]] = {}
+    out: Dict[int, Tuple[bytes, int]] = {}
     try:
         tids = os.listdir(task_dir)
     except OSError:
@@ -125,8 +125,9 @@ class ThreadCpu:
         self.proc_root = proc_root
         self.clk_tck = clk_tck or clock_ticks()
         self.pid: Optional[int] = None
-        self._last: Dict[int, Tuple[str, int]] = {}
+        self._last: Dict[int, Tuple[bytes, int]] = {}
         self._last_time: Optional[float] = None
+        self._names: Dict[bytes, Tuple[str, str]] = {}     # comm -> (comm text, full name): few distinct
 
     def sample(self, pid: int, now: float) -> List[ThreadBusy]:
         if pid != self.pid:                 # splunkd restarted: new baseline
@@ -137,11 +138,18 @@ class ThreadCpu:
         if elapsed is not None and elapsed > 0:
             scale = 100.0 / (elapsed * self.clk_tck)
             last = self._last
+            names = self._names
             for tid, (comm, ticks) in current.items():
                 before = last.get(tid)
                 if before is None or ticks < before[1]:
                     continue
-                out.append(ThreadBusy(tid, comm, full_name(comm), (ticks - before[1]) * scale))
+                name = names.get(comm)
+                if name is None:
+                    text = comm.decode("utf-8", "replace")
+                    name = names[comm] = (text, full_name(text))
+                    if len(names) > 4096:          # bounded even if thread names churn
+                        names.clear()
+                out.append(ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale))
         self._last, self._last_time = current, now
         return out
 

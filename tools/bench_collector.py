@@ -1,0 +1,161 @@
+"""Bench: CPU and memory of the collector's poll against a large instance.
+
+The instance: 4 pipeline sets, 100 HEC tokens, HEC on its own port with a probe
+token, and a synthetic /proc with 300 splunkd threads whose CPU counters move
+between polls. The fake splunkd and the /proc writer run in another process, so
+only the collector's own work is measured: REST calls over TLS, parsing, the
+/proc read, diagnosis over a full 10-minute window (60 polls at 10 s), and the
+events serialised by splunklib's EventWriter exactly as the modular input does.
+
+Targets (issue 4): at most 20 ms CPU a poll, 50 MB RSS, under 0.2 % of one core
+at the default 10 s interval (= 7.2 CPU seconds an hour).
+"""
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench import ROOT, register
+
+POLLS = 20
+SERVER = r'''
+import os, random, sys, threading, time
+# Die with the bench: stdin is a pipe from it, EOF means it is gone.
+threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
+import fakesplunkd
+from fakesplunkd import FakeSplunkd, make_tls
+import fake_instance as fi
+if KEEPALIVE:
+    # splunkd keeps HTTP/1.1 connections open ([httpServer] keepAliveIdleTimeout, 7200 s); the test
+    # fake closes each one. This handler keeps them open, as splunkd does, for the second bench.
+    import http.server
+    class KeepAlive(http.server.BaseHTTPRequestHandler):
+        def send_header(self, key, value):
+            if key.lower() != "connection":
+                super().send_header(key, value)
+        def handle_one_request(self):
+            super().handle_one_request()
+            if self.raw_requestline:
+                self.close_connection = False
+    fakesplunkd.BaseHTTPRequestHandler = KeepAlive
+tls = make_tls(TMP)
+fake, hec = FakeSplunkd(tls).start(), FakeSplunkd(tls).start()
+fi.Instance(fake, host="idx-bench", psets=4, tokens=100, hec=hec)
+# One thread per stage and pipeline set, the HEC thread, the output thread, then splunkd's many others.
+names = (["HttpInputServer", "TcpOutEloop"] + ["parsing", "merging", "typing", "indexerPipe"] * 4
+         + ["TcpChannelThread", "ExecProcessor", "TailingProcessor", "HTTPDispatch", "CallbackRunnerThread",
+            "SchedulerThread", "HttpClientPollingThread", "DispatchReaper"] * 36)[:300]
+tids = list(range(2000, 2300))
+ticks = dict.fromkeys(tids, 0)
+task = os.path.join(TMP, "proc", "1703", "task")
+for tid in tids:
+    os.makedirs(os.path.join(task, str(tid)), exist_ok=True)
+# Like a busy indexer: a few threads do the work, most wait. Per 0.5 s (50 ticks = one core):
+# 10 busy (HEC, pipeline threads), 30 light, 260 idle.
+def write():
+    for i, tid in enumerate(tids):
+        ticks[tid] += random.randint(20, 50) if i < 10 else (random.randint(0, 2) if i < 40 else 0)
+        with open(os.path.join(task, str(tid), "stat"), "w") as f:
+            f.write("%d (%s) S 1 1 1 0 -1 0 0 0 0 0 %d 0 0 0 20 0 300 0 1 0 0\n" % (tid, names[i], ticks[tid]))
+write()
+print(fake.url, hec.port, tls[0], flush=True)
+while True:
+    time.sleep(0.5)
+    write()
+'''
+
+
+def _load_shell():
+    spec = importlib.util.spec_from_file_location("ingest_doctor_introspection",
+                                                  os.path.join(ROOT, "bin", "ingest_doctor_introspection.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+TARGETS = "<= 20 ms CPU a poll, <= 50 MB RSS, < 0.2% of one core at 10 s"
+
+
+@register("collector_poll", targets=TARGETS)
+def collector_poll():
+    """Worst case: the server closes every connection (as the test fake does): 12 TLS handshakes a poll."""
+    return _bench(keepalive=False)
+
+
+@register("collector_poll_keepalive", targets=TARGETS)
+def collector_poll_keepalive():
+    """As splunkd serves it: HTTP/1.1 keep-alive, so a poll reuses its connections."""
+    return _bench(keepalive=True)
+
+
+def _bench(keepalive):
+    sys.path.insert(0, os.path.join(ROOT, "bin"))
+    tmp = tempfile.mkdtemp(prefix="bench_collector_")
+    server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r\n%s" % (ROOT, tmp, keepalive, SERVER)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    url, hec_port, ca = server.stdout.readline().split()
+    shell = _load_shell()
+    from ingest_doctor import collector, procthreads
+    from splunklib.modularinput import EventWriter
+
+    params = collector.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
+    sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
+    import fake_instance as fi
+    http_call = shell.Http(params.request_timeout, shell.hec_context(params))
+    coll = collector.Collector(params, url, fi.SESSION_KEY, http_call, lambda: fi.PROBE_TOKEN, "idx-bench")
+    tracker = procthreads.ThreadCpu(os.path.join(tmp, "proc"))
+    life = shell.Lifecycle(None)
+    sink = io.StringIO()
+    script = shell.IntrospectionInput(life, sink)
+    indexes = {"metrics": params.metrics_index, "config": None, "finding": None}
+    ew = EventWriter(sink, io.StringIO())
+    clock = [time.time() - 600.0]
+
+    def one_poll():
+        sink.seek(0)
+        sink.truncate()
+        threads = tracker.sample(1703, time.monotonic())
+        result = coll.poll(clock[0], threads)
+        script._write("ingest_doctor_introspection://local", result, indexes, ew)
+        clock[0] += 10.0
+        return result
+
+    for _ in range(60):                     # fill the 10-minute window first (steady state)
+        one_poll()
+        time.sleep(0.01)
+
+    handshakes = [0]
+    connect = shell.http.client.HTTPSConnection.connect
+
+    def counting_connect(self):
+        handshakes[0] += 1
+        return connect(self)
+    shell.http.client.HTTPSConnection.connect = counting_connect
+
+    def work():
+        handshakes[0] = 0
+        cpu = []
+        events = 0
+        for _ in range(POLLS):
+            time.sleep(0.05)
+            c0 = time.process_time()
+            res = one_poll()
+            cpu.append(time.process_time() - c0)
+            events = len(res.events)
+        per_poll_ms = sum(cpu) / len(cpu) * 1000.0
+        return {"polls": POLLS, "cpu_ms_per_poll": round(per_poll_ms, 2), "cpu_ms_max": round(max(cpu) * 1000, 2),
+                "cpu_s_per_hour_at_10s": round(per_poll_ms * 360 / 1000.0, 2),
+                "pct_of_one_core_at_10s": round(per_poll_ms / 10000.0 * 100, 3),
+                "events_per_poll": events, "window_polls": len(coll.window.polls), "threads": 300,
+                "hec_tokens": 100, "pipeline_sets": 4,
+                "tls_handshakes_per_poll": round(handshakes[0] / float(POLLS), 1)}
+
+    import atexit
+    atexit.register(server.kill)
+    return work
