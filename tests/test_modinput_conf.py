@@ -48,7 +48,7 @@ def index_time_fields(raw, regex):
 def emitted_metric_events():
     c = collector_for(FakeHttp(routes()))
     c.poll(1000.0)
-    res = c.poll(1010.0, threads=[type("T", (), {"tid": 4242, "thread": "httpinputserverdatathread",
+    res = c.poll(1070.0, threads=[type("T", (), {"tid": 4242, "thread": "httpinputserverdatathread",
                                                  "busy_pct": 97.25})()])
     shell = _shell()
     out = io.StringIO()

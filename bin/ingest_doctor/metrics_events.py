@@ -8,9 +8,10 @@ and `METRIC-SCHEMA-MEASURES = ingest_doctor.*` makes the measures. So every
 dimension value is a string (`pipeline_set` is "0".."N" or "none") and never
 holds `"`, `,` or `}` (the extraction stops there).
 
-Volume is kept down on purpose: queue averages (1m/10m/15m) once a minute,
-the instant fill every poll; threads only when busy at least
-`THREAD_MIN_PCT` or part of the pipeline model.
+Volume is kept down on purpose (every event is a licensed metric data point):
+queue averages (1m/10m/15m) and per-endpoint latency once a minute, the
+instant fill every poll; threads only when busy at least `THREAD_MIN_PCT` or
+part of the pipeline model; endpoint errors only when they happen.
 """
 from __future__ import annotations
 
@@ -80,8 +81,9 @@ def build(ev: Evidence, threads: Iterable[Any], latency_ms: Mapping[str, float],
         yield {"status": dim(ev.indexer.status),
                PREFIX + "indexer.throttled": 0 if ev.indexer.status in ("normal", "unknown") else 1}
     yield {PREFIX + "poll.duration_ms": num(duration_ms), PREFIX + "poll.cpu_ms": num(cpu_ms)}
-    for endpoint, ms in latency_ms.items():
-        yield {"endpoint": dim(endpoint), PREFIX + "endpoint.latency_ms": num(ms)}
+    if averages:
+        for endpoint, ms in latency_ms.items():
+            yield {"endpoint": dim(endpoint), PREFIX + "endpoint.latency_ms": num(ms)}
     counts: Dict[Tuple[str, str], int] = {}
     for key in errors:
         counts[key] = counts.get(key, 0) + 1
