@@ -19,6 +19,7 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import ssl  # noqa: E402
 import time  # noqa: E402
+import traceback  # noqa: E402
 from typing import Any, Dict, Optional, Tuple  # noqa: E402
 from urllib.parse import urlsplit  # noqa: E402
 from xml.sax.saxutils import escape, quoteattr  # noqa: E402
@@ -288,7 +289,7 @@ class IntrospectionInput(Script):
         try:
             params = collector.parse_params(stanza, os.path.isfile)
         except collector.ParamError as e:
-            ew.log(EventWriter.ERROR, collector._kv("bad_parameter", input=name, message=str(e)))
+            ew.log(EventWriter.ERROR, collector.kv("bad_parameter", input=name, message=str(e)))
             self.exit_code = exitcodes.BAD_CONFIG
             return
         index = stanza.get("index")
@@ -304,7 +305,7 @@ class IntrospectionInput(Script):
             pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
                                                       os.getppid())
             tracker = procthreads.ThreadCpu() if pid else None
-        ew.log(EventWriter.INFO, collector._kv(
+        ew.log(EventWriter.INFO, collector.kv(
             "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
@@ -312,8 +313,13 @@ class IntrospectionInput(Script):
         try:
             while True:
                 self.life.check()
-                threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
-                result = coll.poll(time.time(), threads)
+                try:
+                    threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
+                    result = coll.poll(time.time(), threads)
+                except Exception as e:  # a bug must not end the input: log it, poll again next time
+                    result = collector.PollResult(logs=[collector.LogLine("ERROR", collector.kv(
+                        "poll_error", input=name, error=type(e).__name__,
+                        detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
                 self._write(name, result, indexes, ew)
                 next_at += params.poll_interval
                 now = time.monotonic()
@@ -323,7 +329,7 @@ class IntrospectionInput(Script):
         finally:
             http_call.close()
             try:
-                ew.log(EventWriter.INFO, collector._kv("stop", input=name, polls=coll.polls))
+                ew.log(EventWriter.INFO, collector.kv("stop", input=name, polls=coll.polls))
             except (OSError, ValueError):
                 pass
 

@@ -325,3 +325,21 @@ def test_metric_events_are_dimensions_and_measures_only():
     samples = [o.data for o in res.events if o.data.get("window") == "sample"]
     assert {(s["queue"], s["pipeline_set"]) for s in samples} == {
         (q, p) for q in ("parsingQueue", "aggQueue", "typingQueue", "indexQueue") for p in ("0", "1")}
+
+
+def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
+    from ingest_doctor import rest
+    real = rest.apply_rest
+
+    def flaky(ev, path, body, time=None):
+        if path.endswith("pipelinesets"):
+            raise TypeError("unexpected shape")
+        return real(ev, path, body, time=time)
+
+    monkeypatch.setattr(rest, "apply_rest", flaky)
+    monkeypatch.setattr(collector.diagnose_mod, "diagnose", lambda ev, th: 1 / 0)
+    res = collector_for(FakeHttp(routes())).poll(1.0)
+    assert any("endpoint=services/server/pipelinesets kind=malformed" in l.message and "TypeError" in l.message
+               for l in res.logs)
+    assert any("endpoint=diagnose kind=error" in l.message and "ZeroDivisionError" in l.message for l in res.logs)
+    assert "config" in kinds(res) and kinds(res).count("metrics") > 10 and "finding" not in kinds(res)

@@ -287,7 +287,7 @@ class LogLine:
     message: str        # key=value, with a category; never a session key or token
 
 
-def _kv(category: str, **fields: Any) -> str:
+def kv(category: str, **fields: Any) -> str:
     parts = ["category=%s" % category]
     for k, v in fields.items():
         if v is None or v == "":
@@ -317,7 +317,7 @@ class ErrorLog:
         self._last[key] = now
         held = self._held.pop(key, 0)
         severity = "WARN" if kind in ("404",) else "ERROR"
-        return LogLine(severity, _kv("endpoint_error", endpoint=endpoint, kind=kind,
+        return LogLine(severity, kv("endpoint_error", endpoint=endpoint, kind=kind,
                                      repeated_since_last_log=held or None, **fields))
 
 
@@ -608,8 +608,9 @@ class Collector:
                         rest.apply_rest(target, ep.path, body, time=now)
                         if ep.config:
                             self._config_parts[ep.path] = target
-                    except rest.RestError as e:
-                        self._failure(res, ep.path, "malformed", Fetched(200, b"", lat[ep.path], None, str(e)),
+                    except Exception as e:  # RestError, or a shape no parser expected: judge the rest
+                        detail = str(e) if isinstance(e, rest.RestError) else "%s: %s" % (type(e).__name__, e)
+                        self._failure(res, ep.path, "malformed", Fetched(200, b"", lat[ep.path], None, detail),
                                       now, None, errors)
         self._merge_config(ev)
         self.check_stop()
@@ -623,7 +624,13 @@ class Collector:
                               for name, pct in by_name.items())
             ev.saw("proc")
         self.window.add(ev, now)
-        report = diagnose_mod.diagnose(self.window.merged(), self.thresholds)
+        try:
+            report = diagnose_mod.diagnose(self.window.merged(), self.thresholds)
+        except Exception as e:  # the engine promises not to raise; if it does, the metrics still go out
+            report = Report(ev.host)
+            line = self.errors.report("diagnose", "error", now, detail=("%s: %s" % (type(e).__name__, e))[:200])
+            if line is not None:
+                res.logs.append(line)
         res.report = report
         stamp = now
         # Config first (on start and on change), then this poll's metrics, then findings.
