@@ -12,23 +12,19 @@ import os
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 
-import http.client  # noqa: E402
 import json  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
-import socket  # noqa: E402
-import ssl  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
-from typing import Any, Dict, Optional, Tuple  # noqa: E402
-from urllib.parse import urlsplit  # noqa: E402
+from typing import Any, Dict, Optional  # noqa: E402
 from xml.sax.saxutils import escape, quoteattr  # noqa: E402
 
 from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script  # noqa: E402
 
 from ingest_doctor import collector, exitcodes, procthreads  # noqa: E402
+from ingest_doctor_introspection_port import Http, credential_reader, hec_context  # noqa: E402
 
-APP = "ingest_doctor"
 SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
                "finding": "ingest_doctor:finding"}
 _TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
@@ -117,140 +113,6 @@ class Lifecycle:
                 self._poll.poll(int(min(left, 1.0) * 1000) + 1)
             else:
                 time.sleep(min(left, 0.5))
-
-
-class Http:
-    """HTTP(S) calls with a bounded total time per call; keeps a connection open
-    when the server allows it (splunkd does), one per (scheme, host, port, TLS mode)."""
-
-    def __init__(self, timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.MAX_BODY_BYTES):
-        self.timeout = timeout
-        self.max_body = max_body
-        local = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        # The local management port presents splunkd's own (usually self-signed) certificate
-        # for 127.0.0.1, as splunklib's Script.service connects: not verified.
-        local.check_hostname = False
-        local.verify_mode = ssl.CERT_NONE
-        self.contexts = {"splunkd": local, "hec": hec_context}
-        self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
-
-    def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
-        key = (scheme, netloc, tls)
-        conn = self.conns.get(key)
-        if conn is not None and conn.sock is not None:
-            return conn, True
-        if scheme == "https":
-            conn = http.client.HTTPSConnection(netloc, timeout=self.timeout, context=self.contexts[tls])
-        else:
-            conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
-        self.conns[key] = conn
-        return conn, False
-
-    def __call__(self, method: str, url: str, headers: Dict[str, str], body: Optional[bytes],
-                 tls: str) -> collector.Fetched:
-        start = time.monotonic()
-        parts = urlsplit(url)
-        target = parts.path + ("?" + parts.query if parts.query else "")
-        for attempt in (0, 1):
-            conn, reused = self._conn(parts.scheme, parts.netloc, tls)
-            try:
-                status, data = self._exchange(conn, method, target, headers, body, start + self.timeout)
-                return collector.Fetched(status, data, (time.monotonic() - start) * 1000.0)
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError) as e:
-                conn.close()
-                if reused and attempt == 0:       # the server closed an idle keep-alive connection
-                    continue
-                return self._fault("reset", e, start)
-            except TooLarge as e:
-                conn.close()
-                return self._fault("too_large", e, start)
-            except http.client.IncompleteRead as e:
-                conn.close()
-                return self._fault("truncated", e, start)
-            except (socket.timeout, TimeoutError) as e:
-                conn.close()
-                return self._fault("timeout", e, start)
-            except ConnectionRefusedError as e:
-                conn.close()
-                return self._fault("refused", e, start)
-            except ssl.SSLError as e:
-                conn.close()
-                return self._fault("tls", e, start)
-            except (OSError, http.client.HTTPException) as e:
-                conn.close()
-                return self._fault("error", e, start)
-        return self._fault("reset", None, start)
-
-    def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
-                  body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
-        conn.request(method, target, body=body, headers=headers)
-        _remaining(conn, deadline)
-        resp = conn.getresponse()
-        length = resp.getheader("Content-Length")
-        if length and length.isdigit() and int(length) > self.max_body:
-            raise TooLarge("Content-Length %s" % length)
-        chunks = []
-        size = 0
-        while True:
-            _remaining(conn, deadline)
-            chunk = resp.read(65536)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > self.max_body:
-                raise TooLarge("more than %d bytes" % self.max_body)
-            chunks.append(chunk)
-        if resp.length:                 # the server closed before its Content-Length
-            raise http.client.IncompleteRead(b"".join(chunks), resp.length)
-        if resp.will_close:
-            conn.close()
-        return resp.status, b"".join(chunks)
-
-    @staticmethod
-    def _fault(kind: str, e: Optional[BaseException], start: float) -> collector.Fetched:
-        detail = ("%s: %s" % (type(e).__name__, e))[:200] if e is not None else ""
-        return collector.Fetched(None, b"", (time.monotonic() - start) * 1000.0, kind, detail)
-
-    def close(self) -> None:
-        for conn in self.conns.values():
-            conn.close()
-
-
-class TooLarge(Exception):
-    pass
-
-
-def _remaining(conn: http.client.HTTPConnection, deadline: float) -> None:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise socket.timeout("request took longer than its timeout")
-    if conn.sock is not None:
-        conn.sock.settimeout(left)
-
-
-def hec_context(params: collector.Params) -> ssl.SSLContext:
-    if not params.hec_tls_verify:
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        return ctx
-    return ssl.create_default_context(cafile=params.hec_ca_file)
-
-
-def credential_reader(params: collector.Params, session_key: str, server_uri: str):
-    """Reads the HEC probe token from storage/passwords through solnlib (imported only when used)."""
-    cred = params.credential()
-    if cred is None:
-        return None
-    realm, name = cred
-    uri = urlsplit(server_uri)
-
-    def read() -> str:
-        from solnlib.credentials import CredentialManager
-        manager = CredentialManager(session_key, APP, realm=realm, scheme=uri.scheme, host=uri.hostname,
-                                    port=uri.port)
-        return manager.get_password(name)
-    return read
 
 
 class IntrospectionInput(Script):

@@ -101,13 +101,14 @@ def _bench(keepalive):
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url, hec_port, ca = server.stdout.readline().split()
     shell = _load_shell()
+    import ingest_doctor_introspection_port as port
     from ingest_doctor import collector, procthreads
     from splunklib.modularinput import EventWriter
 
     params = collector.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
     sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
     import fake_instance as fi
-    http_call = shell.Http(params.request_timeout, shell.hec_context(params))
+    http_call = port.Http(params.request_timeout, port.hec_context(params))
     coll = collector.Collector(params, url, fi.SESSION_KEY, http_call, lambda: fi.PROBE_TOKEN, "idx-bench")
     tracker = procthreads.ThreadCpu(os.path.join(tmp, "proc"))
     life = shell.Lifecycle(None)
@@ -131,12 +132,12 @@ def _bench(keepalive):
         time.sleep(0.01)
 
     handshakes = [0]
-    connect = shell.http.client.HTTPSConnection.connect
+    connect = port.http.client.HTTPSConnection.connect
 
     def counting_connect(self):
         handshakes[0] += 1
         return connect(self)
-    shell.http.client.HTTPSConnection.connect = counting_connect
+    port.http.client.HTTPSConnection.connect = counting_connect
 
     def work():
         handshakes[0] = 0
