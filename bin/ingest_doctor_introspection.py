@@ -2,9 +2,10 @@
 """Modular input `ingest_doctor_introspection`: poll the local splunkd's pipeline.
 
 A thin shell on splunklib's modular input classes: it reads the input
-definition, performs the HTTP calls and /proc reads the core asks for, writes
-events and log lines, and stops cleanly within 2 s on SIGTERM or when splunkd
-closes its stdout. Everything else is in bin/ingest_doctor/collector.py.
+definition, wires the network port (ingest_doctor_introspection_port.py) and the
+/proc reader to the core (bin/ingest_doctor/collector.py), runs the poll loop,
+writes events and log lines through splunklib's EventWriter, and stops cleanly
+within 2 s on SIGTERM or when splunkd closes its stdout.
 """
 from __future__ import annotations
 
