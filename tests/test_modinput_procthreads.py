@@ -143,3 +143,18 @@ def test_own_process_busy_thread_shows_busy():
         stop.set()
         for t in threads:
             t.join(5)
+
+
+def test_stat_files_stay_open_follow_the_listing_and_are_capped(tmp_path):
+    _write(tmp_path, 3, {4: ("parsing", 1, 0), 5: ("typing", 2, 0), 6: ("merging", 3, 0)})
+    files = procthreads.StatFiles(str(tmp_path))
+    assert files.read(3) == {4: (b"parsing", 1), 5: (b"typing", 2), 6: (b"merging", 3)}
+    assert set(files.fds) == {4, 5, 6}
+    _write(tmp_path, 3, {4: ("parsing", 10, 5), 6: ("merging", 3, 0), 7: ("indexerPipe", 1, 1)})
+    assert files.read(3) == {4: (b"parsing", 15), 6: (b"merging", 3), 7: (b"indexerPipe", 2)}
+    assert set(files.fds) == {4, 6, 7}               # 5 left the listing: its file was closed
+    files.cap = 1
+    files.close()
+    assert files.read(3)[7] == (b"indexerPipe", 2) and len(files.fds) == 1
+    assert files.read(999) == {} and files.fds == {}
+    files.close()

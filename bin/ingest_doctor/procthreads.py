@@ -105,6 +105,92 @@ def read_threads(proc_root: str, pid: int) -> Dict[int, Tuple[bytes, int]]:
     return out
 
 
+def _open_cap() -> int:
+    """How many stat files may stay open: at most 1024 and a quarter of the descriptor limit."""
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return 256
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 1024
+    return max(0, min(1024, soft // 4))
+
+
+class StatFiles:
+    """Each thread's stat file kept open between polls.
+
+    Reading /proc/<pid>/task/<tid>/stat again from offset 0 regenerates it, so a
+    poll costs one pread per thread instead of open + read + close. The task
+    folder's listing is the truth: a file of a thread no longer listed is closed,
+    and a read that fails (the thread ended, its id maybe reused) reopens by path.
+    Open descriptors are capped (`_open_cap`); beyond the cap files are read and
+    closed as `read_threads` does.
+    """
+
+    def __init__(self, proc_root: str = DEFAULT_PROC):
+        self.proc_root = proc_root
+        self.pid: Optional[int] = None
+        self.fds: Dict[int, int] = {}
+        self.cap = _open_cap()
+
+    def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
+        if pid != self.pid:
+            self.close()
+            self.pid = pid
+        task_dir = os.path.join(self.proc_root, str(pid), "task")
+        out: Dict[int, Tuple[bytes, int]] = {}
+        try:
+            names = os.listdir(task_dir)
+        except OSError:
+            self.close()
+            return out
+        live = set()
+        fds = self.fds
+        for name in names:
+            if not name.isdigit():
+                continue
+            tid = int(name)
+            live.add(tid)
+            raw = None
+            fd = fds.get(tid)
+            if fd is not None:
+                try:
+                    raw = os.pread(fd, 4096, 0)
+                except OSError:
+                    raw = None
+                if not raw:
+                    os.close(fds.pop(tid))
+                    raw = None
+            if raw is None:
+                try:
+                    fd = os.open(task_dir + "/" + name + "/stat", os.O_RDONLY)
+                except OSError:          # the thread ended between listdir and open
+                    continue
+                try:
+                    raw = os.pread(fd, 4096, 0)
+                except OSError:
+                    raw = None
+                if raw and len(fds) < self.cap:
+                    fds[tid] = fd
+                else:
+                    os.close(fd)
+            parsed = parse_stat(raw) if raw else None
+            if parsed is not None:
+                out[tid] = parsed
+        for tid in [t for t in fds if t not in live]:
+            os.close(fds.pop(tid))
+        return out
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = {}
+
+
 @dataclass
 class ThreadBusy:
     tid: int
@@ -123,6 +209,7 @@ class ThreadCpu:
 
     def __init__(self, proc_root: str = DEFAULT_PROC, clk_tck: Optional[int] = None):
         self.proc_root = proc_root
+        self.files = StatFiles(proc_root)
         self.clk_tck = clk_tck or clock_ticks()
         self.pid: Optional[int] = None
         self._last: Dict[int, Tuple[bytes, int]] = {}
@@ -132,7 +219,7 @@ class ThreadCpu:
     def sample(self, pid: int, now: float) -> List[ThreadBusy]:
         if pid != self.pid:                 # splunkd restarted: new baseline
             self.pid, self._last, self._last_time = pid, {}, None
-        current = read_threads(self.proc_root, pid)
+        current = self.files.read(pid)
         out: List[ThreadBusy] = []
         elapsed = None if self._last_time is None else now - self._last_time
         if elapsed is not None and elapsed > 0:
