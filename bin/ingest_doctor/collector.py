@@ -554,7 +554,7 @@ class Collector:
         if token is None:
             return
         body = json.dumps({"event": "ingest_doctor latency probe", "sourcetype": PROBE_SOURCETYPE,
-                           "source": SCHEME, "time": round(_time.time(), 3)}).encode("utf-8")
+                           "source": SCHEME, "time": round(now, 3)}).encode("utf-8")
         f = self.http("POST", event_url, {"Authorization": "Splunk " + token,
                                           "Content-Type": "application/json"}, body, "hec")
         if f.status in (401, 403):
