@@ -133,8 +133,8 @@ def test_own_process_busy_thread_shows_busy():
         time.sleep(1.0)
         got = {t.tid: t for t in cpu.sample(pid, time.monotonic())}
         busy, idle = got[tids["busy"]], got[tids["idle"]]
-        # The GIL and a shared 2-core machine: "busy" is well above the idle thread, not exactly 100.
-        assert busy.busy_pct > 30.0
+        # On a shared 2-core machine under load "busy" is well above the idle thread, not exactly 100.
+        assert busy.busy_pct > 15.0
         assert idle.busy_pct < 5.0
         if busy.comm == "HttpInputServer":
             assert busy.thread == "httpinputserverdatathread"
