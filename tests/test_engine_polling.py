@@ -76,3 +76,24 @@ def test_thresholds_reach_the_engine_as_settings_or_macro_names():
     assert warnings(diagnose(ev, thresholds.load({"thread_busy_pct": 80})).to_dict()) == [("hec_input", "warning")]
     with pytest.raises(thresholds.ThresholdError):
         diagnose(ev, {"thread_busy_pcx": 80})
+
+
+def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
+    from ingest_doctor.evidence import HecProbe
+    ev = Evidence()
+    for i in range(4):
+        t = 1000.0 + 10 * i
+        ev.hec_probes.append(HecProbe(t, 200, 17, 3.0, kind="health", source="collector health"))
+        ev.hec_probes.append(HecProbe(t, 200, 0, 2500.0, kind="event", source="collector event"))
+    r = diagnose(ev).to_dict()
+    lat = [e for f in r["findings"] for e in f["evidence"] if e["signal"] == "hec_latency_ms"]
+    assert lat and lat[0]["value"] >= 2500 and lat[0]["source"] == "collector event"
+    assert ("hec_input", "warning") in warnings(r)
+
+
+def test_health_probe_round_trip_stands_in_without_event_probes():
+    from ingest_doctor.evidence import HecProbe
+    ev = Evidence()
+    for i in range(4):
+        ev.hec_probes.append(HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health"))
+    assert ("hec_input", "warning") in warnings(diagnose(ev).to_dict())

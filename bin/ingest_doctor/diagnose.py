@@ -469,13 +469,17 @@ class Diagnosis:
 
     def hec_latency(self) -> None:
         """The collector's probes: a round trip sustained over `hec_latency_ms` (HEC or what is behind it)."""
-        pts = [(p.time, p.rtt_ms) for p in self.ev.hec_probes if p.rtt_ms is not None]
-        if not pts:
+        timed = [p for p in self.ev.hec_probes if p.rtt_ms is not None]
+        # A POSTed event is the request latency; the health probe only stands in when no event probe ran,
+        # and mixing the two would let fast health probes hide slow requests.
+        timed = [p for p in timed if p.kind == "event"] or timed
+        if not timed:
             return
+        pts = [(p.time, p.rtt_ms) for p in timed]
         j = judge(pts, self.th.hec_latency_ms, self.th, use_median=True)
         if j.level == OK:
             return
-        src = next(p.source for p in self.ev.hec_probes if p.rtt_ms is not None)
+        src = timed[0].source
         item = EvidenceItem("hec_latency_ms", _r(j.value), "ms", j.window, src)
         if self._chain_pset and j.level == SUSTAINED:
             for pset, stage in self._chain_pset.items():
