@@ -43,7 +43,7 @@ KV_SAVE_CHUNK = 500
 EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
-CONFIG_LOOKBACK = "-30d"
+CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
 # Configuration endpoints read from this splunkd when no ingest_doctor:config event exists.
 CONFIG_PATHS = ("services/server/info", "services/data/inputs/http", "services/configs/conf-server/general",
                 "services/configs/conf-server/queue", "services/configs/conf-outputs/tcpout",

@@ -257,6 +257,13 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
     assert Config.from_dict(cfg[0]["config"]).parallel_ingestion_pipelines == 2
 
 
+def test_config_event_is_sent_again_daily_without_a_change():
+    c = collector_for(FakeHttp(routes()))
+    assert kinds(c.poll(1000.0)).count("config") == 1
+    assert kinds(c.poll(1000.0 + collector.CONFIG_REFRESH_S - 10)).count("config") == 0
+    assert kinds(c.poll(1000.0 + collector.CONFIG_REFRESH_S)).count("config") == 1
+
+
 def test_sustained_saturation_gives_a_finding_within_three_polls_and_a_spike_none():
     state = {"fill": 2.0}
     r = routes()

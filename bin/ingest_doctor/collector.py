@@ -355,6 +355,9 @@ class FindingGate:
         return out
 
 
+CONFIG_REFRESH_S = 86400.0
+
+
 def config_key(config: Config) -> str:
     return json.dumps(config.to_dict(), sort_keys=True, separators=(",", ":"))
 
@@ -482,6 +485,7 @@ class Collector:
         self.absent: Set[str] = set()               # endpoints that answered 404: skipped
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_key: Optional[str] = None
+        self._config_at = 0.0
         self._token: Optional[str] = None
         self._token_retry_at = 0.0
         self._last_averages_at: Optional[float] = None
@@ -635,8 +639,10 @@ class Collector:
         stamp = now
         # Config first (on start and on change), then this poll's metrics, then findings.
         key = config_key(ev.config)
-        if key != self._config_key and self._config_parts:
-            self._config_key = key
+        # Re-sent daily as well, so a search for "the latest config event" needs a short window only.
+        stale = now - self._config_at >= CONFIG_REFRESH_S
+        if (key != self._config_key or stale) and self._config_parts:
+            self._config_key, self._config_at = key, now
             res.events.append(Out("config", stamp, {"host": ev.host, "time": round(stamp, 3),
                                                     "config": ev.config.to_dict()}))
         averages = self._last_averages_at is None or now - self._last_averages_at >= 60.0
