@@ -51,7 +51,12 @@ async function main() {
         opened.push(new URL(route.request().url()));
         route.fulfill({ status: 200, contentType: 'text/html', body: '<html><body>opened</body></html>' });
     });
-    const lastOpened = () => waitFor(() => opened[opened.length - 1]);
+    // Wait until the page has really arrived at the stub, so the next goto cannot race the drilldown's navigation.
+    const lastOpened = async () => {
+        const u = await waitFor(() => opened[opened.length - 1]);
+        if (u) await page.waitForURL((url) => url.href === u.href, { timeout: 10000, waitUntil: 'load' });
+        return u;
+    };
     let n = 0;
     const ok = (msg) => { n += 1; console.log(`ok   drilldown: ${msg}`); };
     try {
