@@ -244,17 +244,34 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
     r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
         "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
     c = collector_for(FakeHttp(r))
+    minute = collector.CONFIG_POLL_S
     assert kinds(c.poll(1.0)).count("config") == 1
-    assert kinds(c.poll(2.0)).count("config") == 0
+    assert kinds(c.poll(1.0 + minute)).count("config") == 0
     r["services/data/inputs/http"] = collector.Fetched(None, b"", 5.0, "timeout")
-    assert kinds(c.poll(3.0)).count("config") == 0       # a failed read is not a change
+    assert kinds(c.poll(1.0 + 2 * minute)).count("config") == 0       # a failed read is not a change
     r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
         "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
     state["threads"] = "8"
-    res = c.poll(4.0)
+    res = c.poll(1.0 + 3 * minute)
     cfg = [o.data for o in res.events if o.kind == "config"]
     assert len(cfg) == 1 and cfg[0]["config"]["dedicated_io_threads"] == 8 and cfg[0]["host"] == "idx-01"
     assert Config.from_dict(cfg[0]["config"]).parallel_ingestion_pipelines == 2
+
+
+def test_config_endpoints_are_read_once_a_minute_runtime_endpoints_every_poll():
+    http = FakeHttp(routes())
+    c = collector_for(http)
+
+    def read(t):
+        before = len(http.calls)
+        c.poll(t)
+        return {u[1].split("8089/")[1].split("?")[0] for u in http.calls[before:] if u[4] == "splunkd"}
+
+    everything = {e.path for e in collector.ENDPOINTS}
+    runtime = {e.path for e in collector.ENDPOINTS if not e.config}
+    assert read(1000.0) == everything
+    assert read(1010.0) == runtime
+    assert read(1000.0 + collector.CONFIG_POLL_S) == everything
 
 
 def test_config_event_is_sent_again_daily_without_a_change():

@@ -356,6 +356,9 @@ class FindingGate:
 
 
 CONFIG_REFRESH_S = 86400.0
+# Configuration endpoints are re-read once a minute, not every poll: they change rarely, and with
+# splunkd closing each connection every call costs a TLS handshake (see `make bench`).
+CONFIG_POLL_S = 60.0
 
 
 def config_key(config: Config) -> str:
@@ -484,6 +487,7 @@ class Collector:
         self.gate = FindingGate()
         self.absent: Set[str] = set()               # endpoints that answered 404: skipped
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
+        self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
         self._config_key: Optional[str] = None
         self._config_at = 0.0
         self._token: Optional[str] = None
@@ -601,6 +605,9 @@ class Collector:
             self.check_stop()
             if ep.path in self.absent:
                 continue
+            if ep.config and ep.path in self._config_parts and \
+                    now - self._config_read_at.get(ep.path, now) < CONFIG_POLL_S:
+                continue
             body = self._rest(ep, res, now, lat, errors)
             target = Evidence() if ep.config else ev
             if body is not None:
@@ -612,6 +619,7 @@ class Collector:
                         rest.apply_rest(target, ep.path, body, time=now)
                         if ep.config:
                             self._config_parts[ep.path] = target
+                            self._config_read_at[ep.path] = now
                     except Exception as e:  # RestError, or a shape no parser expected: judge the rest
                         detail = str(e) if isinstance(e, rest.RestError) else "%s: %s" % (type(e).__name__, e)
                         self._failure(res, ep.path, "malformed", Fetched(200, b"", lat[ep.path], None, detail),
