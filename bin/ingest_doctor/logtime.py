@@ -6,7 +6,10 @@ second, so the epoch of each (date, time, zone) prefix is computed once.
 from __future__ import annotations
 
 import calendar
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+if TYPE_CHECKING:
+    from .evidence import Evidence
 
 _cache: Dict[str, Optional[float]] = {}
 
@@ -66,3 +69,27 @@ def last_time(path: str, tail_bytes: int = 65536) -> Optional[float]:
         if t is not None:
             return t
     return None
+
+
+class WindowedParser:
+    """What the log parsers share: the Evidence they fill, the `since <= time <= until`
+    window (an open end is None), the source name (SOURCE when not given) and a fresh
+    `STATS()` with at least `lines`, `used` and `outside_window`."""
+    SOURCE = ""
+    STATS: Any = None
+
+    def __init__(self, evidence: Evidence, since: Optional[float] = None, until: Optional[float] = None,
+                 source: Optional[str] = None):
+        self.ev = evidence
+        self.since = since
+        self.until = until
+        self.source = self.SOURCE if source is None else source
+        self.stats = self.STATS()
+
+    def outside(self, t: Optional[float]) -> bool:
+        """True, and counted in stats.outside_window, when t is known and outside the window."""
+        if t is not None and ((self.since is not None and t < self.since) or
+                              (self.until is not None and t > self.until)):
+            self.stats.outside_window += 1
+            return True
+        return False

@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional
 from . import model
 from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, ThreadSample,
                        Thruput)
-from .logtime import parse_prefix
+from .logtime import WindowedParser, parse_prefix
 
 SOURCE = "logs/metrics.log"
 DEFAULT_INTERVAL_S = 30.0
@@ -65,16 +65,14 @@ def _pset(kv: Dict[str, str]) -> Optional[int]:
         return None
 
 
-class MetricsLogParser:
+class MetricsLogParser(WindowedParser):
     """Feed lines one at a time; only `since <= time <= until` lines are kept."""
+    SOURCE = SOURCE
+    STATS = Stats
 
     def __init__(self, evidence: Evidence, since: Optional[float] = None, until: Optional[float] = None,
                  source: str = SOURCE):
-        self.ev = evidence
-        self.since = since
-        self.until = until
-        self.source = source
-        self.stats = Stats()
+        super().__init__(evidence, since, until, source)
         self._times: List[float] = []      # distinct times of group=pipeline batches, to measure the interval
         self._cpu: List[ProcessorCpu] = []
         self._src = {g: "%s group=%s" % (source, g) for g in
@@ -89,9 +87,7 @@ class MetricsLogParser:
                 st.garbage += 1
             return
         t, _ = parse_prefix(line)
-        if t is not None and ((self.since is not None and t < self.since) or
-                              (self.until is not None and t > self.until)):
-            st.outside_window += 1
+        if self.outside(t):
             return
         body = line[i + 3:]
         end = body.find(",")

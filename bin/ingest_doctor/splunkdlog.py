@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from .evidence import Evidence, HecError, LogSignal
-from .logtime import parse_prefix
+from .logtime import WindowedParser, parse_prefix
 
 SOURCE = "logs/splunkd.log"
 
@@ -35,14 +35,9 @@ class Stats:
     outside_window: int = 0
 
 
-class SplunkdLogParser:
-    def __init__(self, evidence: Evidence, since: Optional[float] = None, until: Optional[float] = None,
-                 source: str = SOURCE):
-        self.ev = evidence
-        self.since = since
-        self.until = until
-        self.source = source
-        self.stats = Stats()
+class SplunkdLogParser(WindowedParser):
+    SOURCE = SOURCE
+    STATS = Stats
 
     def feed(self, line: str) -> None:
         self.stats.lines += 1
@@ -51,9 +46,7 @@ class SplunkdLogParser:
                 and "Stopping all listening" not in line):
             return
         t, start = parse_prefix(line)
-        if t is not None and ((self.since is not None and t < self.since) or
-                              (self.until is not None and t > self.until)):
-            self.stats.outside_window += 1
+        if self.outside(t):
             return
         m = _BODY.match(line[start:].rstrip("\r\n"))
         if not m:
