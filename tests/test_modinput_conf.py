@@ -6,7 +6,6 @@ FORMAT $1::$2), and the METRIC-SCHEMA-MEASURES wildcard decides measures versus
 dimensions, so a collector change that would break log-to-metrics fails here.
 """
 import fnmatch
-import importlib.util
 import io
 import os
 import re
@@ -18,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 
+import fake_instance as fi  # noqa: E402
 from ingest_doctor import collector  # noqa: E402
 from test_modinput_core import FakeHttp, collector_for, routes  # noqa: E402
 
@@ -61,11 +61,7 @@ def emitted_metric_events():
 
 
 def _shell():
-    spec = importlib.util.spec_from_file_location("ingest_doctor_introspection_conf",
-                                                  os.path.join(ROOT, "bin", "ingest_doctor_introspection.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return fi.load_shell("ingest_doctor_introspection_conf")
 
 
 def test_props_wire_the_sourcetypes_to_their_transforms():

@@ -1,6 +1,5 @@
 """The modular input's main(argv, stdin, stdout, stderr) driven in-process (splunklib's
 run_script with our streams), including a streaming run that ends when its output closes."""
-import importlib.util
 import io
 import os
 import signal
@@ -9,7 +8,6 @@ import threading
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 
 import fake_instance as fi  # noqa: E402
@@ -17,11 +15,7 @@ from ingest_doctor import collector, exitcodes  # noqa: E402
 
 
 def shell():
-    spec = importlib.util.spec_from_file_location("ingest_doctor_introspection_inproc",
-                                                  os.path.join(ROOT, "bin", "ingest_doctor_introspection.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return fi.load_shell("ingest_doctor_introspection_inproc")
 
 
 def test_scheme_in_process():

@@ -12,7 +12,6 @@ at the default 10 s interval (= 7.2 CPU seconds an hour).
 """
 from __future__ import annotations
 
-import importlib.util
 import io
 import os
 import subprocess
@@ -71,14 +70,6 @@ while True:
 '''
 
 
-def _load_shell():
-    spec = importlib.util.spec_from_file_location("ingest_doctor_introspection",
-                                                  os.path.join(ROOT, "bin", "ingest_doctor_introspection.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 TARGETS = "<= 20 ms CPU a poll, <= 50 MB RSS, < 0.2% of one core at 10 s"
 
 
@@ -100,14 +91,14 @@ def _bench(keepalive):
     server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r\n%s" % (ROOT, tmp, keepalive, SERVER)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url, hec_port, ca = server.stdout.readline().split()
-    shell = _load_shell()
+    sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
+    import fake_instance as fi
+    shell = fi.load_shell("ingest_doctor_introspection")
     import ingest_doctor_introspection_port as port
     from ingest_doctor import collector, procthreads
     from splunklib.modularinput import EventWriter
 
     params = collector.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
-    sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
-    import fake_instance as fi
     http_call = port.Http(params.request_timeout, port.hec_context(params))
     coll = collector.Collector(params, url, fi.SESSION_KEY, http_call, lambda: fi.PROBE_TOKEN, "idx-bench")
     tracker = procthreads.ThreadCpu(os.path.join(tmp, "proc"))
