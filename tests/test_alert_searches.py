@@ -119,35 +119,8 @@ def source_of(segment: str) -> Tuple[str, Set[str]]:
 
 # ---------------------------------------------------------------------------- a small SPL walker
 def split_top(text: str, sep: str) -> List[str]:
-    out, cur, depth, q = [], [], 0, None
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if q:
-            cur.append(c)
-            if c == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 2
-                continue
-            if c == q:
-                q = None
-        elif c in "\"`":
-            q = c
-            cur.append(c)
-        elif c in "([":
-            depth += 1
-            cur.append(c)
-        elif c in ")]":
-            depth -= 1
-            cur.append(c)
-        elif c == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur))
-    return out
+    """splcheck's splitter with SPL's quotes (" and `) and brackets (() and [])."""
+    return splcheck.split_top(text, sep, quotes='"`', opens="([", closes=")]")
 
 
 KEYWORDS = {"AND", "OR", "NOT", "LIKE", "IN", "TRUE", "FALSE", "NULL", "AS", "BY"}

@@ -74,7 +74,9 @@ class Scan(NamedTuple):
     empty_pipes: List[str]                      # pipes with no command after them
 
 
-def _split_args(text: str) -> List[str]:
+def split_top(text: str, sep: str = ",", quotes: str = "\"'", opens: str = "(", closes: str = ")") -> List[str]:
+    """`text` split at each `sep` outside quotes (with backslash escapes) and outside brackets.
+    The defaults split macro arguments; tests/test_alert_searches.py splits SPL with its own."""
     args, depth, cur, q = [], 0, [], None
     i = 0
     while i < len(text):
@@ -86,16 +88,16 @@ def _split_args(text: str) -> List[str]:
                 i += 1
             elif c == q:
                 q = None
-        elif c in "\"'":
+        elif c in quotes:
             q = c
             cur.append(c)
-        elif c == "(":
+        elif c in opens:
             depth += 1
             cur.append(c)
-        elif c == ")":
+        elif c in closes:
             depth -= 1
             cur.append(c)
-        elif c == "," and depth == 0:
+        elif c == sep and depth == 0:
             args.append("".join(cur))
             cur = []
         else:
@@ -174,7 +176,7 @@ def scan(spl: str, post_process: bool = False) -> Scan:
             errors.append("malformed macro call `%s`" % body[:60])
             continue
         name, args = mm.group(1), mm.group(2)
-        arity = 0 if args is None or not args.strip() else len(_split_args(args))
+        arity = 0 if args is None or not args.strip() else len(split_top(args))
         macros.append((name, arity, m.start()))
     text = "".join(structural)
     # brackets
