@@ -356,8 +356,8 @@ class FindingGate:
 
 
 CONFIG_REFRESH_S = 86400.0
-# Configuration endpoints are re-read once a minute, not every poll: they change rarely, and with
-# splunkd closing each connection every call costs a TLS handshake (see `make bench`).
+# Configuration endpoints are re-read about once a minute, one a poll, not all every poll: they change
+# rarely, and with splunkd closing each connection every call costs a TLS handshake (see `make bench`).
 CONFIG_POLL_S = 60.0
 
 
@@ -601,13 +601,15 @@ class Collector:
         ev = Evidence()
         lat: Dict[str, float] = {}
         errors: List[Tuple[str, str]] = []
+        refresh = self._config_to_refresh(now)
         for ep in ENDPOINTS:
             self.check_stop()
             if ep.path in self.absent:
                 continue
-            if ep.config and ep.path in self._config_parts and \
-                    now - self._config_read_at.get(ep.path, now) < CONFIG_POLL_S:
+            if ep.config and ep.path in self._config_parts and ep.path != refresh:
                 continue
+            if ep.config:
+                self._config_read_at[ep.path] = now
             body = self._rest(ep, res, now, lat, errors)
             target = Evidence() if ep.config else ev
             if body is not None:
@@ -619,7 +621,6 @@ class Collector:
                         rest.apply_rest(target, ep.path, body, time=now)
                         if ep.config:
                             self._config_parts[ep.path] = target
-                            self._config_read_at[ep.path] = now
                     except Exception as e:  # RestError, or a shape no parser expected: judge the rest
                         detail = str(e) if isinstance(e, rest.RestError) else "%s: %s" % (type(e).__name__, e)
                         self._failure(res, ep.path, "malformed", Fetched(200, b"", lat[ep.path], None, detail),
@@ -666,6 +667,17 @@ class Collector:
             res.events.append(Out("finding", stamp, d))
         self.polls += 1
         return res
+
+    def _config_to_refresh(self, now: float) -> Optional[str]:
+        """The one known config endpoint re-read this poll: the longest unread, once a minute has passed.
+
+        Endpoints without a good reading yet are read every poll regardless. Scheduling by the last
+        attempt (not the last success) keeps a failing endpoint from starving the others.
+        """
+        due = [(self._config_read_at.get(ep.path, 0.0), i, ep.path) for i, ep in enumerate(ENDPOINTS)
+               if ep.config and ep.path in self._config_parts and ep.path not in self.absent
+               and now - self._config_read_at.get(ep.path, 0.0) >= CONFIG_POLL_S]
+        return min(due)[2] if due else None
 
     def _merge_config(self, ev: Evidence) -> None:
         """This poll's configuration: each config endpoint's latest good reading."""
