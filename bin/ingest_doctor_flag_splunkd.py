@@ -32,6 +32,8 @@ from ingest_doctor.alert_payload import AlertError, BadConfig, Transient
 from ingest_doctor.alert_store import COLLECTION, kv_query
 from ingest_doctor.evidence import Evidence
 from ingest_doctor import rest
+from ingest_doctor.messages import MessagePlan
+from ingest_doctor_messages_port import MessageError, WebMessages
 
 APP = "ingest_doctor"
 OWNER = "nobody"
@@ -89,6 +91,7 @@ class SplunkdPort:
             self.tls = "verified (system CAs)"
         self.ctx = binding.Context(handler=handler, scheme=parts.scheme or "https", host=self.host,
                                    port=parts.port or 8089, token=session_key, owner=OWNER, app=APP)
+        self.web = WebMessages(server_uri, session_key, handler)
 
     # ------------------------------------------------------------------ transport
     def _call(self, what: str, fn: Callable[[], Any], ok: Sequence[int] = ()) -> Tuple[int, bytes]:
@@ -214,6 +217,18 @@ class SplunkdPort:
 
     def webhook(self, url: str, body: bytes) -> None:
         post_webhook(url, body, self.log, self.sleep, self.backoff)
+
+    # Splunk Web messages: solnlib's BulletinRestClient over this port's handler (same TLS, same timeout).
+    def messages_shown(self) -> Dict[str, str]:
+        try:
+            return self.web.shown()
+        except MessageError as e:
+            raise Transient(str(e)) from None
+
+    def post_messages(self, plan: MessagePlan) -> None:
+        error = self.web.apply(plan)
+        if error:
+            raise Transient(error)
 
     def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:
         """One request per EVENTS_CHUNK events: ingest_doctor:finding breaks events on newlines."""
