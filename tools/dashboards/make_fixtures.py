@@ -238,7 +238,8 @@ def hec_fixtures(w: World):
          ["idx-02", "REST", "2", "0", "0", "8088", "1", "1", "k8s_logs"],
          ["sh-01", "REST", "2", "0", "0", "8088", "1", "0", None]])
     f["ds_open_findings"] = findings_rows(w, ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice",
-                                              "settings", "last_seen", "count"], status="open")
+                                              "settings", "detected", "first_seen", "last_seen", "count"],
+                                           status="open")
     return f
 
 
@@ -249,7 +250,7 @@ FINDINGS = [
          evidence_text="thread_busy_pct=99.1 %; hec_busy_replies=8631 replies",
          advice="Raise the HEC I/O threads towards the number of cores. | Batch events in the client of token app_events (2 events per request).",
          settings="dedicatedIoThreads -> 8", first_seen="2026-11-22 02:34:10", last_seen="2026-11-22 03:59:30",
-         count="18", evidence_dashboard="ingest_doctor_hec_performance"),
+         count="18", detected="both", resolution="", evidence_dashboard="ingest_doctor_hec_performance"),
     dict(id="idx-02/typing/1", host="idx-02", bottleneck="typing", pipeline_set="1", component="regexreplacement",
          severity="critical", status="open",
          summary="Pipeline set 1 is limited by the typing stage: parsing, aggregation and typing queues are full, "
@@ -257,20 +258,21 @@ FINDINGS = [
          evidence_text="queue_fill_pct=100 % (typingQueue); thread_busy_pct=98.2 %; regex_cpu_share_pct=81 %",
          advice="Review the TRANSFORMS and SEDCMD of sourcetype k8s:container (2.1 ms per event).",
          settings="", first_seen="2026-11-22 02:31:40", last_seen="2026-11-22 03:59:40",
-         count="17", evidence_dashboard="ingest_doctor_cpu_by_processor"),
+         count="17", detected="collector", resolution="", evidence_dashboard="ingest_doctor_cpu_by_processor"),
     dict(id="idx-02/host_cpu/-", host="idx-02", bottleneck="pipeline_set_imbalance", pipeline_set="0",
          component="pipelineset", severity="warning", status="open",
          summary="Pipeline set 1 is saturated while set 0 is 22% busy: the load is not spread.",
          evidence_text="pipelineset.dutycycle_pct=22 % (set 0); pipelineset.dutycycle_pct=98 % (set 1)",
          advice="Use pipelineSetSelectionPolicy = weighted_random.",
          settings="pipelineSetSelectionPolicy -> weighted_random", first_seen="2026-11-22 02:40:00",
-         last_seen="2026-11-22 03:55:00", count="9", evidence_dashboard="ingest_doctor_pipeline_sets"),
+         last_seen="2026-11-22 03:55:00", count="9", detected="alert", resolution="",
+         evidence_dashboard="ingest_doctor_pipeline_sets"),
     dict(id="hf-02/hec_input/-", host="hf-02", bottleneck="hec_input", pipeline_set="-",
          component="httpinputserverdatathread", severity="info", status="resolved",
          summary="The HEC server data thread reached 93% of one core in one sample (a transient spike).",
          evidence_text="thread_busy_pct=93 %", advice="No change needed unless it recurs.", settings="",
-         first_seen="2026-11-21 18:02:00", last_seen="2026-11-21 18:02:00", count="1",
-         evidence_dashboard="ingest_doctor_hec_performance"),
+         first_seen="2026-11-21 18:02:00", last_seen="2026-11-21 18:02:00", count="1", detected="collector",
+         resolution="resolved after dedicatedIoThreads 2 -> 8", evidence_dashboard="ingest_doctor_hec_performance"),
 ]
 
 
@@ -288,7 +290,8 @@ def findings_rows(w: World, fields, status=None, bottlenecks=None, rename=None):
     if not rows:
         empty = {k: None for k in out_fields}
         empty["severity"] = "-"
-        empty["summary"] = ("No finding stored yet. The Ingest Doctor alerts write them: check that they are enabled "
+        empty["summary"] = ("No finding stored yet. The Ingest Doctor alerts and the collector (through the search "
+                            "Ingest Doctor - Findings - Collector findings) write them: check that they are enabled "
                             "(Settings > Searches, reports, and alerts, app Ingest Doctor).")
         if bottlenecks:
             empty["summary"] = "No open finding about parsing, merging or typing."
@@ -457,7 +460,8 @@ def cpu_fixtures(w: World):
     f["ds_indexer_cpu"] = timechart({"raw data write": lambda t: round(9 + w.noise(t, "w", 1.5), 1),
                                      "index service": lambda t: round(6 + w.noise(t, "s", 1.0), 1)})
     f["ds_props_findings"] = findings_rows(
-        w, ["severity", "host", "pipeline_set", "bottleneck", "summary", "advice", "settings"], status="open",
+        w, ["severity", "host", "pipeline_set", "bottleneck", "summary", "advice", "settings", "detected",
+            "first_seen"], status="open",
         bottlenecks=("typing", "merging", "parsing"))
     return f
 
@@ -465,7 +469,8 @@ def cpu_fixtures(w: World):
 def findings_fixtures(w: World):
     f = {}
     fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text",
-              "advice", "settings", "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
+              "advice", "settings", "detected", "first_seen", "last_seen", "count", "status", "resolution",
+              "evidence_dashboard"]
     f["ds_findings_table"] = findings_rows(w, fields, status="open", rename={
         "evidence_text": "evidence", "advice": "recommendations", "settings": "setting -> suggested"})
     open_ = [fd for fd in FINDINGS if fd["status"] == "open" and w.sat]
