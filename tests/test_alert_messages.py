@@ -163,3 +163,59 @@ def test_rows_to_reported_parses_the_event_and_leaves_measurements_alone():
             rows_to_reported([_row(2, signal="finding", finding=bad, last_time="1")])
     with pytest.raises(RowError):
         rows_to_reported([_row(3, signal="finding", finding=json.dumps(dict(d, status="maybe")), last_time="1")])
+
+
+# ---------------------------------------------------------------------------- the collector, in process
+def test_collector_resolves_with_the_change_the_admin_made_and_plans_its_messages():
+    """A pegged HEC thread (per-thread CPU) at 10 s polls; the admin raises dedicatedIoThreads 2 -> 8,
+    the collector re-reads data/inputs/http within its minute and the thread calms down: the finding
+    resolves with that note, its message is deleted, and a recurrence is reported again."""
+    from test_modinput_core import FakeHttp, body, collector_for, routes
+    from ingest_doctor import collector
+    from ingest_doctor.procthreads import ThreadBusy
+    r = routes()
+    http = {"io": "2"}
+    r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
+        "dedicatedIoThreads": http["io"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    c = collector_for(FakeHttp(r))
+
+    def poll(t, busy):
+        return c.poll(t, [ThreadBusy(4242, "httpinputserverdatathread", "HTTPInputServerDataThread", busy)])
+
+    t = 1000.0
+    res = poll(t, 2.0)
+    assert res.messages is None
+    opened = None
+    for i in range(1, 5):
+        res = poll(t + 10 * i, 99.0)
+        if res.messages:
+            opened = res
+            break
+    assert opened is not None, "no finding within 4 polls"
+    name = message_name("idx-01/hec_input/-")
+    assert [p.name for p in opened.messages.posts] == [name] and "(now 2)" in opened.messages.posts[0].text
+    http["io"] = "8"
+    t2 = t + 50
+    resolved = None
+    for i in range(1, 20):
+        res = poll(t2 + 10 * i, 5.0)
+        ends = [o.data for o in res.events if o.kind == "finding" and o.data.get("status") == "resolved"]
+        if ends:
+            resolved = (res, ends[0])
+            break
+        assert not res.messages or not res.messages.posts            # nothing posted while it lasts or fades
+    assert resolved is not None
+    res, end = resolved
+    assert end["resolution"] == "resolved after dedicatedIoThreads 2 -> 8" and end["detected_by"] == "collector"
+    assert res.messages.deletes == [name] and res.messages.posts == []
+    # it comes back: reported (event and message) at once, not held back by the 15-minute repeat
+    t3 = t2 + 10 * (i + 1)
+    back = None
+    for j in range(1, 5):
+        res = poll(t3 + 10 * j, 99.0)
+        if any(o.kind == "finding" for o in res.events):
+            back = res
+            break
+    assert back is not None and [p.name for p in back.messages.posts] == [name]
+    off = collector_for(FakeHttp(routes()), web_messages="0")
+    assert off.params.web_messages is False and collector.parse_params({}).web_messages is True

@@ -94,14 +94,15 @@ def findings_link(f: Finding) -> str:
 
 
 def message_text(f: Finding, kind: str = "new") -> str:
+    """Where, what to change and the link always fit; the summary is shortened to make room."""
     head = "Ingest Doctor: %s%s bottleneck on %s." % (
         "escalated to " if kind == "escalated" else "", f.severity, _where(f))
     change = _change_to_make(f)
-    link = " " + findings_link(f)
-    body = " ".join(p for p in (head, f.summary, change) if p)
-    if len(body) + len(link) > MAX_TEXT:
-        body = body[:MAX_TEXT - len(link) - 3].rstrip() + "..."
-    return body + link
+    link = findings_link(f)
+    room = MAX_TEXT - len(head) - len(change) - len(link) - 3
+    summary = f.summary if len(f.summary) <= room else f.summary[:max(0, room - 3)].rstrip() + "..."
+    text = " ".join(p for p in (head, summary, change, link) if p)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - len(link) - 4].rstrip() + "... " + link
 
 
 def summary_text(held: List[Finding]) -> str:
