@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional
 
 from . import model
+from .alert_store import kv_key
 from .findings import Finding, severity_rank
 
 NAME_PREFIX = "ingest_doctor_finding_"
@@ -29,7 +30,6 @@ LEVEL = {"info": "info", "warning": "warn", "critical": "error"}
 POSTED_KINDS = ("new", "reopened", "escalated")
 KINDS = POSTED_KINDS + ("updated", "resolved")
 MAX_TEXT = 480
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,8 @@ class MessagePlan:
 
 
 def message_name(finding_id: str) -> str:
-    """Stable, URL-safe name for one finding id (`/` and anything unusual escaped as ~XX)."""
-    out = []
-    for ch in finding_id:
-        out.append(ch if ch in _SAFE else "".join("~%02X" % b for b in ch.encode("utf-8")))
-    return NAME_PREFIX + "".join(out)
+    """Stable, URL-safe name for one finding id (the KV store key's escaping: `/` as ~2F)."""
+    return NAME_PREFIX + kv_key(finding_id)
 
 
 def _where(f: Finding) -> str:
