@@ -151,3 +151,20 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     # every message went through BulletinRestClient's request shape: form fields name/value/severity
     assert all(set(x) >= {"name", "value", "severity"} for x in local.posts + search_head.messages.posts)
     assert "Traceback" not in r.stderr()
+
+
+def test_message_of_a_finding_resolved_by_the_resolve_search_is_swept(search_head, tls, tmp_path):
+    """The resolve search (outputlookup, no action) closes alert-only findings: the next action run
+    removes their messages."""
+    from test_alert_action import thread_row
+    res = write_results(str(tmp_path / "a.csv.gz"), [thread_row()])
+    assert run_action(payload(search_head.fake, res, sid="a1"), tls).returncode == exitcodes.OK
+    name = message_name("hf-01/hec_input/-")
+    assert list(search_head.messages.shown) == [name]
+    assert "dedicatedIoThreads = " in search_head.messages.shown[name]["message"]
+    search_head.kv.records[kv_key("hf-01/hec_input/-")].update(status="resolved", resolved_at=1.0)
+    res2 = write_results(str(tmp_path / "b.csv.gz"), [thread_row(host="hf-09")])
+    p = run_action(payload(search_head.fake, res2, sid="a2"), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert list(search_head.messages.shown) == [message_name("hf-09/hec_input/-")]
+    assert search_head.messages.deletes == [name]

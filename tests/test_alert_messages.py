@@ -219,3 +219,12 @@ def test_collector_resolves_with_the_change_the_admin_made_and_plans_its_message
     assert back is not None and [p.name for p in back.messages.posts] == [name]
     off = collector_for(FakeHttp(routes()), web_messages="0")
     assert off.params.web_messages is False and collector.parse_params({}).web_messages is True
+
+
+def test_stale_messages_are_those_of_resolved_or_missing_findings():
+    a, b, c = (message_name(i) for i in ("a/typing/1", "b/typing/1", "c/typing/1"))
+    shown = {a: "warn", b: "error", c: "warn", messages.SUMMARY_NAME: "warn", "someone_else": "info"}
+    assert messages.shown_keys(shown) == [kv_key("a/typing/1"), kv_key("b/typing/1"), kv_key("c/typing/1")]
+    records = {kv_key("a/typing/1"): {"status": "open"}, kv_key("b/typing/1"): {"status": "resolved"}}
+    assert messages.stale(shown, records) == [b, c]
+    assert messages.stale(shown, records, keep=[c]) == [b]

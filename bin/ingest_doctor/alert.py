@@ -211,7 +211,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     if planned:
         port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
     # 4. Splunk Web messages
-    if payload.params.web_messages and changes:
+    if payload.params.web_messages:
         summary.messages = post_messages(port, changes, payload.params.min_severity)
     # 5. the webhook
     if payload.params.webhook_url:
@@ -259,14 +259,21 @@ def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[
 
 
 def post_messages(port: Port, changes: List[messages_mod.Change], min_severity: str) -> int:
-    """Post and delete this run's Splunk Web messages; a failure is logged, the findings are stored already."""
+    """Post and delete this run's Splunk Web messages, and sweep the messages of findings resolved
+    since (by the resolve search, which posts nothing). A failure is logged: the findings are stored."""
     floor = max(("warning", min_severity), key=severity_rank)
     try:
-        shown = port.messages_shown() if any(c.kind in messages_mod.POSTED_KINDS for c in changes) else {}
+        shown = port.messages_shown()
         mplan = messages_mod.plan(changes, messages_mod.MAX_PER_RUN, floor, shown)
+        keys = messages_mod.shown_keys(shown)
+        if keys:
+            gone = messages_mod.stale(shown, port.kv_read(keys), [p.name for p in mplan.posts])
+            mplan.deletes.extend(n for n in gone if n not in mplan.deletes)
         if mplan:
             port.post_messages(mplan)
     except AlertError as e:
+        if e.code == exitcodes.AUTH:
+            raise
         port.log("WARN", "messages", msg="Splunk Web messages not posted; the findings are stored",
                  error=str(e)[:300])
         return 0

@@ -147,3 +147,24 @@ def plan(changes: Iterable[Change], cap: int = MAX_PER_RUN, floor: str = "warnin
         worst = max(severity_rank(f.severity) for f in held)
         out.posts.append(Post(SUMMARY_NAME, summary_text(held), LEVEL[("info", "warning", "critical")[worst]]))
     return out
+
+
+def stale(shown: Dict[str, str], records: Dict[str, Dict[str, object]], keep: Iterable[str] = ()) -> List[str]:
+    """Names of our finding messages still shown whose finding is resolved or gone from the store.
+
+    `records`: KV store records by `_key` (message name minus NAME_PREFIX); `keep`: names this run posts.
+    Catches findings resolved by the "resolve when not seen" search, which posts nothing.
+    """
+    kept = set(keep)
+    out = []
+    for name in sorted(shown):
+        if not name.startswith(NAME_PREFIX) or name in kept:
+            continue
+        rec = records.get(name[len(NAME_PREFIX):])
+        if rec is None or rec.get("status") == "resolved":
+            out.append(name)
+    return out
+
+
+def shown_keys(shown: Dict[str, str]) -> List[str]:
+    return sorted(n[len(NAME_PREFIX):] for n in shown if n.startswith(NAME_PREFIX))
