@@ -168,3 +168,25 @@ def test_message_of_a_finding_resolved_by_the_resolve_search_is_swept(search_hea
     assert p.returncode == exitcodes.OK, p.stderr
     assert list(search_head.messages.shown) == [message_name("hf-09/hec_input/-")]
     assert search_head.messages.deletes == [name]
+
+
+def test_web_messages_off_in_the_input_and_in_the_action(fake_splunkd, search_head, tls, tmp_path,
+                                                        runs):  # noqa: F811
+    inst = fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"])
+    local = Messages(fake_splunkd, "hf-01")
+    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0",
+                                                    "web_messages": "0"}, "hf-01"))
+    r.wait_polls(1)
+    inst.full_queues = {"indexQueue", "typingQueue"}
+    assert wait_for(lambda: finding_events(r), 30), r.stderr()
+    n = len(r.polls())
+    r.wait_polls(n + 2)
+    assert r.terminate() == exitcodes.OK
+    assert local.posts == [] and not fake_splunkd.requests_to("/services/messages")
+    res = write_results(str(tmp_path / "off.csv.gz"), relay_rows(finding_events(r)),
+                        final_columns(RELAY_ST["search"]))
+    data = payload(search_head.fake, res, sid="off_1", web_messages="0")
+    p = run_action(data, tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert list(search_head.kv.records) == [kv_key(FID)] and "messages=0" in p.stderr
+    assert not search_head.fake.requests_to("/services/messages")
