@@ -125,6 +125,8 @@ def test_reported_finding_is_stored_once_per_event_and_keeps_both_detectors():
     assert first.new and first.record["first_seen"] == 950.0 and first.record["detected_by"] == "collector"
     again = plan(first.record, f, 1060.0, "sid2", "relay", "collector", event_time=950.0)
     assert again is None                                                     # the overlapping window
+    reworded = dict(first.record, summary="reworded by an alert")
+    assert plan(reworded, f, 1060.0, "sid2", "relay", "collector", event_time=950.0) is None
     later = plan(first.record, f, 1100.0, "sid3", "relay", "collector", event_time=1090.0)
     assert later.record["count"] == 2 and later.record["last_seen"] == 1090.0 and not later.escalated
     by_alert = plan(later.record, f, 1200.0, "sid4", "alert", "alert_action")
@@ -141,6 +143,7 @@ def test_resolution_closes_an_open_record_unless_seen_since():
     assert up.record["status"] == "resolved" and up.record["resolved_at"] == 1100.0
     assert up.record["resolution"].endswith("2 -> 8") and up.key == kv_key(hec().id)
     assert plan_resolution(up.record, hec().id, 1200.0, "n", "s3", "relay") is None
+    assert plan(up.record, hec(), 1250.0, "s4", "relay", "collector", event_time=1050.0) is None   # older event
     reopened = plan(up.record, hec(), 1300.0, "s4", "relay", "collector", event_time=1300.0)
     assert reopened.reopened and reopened.record["resolution"] == "" and reopened.record["status"] == "open"
 

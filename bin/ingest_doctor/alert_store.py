@@ -100,8 +100,14 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
         unchanged = all(existing.get(k) == v for k, v in content.items()) and existing.get("status") == "open"
         known = detected_by in (existing.get("detected_by") or "").split(",")
         last = _float(existing.get("last_seen"), 0.0)
-        if unchanged and (same_run or (event_time is not None and known and last >= event_time)):
+        if unchanged and same_run:
             return None
+        if event_time is not None:
+            # An event no newer than what the record holds: handed over again, or superseded.
+            if known and last >= event_time:
+                return None
+            if existing.get("status") == "resolved" and _float(existing.get("resolved_at"), 0.0) >= event_time:
+                return None
         count = int(_float(existing.get("count") or 0, 0.0))
         first = _float(existing.get("first_seen") or seen, seen)
         reopened = existing.get("status") == "resolved"
