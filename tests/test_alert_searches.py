@@ -446,7 +446,7 @@ def test_alert_action_conf_and_spec_agree():
     params = {k for k in conf if k.startswith("param.")}
     spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
     assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
-        {"param.min_severity", "param.webhook_url", "param.index"}
+        {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages"}
     html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),
                 encoding="utf-8").read()
     for p in params:
