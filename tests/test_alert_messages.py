@@ -231,3 +231,31 @@ def test_stale_messages_are_those_of_resolved_or_missing_findings():
     records = {kv_key("a/typing/1"): {"status": "open"}, kv_key("b/typing/1"): {"status": "resolved"}}
     assert messages.stale(shown, records) == [b, c]
     assert messages.stale(shown, records, keep=[c]) == [b]
+
+
+# ---------------------------------------------------------------------------- the message port
+def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd):
+    """solnlib's BulletinRestClient over our handler: a 403 names the HTTP status, a hung splunkd
+    costs the handler's timeout (solnlib's own handler has none), a missing message deletes fine."""
+    import os
+    import sys
+    import time
+    # as the entry scripts do: the vendored libraries (splunklib, solnlib) from bin/lib
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "lib"))
+    from fakesplunkd import Messages, fault
+    from ingest_doctor_messages_port import MessageError, WebMessages, local_handler
+    web = WebMessages(fake_splunkd.url, "KEY", local_handler(1.0))
+    shown = Messages(fake_splunkd)
+    ok = messages.plan([Change(hec(), "new")])
+    assert web.apply(ok) is None and list(shown.shown) == [message_name(hec().id)]
+    assert web.shown() == {message_name(hec().id): "warn"}
+    fake_splunkd.route("POST", "/services/messages", fault("403"))
+    err = web.apply(messages.plan([Change(typing(), "new"), Change(hec("b"), "new")]))
+    assert "HTTP 403" in err and len(fake_splunkd.requests_to("/services/messages", "POST")) == 3   # went on
+    gone = messages.MessagePlan(deletes=[message_name("nobody/typing/1")])
+    assert web.apply(gone) is None                                   # 404: already gone
+    fake_splunkd.route("GET", "/services/messages", fault("timeout"))
+    t0 = time.monotonic()
+    with pytest.raises(MessageError):
+        web.shown()
+    assert time.monotonic() - t0 < 5
