@@ -55,6 +55,19 @@ def csv_text(header, rows):
     return buf.getvalue()
 
 
+def pipeline_table():
+    """The pipeline lookup, with `threads` (threads per pipeline set of the row's stage): the CPU
+    searches bound a processor's cpu_seconds by interval x threads. Until model.py carries the
+    count itself, it is the number of dutycycle thread names the model lists for the stage: an
+    upper bound (aliases count twice), so a plausible reading is never called unreliable."""
+    fields = tuple(model.PIPELINE_FIELDS)
+    rows = [tuple(r) for r in model.pipeline_rows()]
+    if "threads" in fields:
+        return fields, rows
+    counts = {s.name: max(1, len(s.threads)) for s in model.STAGES}
+    return fields + ("threads",), [r + (str(counts[r[0]]),) for r in rows]
+
+
 def outputs():
     macros_path = os.path.join(ROOT, "default", "macros.conf")
     current = open(macros_path, encoding="utf-8").read() if os.path.exists(macros_path) else ""
@@ -62,8 +75,7 @@ def outputs():
     yield (os.path.join(ROOT, "lookups", "ingest_doctor_thresholds.csv"),
            csv_text(("name", "macro", "default", "unit", "description"),
                     ((s.name, s.macro, _num(s.default), s.unit, s.description) for s in thresholds.SETTINGS)))
-    yield (os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"),
-           csv_text(model.PIPELINE_FIELDS, model.pipeline_rows()))
+    yield (os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), csv_text(*pipeline_table()))
 
 
 def main(argv=None):
