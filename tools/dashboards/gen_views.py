@@ -561,9 +561,9 @@ def hec_performance() -> Dash:
           "ranks first, the later stage of a full chain before the earlier. Click a row for its pipeline set.",
           {"columnFormat": {"state": {"rowBackgroundColors": "> table | seriesByName(\"state\") | matchValue(stateColors)",
                                       "width": 95},
-                            "host": {"width": 80}, "role": {"width": 130}, "worst stage": {"width": 105},
-                            "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 250},
-                            "open finding": {"width": 300}},
+                            "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
+                            "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
+                            "open finding": {"width": 170}, "what to change": {"width": 520}},
            "count": 8},
           context={"stateColors": states},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
@@ -593,8 +593,7 @@ def hec_performance() -> Dash:
            "legendDisplay": "bottom", "legendTruncation": "ellipsisOff"})
     d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table",
           "Meaning and action per reply code from the lookup ingest_doctor_hec_reply_codes.",
-          {"columnFormat": {"host": {"width": 80}, "reply": {"width": 110}, "meaning": {"width": 170},
-                            "errors": {"width": 70}, "tokens": {"width": 100}, "action": {"width": 420}}})
+          {"columnFormat": {"action": {"width": 290}, "last_seen": {"width": 150}}})
     d.add("viz_hec_latency", "splunk.line", "HEC request latency p95 per host (ms): top 5", "ds_hec_latency",
           "Probe events POSTed by the collector; the 5 slowest hosts, the rest as \"others\" (max). Dashed: "
           "ingest_doctor_hec_latency_ms.", line_opts("ms"))
