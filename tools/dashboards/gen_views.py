@@ -869,12 +869,14 @@ def cpu_by_processor() -> Dash:
                             "threads): nothing left out."))
     d.chain("ds_regex_share", "Is typing regex-bound? regexreplacement share of the typing stage", "ds_cpu",
             "| where pipeline==\"typing\" AND isnotnull(pct_one_core)\n"
-            "| stats sum(cpu_seconds) AS cpu BY host ingest_pipe processor\n"
+            "| eventstats sum(pct_one_core) AS stage_pct BY _time host ingest_pipe\n"
+            "| stats sum(cpu_seconds) AS cpu max(stage_pct) AS typing_peak_pct BY host ingest_pipe processor\n"
             "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
             "| where processor==\"regexreplacement\"\n"
-            "| eval regex_share_pct=round(cpu/stage_cpu*100, 1), "
-            "verdict=if(regex_share_pct>=`ingest_doctor_regex_cpu_share_pct`, \"regex-bound: review TRANSFORMS/SEDCMD\", \"not regex-bound\")\n"
-            "| sort 0 - regex_share_pct host ingest_pipe\n| table host ingest_pipe regex_share_pct verdict")
+            "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
+            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
+            "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
+            "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict")
     d.search("ds_regex_st", "Regex CPU per host and sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
              "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
              "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
@@ -911,7 +913,7 @@ def cpu_by_processor() -> Dash:
           "A processor's cpu_seconds above the interval's wall time x the stage's threads is not CPU time in the "
           "interval (counters from old releases, repeated lines): shown here, never as load.")
     d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
-          "regexreplacement's share of typing CPU (regex-bound from ingest_doctor_regex_cpu_share_pct).")
+          "Typing's peak minute (% of one core) and regexreplacement's share of its CPU; busiest first.")
     d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per host and sourcetype (% of one core)", "ds_regex_st",
           "Average per minute; the top 10 (limits.conf [metrics] maxseries limits what metrics.log lists).",
           {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"pct_one_core\")",

@@ -436,18 +436,22 @@ def cpu_unreliable(dep):
                    "threads", "last_seen"], rows)
 
 
-@panel(CPU, "ds_regex_share", "stats sum(cpu_seconds) AS cpu BY host ingest_pipe processor",
-       "eventstats sum(cpu) AS stage_cpu BY host ingest_pipe", "sort 0 - regex_share_pct host ingest_pipe")
+@panel(CPU, "ds_regex_share", "eventstats sum(pct_one_core) AS stage_pct BY _time host ingest_pipe",
+       "stats sum(cpu_seconds) AS cpu max(stage_pct) AS typing_peak_pct BY host ingest_pipe processor",
+       "eventstats sum(cpu) AS stage_cpu BY host ingest_pipe", "sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe")
 def regex_share(dep):
     rows = []
     typing = [r for r in cpu_rows(dep) if r["pipeline"] == "typing" and r["pct_one_core"] is not None]
     for (h, p), rs in group(typing, "host", "ingest_pipe").items():
+        peak = max(sum(r["pct_one_core"] for r in m) for m in group(rs, "_time").values())
         total = sum(r["cpu_seconds"] for r in rs)
         rx = sum(r["cpu_seconds"] for r in rs if r["processor"] == "regexreplacement")
-        share = sround(rx / total * 100, 1)
-        rows.append([h, p, share, "regex-bound: review TRANSFORMS/SEDCMD" if share >= REGEX_SHARE_PCT else "not regex-bound"])
-    rows.sort(key=lambda r: (-r[2], r[0], r[1]))
-    return result(["host", "ingest_pipe", "regex_share_pct", "verdict"], rows)
+        peak, share = sround(peak, 1), sround(rx / total * 100, 1)
+        verdict = ("not regex-bound" if share < REGEX_SHARE_PCT else "typing not busy" if peak < 60
+                   else "regex-bound: review TRANSFORMS/SEDCMD")
+        rows.append([h, p, peak, share, verdict])
+    rows.sort(key=lambda r: (-r[2], -r[3], r[0], r[1]))
+    return result(["host", "ingest_pipe", "typing_peak_pct", "regex_share_pct", "verdict"], rows)
 
 
 @panel(CPU, "ds_regex_st", "bin _time span=1m", "stats sum(cpu) AS cpu_ms BY _time host series",
