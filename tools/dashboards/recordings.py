@@ -384,7 +384,7 @@ def _cpu_rows(dep):
             ok = r["cpu_seconds"] <= interval * th
             m = per_minute.setdefault((r["_time"] - r["_time"] % 60,) + key, dict(
                 _time=r["_time"] - r["_time"] % 60, host=key[0], ingest_pipe=key[1], pipeline=key[2], processor=key[3],
-                stage=stages.get(key[2]), threads=th, cpu_seconds=0.0, wall_s=0, unreliable=0, max_reading=0.0,
+                stage=stages.get(key[2], "other"), threads=th, cpu_seconds=0.0, wall_s=0, unreliable=0, max_reading=0.0,
                 interval_s=0, executes=0))
             m["cpu_seconds"] += r["cpu_seconds"] if ok else 0
             m["wall_s"] += interval if ok else 0
