@@ -25,8 +25,12 @@ from __future__ import annotations
 import csv
 import math
 import os
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+import gen_conf  # noqa: E402
 END = 1795320000   # 2026-11-22T04:00:00Z
 MINUTES = 240      # the views' default range: last 4 hours
 START = END - MINUTES * 60
@@ -77,7 +81,9 @@ def rows(method):
 class Deployment:
     def __init__(self, saturated: bool):
         self.sat = saturated
-        self.pipeline = lookup("ingest_doctor_pipeline.csv")
+        # the pipeline lookup as gen_conf.py writes it from model.py (not the file: it may be regenerated in the same run)
+        fields, table = gen_conf.pipeline_table()
+        self.pipeline = [dict(zip(fields, row)) for row in table]
         self.replies = {r["reply"]: r for r in lookup("ingest_doctor_hec_reply_codes.csv")}
 
     # ---------------------------------------------------------------- the incident
