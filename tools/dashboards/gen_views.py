@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from xml.sax.saxutils import escape
 
@@ -282,6 +283,27 @@ class Dash:
     def row(self, height: int, *items) -> None:
         self.rows.append((height, [(i, 1) if isinstance(i, str) else i for i in items]))
 
+    def fit_headers(self, panel_width: dict) -> None:
+        """Set every table column's width: at least its header's (a one-word header wraps at any
+        character when its column is narrow), the panel's remaining width shared among the
+        columns without a width of their own, so the table fills its panel and no more."""
+        for vid, v in self.viz.items():
+            if v["type"] != "splunk.table":
+                continue
+            fmt = v["options"].setdefault("columnFormat", {})
+            cols = [c for c in table_fields(self.query_of(v["dataSources"]["primary"])) if not c.startswith("_")]
+            need = {c: HEADER_PX_PER_CHAR * max(len(w) for w in c.split()) + HEADER_PX_EXTRA for c in cols}
+            fixed = {c: max(fmt[c]["width"], need[c]) for c in cols if "width" in fmt.get(c, {})}
+            flexible = [c for c in cols if c not in fixed]
+            spare = panel_width[vid] - TABLE_PADDING_PX - sum(fixed.values()) - sum(need[c] for c in flexible)
+            for c in cols:
+                width = fixed.get(c) or need[c] + max(0, spare) // len(flexible)
+                fmt.setdefault(c, {})["width"] = width
+
+    def query_of(self, ds_id: str) -> str:
+        ds = self.ds[ds_id]
+        return ds["options"]["query"]
+
     def definition(self) -> dict:
         structure, y = [], 0
         for height, items in self.rows:
@@ -292,6 +314,7 @@ class Dash:
                 structure.append({"item": item, "type": "block", "position": {"x": x, "y": y, "w": w, "h": height}})
                 x += w
             y += height
+        self.fit_headers({b["item"]: b["position"]["w"] for b in structure})
         d = {
             "title": self.label,
             "description": self.description,
@@ -317,6 +340,27 @@ class Dash:
                 "  <label>{}</label>\n  <description>{}</description>\n"
                 "  <definition><![CDATA[\n{}\n]]></definition>\n"
                 "</dashboard>\n").format(escape(self.label), escape(self.description), body)
+
+
+# A table header in Splunk's dark theme takes about this many pixels per character, plus the
+# sort icon and the padding.
+HEADER_PX_PER_CHAR, HEADER_PX_EXTRA = 8, 44
+TABLE_PADDING_PX = 40   # the panel's padding and the table's scroll bar
+
+
+def table_fields(query: str) -> list:
+    """The columns a search ends with: its last `table` command, after the renames that follow."""
+    parts = [p.strip() for p in re.split(r"\n\|\s*", query)]
+    at = max((i for i, p in enumerate(parts) if p.startswith("table ")), default=None)
+    if at is None:
+        return []
+    fields = re.findall(r'"[^"]+"|\S+', parts[at][len("table "):])
+    fields = [f.strip('"') for f in fields]
+    for p in parts[at + 1:]:
+        if p.startswith("rename "):
+            for old, new in re.findall(r'("[^"]+"|\S+) AS ("[^"]+"|\S+)', p):
+                fields = [new.strip('"') if f == old.strip('"') else f for f in fields]
+    return fields
 
 
 def std_inputs(d: Dash, pset: bool = True) -> None:
@@ -564,7 +608,7 @@ def hec_performance() -> Dash:
                                       "width": 95},
                             "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
                             "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
-                            "open finding": {"width": 170}, "what to change": {"width": 520}},
+                            "open finding": {"width": 170}, "what to change": {"width": 440}},
            "count": 8},
           context={"stateColors": states},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
@@ -594,7 +638,7 @@ def hec_performance() -> Dash:
            "legendDisplay": "bottom", "legendTruncation": "ellipsisOff"})
     d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table",
           "Meaning and action per reply code from the lookup ingest_doctor_hec_reply_codes.",
-          {"columnFormat": {"action": {"width": 290}, "last_seen": {"width": 150}}})
+          {"columnFormat": {"action": {"width": 240}}})
     d.add("viz_hec_latency", "splunk.line", "HEC request latency p95 per host (ms): top 5", "ds_hec_latency",
           "Probe events POSTed by the collector; the 5 slowest hosts, the rest as \"others\" (max). Dashed: "
           "ingest_doctor_hec_latency_ms.", line_opts("ms"))
@@ -615,7 +659,8 @@ def hec_performance() -> Dash:
           "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}}},
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+                            "summary": {"width": 300}, "advice": {"width": 240}, "settings": {"width": 190}}},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
@@ -630,9 +675,10 @@ def hec_performance() -> Dash:
     d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
     d.row(320, "viz_hec_thread", "viz_hec_queues")
     d.row(300, "viz_hec_eps", "viz_hec_mbps")
-    d.row(300, "viz_hec_latency", "viz_hec_health")
-    d.row(300, ("viz_hec_tokens", 3), ("viz_hec_batching", 2))
-    d.row(300, ("viz_hec_lag", 2), ("viz_hec_settings", 3))
+    d.row(300, "viz_hec_latency", "viz_hec_lag")
+    d.row(300, "viz_hec_health", "viz_hec_batching")
+    d.row(300, "viz_hec_tokens")
+    d.row(280, "viz_hec_settings")
     d.row(380, "viz_open_findings")
     return d
 
@@ -876,7 +922,8 @@ def cpu_by_processor() -> Dash:
             "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
             "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
             "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
-            "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict")
+            "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict\n"
+            "| rename ingest_pipe AS set typing_peak_pct AS \"typing peak %\" regex_share_pct AS \"regex share %\"")
     d.search("ds_regex_st", "Regex CPU per host and sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
              "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
              "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
@@ -923,6 +970,7 @@ def cpu_by_processor() -> Dash:
           line_opts("% of one core", None))
     d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
           "With the sourcetypes and settings read from the instance's props.conf.",
+          {"columnFormat": {"summary": {"width": 360}, "advice": {"width": 300}, "settings": {"width": 230}}},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_props_advice", "props.conf: what to change",
                "**Merging (aggregator) busy?** Events are line-merged and timestamps searched with defaults. Per sourcetype:\n"
@@ -971,7 +1019,9 @@ def findings() -> Dash:
             "| sort severity_rank - last_seen_epoch\n"
             "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
             "first_seen last_seen count status evidence_dashboard\n"
-            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\"\n"
+            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
+            "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
+            "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
             "| stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
@@ -996,12 +1046,13 @@ def findings() -> Dash:
           "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
           "with the current and the suggested value read from the instance.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 300}, "evidence": {"width": 230},
-                            "recommendations": {"width": 300}, "setting -> suggested": {"width": 170}}},
+                            "summary": {"width": 180}, "evidence": {"width": 150},
+                            "recommendations": {"width": 180}, "setting -> suggested": {"width": 140}},
+           "showInternalFields": False},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[{"type": "drilldown.customUrl", "options": {
-              "url": "/app/" + APP + "/$row.evidence_dashboard.value$?form.host=$row.host.value|u$",
+              "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])
     d.markdown("viz_findings_help", "About findings",
                "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "

@@ -451,7 +451,7 @@ def regex_share(dep):
                    else "regex-bound: review TRANSFORMS/SEDCMD")
         rows.append([h, p, peak, share, verdict])
     rows.sort(key=lambda r: (-r[2], -r[3], r[0], r[1]))
-    return result(["host", "ingest_pipe", "typing_peak_pct", "regex_share_pct", "verdict"], rows)
+    return result(["host", "set", "typing peak %", "regex share %", "verdict"], rows)
 
 
 @panel(CPU, "ds_regex_st", "bin _time span=1m", "stats sum(cpu) AS cpu_ms BY _time host series",
@@ -488,8 +488,8 @@ def findings_records(dep):
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
-    return result(["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence", "recommendations",
-                   "setting -> suggested", "first_seen", "last_seen", "count", "status", "evidence_dashboard"], rows)
+    return result(["severity", "host", "bottleneck", "pipeline set", "summary", "evidence", "recommendations",
+                   "setting -> suggested", "first seen", "last seen", "count", "status", "_evidence_dashboard"], rows)
 
 
 @panel(FND, "ds_findings_kpi",

@@ -212,10 +212,26 @@ function inspectPage(badSource) {
             const label = [...th.querySelectorAll('span')].find((s) => s.children.length === 0 && s.textContent.trim());
             const cell = th.getBoundingClientRect();
             if (label && (cut(label) || label.getBoundingClientRect().right > cell.right + 1)) truncated.push(`header "${label.textContent.trim()}"`);
+            // a header broken inside a word ("ingest_pi | pe") reads as two words: count its lines
+            // against its words
+            if (label) {
+                const range = document.createRange();
+                range.selectNodeContents(label);
+                const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+                const words = label.textContent.trim().split(/\s+/).length;
+                if (lines > words) truncated.push(`header "${label.textContent.trim()}" broken inside a word`);
+            }
         }
         // the entry as drawn: Highcharts keeps the full name in a <title> beside the shortened text
         const shown = (n) => { const c = n.cloneNode(true); c.querySelectorAll('title').forEach((t) => t.remove()); return c.textContent.trim(); };
         const legend = [...el.querySelectorAll('.highcharts-legend-item')].map(shown);
+        // a table wider than its panel hides its last columns behind a scroll bar
+        const heads = [...el.querySelectorAll('[data-test="head-cell"]')];
+        if (heads.length) {
+            const right = el.getBoundingClientRect().right;
+            const hidden = heads.filter((h) => h.getBoundingClientRect().right > right + 1).map((h) => h.textContent.trim());
+            if (hidden.length) truncated.push(`table columns past the panel's edge: ${hidden.join(', ')}`);
+        }
         legend.filter((t) => t.includes('\u2026') || t.endsWith('...')).forEach((t) => truncated.push(`legend "${t}"`));
         const nav = el.querySelector('.highcharts-legend-navigation');
         if (nav && nav.getBoundingClientRect().height > 0 && getComputedStyle(nav).visibility !== 'hidden') truncated.push('legend paged (entries hidden)');
