@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
 import sim  # noqa: E402
+import splcheck  # noqa: E402
 from panels import PANELS  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "dashboards")
@@ -34,26 +35,10 @@ STEP = re.compile(r"^(stats|eventstats|streamstats|timechart|chart|bin|dedup|sor
 
 def segments(spl):
     """The commands of a search and of its subsearches, in text order (split at | [ ] outside quotes)."""
-    out, cur, q, i = [], [], None, 0
-    while i < len(spl):
-        c = spl[i]
-        if q:
-            cur.append(c)
-            if c == "\\" and i + 1 < len(spl):
-                cur.append(spl[i + 1])
-                i += 1
-            elif c == q:
-                q = None
-        elif c == '"':
-            q = c
-            cur.append(c)
-        elif c in "|[]":
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur))
+    out = []
+    for part in splcheck.split_top(spl, sep="|", quotes='"', opens="", closes=""):
+        for sub in splcheck.split_top(part, sep="[", quotes='"', opens="", closes=""):
+            out += splcheck.split_top(sub, sep="]", quotes='"', opens="", closes="")
     return [" ".join(s.split()) for s in out if s.strip()]
 
 

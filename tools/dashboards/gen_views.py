@@ -235,8 +235,8 @@ HEC_SETTINGS = (
 )
 
 NO_FINDINGS = empty_message(
-    "No finding stored yet. The Ingest Doctor alerts write them: check that they are enabled "
-    "(Settings > Searches, reports, and alerts, app Ingest Doctor).")
+    "No finding matches these inputs. The Ingest Doctor alerts write findings: if there are none at all, "
+    "check that the alerts are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
 
 
 # ----------------------------------------------------------------------------- builders
@@ -525,14 +525,12 @@ def hec_performance() -> Dash:
             "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
             "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
             "| table eps mbps rps epr")
-    d.chain("ds_hec_eps", "Events/s per host (top 5)", "ds_hec",
-            "| where series==\"http_event_collector\"\n| eval eps=round(events/60, 1), series=host\n"
-            "| " + top_series("eps") + "\n"
-            "| timechart span=1m sum(eps) BY series limit=0 useother=false")
-    d.chain("ds_hec_mbps", "MB/s per host (top 5)", "ds_hec",
-            "| where series==\"http_event_collector\"\n| eval mbps=round(bytes_in/60/1048576, 3), series=host\n"
-            "| " + top_series("mbps") + "\n"
-            "| timechart span=1m sum(mbps) BY series limit=0 useother=false")
+    for ds_id, name, field, rate in (("ds_hec_eps", "Events/s", "eps", "round(events/60, 1)"),
+                                     ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
+        d.chain(ds_id, name + " per host (top 5)", "ds_hec",
+                "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
+                "| " + top_series(field) + "\n"
+                "| timechart span=1m sum(" + field + ") BY series limit=0 useother=false")
     d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
             "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"

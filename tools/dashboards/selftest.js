@@ -86,17 +86,19 @@ async function main() {
         const table = JSON.parse(fs.readFileSync(path.join(fx, 'ds_findings_table.json'), 'utf8'));
         table.rows = [];
         fs.writeFileSync(path.join(fx, 'ds_findings_table.json'), JSON.stringify(table));
-        // the render of the broken view reports its failures; keep them out of the log
-        console.error = (m) => lines.push(String(m));
-        console.log = (m) => lines.push(String(m));
-        let r;
-        try {
-            r = await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
-                '--out', path.join(tmp, 'out'), '--state', 'healthy']);
-        } finally {
-            console.error = origError;
-            console.log = origLog;
-        }
+        // the render of a broken view reports its failures; keep them out of the log
+        const quietRender = async (state) => {
+            console.error = (m) => lines.push(String(m));
+            console.log = (m) => lines.push(String(m));
+            try {
+                return await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
+                    '--out', path.join(tmp, 'out'), '--state', state]);
+            } finally {
+                console.error = origError;
+                console.log = origLog;
+            }
+        };
+        let r = await quietRender('healthy');
         assert.strictEqual(r.code, 1, 'the broken render passed');
         const errs = r.report[0].errors.join('\n') + '\n' + r.problems.join('\n');
         assert.match(errs, /viz_findings_table \(splunk\.table\): message shown: warning: .*No data!/, errs);
@@ -128,15 +130,7 @@ async function main() {
         const chainRec = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_chain.json'), 'utf8'));
         chainRec.rows.reverse();
         fs.writeFileSync(path.join(pfx, 'ds_chain.json'), JSON.stringify(chainRec));
-        console.error = (m) => lines.push(String(m));
-        console.log = (m) => lines.push(String(m));
-        try {
-            r = await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
-                '--out', path.join(tmp, 'out'), '--state', 'saturated']);
-        } finally {
-            console.error = origError;
-            console.log = origLog;
-        }
+        r = await quietRender('saturated');
         const perrs = r.report[0].errors.join('\n');
         assert.strictEqual(r.code, 1, 'the unreadable render passed');
         assert.match(perrs, /viz_fill_time: 12 series in one chart/, perrs);
