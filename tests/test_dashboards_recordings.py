@@ -137,3 +137,19 @@ def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count
     assert len(lines) > len({(ln["_time"], ln["ingest_pipe"], ln["processor"]) for ln in lines})   # repeats exist
     repeated = [r for r in per_minute if r["host"] == "idx-03" and sim.END - 3600 <= r["_time"] < sim.END - 3000]
     assert repeated and all(r["pct_one_core"] < 30 for r in repeated)   # not doubled
+
+
+def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
+    """recordings.cpu_rows replays ingest_doctor_pipeline_cpu_rows: the SPL must say the same."""
+    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
+        conf = fh.read()
+    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
+    assert "eval plausible=if(cpu_seconds<=interval_s*threads, 1, 0)" in macro
+    assert "interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)" in macro
+    assert "pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())" in macro
+    base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
+    assert "max(PREFIX(cpu_seconds=))" in base and "_time span=1s" in base   # a repeated line counts once
+    dep = sim.Deployment(False)
+    pipelines = {r["pipeline"] for r in dep.pipeline if r["pipeline"]}
+    assert {p for p, _, _ in sim.PROCESSORS} <= pipelines
+    assert all(int(r["threads"]) >= 1 for r in dep.pipeline)
