@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
 
-from ingest_doctor import exitcodes, rest, textreport, thresholds  # noqa: E402
+from ingest_doctor import endpoints, exitcodes, rest, textreport, thresholds  # noqa: E402
 from ingest_doctor.diagnose import diagnose  # noqa: E402
-from ingest_doctor.snapshot import SnapshotError, has_evidence, load_snapshot  # noqa: E402
+from ingest_doctor.snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds  # noqa: E402
 from ingest_doctor.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search  # noqa: E402
 
 TIMEOUT_S = 30
@@ -63,15 +63,17 @@ def build_parser() -> Parser:
 
 def cmd_diagnose(args, stdout, stderr) -> int:
     try:
-        th = thresholds.load(dict(kv.split("=", 1) for kv in args.threshold if "=" in kv))
-    except thresholds.ThresholdError as e:
-        stderr.write("ingest_doctor: %s\n" % e)
-        return exitcodes.BAD_CONFIG
-    try:
-        ev = load_snapshot(args.snapshot_dir, th)
+        # The thresholds the snapshot's splunkd was tuned with, then --threshold.
+        th, problems = recorded_thresholds(args.snapshot_dir, dict(kv.split("=", 1) for kv in args.threshold
+                                                                   if "=" in kv))
     except SnapshotError as e:
         stderr.write("ingest_doctor: %s\n" % e)
         return exitcodes.BAD_INPUT
+    except thresholds.ThresholdError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.BAD_CONFIG
+    ev = load_snapshot(args.snapshot_dir, th)
+    ev.problems.extend(problems)
     report = diagnose(ev, th)
     stdout.write(textreport.render(report) if args.format == "text" else json.dumps(report.to_dict(), indent=2) + "\n")
     if not has_evidence(ev):
@@ -158,11 +160,12 @@ def cmd_snapshot(args, stdin, stdout, stderr) -> int:
     except (rest.RestError, IndexError):
         out.notes.append("services/server/info: no host name")
     captured_at = time.time()
-    for path in rest.CONTRACT_PATHS:
+    for ep in endpoints.SNAPSHOT:
+        path = ep.path
         if path == "services/server/info":
             continue
         try:
-            body = ctx.get("/" + path, output_mode="json", count=0).body.read()
+            body = ctx.get("/" + path, **endpoints.query(ep)).body.read()
         except binding.HTTPError as e:
             why = {404: "not available on this version", 403: "permission denied (missing capability)"}.get(
                 e.status, "HTTP %d" % e.status)

@@ -31,7 +31,8 @@ from ingest_doctor import exitcodes
 from ingest_doctor.alert_payload import AlertError, BadConfig, Transient
 from ingest_doctor.alert_store import COLLECTION, kv_query
 from ingest_doctor.evidence import Evidence
-from ingest_doctor import rest
+from ingest_doctor import readstep, rest
+from ingest_doctor.endpoints import ALERT_CONFIG, Endpoint, Fetched, query
 
 APP = "ingest_doctor"
 OWNER = "nobody"
@@ -44,10 +45,6 @@ EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
 CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
-# Configuration endpoints read from this splunkd when no ingest_doctor:config event exists.
-CONFIG_PATHS = ("services/server/info", "services/data/inputs/http", "services/configs/conf-server/general",
-                "services/configs/conf-server/queue", "services/configs/conf-outputs/tcpout",
-                "services/configs/conf-props")
 
 
 def _is_loopback(host: str) -> bool:
@@ -180,14 +177,14 @@ class SplunkdPort:
         """REST fallback: only for the splunkd this action runs on."""
         if host not in (self._server_name() or set()):
             return False
-        for path in CONFIG_PATHS:
-            status, body = self._call("read " + path, lambda p=path: self.ctx.get(
-                "/" + p, output_mode="json", count=0), ok=(404,))
-            if status == 200:
-                try:
-                    rest.apply_rest(evidence, path, body)
-                except rest.RestError as e:
-                    self.log("WARN", "config", msg="unreadable REST body", path=path, error=str(e)[:200])
+        def fetch(ep: Endpoint) -> Fetched:
+            status, body = self._call("read " + ep.path, lambda: self.ctx.get("/" + ep.path, **query(ep)), ok=(404,))
+            return Fetched(status, body)
+        reading = readstep.read(fetch, ALERT_CONFIG, evidence=evidence)
+        for fault in reading.faults:
+            self.log("WARN", "config", msg="REST configuration not read", path=fault.path, kind=fault.kind,
+                     error=fault.message())
+        readstep.merge_config(evidence, reading.config)
         return True
 
     def kv_read(self, keys: Sequence[str]) -> Dict[str, Dict[str, Any]]:
