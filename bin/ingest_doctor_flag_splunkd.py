@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from ingest_doctor import endpoints, readstep, rest
 from ingest_doctor.alert_payload import AlertError, BadConfig, Transient
 from ingest_doctor.alert_store import COLLECTION, kv_query
-from ingest_doctor.endpoints import ALERT_CONFIG, Fetched
+from ingest_doctor.endpoints import ALERT_CONFIG, BY_PATH, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor_splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
 
@@ -43,6 +43,7 @@ EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
 CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
+INFO = BY_PATH["services/server/info"]
 
 
 def _quote(value: str) -> str:
@@ -102,13 +103,13 @@ class SplunkdPort:
 
     # ------------------------------------------------------------------ Port
     def macros(self) -> Dict[str, str]:
-        """Every macro of the app's view (threshold macros and the events index macro)."""
-        f = self._call("read macros", "GET", NS + "configs/conf-macros",
-                       params={"output_mode": "json", "count": "0", "search": "ingest_doctor_"})
-        try:
-            return {e.name: rest.as_str(rest.get(e.content, "definition")) or "" for e in rest.entries(f.body)}
-        except rest.RestError as e:
-            raise Transient("splunkd answered read macros with %s" % e) from None
+        """The app's ingest_doctor_* macros (thresholds, events index) in the app's namespace, by the read step."""
+        def fetch(ep: Endpoint) -> Fetched:
+            return self._call("read macros", "GET", NS + ep.path[len("services/"):], params=endpoints.query(ep))
+        reading = readstep.read(fetch, [BY_PATH[MACROS]])
+        if reading.macros is None:
+            raise Transient("splunkd answered read macros with %s" % reading.faults[0].message())
+        return reading.macros
 
     def latest_configs(self, hosts: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         if not hosts:
@@ -134,7 +135,7 @@ class SplunkdPort:
 
     def _server_names(self) -> Set[str]:
         if not hasattr(self, "_local_names"):
-            f = self._call("read server/info", "GET", "/services/server/info", params={"output_mode": "json"})
+            f = self._call("read server/info", "GET", "/" + INFO.path, params=endpoints.query(INFO))
             names = set()
             for e in rest.entries(f.body) if f.status == 200 else []:
                 for k in ("serverName", "host", "host_fqdn"):

@@ -192,7 +192,7 @@ def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str]) 
     info = reading.config.get(INFO.path)
     host = info.host if info is not None else None
     if not host:
-        out.notes.append("services/server/info: no host name")
+        out.notes.append("%s: no host name" % INFO.path)
     if args.metrics_log_minutes > 0 and host:
         for name, spl in (("metrics.log", metrics_search(host, args.metrics_log_minutes)),
                           ("splunkd.log", splunkd_search(host, args.metrics_log_minutes))):

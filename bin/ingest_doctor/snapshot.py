@@ -28,20 +28,6 @@ def rest_file(root: str, path: str) -> str:
     return os.path.join(root, "rest", *path.split("/")) + ".json"
 
 
-def _iso_to_epoch(value: Any) -> Optional[float]:
-    import datetime
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip().replace("Z", "+00:00")
-    try:
-        dt = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=datetime.timezone.utc)
-    return dt.timestamp()
-
-
 def read_meta(root: str, ev: Evidence) -> Dict[str, Any]:
     path = os.path.join(root, "snapshot.json")
     if not os.path.exists(path):
@@ -165,7 +151,7 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
     meta = read_meta(path, ev)
     if isinstance(meta.get("host"), str) and meta["host"]:
         ev.host = meta["host"]
-    captured_at = _iso_to_epoch(meta.get("captured_at"))
+    captured_at = logtime.iso_epoch(meta.get("captured_at"))
     _read_rest(path, SNAPSHOT, ev)
     window = float(th.log_window_min)
     _load_log(path, ev, "metrics.log", metricslog.MetricsLogParser, captured_at, window)
