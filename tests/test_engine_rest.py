@@ -144,10 +144,12 @@ def test_every_contract_path_is_known():
 # --------------------------------------------------------------------------- HEC global settings (issue 12)
 
 def _hec_snapshot(tmp_path, **http):
+    import importlib.util
     import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios"))
-    import build
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios", "build.py")
+    spec = importlib.util.spec_from_file_location("scenario_build", path)
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
     from ingest_doctor.diagnose import diagnose
     from ingest_doctor.snapshot import load_snapshot
     s = build.hec_forwarder("hf-09", "16")
