@@ -90,7 +90,10 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
     http = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http.json").read_text())
     assert all("token" not in e["content"] for e in http["entry"])
-    assert http["entry"][0]["content"]["dedicatedIoThreads"] == "2"
+    assert http["entry"] and all(e["name"].startswith("http://") for e in http["entry"])
+    settings = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http" / "http.json")
+                          .read_text())
+    assert settings["entry"][0]["content"]["dedicatedIoThreads"] == "2"
     assert "secret value" in err
 
 

@@ -16,28 +16,17 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import fake_instance as fi  # noqa: E402
+from confcheck import read_conf  # noqa: E402
 from ingest_doctor import collector  # noqa: E402
 from test_modinput_core import FakeHttp, collector_for, routes  # noqa: E402
 
 
 def conf(name):
-    """{stanza: {key: value}} of default/<name>.conf (continuation lines not used in ours)."""
-    out, stanza = {}, None
-    with open(os.path.join(ROOT, "default", name), encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            m = re.match(r"^\[(.*)\]$", line)
-            if m:
-                stanza = m.group(1)
-                out[stanza] = {}
-                continue
-            key, _, value = line.partition("=")
-            out[stanza][key.strip()] = value.strip()
-    return out
+    """{stanza: {key: value}} of default/<name>.conf."""
+    return read_conf(os.path.join(ROOT, "default", name))
 
 
 def index_time_fields(raw, regex):

@@ -352,3 +352,34 @@ def test_bad_parameter_in_the_stanza_is_logged_and_exits(fake_splunkd, runs):
         t.join(5)
     assert "category=bad_parameter" in r.stderr() and "poll_interval" in r.stderr()
     assert not r.events()
+
+
+def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs):
+    """One threshold source: the collector judges with the ingest_doctor_* macros its splunkd lists
+    (services/configs/conf-macros), not its built-in defaults."""
+    inst = fi.Instance(fake_splunkd, host="idx-04", psets=2)
+    inst.thread_pct = {0: 85.0}                     # pipeline set 0's busiest thread: 85%, below the default 90
+    xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"})
+    r = start(runs, xml)
+    r.wait_polls(6)
+    assert r.terminate() == exitcodes.OK
+    assert not r.of("ingest_doctor:finding") and "category=thresholds" not in r.stderr()
+    inst.macros = {"ingest_doctor_thread_busy_pct": "80"}
+    r = start(runs, xml)
+    r.wait_polls(6)
+    assert r.terminate() == exitcodes.OK
+    f = [e["data"] for e in r.of("ingest_doctor:finding")]
+    assert {(x["bottleneck"], x["pipeline_set"]) for x in f} >= {("indexing", 0)}, r.stderr()
+    assert r.stderr().count("category=thresholds source=macros") == 1 and "thread_busy_pct=80" in r.stderr()
+    assert fake_splunkd.requests_to("/services/configs/conf-macros")[-1].query["search"] == ["ingest_doctor_"]
+
+
+def test_thresholds_default_when_macros_cannot_be_read_said_once(fake_splunkd, runs):
+    inst = fi.Instance(fake_splunkd, host="idx-05", psets=2)
+    inst.faults["macros"] = "403"
+    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}))
+    r.wait_polls(4)
+    assert r.terminate() == exitcodes.OK
+    err = r.stderr()
+    assert err.count("category=thresholds source=defaults") == 1 and "kind=403" in err
+    assert "endpoint=services/configs/conf-macros kind=403" in err
