@@ -8,15 +8,16 @@ the modular input shell, which only wires it up. Every network fault becomes a
 from __future__ import annotations
 
 import http.client
+import os
 import socket
 import ssl
 import time
 from typing import Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
-from ingest_doctor import collector
+from ingest_doctor import collector, tls
 
-APP = "ingest_doctor"
+APP = collector.CREDENTIAL_APP
 
 
 class Http:
@@ -125,12 +126,7 @@ def _remaining(conn: http.client.HTTPConnection, deadline: float) -> None:
 
 
 def hec_context(params: collector.Params) -> ssl.SSLContext:
-    if not params.hec_tls_verify:
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        return ctx
-    return ssl.create_default_context(cafile=params.hec_ca_file)
+    return tls.context(params.tls(), os.environ.get("SPLUNK_HOME"))
 
 
 def credential_reader(params: collector.Params, session_key: str, server_uri: str):
@@ -145,5 +141,5 @@ def credential_reader(params: collector.Params, session_key: str, server_uri: st
         from solnlib.credentials import CredentialManager
         manager = CredentialManager(session_key, APP, realm=realm, scheme=uri.scheme, host=uri.hostname,
                                     port=uri.port)
-        return manager.get_password(name)
+        return collector.probe_token(manager.get_password(name))
     return read
