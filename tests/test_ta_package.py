@@ -126,3 +126,25 @@ def test_manifests_state_the_tiers_truthfully():
     assert app["targetWorkloads"] == ["_search_heads"]
     assert set(ta["targetWorkloads"]) == {"_indexers", "_forwarders"}
     assert ta["info"]["id"]["version"] == app["info"]["id"]["version"]
+
+
+def test_shipped_schedules_are_staggered_with_a_window():
+    """Not every search at minute 0/5: each one has its own offset within its period, a
+    schedule_window below that period, and the offsets are spread."""
+    text = open(os.path.join(ROOT, "default", "savedsearches.conf"), encoding="utf-8").read()
+    offsets = []
+    for stanza in re.split(r"(?m)^\[", text)[1:]:
+        name = stanza.split("]", 1)[0]
+        if not re.search(r"(?m)^enableSched\s*=\s*1\s*$", stanza):
+            continue
+        cron = re.search(r"(?m)^cron_schedule\s*=\s*(.+)$", stanza).group(1).split()
+        m = re.match(r"^(\d+)-59/(\d+)$", cron[0])
+        if not m:                       # an every-minute search has nothing to stagger
+            assert cron[0] in ("*", "*/1"), (name, cron)
+            continue
+        offset, every = int(m.group(1)), int(m.group(2))
+        assert 0 < offset < every and offset % 5 != 0, name
+        window = re.search(r"(?m)^schedule_window\s*=\s*(\d+)\s*$", stanza)
+        assert window and 0 < int(window.group(1)) < every, name
+        offsets.append(offset % every)
+    assert len(offsets) >= 7 and len(set(offsets)) >= 4
