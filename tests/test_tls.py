@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 import fake_instance as fi  # noqa: E402
 import ingest_doctor_introspection_port as port  # noqa: E402
 import test_modinput_protocol as protocol  # noqa: E402
+from test_modinput_protocol import runs  # noqa: E402,F401  (the fixture that kills leftover runs)
 from fakesplunkd import FakeSplunkd  # noqa: E402
 from ingest_doctor import collector, exitcodes, tls  # noqa: E402
 
@@ -152,11 +153,3 @@ def test_modular_input_probes_default_hec_verified(pki, fake_splunkd, monkeypatc
     health = [e["data"] for e in r.of("ingest_doctor:metrics") if "ingest_doctor.hec.health_rtt_ms" in e["data"]]
     assert health and {(d["code"], d["status"]) for d in health} == {("17", "200")}, r.stderr()
     assert "kind=tls" not in r.stderr()
-
-
-@pytest.fixture
-def runs():
-    started = []
-    yield started
-    for r in started:
-        r.kill()
