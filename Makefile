@@ -43,34 +43,27 @@ LOCK     := flock $(VENV)/.lock
 all: package
 
 # ---------------------------------------------------------------- environments
-$(VENV)/py313/.stamp: requirements-dev.txt
+# One recipe for every venv: $(call make_venv,NAME,PYTHON,VERSION,REQUIREMENTS).
+define make_venv
 	@mkdir -p $(VENV)
-	$(call need_py,$(PY313),3.13)
-	$(LOCK) bash -c 'test -x $(VENV)/py313/bin/python || $(PY313) -m venv $(VENV)/py313; \
-	  $(VENV)/py313/bin/pip install -q -r requirements-dev.txt'
+	$(call need_py,$(2),$(3))
+	$(LOCK) bash -c 'test -x $(VENV)/$(1)/bin/python || $(2) -m venv $(VENV)/$(1); \
+	  $(VENV)/$(1)/bin/pip install -q -r $(4)'
 	touch $@
+endef
+
+$(VENV)/py313/.stamp: requirements-dev.txt
+	$(call make_venv,py313,$(PY313),3.13,requirements-dev.txt)
 
 $(VENV)/py39/.stamp: requirements-dev.txt
-	@mkdir -p $(VENV)
-	$(call need_py,$(PY39),3.9)
-	$(LOCK) bash -c 'test -x $(VENV)/py39/bin/python || $(PY39) -m venv $(VENV)/py39; \
-	  $(VENV)/py39/bin/pip install -q -r requirements-dev.txt'
-	touch $@
+	$(call make_venv,py39,$(PY39),3.9,requirements-dev.txt)
 
 $(VENV)/tools/.stamp: requirements-tools.txt
-	@mkdir -p $(VENV)
-	$(call need_py,$(PYTOOLS),3.11)
-	$(LOCK) bash -c 'test -x $(TOOLSPY) || $(PYTOOLS) -m venv $(VENV)/tools; \
-	  $(VENV)/tools/bin/pip install -q -r requirements-tools.txt'
-	touch $@
+	$(call make_venv,tools,$(PYTOOLS),3.11,requirements-tools.txt)
 
 # ucc-gen (Splunk's add-on framework) in a venv of its own: it pins its own dependency set.
 $(VENV)/ucc/.stamp: requirements-ucc.txt
-	@mkdir -p $(VENV)
-	$(call need_py,$(PYTOOLS),3.11)
-	$(LOCK) bash -c 'test -x $(VENV)/ucc/bin/python || $(PYTOOLS) -m venv $(VENV)/ucc; \
-	  $(VENV)/ucc/bin/pip install -q -r requirements-ucc.txt'
-	touch $@
+	$(call make_venv,ucc,$(PYTOOLS),3.11,requirements-ucc.txt)
 
 venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
 
