@@ -153,3 +153,19 @@ def test_modular_input_probes_default_hec_verified(pki, fake_splunkd, monkeypatc
     health = [e["data"] for e in r.of("ingest_doctor:metrics") if "ingest_doctor.hec.health_rtt_ms" in e["data"]]
     assert health and {(d["code"], d["status"]) for d in health} == {("17", "200")}, r.stderr()
     assert "kind=tls" not in r.stderr()
+
+
+def test_modular_input_with_verification_off_probes_and_logs_it(pki, fake_splunkd, monkeypatch, runs):
+    env = dict(protocol._env(), SPLUNK_HOME=pki["home"])
+    monkeypatch.setattr(protocol, "_env", lambda: env)
+    with FakeSplunkd(pki["untrusted"]) as hec:
+        fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"], hec=hec)
+        xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0", "hec_tls_verify": "0",
+                                              "hec_health_url": hec.url}, "hf-01")
+        r = protocol.start(runs, xml)
+        r.wait_polls(2)
+        assert r.terminate() == exitcodes.OK
+    health = [e["data"] for e in r.of("ingest_doctor:metrics") if "ingest_doctor.hec.health_rtt_ms" in e["data"]]
+    assert health and {d["status"] for d in health} == {"200"}
+    warned = [line for line in r.stderr().splitlines() if "category=hec_tls_unverified" in line]
+    assert len(warned) == 1 and warned[0].startswith("WARN") and "hec_tls_verify is off" in warned[0], r.stderr()
