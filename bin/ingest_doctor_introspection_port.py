@@ -7,14 +7,15 @@ error kind; nothing here raises for a fault.
 """
 from __future__ import annotations
 
+import os
 import ssl
 from urllib.parse import urlsplit
 
-from ingest_doctor import collector
+from ingest_doctor import collector, tls
 from ingest_doctor_splunkd import Http as _Http
 from ingest_doctor_splunkd import unverified
 
-APP = "ingest_doctor"
+APP = collector.CREDENTIAL_APP
 
 
 def Http(timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.MAX_BODY_BYTES) -> _Http:
@@ -25,9 +26,7 @@ def Http(timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.
 
 
 def hec_context(params: collector.Params) -> ssl.SSLContext:
-    if not params.hec_tls_verify:
-        return unverified()
-    return ssl.create_default_context(cafile=params.hec_ca_file)
+    return tls.context(params.tls(), os.environ.get("SPLUNK_HOME"))
 
 
 def credential_reader(params: collector.Params, session_key: str, server_uri: str):
@@ -42,5 +41,5 @@ def credential_reader(params: collector.Params, session_key: str, server_uri: st
         from solnlib.credentials import CredentialManager
         manager = CredentialManager(session_key, APP, realm=realm, scheme=uri.scheme, host=uri.hostname,
                                     port=uri.port)
-        return manager.get_password(name)
+        return collector.probe_token(manager.get_password(name))
     return read

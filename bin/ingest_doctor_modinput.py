@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
 
-from ingest_doctor import collector, exitcodes, procthreads
+from ingest_doctor import collector, exitcodes, procthreads, tls
 from ingest_doctor_introspection_port import Http, credential_reader, hec_context
 
 SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
@@ -168,6 +168,8 @@ class IntrospectionInput(Script):
             "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
+        if not params.hec_tls_verify:
+            ew.log(EventWriter.WARN, collector.kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
         next_at = time.monotonic()
         try:
             while True:

@@ -145,7 +145,9 @@ class Http:
     def _fault(kind: str, e: Optional[BaseException], start: float) -> Fetched:
         detail = ("%s: %s" % (type(e).__name__, e))[:200] if e is not None else ""
         if isinstance(e, ssl.SSLCertVerificationError):
-            detail = "CERTIFICATE_VERIFY_FAILED: %s" % (e.verify_message or e)
+            # tls.py raises its own name errors (no verify_message): keep their words whole.
+            detail = "CERTIFICATE_VERIFY_FAILED: certificate verify failed: %s" % (
+                getattr(e, "verify_message", None) or e)
         return Fetched(None, b"", (time.monotonic() - start) * 1000.0, kind, detail)
 
     def close(self) -> None:

@@ -350,10 +350,10 @@ def test_alert_shape_for_the_paged_admin(name):
         and "First check:" in desc
     used_thresholds = set(re.findall(r"`(ingest_doctor_[a-z_]+)`", spl)) & {s.macro for s in thresholds.SETTINGS}
     assert used_thresholds and all(m in desc for m in used_thresholds), used_thresholds
-    # cron every 1 to 5 minutes, a window that covers it
-    m = re.match(r"^(\*|\*/([1-5])|[0-9,]+) \* \* \* \*$", st["cron_schedule"])
+    # cron every 1 to 5 minutes (staggered: an offset M-59/N off minute 0), a window that covers it
+    m = re.match(r"^(\*|\*/([1-5])|[1-4]-59/([1-5])|[0-9,]+) \* \* \* \*$", st["cron_schedule"])
     assert m, st["cron_schedule"]
-    every = int(m.group(2) or 1)
+    every = int(m.group(2) or m.group(3) or 1)
     win = re.match(r"^-(\d+)m$", st["dispatch.earliest_time"])
     assert win and int(win.group(1)) >= every and st["dispatch.latest_time"] == "now"
     assert int(win.group(1)) == thresholds.BY_NAME["sustained_window_min"].default

@@ -39,7 +39,7 @@ def test_values_parsed():
                                 "hec_token_credential": "hec_probe", "thread_cpu": "false",
                                 "hec_tls_verify": "no", "request_timeout": "2.5", "metrics_index": "idx_m"})
     assert p.hec_health_url == "http://hf-01:8088/services/collector/health"
-    assert p.credential() == ("ingest_doctor", "hec_probe")
+    assert p.credential() == (collector.DEFAULT_CREDENTIAL_REALM, "hec_probe")
     assert collector.parse_params({"hec_token_credential": "myrealm:tok"}).credential() == ("myrealm", "tok")
     assert (p.thread_cpu, p.hec_tls_verify, p.request_timeout, p.metrics_index) == (False, False, 2.5, "idx_m")
 

@@ -233,8 +233,9 @@ def check_known(rel: str, conf: str, stanzas: List[Stanza], spec: Optional[Spec]
         return
     for st in stanzas:
         label = st.name if st.line else "(global)"
+        # indexes.conf.spec documents the per-index settings without a stanza: any stanza is an index.
         if st.line and st.name != "default" and not spec.has_stanza_for(st.name) and \
-                not allowed(allow, conf, st.name, "*"):
+                conf != "indexes.conf" and not allowed(allow, conf, st.name, "*"):
             yield "%s:%d: [%s] stanza matches no stanza of %s.spec" % (rel, st.line, st.name, conf)
             continue
         for s in st.settings:

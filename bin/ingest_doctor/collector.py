@@ -39,6 +39,7 @@ from . import diagnose as diagnose_mod
 from . import hec as hec_mod
 from . import metrics_events, model, readstep, rest
 from . import thresholds as thresholds_mod
+from . import tls
 # The collector's rows of the endpoint table; Fetched and error_kind are used by its port and tests.
 from .endpoints import COLLECTOR as ENDPOINTS  # noqa: F401
 from .endpoints import MACROS, Endpoint, Fetched, error_kind, error_text, missing_capability, target  # noqa: F401
@@ -47,7 +48,11 @@ from .findings import Finding, Report
 
 SCHEME = "ingest_doctor_introspection"
 DEFAULT_METRICS_INDEX = "ingest_doctor_metrics"
-DEFAULT_CREDENTIAL_REALM = "ingest_doctor"
+# The add-on's HEC probe tokens, as its Configuration page (ucc-gen, ta/globalConfig.json tab
+# "account") stores them in storage/passwords: in the add-on's namespace, this realm, the
+# token's name as user, the password a JSON object {"token": ...}.
+CREDENTIAL_APP = "TA-ingest_doctor"
+DEFAULT_CREDENTIAL_REALM = "__REST_CREDENTIAL__#TA-ingest_doctor#configs/conf-ta_ingest_doctor_account"
 FINDING_REPEAT_S = 15 * 60          # re-emit a finding that is still there at most this often
 ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind per minute at most
 CREDENTIAL_RETRY_S = 300.0          # a probe token that could not be read is retried this often
@@ -67,6 +72,9 @@ class Param:
     default: Optional[str] = None
 
 
+# The modular input's parameters. ta/globalConfig.json (ucc-gen) is their one source: it makes
+# the add-on's Inputs page, inputs.conf defaults and README/inputs.conf.spec; this table, which
+# the scheme (--scheme) prints, must equal it (tests/test_ta_globalconfig.py).
 PARAMS: Tuple[Param, ...] = (
     Param("poll_interval", "Poll interval (seconds)",
           "Seconds between two polls of the local splunkd, 1 to 3600. Default 10.", "number", "10"),
@@ -74,17 +82,22 @@ PARAMS: Tuple[Param, ...] = (
           "URL of HEC's health endpoint, e.g. https://127.0.0.1:8088/services/collector/health. "
           "Default: derived from this instance's [http] settings (https when enableSSL is on, its port) "
           "on 127.0.0.1.", "string"),
-    Param("hec_token_credential", "HEC probe token credential",
-          "Name of a credential in storage/passwords (app ingest_doctor) whose password is an HEC token, "
-          "as realm:name or name (realm ingest_doctor). When set, each poll POSTs one tiny event to HEC "
-          "and records its round trip as the HEC request latency. Never put a token itself here.", "string"),
+    Param("hec_token_credential", "HEC probe token",
+          "A token from Configuration > HEC probe tokens (or realm:name of any storage/passwords credential). "
+          "When set, each poll POSTs one tiny event to HEC and records its round trip as the HEC request "
+          "latency. Never put a token itself here.", "string"),
     Param("thread_cpu", "Per-thread CPU",
           "Measure busy % of one core per splunkd thread from /proc (Linux). Default true.", "boolean", "1"),
-    Param("hec_tls_verify", "Verify HEC TLS certificate",
-          "Verify the HEC certificate and host name for the HEC calls. Default true.", "boolean", "1"),
+    Param("hec_tls_verify", "Verify HEC certificate",
+          "Verify the HEC certificate chain and name (as sslVerifyServerCert does). Turning it off is logged "
+          "at every start. Default true.", "boolean", "1"),
     Param("hec_ca_file", "HEC CA file",
-          "PEM file of the CA that signed the HEC certificate (e.g. $SPLUNK_HOME/etc/auth/cacert.pem). "
-          "Default: the system CA store.", "string"),
+          "PEM file of the CA that signed the HEC certificate. Default: the system CA store plus Splunk's "
+          "default CA, $SPLUNK_HOME/etc/auth/cacert.pem.", "string"),
+    Param("hec_sslCommonNameToCheck", "HEC sslCommonNameToCheck",
+          "Certificate names accepted besides the URL's host, comma-separated, as sslCommonNameToCheck in "
+          "outputs.conf. Default SplunkServerDefaultCert, the name of Splunk's default certificate.",
+          "string", tls.SPLUNK_DEFAULT_CN),
     Param("request_timeout", "Request timeout (seconds)",
           "Upper bound for one REST or HEC call, 1 to 60 seconds. Default 5.", "number", "5"),
     Param("metrics_index", "Metrics index",
@@ -109,6 +122,11 @@ class Params:
     hec_ca_file: Optional[str] = None
     request_timeout: float = 5.0
     metrics_index: str = DEFAULT_METRICS_INDEX
+    hec_common_names: Tuple[str, ...] = (tls.SPLUNK_DEFAULT_CN,)
+
+    def tls(self) -> tls.Settings:
+        """The HEC calls' TLS policy (bin/ingest_doctor/tls.py)."""
+        return tls.Settings(self.hec_tls_verify, self.hec_ca_file, self.hec_common_names)
 
     def credential(self) -> Optional[Tuple[str, str]]:
         """(realm, name) of the probe token credential, or None."""
@@ -193,12 +211,29 @@ def parse_params(raw: Mapping[str, Any], file_exists: Optional[Callable[[str], b
     ca = _text(raw, "hec_ca_file")
     if ca is not None and file_exists is not None and not file_exists(ca):
         raise ParamError("hec_ca_file %r does not exist or is not a file" % ca)
+    names_text = _text(raw, "hec_sslCommonNameToCheck")
+    names = tls.parse_names(names_text) if names_text is not None else (tls.SPLUNK_DEFAULT_CN,)
+    if names_text is not None and (not names or any(c.isspace() for n in names for c in n)):
+        raise ParamError("hec_sslCommonNameToCheck must be certificate names separated by commas, not %r"
+                         % names_text)
     index = _text(raw, "metrics_index") or DEFAULT_METRICS_INDEX
     if not _INDEX_NAME.match(index):
         raise ParamError("metrics_index must be an index name (lowercase letters, digits, _ and -, "
                          "not starting with _ or -), not %r" % index)
     return Params(interval, url, cred, _bool(raw, "thread_cpu", True), _bool(raw, "hec_tls_verify", True),
-                  ca, timeout, index)
+                  ca, timeout, index, names)
+
+
+def probe_token(password: str) -> str:
+    """The HEC token in a stored credential's password: the add-on's Configuration page stores
+    {"token": ...} (ucc-gen's encrypted fields as JSON); any other credential holds the token."""
+    try:
+        value = json.loads(password)
+    except ValueError:
+        return password
+    if isinstance(value, dict) and isinstance(value.get("token"), str):
+        return value["token"]
+    return password
 
 
 # --------------------------------------------------------------------------- HEC probe
