@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any, List, Optional
 
+from . import model
 from .evidence import Evidence, HecProbe
 from .rest import as_float, as_int, as_str
 
 SOURCE = "hec/health.json"
-HEALTHY = 17
-UNHEALTHY = {18: "queues are full", 19: "ack service unavailable", 20: "queues are full, ack service unavailable"}
+HEALTHY = model.HEC_HEALTHY
+UNHEALTHY = model.HEC_UNHEALTHY
 
 
 class HecProbeError(ValueError):

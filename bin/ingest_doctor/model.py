@@ -33,8 +33,14 @@ class Stage:
 HEC_THREAD = "httpinputserverdatathread"
 TCPOUT_THREAD = "tcpouteloop"
 
+# Bottleneck names that are not a pipeline stage (the stages' names are in STAGES).
+HEC_INPUT = "hec_input"
+INDEXER_THROTTLED = "indexer_throttled"
+HOST_CPU = "host_cpu"
+PIPELINE_SET_IMBALANCE = "pipeline_set_imbalance"
+
 STAGES: Tuple[Stage, ...] = (
-    Stage("hec_input", 0, None, None, None, (HEC_THREAD,), (), "HEC input"),
+    Stage(HEC_INPUT, 0, None, None, None, (HEC_THREAD,), (), "HEC input"),
     Stage("parsing", 1, "parsingQueue", "parsingqueue", "parsing", ("parsing",),
           ("utf8", "utf", "linebreaker", "header", "readerin", "sendout"), "Parsing"),
     Stage("merging", 2, "aggQueue", "aggqueue", "merging", ("merging", "aggregator"),
@@ -50,12 +56,21 @@ STAGES: Tuple[Stage, ...] = (
 
 STAGE_BY_NAME: Dict[str, Stage] = {s.name: s for s in STAGES}
 
+# Every `bottleneck` value a finding may carry (the contract's enum), stages first.
+BOTTLENECKS: Tuple[str, ...] = tuple(s.name for s in STAGES) + (INDEXER_THROTTLED, HOST_CPU, PIPELINE_SET_IMBALANCE)
+# Findings sort by stage order; the other bottlenecks after the stages.
+BOTTLENECK_ORDER: Dict[str, int] = {s.name: s.order for s in STAGES}
+
 # Input queues in front of parsingQueue; they fill when parsing cannot keep up.
 INPUT_QUEUES: Dict[str, str] = {
     "splunktcpin": "splunktcpin",
     "tcpin_queue": "tcpin_queue",
     "tcpin_cooked_pqueue": "tcpin_cooked_pqueue",
 }
+
+# Position of each queue in the chain: the input queues sit in front of parsingQueue.
+QUEUE_ORDER: Dict[str, float] = {q: 0.5 for q in INPUT_QUEUES}
+QUEUE_ORDER.update({s.queue: float(s.order) for s in STAGES if s.queue})
 
 _CANONICAL = {s.metrics_queue: s.queue for s in STAGES if s.queue}
 _CANONICAL.update({q.lower(): q for q in INPUT_QUEUES})
@@ -123,3 +138,17 @@ def pipeline_rows():
             yield base + ("processor", p, s.label)
         if not s.threads and not s.processors:
             yield base + ("stage", "", s.label)
+
+
+# HTTP Event Collector answers. reply=N in splunkd.log and `code` in a JSON answer are one numbering.
+HEC_HEALTHY = 17
+HEC_BUSY_REPLY = 9               # "Server is busy": the receiver's queues are full
+HEC_UNHEALTHY: Dict[int, str] = {18: "queues are full", 19: "ack service unavailable",
+                                 20: "queues are full, ack service unavailable"}
+HEC_UNHEALTHY_CODES = tuple(sorted(HEC_UNHEALTHY))
+HEC_BUSY_STATUSES = (503,)       # HTTP statuses that say "server busy / queues at capacity"
+
+
+def hec_busy_answer(status: Optional[int], code: Optional[int]) -> bool:
+    """A health answer that says the receiver cannot take more data (a symptom of full queues)."""
+    return code in HEC_UNHEALTHY or status in HEC_BUSY_STATUSES
