@@ -28,6 +28,9 @@ class Stage:
     threads: Tuple[str, ...]   # dutycycle thread names (lowercase) that do this stage's work
     processors: Tuple[str, ...]  # metrics.log group=pipeline processor=... values
     label: str
+    # Threads doing this stage's work in one pipeline set: a pipeline's processors cannot use more CPU
+    # than this many cores, so metrics.log cpu_seconds above it in an interval are not CPU time in it.
+    threads_per_set: int = 1
 
 
 HEC_THREAD = "httpinputserverdatathread"
@@ -71,6 +74,10 @@ INPUT_QUEUES: Dict[str, str] = {
 # Position of each queue in the chain: the input queues sit in front of parsingQueue.
 QUEUE_ORDER: Dict[str, float] = {q: 0.5 for q in INPUT_QUEUES}
 QUEUE_ORDER.update({s.queue: float(s.order) for s in STAGES if s.queue})
+
+# A pipeline's cpu_seconds in one metrics interval are plausible up to threads_per_set x the interval,
+# with this much slack for the interval's own jitter (30 s nominal, measured from the log).
+CPU_PLAUSIBLE_SLACK_PCT = 10.0
 
 _CANONICAL = {s.metrics_queue: s.queue for s in STAGES if s.queue}
 _CANONICAL.update({q.lower(): q for q in INPUT_QUEUES})
@@ -126,18 +133,26 @@ def stage_for_pipeline(pipeline: str) -> Optional[Stage]:
 
 
 # One row per (stage, queue, thread or processor): the lookup SPL joins against.
-PIPELINE_FIELDS = ("stage", "stage_order", "queue", "metrics_queue", "pipeline", "kind", "member", "label")
+# `threads_per_set` and `max_cpu_pct` (the most a stage's processors can add up to in % of one core,
+# slack included) let the CPU-by-processor searches apply the same plausibility rule as the engine.
+PIPELINE_FIELDS = ("stage", "stage_order", "queue", "metrics_queue", "pipeline", "kind", "member", "label",
+                   "threads_per_set", "max_cpu_pct")
+
+
+def max_cpu_pct(stage: Stage) -> float:
+    return (100.0 + CPU_PLAUSIBLE_SLACK_PCT) * stage.threads_per_set
 
 
 def pipeline_rows():
     for s in STAGES:
         base = (s.name, str(s.order), s.queue or "", s.metrics_queue or "", s.pipeline or "")
+        tail = (str(s.threads_per_set), "%g" % max_cpu_pct(s))
         for t in s.threads:
-            yield base + ("thread", t, s.label)
+            yield base + ("thread", t, s.label) + tail
         for p in s.processors:
-            yield base + ("processor", p, s.label)
+            yield base + ("processor", p, s.label) + tail
         if not s.threads and not s.processors:
-            yield base + ("stage", "", s.label)
+            yield base + ("stage", "", s.label) + tail
 
 
 # HTTP Event Collector answers. reply=N in splunkd.log and `code` in a JSON answer are one numbering.

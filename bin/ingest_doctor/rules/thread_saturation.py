@@ -88,6 +88,10 @@ def run(st: State) -> None:
                                "transient spike, not a bottleneck." % (s.label, j.peak), tentative=True)
                 d.add(item)
             continue
+        if cpu and stage_cpu.idle_stage(st, stage, s.pipeline_set):
+            st.note("%s reports %.0f%% of one core (%s) while %s is empty and the stage's thread idle: processor "
+                    "CPU alone does not make a bottleneck, not judged" % (s.label, j.value, j.window, stage.queue))
+            continue
         d = st.draft(stage.name, pset)
         d.pegged = True
         d.raise_to("warning")
