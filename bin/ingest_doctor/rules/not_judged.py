@@ -42,5 +42,7 @@ def run(st: State) -> None:
         nj.append("no HEC health probes (hec/health.json) or splunkd.log: HEC 503 symptoms not judged")
     for (bottleneck, _), d in st.drafts.items():
         need = NEEDS_CONFIG.get(bottleneck)
+        if bottleneck == model.HEC_INPUT and d.inputs and not d.hec:
+            continue                    # another input (file monitor): no HEC settings to show
         if need and d.severity != "info" and need[0] not in seen:
             st.note("no %s: the %s recommendation cannot show the current %s" % (need[0], bottleneck, need[1]))
