@@ -5,7 +5,8 @@ from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.rules import file_monitor, queue_chain, stage_advice, thread_saturation
 from rules_util import queue, run, thread
 
-WIDE = "11-22-2025 09:00:%02d.000 +0000 INFO  Metrics - group=dutycycle, name=misc, mgmt_httpd=0.001, tail=%s, udpin=0.000"
+WIDE = ("11-22-2025 09:00:%02d.000 +0000 INFO  Metrics - group=dutycycle, name=misc, mgmt_httpd=0.001, tail=%s, "
+        "udpin=0.000")
 
 
 def tail_pegged(ratio="0.990"):

@@ -194,68 +194,77 @@ class HecCode:
 
 
 HEC_CODES: Tuple[HecCode, ...] = (
-    HecCode(0, 200, 'Accepted',
-            'Nothing to do: the request was taken in.'),
-    HecCode(1, 403, 'Token is disabled',
-            'Re-enable the token under Settings > Data inputs > HTTP Event Collector or give the sender an active one.'),
-    HecCode(2, 401, 'No token in the request',
-            'The sender sends no Authorization header: configure its HEC token.'),
-    HecCode(3, 401, 'Authorization header is malformed',
+    HecCode(0, 200, "Accepted",
+            "Nothing to do: the request was taken in."),
+    HecCode(1, 403, "Token is disabled",
+            "Re-enable the token under Settings > Data inputs > HTTP Event Collector or give the sender an active "
+            "one."),
+    HecCode(2, 401, "No token in the request",
+            "The sender sends no Authorization header: configure its HEC token."),
+    HecCode(3, 401, "Authorization header is malformed",
             'The header must read "Authorization: Splunk <token>": fix the sender\'s header format.'),
-    HecCode(4, 403, 'Token is unknown',
-            'The token does not exist on this receiver (deleted or never deployed here): deploy it to every HEC instance or correct the sender.', origin=CAPTURED),
-    HecCode(5, 400, 'Request has no data',
-            'The body was empty. Some senders (e.g. AWS Firehose) probe this way; otherwise fix the sender.'),
-    HecCode(6, 400, 'Data format is invalid',
-            "The body is not valid HEC JSON or raw data: check parsing_err in splunkd.log and the sender's serializer."),
-    HecCode(7, 400, 'Index not allowed for this token',
+    HecCode(4, 403, "Token is unknown",
+            "The token does not exist on this receiver (deleted or never deployed here): deploy it "
+            "to every HEC instance or correct the sender.", origin=CAPTURED),
+    HecCode(5, 400, "Request has no data",
+            "The body was empty. Some senders (e.g. AWS Firehose) probe this way; otherwise fix the sender."),
+    HecCode(6, 400, "Data format is invalid",
+            "The body is not valid HEC JSON or raw data: check parsing_err in splunkd.log and the sender's "
+            "serializer."),
+    HecCode(7, 400, "Index not allowed for this token",
             "Add the index to the token's allowed indexes or make the sender use one of them."),
-    HecCode(8, 500, 'Internal error on the receiver',
-            'Senders should retry. If it repeats, read splunkd.log around the error on the receiving instance.'),
-    HecCode(9, 503, 'Server is busy',
-            "The receiver's queues are full: HEC refuses data until they drain. Find the full queue and its stage (Ingest Doctor findings, Pipeline sets dashboard); senders must retry.", backpressure=True, origin=CAPTURED),
-    HecCode(10, 400, 'Data channel is missing',
-            'The token uses indexer acknowledgement (useACK): the sender must send a channel id (X-Splunk-Request-Channel).'),
-    HecCode(11, 400, 'Data channel is invalid',
+    HecCode(8, 500, "Internal error on the receiver",
+            "Senders should retry. If it repeats, read splunkd.log around the error on the receiving instance."),
+    HecCode(9, 503, "Server is busy",
+            "The receiver's queues are full: HEC refuses data until they drain. "
+            "Find the full queue and its stage (Ingest Doctor findings, Pipeline sets dashboard); senders must "
+            "retry.", backpressure=True, origin=CAPTURED),
+    HecCode(10, 400, "Data channel is missing",
+            "The token uses indexer acknowledgement (useACK): the sender must send a channel id "
+            "(X-Splunk-Request-Channel)."),
+    HecCode(11, 400, "Data channel is invalid",
             "The channel id is not a valid GUID: fix the sender's channel id."),
-    HecCode(12, 400, 'Event field is missing',
+    HecCode(12, 400, "Event field is missing",
             "Each JSON event needs an event field: fix the sender's payload."),
-    HecCode(13, 400, 'Event field is empty',
+    HecCode(13, 400, "Event field is empty",
             "Each JSON event needs a non-empty event field: fix the sender's payload."),
-    HecCode(14, 400, 'Acknowledgement is disabled',
-            'The sender asks for acknowledgements on a token without useACK: enable useACK on the token or stop asking.'),
-    HecCode(15, 400, 'Indexed fields are malformed',
+    HecCode(14, 400, "Acknowledgement is disabled",
+            "The sender asks for acknowledgements on a token without useACK: enable useACK on the token or stop "
+            "asking."),
+    HecCode(15, 400, "Indexed fields are malformed",
             "The fields object must hold flat key/value pairs: fix the sender's indexed fields."),
-    HecCode(16, 400, 'Query-string token not allowed',
-            'The sender passes the token in the URL; allowQueryStringAuth is off for this token. Prefer the Authorization header (URLs get logged).'),
-    HecCode(17, 200, 'HEC is healthy',
-            'Nothing to do.'),
-    HecCode(18, 503, 'HEC unhealthy: queues are full',
-            "The receiver's queues are full: find the stage that limits throughput (Ingest Doctor findings) before adding senders.", backpressure=True),
-    HecCode(19, 503, 'HEC unhealthy: acknowledgement service unavailable',
-            'The acknowledgement service cannot keep up or is down: check useACK tokens and the number of pending acknowledgements.', backpressure=True),
-    HecCode(20, 503, 'HEC unhealthy: queues full and acknowledgement unavailable',
-            'Both of the above: fix the full queues first.', backpressure=True),
-    HecCode(21, 400, 'Invalid token (health check)',
-            'The health endpoint was called with a token the receiver does not know.'),
-    HecCode(22, 400, 'Disabled token (health check)',
-            'The health endpoint was called with a disabled token.'),
+    HecCode(16, 400, "Query-string token not allowed",
+            "The sender passes the token in the URL; allowQueryStringAuth is off for this token. Prefer the "
+            "Authorization header (URLs get logged)."),
+    HecCode(17, 200, "HEC is healthy",
+            "Nothing to do."),
+    HecCode(18, 503, "HEC unhealthy: queues are full",
+            "The receiver's queues are full: find the stage that limits throughput (Ingest Doctor "
+            "findings) before adding senders.", backpressure=True),
+    HecCode(19, 503, "HEC unhealthy: acknowledgement service unavailable",
+            "The acknowledgement service cannot keep up or is down: check useACK tokens and the "
+            "number of pending acknowledgements.", backpressure=True),
+    HecCode(20, 503, "HEC unhealthy: queues full and acknowledgement unavailable",
+            "Both of the above: fix the full queues first.", backpressure=True),
+    HecCode(21, 400, "Invalid token (health check)",
+            "The health endpoint was called with a token the receiver does not know."),
+    HecCode(22, 400, "Disabled token (health check)",
+            "The health endpoint was called with a disabled token."),
     HecCode(23, 503, "Server is shutting down",
-            "splunkd is stopping or restarting: senders should retry against another receiver.",
-            origin=THIRD_PARTY),
+            "splunkd is stopping or restarting: senders should retry against another receiver.", origin=THIRD_PARTY),
     HecCode(24, 200, "HEC queue is approaching its capacity limit",
-            "Data is still taken, but the queues behind HEC are filling: find the stage that limits throughput "
-            "(Ingest Doctor findings) before HEC starts refusing data.", origin=THIRD_PARTY),
+            "Data is still taken, but the queues behind HEC are filling: find the stage that "
+            "limits throughput (Ingest Doctor findings) before HEC starts refusing data.", origin=THIRD_PARTY),
     HecCode(25, 200, "HEC acknowledgement is approaching its capacity limit",
-            "Data is still taken, but pending acknowledgements are piling up: check the useACK senders poll and "
-            "release their acknowledgements.", origin=THIRD_PARTY),
+            "Data is still taken, but pending acknowledgements are piling up: check the useACK "
+            "senders poll and release their acknowledgements.", origin=THIRD_PARTY),
     HecCode(26, 429, "HEC queue is at capacity",
-            "The receiver's queues are full: HEC refuses data until they drain. Find the full queue and its stage "
-            "(Ingest Doctor findings, Pipeline sets dashboard); senders must retry.",
-            backpressure=True, origin=THIRD_PARTY),
+            "The receiver's queues are full: HEC refuses data until they "
+            "drain. Find the full queue and its stage (Ingest Doctor findings, Pipeline sets dashboard); senders "
+            "must retry.", backpressure=True, origin=THIRD_PARTY),
     HecCode(27, 429, "HEC acknowledgement channel is at capacity",
-            "Too many acknowledgements are pending: HEC refuses data on this channel until senders poll and release "
-            "them; if the queues are full too, fix them first.", backpressure=True, origin=THIRD_PARTY),
+            "Too many acknowledgements are pending: HEC refuses data on this channel until senders poll and "
+            "release them; if the queues are full too, fix them first.", backpressure=True, origin=THIRD_PARTY),
 )
 
 HEC_CODE: Dict[int, HecCode] = {c.code: c for c in HEC_CODES}

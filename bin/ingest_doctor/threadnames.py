@@ -22,17 +22,9 @@ from . import model
 COMM_MAX = 15
 
 # Thread names as splunkd writes them in splunkd.log `[tid name]` and metrics.log
-# (dutycycle, pipelinesets). The pipeline model's own threads come first.
+# (dutycycle, pipelinesets), besides the pipeline model's own (model.STAGES, added below).
 KNOWN_THREADS = (
-    "HttpInputServerDataThread",
     "HttpInputServerManagementThread",
-    "TcpOutEloop",
-    "indexerPipe",
-    "parsing",
-    "merging",
-    "aggregator",
-    "typing",
-    "indexing",
     "TcpChannelThread",
     "TcpListenerThread",
     "HTTPDispatch",
@@ -50,7 +42,6 @@ KNOWN_THREADS = (
     "BucketSummaryActorThread",
     "ApplicationLicenseThread",
     "MainTailingThread",
-    "IndexerTPoolWorker",
     "tailreader0",
     "batchreader0",
 )
