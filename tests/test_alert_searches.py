@@ -413,10 +413,12 @@ def test_reply_code_lookup_covers_every_code():
     import csv
     rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"),
                                     encoding="utf-8")))
-    assert [int(r["reply"]) for r in rows] == list(range(23))
+    assert [int(r["reply"]) for r in rows] == list(range(28))
     assert {r["reply"]: r["http_status"] for r in rows}["9"] == "503"
     assert all(r["meaning"] and r["action"] for r in rows)
     assert all(rows[c]["http_status"] == "503" for c in (18, 19, 20))
+    assert all(rows[c]["http_status"] == "429" for c in (26, 27))
+    assert [int(r["reply"]) for r in rows if r["backpressure"] == "1"] == [9, 18, 19, 20, 26, 27]
 
 
 def test_alert_action_conf_and_spec_agree():

@@ -5,6 +5,7 @@
   (bin/ingest_doctor/thresholds.py).
 - lookups/ingest_doctor_thresholds.csv: the same table, for dashboards.
 - lookups/ingest_doctor_pipeline.csv: the pipeline model (bin/ingest_doctor/model.py).
+- lookups/ingest_doctor_hec_reply_codes.csv: HEC reply codes, meaning and action (model.HEC_CODES).
 
 `--check` writes nothing and exits 1 naming every file that is out of date.
 """
@@ -64,6 +65,8 @@ def outputs():
                     ((s.name, s.macro, _num(s.default), s.unit, s.description) for s in thresholds.SETTINGS)))
     yield (os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"),
            csv_text(model.PIPELINE_FIELDS, model.pipeline_rows()))
+    yield (os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"),
+           csv_text(model.HEC_CODE_FIELDS, model.hec_code_rows()))
 
 
 def main(argv=None):

@@ -293,3 +293,16 @@ def indexer_throttled(reason: str) -> List[Recommendation]:
             "Read the index processor's reason in splunkd.log (IndexProcessor, \"paused data flow\") and fix it: "
             "usually disk space or a bucket backlog; this is not a setting."))
     return recs
+
+
+# --------------------------------------------------------------------------- file monitor input
+
+def file_monitor(ev: Evidence) -> List[Recommendation]:
+    """The file monitor's `tail` thread is pegged: it has too much to walk or read, on one thread."""
+    return [
+        Recommendation("Make the file monitor walk less: on [monitor://...] stanzas over large directories or many "
+                       "rotated files, set ignoreOlderThan and a whitelist/blacklist, and move archived files out "
+                       "of the monitored paths (per stanza, no single setting).", "inputs.conf"),
+        Recommendation("For a one-time load of many files use a [batch://...] input instead of monitor; for a "
+                       "steady high volume, split the monitored files across more forwarders."),
+    ]

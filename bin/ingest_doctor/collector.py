@@ -556,8 +556,9 @@ class Collector:
         ekind = error_kind(f)
         if ekind is None and f.body and body is None:
             ekind = "malformed"
-        # A 503 with an HEC code (18-20 from health, 9 from an event) is an answer, not a fault.
-        if ekind is not None and not (f.status == 503 and probe is not None and probe.code is not None):
+        # A 503/429 with an HEC code (18-20 or 26-27 from health, 9 from an event) is an answer, not a fault.
+        if ekind is not None and not (f.status in model.HEC_BUSY_STATUSES and probe is not None
+                                      and probe.code is not None):
             self._failure(res, name, ekind, f, now, None, errors)
 
     # -- a poll ------------------------------------------------------------------
