@@ -67,6 +67,7 @@ ENDPOINTS: Tuple[Endpoint, ...] = (
 )
 
 BY_PATH: Dict[str, Endpoint] = {e.path: e for e in ENDPOINTS}
+INFO = ENDPOINTS[0]                 # server/info: the first call of a run (host name; are we let in?)
 COLLECTOR = tuple(e for e in ENDPOINTS if e.collector)
 SNAPSHOT = tuple(e for e in ENDPOINTS if e.snapshot)
 ALERT_CONFIG = tuple(e for e in ENDPOINTS if e.alert_config)
