@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from ingest_doctor import endpoints, readstep, rest
 from ingest_doctor.alert_payload import AlertError, BadConfig, Transient
 from ingest_doctor.alert_store import COLLECTION, kv_query
-from ingest_doctor.endpoints import ALERT_CONFIG, BY_PATH, MACROS, Endpoint, Fetched
+from ingest_doctor.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor_splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
 
@@ -43,7 +43,6 @@ EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
 CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
-INFO = BY_PATH["services/server/info"]
 
 
 def _quote(value: str) -> str:
@@ -135,7 +134,7 @@ class SplunkdPort:
 
     def _server_names(self) -> Set[str]:
         if not hasattr(self, "_local_names"):
-            f = self._call("read server/info", "GET", "/" + INFO.path, params=endpoints.query(INFO))
+            f = self._call("read " + INFO.path, "GET", "/" + INFO.path, params=endpoints.query(INFO))
             names = set()
             for e in rest.entries(f.body) if f.status == 200 else []:
                 for k in ("serverName", "host", "host_fqdn"):

@@ -15,11 +15,10 @@ from urllib.parse import urlsplit
 
 from . import endpoints, exitcodes, readstep, textreport, thresholds
 from .diagnose import diagnose
-from .endpoints import BY_PATH, SNAPSHOT, Fetched
+from .endpoints import INFO, SNAPSHOT, Fetched
 from .snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
 from .snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
 
-INFO = BY_PATH["services/server/info"]
 # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
 Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
 

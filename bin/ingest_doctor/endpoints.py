@@ -37,6 +37,9 @@ class Endpoint:
 
 MACROS = "services/configs/conf-macros"
 HEC_SETTINGS = "services/data/inputs/http/http"
+SERVER_GENERAL = "services/configs/conf-server/general"
+TCPOUT = "services/configs/conf-outputs/tcpout"
+PROPS = "services/configs/conf-props"
 
 # Order matters: the collector reads in this order, configuration first (its first poll reads all), and a
 # later endpoint's configuration wins over an earlier one's (the global HEC entry over a list's `http` entry).
@@ -48,14 +51,14 @@ ENDPOINTS: Tuple[Endpoint, ...] = (
     Endpoint(HEC_SETTINGS, rest.hec_settings, "list_token_http (or edit_token_http)", False, alert_config=True),
     Endpoint(MACROS, None, "an authenticated session (macros are shared with every app)", False,
              query=(("search", "ingest_doctor_"),)),
-    Endpoint("services/configs/conf-server/general", rest.server_general, "list_settings (read server.conf)",
+    Endpoint(SERVER_GENERAL, rest.server_general, "list_settings (read server.conf)",
              False, alert_config=True),
     Endpoint("services/configs/conf-server/queue", rest.server_queue, "list_settings (read server.conf)", False,
              alert_config=True),
-    Endpoint("services/configs/conf-outputs/tcpout", rest.tcpout, "list_forwarders (read outputs.conf)", False,
+    Endpoint(TCPOUT, rest.tcpout, "list_forwarders (read outputs.conf)", False,
              alert_config=True),
     # props.conf is large on a search head and changes rarely: snapshots and the alert read it, polls do not.
-    Endpoint("services/configs/conf-props", rest.props, "an authenticated session (props.conf)", False,
+    Endpoint(PROPS, rest.props, "an authenticated session (props.conf)", False,
              collector=False, alert_config=True),
     Endpoint("services/server/introspection/queues", rest.queues, "list_introspection", True),
     Endpoint("services/server/introspection/indexer", rest.indexer, "list_introspection", True),
@@ -67,6 +70,7 @@ ENDPOINTS: Tuple[Endpoint, ...] = (
 )
 
 BY_PATH: Dict[str, Endpoint] = {e.path: e for e in ENDPOINTS}
+INFO = ENDPOINTS[0]                 # server/info: the first call of a run (host name; are we let in?)
 COLLECTOR = tuple(e for e in ENDPOINTS if e.collector)
 SNAPSHOT = tuple(e for e in ENDPOINTS if e.snapshot)
 ALERT_CONFIG = tuple(e for e in ENDPOINTS if e.alert_config)
