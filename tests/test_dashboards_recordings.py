@@ -128,11 +128,11 @@ def test_the_saturated_set_is_visible_in_what_the_searches_compute():
 def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count_once():
     rows, _ = rec("healthy", "ingest_doctor_cpu_by_processor", "ds_cpu_unreliable")
     assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "1")]
-    assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"])
+    assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"]) * 1.1
     dep = sim.Deployment(False)
     import recordings
     per_minute = recordings.cpu_rows(dep)
-    assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 100 * 2
+    assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 110 * 2
     lines = [ln for ln in dep.cpu_lines() if ln["host"] == "idx-03"]
     assert len(lines) > len({(ln["_time"], ln["ingest_pipe"], ln["processor"]) for ln in lines})   # repeats exist
     repeated = [r for r in per_minute if r["host"] == "idx-03" and sim.END - 3600 <= r["_time"] < sim.END - 3000]
@@ -144,7 +144,7 @@ def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
         conf = fh.read()
     macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
-    assert "eval plausible=if(cpu_seconds<=interval_s*threads, 1, 0)" in macro
+    assert "eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)" in macro
     assert "interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)" in macro
     assert "pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())" in macro
     base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
@@ -152,4 +152,5 @@ def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     dep = sim.Deployment(False)
     pipelines = {r["pipeline"] for r in dep.pipeline if r["pipeline"]}
     assert {p for p, _, _ in sim.PROCESSORS} <= pipelines
-    assert all(int(r["threads"]) >= 1 for r in dep.pipeline)
+    assert all(int(r["threads_per_set"]) >= 1 and float(r["max_cpu_pct"]) >= 100 * int(r["threads_per_set"])
+               for r in dep.pipeline)

@@ -6,6 +6,7 @@
   (bin/ingest_doctor/thresholds.py).
 - lookups/ingest_doctor_thresholds.csv: the same table, for dashboards.
 - lookups/ingest_doctor_pipeline.csv: the pipeline model (bin/ingest_doctor/model.py).
+- lookups/ingest_doctor_hec_reply_codes.csv: HEC reply codes, meaning and action (model.HEC_CODES).
 
 `--check` writes nothing and exits 1 naming every file that is out of date.
 """
@@ -59,16 +60,14 @@ def csv_text(header, rows):
 
 
 def pipeline_table():
-    """The pipeline lookup, with `threads` (threads per pipeline set of the row's stage): the CPU
-    searches bound a processor's cpu_seconds by interval x threads. Until model.py carries the
-    count itself, it is the number of dutycycle thread names the model lists for the stage: an
-    upper bound (aliases count twice), so a plausible reading is never called unreliable."""
-    fields = tuple(model.PIPELINE_FIELDS)
-    rows = [tuple(r) for r in model.pipeline_rows()]
-    if "threads" in fields:
-        return fields, rows
-    counts = {s.name: max(1, len(s.threads)) for s in model.STAGES}
-    return fields + ("threads",), [r + (str(counts[r[0]]),) for r in rows]
+    """The pipeline lookup: (fields, rows) from model.py, with threads_per_set and max_cpu_pct
+    (the CPU searches bound a processor's cpu_seconds by them, as the engine does)."""
+    return tuple(model.PIPELINE_FIELDS), [tuple(r) for r in model.pipeline_rows()]
+
+
+def hec_code_table():
+    """The HEC reply-code lookup: (fields, rows) from model.py."""
+    return tuple(model.HEC_CODE_FIELDS), [tuple(r) for r in model.hec_code_rows()]
 
 
 def outputs():
@@ -79,6 +78,7 @@ def outputs():
            csv_text(("name", "macro", "default", "unit", "description"),
                     ((s.name, s.macro, _num(s.default), s.unit, s.description) for s in thresholds.SETTINGS)))
     yield (os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), csv_text(*pipeline_table()))
+    yield (os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"), csv_text(*hec_code_table()))
 
 
 def main(argv=None):

@@ -181,15 +181,17 @@ macro("ingest_doctor_pipeline_cpu_rows",
       "After a tstats over metrics.log group=pipeline by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) "
       "_time span=1s giving max cpu_seconds and executes (a line repeated in the index is counted once): a reading "
       "counts as CPU time only when plausible, at most the interval's wall time x the stage's threads (lookup "
-      "ingest_doctor_pipeline); per minute, pct_one_core is the plausible CPU over the wall time it covers and "
+      "ingest_doctor_pipeline: max_cpu_pct is threads_per_set x 100% plus the engine's slack for interval jitter); "
+      "per minute, pct_one_core is the plausible CPU over the wall time it covers and "
       "unreliable counts the readings left out.",
       "rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe",
       "| sort 0 host ingest_pipe pipeline processor _time",
       "| streamstats current=f window=1 last(_time) AS prev_time BY host ingest_pipe pipeline processor",
       "| eval interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)",
-      "| lookup ingest_doctor_pipeline pipeline OUTPUT stage threads",
-      "| eval stage=coalesce(mvindex(stage, 0), \"other\"), threads=coalesce(tonumber(mvindex(threads, 0)), 1)",
-      "| eval plausible=if(cpu_seconds<=interval_s*threads, 1, 0)",
+      "| lookup ingest_doctor_pipeline pipeline OUTPUT stage threads_per_set max_cpu_pct",
+      "| eval stage=coalesce(mvindex(stage, 0), \"other\"), threads=coalesce(tonumber(mvindex(threads_per_set, 0)), 1),",
+      "max_cpu_pct=coalesce(tonumber(mvindex(max_cpu_pct, 0)), 100*threads)",
+      "| eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)",
       "| bin _time span=1m",
       "| stats sum(eval(if(plausible==1, cpu_seconds, 0))) AS cpu_seconds sum(eval(if(plausible==1, interval_s, 0))) AS wall_s",
       "sum(eval(1-plausible)) AS unreliable max(cpu_seconds) AS max_reading max(interval_s) AS interval_s sum(executes) AS executes",

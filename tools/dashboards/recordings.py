@@ -368,7 +368,8 @@ def _cpu_rows(dep):
         prev = lines.get(k)
         lines[k] = ln if prev is None else dict(ln, cpu_seconds=max(prev["cpu_seconds"], ln["cpu_seconds"]),
                                                 executes=max(prev["executes"], ln["executes"]))
-    threads = {r["pipeline"]: int(r["threads"]) for r in dep.pipeline if r["pipeline"]}
+    threads = {r["pipeline"]: int(r["threads_per_set"]) for r in dep.pipeline if r["pipeline"]}
+    limit_pct = {r["pipeline"]: float(r["max_cpu_pct"]) for r in dep.pipeline if r["pipeline"]}
     stages = {}
     for r in dep.pipeline:
         stages.setdefault(r["pipeline"], r["stage"])
@@ -381,7 +382,7 @@ def _cpu_rows(dep):
             interval = 30 if prev is None or r["_time"] - prev > 300 else r["_time"] - prev
             prev = r["_time"]
             th = threads.get(r["pipeline"], 1)
-            ok = r["cpu_seconds"] <= interval * th
+            ok = r["cpu_seconds"] <= interval * limit_pct.get(r["pipeline"], 100.0 * th) / 100
             m = per_minute.setdefault((r["_time"] - r["_time"] % 60,) + key, dict(
                 _time=r["_time"] - r["_time"] % 60, host=key[0], ingest_pipe=key[1], pipeline=key[2], processor=key[3],
                 stage=stages.get(key[2], "other"), threads=th, cpu_seconds=0.0, wall_s=0, unreliable=0, max_reading=0.0,

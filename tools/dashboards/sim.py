@@ -22,7 +22,6 @@ its SPL uses, and tests/test_dashboards_recordings.py checks both.
 """
 from __future__ import annotations
 
-import csv
 import math
 import os
 import sys
@@ -62,11 +61,6 @@ def wave(t, key, amp):
     return amp * (0.6 * math.sin(t / 900.0 + h) + 0.4 * math.sin(t / 170.0 + 2 * h))
 
 
-def lookup(name):
-    with open(os.path.join(ROOT, "lookups", name), encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
 def rows(method):
     """A row family, computed once per deployment (every panel reads it)."""
     def cached(self):
@@ -81,10 +75,11 @@ def rows(method):
 class Deployment:
     def __init__(self, saturated: bool):
         self.sat = saturated
-        # the pipeline lookup as gen_conf.py writes it from model.py (not the file: it may be regenerated in the same run)
+        # the lookups as gen_conf.py writes them from model.py (not the files: they may be regenerated in the same run)
         fields, table = gen_conf.pipeline_table()
         self.pipeline = [dict(zip(fields, row)) for row in table]
-        self.replies = {r["reply"]: r for r in lookup("ingest_doctor_hec_reply_codes.csv")}
+        fields, table = gen_conf.hec_code_table()
+        self.replies = {r["reply"]: r for r in (dict(zip(fields, row)) for row in table)}
 
     # ---------------------------------------------------------------- the incident
     def ramp(self, t):
