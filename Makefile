@@ -106,7 +106,7 @@ test: build test-generated test-appinspect test-conf test-spl test-minpy test-ma
 	@echo "make test: all gates passed"
 
 test-generated: $(VENV)/tools/.stamp
-	$(TOOLSPY) -B tools/gen_conf.py --check
+	$(TOOLSPY) -B tools/generate.py --check
 
 test-py: test-py313 test-py39
 
@@ -158,7 +158,7 @@ node_modules/.ingest-doctor-stamp: package.json package-lock.json
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
-	python3 tools/dashboards/gen_views.py --check
+	python3 tools/generate.py --check
 	node tools/dashboards/validate.js
 	node tools/dashboards/render.js
 	node tools/dashboards/drilldowns.js
