@@ -7,13 +7,15 @@ as solnlib intends (posting a name again replaces the message, deleting it by
 name removes it).
 
 solnlib builds its HTTP handler without a timeout when `requests` is absent
-(we do not vendor it), so each client gets the caller's splunklib handler
-instead: bounded time per call and the caller's TLS choice. Every failure is
-raised as MessageError; the callers decide that a message is never worth
-stopping for.
+(we do not vendor it), so each client's requests go through the caller's own
+splunkd port instead (ingest_doctor_splunkd.Http: bounded time per call,
+keep-alive, the README's TLS policy), wrapped as a splunklib handler
+(`port_handler`). Every failure is raised as MessageError; the callers decide
+that a message is never worth stopping for.
 """
 from __future__ import annotations
 
+import io
 import json
 import socket
 import ssl
@@ -22,7 +24,11 @@ from urllib.parse import urlsplit
 
 from splunklib import binding
 
+from ingest_doctor.endpoints import Fetched
 from ingest_doctor.messages import NAME_PREFIX, SUMMARY_NAME, MessagePlan
+
+# method, url, headers, body, tls ("splunkd") -> Fetched: ingest_doctor_splunkd.Http
+HttpCall = Callable[[str, str, Dict[str, str], Optional[bytes], str], Fetched]
 
 APP = "ingest_doctor"
 ENDPOINT = "/services/messages"
@@ -32,19 +38,27 @@ class MessageError(Exception):
     pass
 
 
-def local_handler(timeout: float) -> Callable[..., Any]:
-    """The handler for this instance's own management port (Splunk's self-signed certificate)."""
-    return binding.handler(timeout=timeout, verify=False)
+def port_handler(http: HttpCall) -> Callable[..., Dict[str, Any]]:
+    """A splunklib handler (`handler(url, message) -> response dict`) over our splunkd port."""
+    def request(url: str, message: Dict[str, Any], **kwargs: Any) -> Dict[str, Any]:
+        body = message.get("body") or None
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        f = http(message.get("method", "GET"), url, dict(message.get("headers") or []), body, "splunkd")
+        if f.error:
+            raise OSError("%s: %s" % (f.error, f.detail) if f.detail else f.error)
+        return {"status": f.status, "reason": "", "headers": [], "body": io.BytesIO(f.body)}
+    return request
 
 
 class WebMessages:
-    def __init__(self, server_uri: str, session_key: str, handler: Callable[..., Any]):
+    def __init__(self, server_uri: str, session_key: str, http: HttpCall):
         parts = urlsplit(server_uri)
         self.scheme = parts.scheme or "https"
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 8089
         self._session_key = session_key
-        self.handler = handler
+        self.handler = port_handler(http)
 
     def _client(self, name: str):
         from solnlib.bulletin_rest_client import BulletinRestClient

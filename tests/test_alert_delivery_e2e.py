@@ -161,7 +161,7 @@ def test_message_of_a_finding_resolved_by_the_resolve_search_is_swept(search_hea
     assert run_action(payload(search_head.fake, res, sid="a1"), tls).returncode == exitcodes.OK
     name = message_name("hf-01/hec_input/-")
     assert list(search_head.messages.shown) == [name]
-    assert "dedicatedIoThreads = " in search_head.messages.shown[name]["message"]
+    assert "dedicatedIoThreads" in search_head.messages.shown[name]["message"]
     search_head.kv.records[kv_key("hf-01/hec_input/-")].update(status="resolved", resolved_at=1.0)
     res2 = write_results(str(tmp_path / "b.csv.gz"), [thread_row(host="hf-09")])
     p = run_action(payload(search_head.fake, res2, sid="a2"), tls)

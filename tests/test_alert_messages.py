@@ -178,7 +178,7 @@ def test_collector_resolves_with_the_change_the_admin_made_and_plans_its_message
     from ingest_doctor.procthreads import ThreadBusy
     r = routes()
     http = {"io": "2"}
-    r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
+    r["services/data/inputs/http/http"] = lambda: body("services/data/inputs/http/http", [("http", {
         "dedicatedIoThreads": http["io"], "disabled": False, "enableSSL": "1", "port": "8088"})])
     c = collector_for(FakeHttp(r))
 
@@ -235,16 +235,17 @@ def test_stale_messages_are_those_of_resolved_or_missing_findings():
 
 # ---------------------------------------------------------------------------- the message port
 def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd):
-    """solnlib's BulletinRestClient over our handler: a 403 names the HTTP status, a hung splunkd
-    costs the handler's timeout (solnlib's own handler has none), a missing message deletes fine."""
+    """solnlib's BulletinRestClient over our splunkd port: a 403 names the HTTP status, a hung splunkd
+    costs the port's timeout (solnlib's own handler has none), a missing message deletes fine."""
     import os
     import sys
     import time
     # as the entry scripts do: the vendored libraries (splunklib, solnlib) from bin/lib
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "lib"))
     from fakesplunkd import Messages, fault
-    from ingest_doctor_messages_port import MessageError, WebMessages, local_handler
-    web = WebMessages(fake_splunkd.url, "KEY", local_handler(1.0))
+    from ingest_doctor_messages_port import MessageError, WebMessages
+    from ingest_doctor_splunkd import Http, unverified
+    web = WebMessages(fake_splunkd.url, "KEY", Http(1.0, {"splunkd": unverified()}))
     shown = Messages(fake_splunkd)
     ok = messages.plan([Change(hec(), "new")])
     assert web.apply(ok) is None and list(shown.shown) == [message_name(hec().id)]

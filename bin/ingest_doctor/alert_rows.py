@@ -192,7 +192,7 @@ def _queue(ev: Evidence, row: Row, ctx: Context) -> None:
 def _hec_busy(ev: Evidence, row: Row, ctx: Context) -> None:
     replies = int(_num(row, "busy_replies", row.get("busy_replies")) or 0)
     for _ in range(min(replies, MAX_COUNTED)):
-        ev.hec_errors.append(HecError(ctx.last_time, 9, "", "Server is busy",
+        ev.hec_errors.append(HecError(ctx.last_time, model.HEC_BUSY_REPLY, "", "Server is busy",
                                       ctx.source or "%s HttpInputDataHandler" % _SPLUNKD))
     if replies:
         ev.saw(_SPLUNKD)
@@ -200,7 +200,7 @@ def _hec_busy(ev: Evidence, row: Row, ctx: Context) -> None:
     src = "collector ingest_doctor.hec.health_rtt_ms"
     for t, code, _ in probes[-MAX_COUNTED:]:
         c = int(code)
-        ev.hec_probes.append(HecProbe(t, 200 if c == 17 else 503, c, None, "health", "", src))
+        ev.hec_probes.append(HecProbe(t, model.hec_status(c), c, None, "health", "", src))
     if probes:
         ev.saw("hec/health.json")
     if not replies and not probes:

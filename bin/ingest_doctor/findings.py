@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-BOTTLENECKS = ("hec_input", "parsing", "merging", "typing", "indexing", "output",
-               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")
+from . import model
+
+BOTTLENECKS = model.BOTTLENECKS
 SEVERITIES = ("info", "warning", "critical")
 
 

@@ -2,19 +2,21 @@
 
 A probe: {"time": 1763805600.0, "status": 200, "rtt_ms": 3.1,
           "body": {"text": "HEC is healthy", "code": 17}}; a failed connection has
-status null. Codes 18-20 are the unhealthy answers (queues full, ack service).
+status null. Codes 18-20 are the unhealthy answers (queues full, ack service); what each code
+means is model.HEC_CODES.
 """
 from __future__ import annotations
 
 import json
 from typing import Any, List, Optional
 
+from . import model
 from .evidence import Evidence, HecProbe
 from .rest import as_float, as_int, as_str
 
 SOURCE = "hec/health.json"
-HEALTHY = 17
-UNHEALTHY = {18: "queues are full", 19: "ack service unavailable", 20: "queues are full, ack service unavailable"}
+HEALTHY = model.HEC_HEALTHY
+UNHEALTHY = model.HEC_UNHEALTHY
 
 
 class HecProbeError(ValueError):

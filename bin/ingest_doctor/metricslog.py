@@ -5,18 +5,21 @@ processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
 form whose field names are thread names), pipelineset (load_metrics), thruput,
 per_*_thruput and per_*_regex_cpu. No `ingest_pipe` means a single pipeline set
 (None). Unknown groups are skipped; lines that are not metrics lines are counted.
+A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
+5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
 """
 from __future__ import annotations
 
 import math
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Set
 
 from . import model
 from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, ThreadSample,
                        Thruput)
 from .logtime import WindowedParser, parse_prefix
+from .threadnames import pool_name
 
 SOURCE = "logs/metrics.log"
 DEFAULT_INTERVAL_S = 30.0
@@ -32,6 +35,7 @@ class Stats:
     garbage: int = 0           # not a metrics line, or a metrics line without group=
     unknown_groups: int = 0
     outside_window: int = 0
+    duplicates: int = 0        # the same line again (counted once)
 
 
 def parse_kv(body: str) -> Dict[str, str]:
@@ -75,6 +79,7 @@ class MetricsLogParser(WindowedParser):
         super().__init__(evidence, since, until, source)
         self._times: List[float] = []      # distinct times of group=pipeline batches, to measure the interval
         self._cpu: List[ProcessorCpu] = []
+        self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu")}
 
@@ -89,6 +94,11 @@ class MetricsLogParser(WindowedParser):
         t, _ = parse_prefix(line)
         if self.outside(t):
             return
+        h = hash(line.rstrip("\r\n"))
+        if h in self._seen:
+            st.duplicates += 1
+            return
+        self._seen.add(h)
         body = line[i + 3:]
         end = body.find(",")
         group = (body[6:end] if end > 0 else body[6:]).strip()
@@ -168,7 +178,8 @@ class MetricsLogParser(WindowedParser):
             ratio = _num(kv.get("ratio"))
             if ratio is None:
                 return False
-            self.ev.threads.append(ThreadSample(t, kv["thread"].lower(), ratio * 100.0, pset, "sample", src))
+            self.ev.threads.append(ThreadSample(t, pool_name(kv["thread"].lower()), ratio * 100.0, pset, "sample",
+                                                src))
             return True
         added = False
         for k, v in kv.items():
