@@ -1,7 +1,7 @@
 """Bench: how fast a bottleneck reaches the admin, and what the 1-minute relay costs.
 
-Onset to notification, computed from the shipped schedules (default/savedsearches.conf,
-default/inputs.conf) and the collector's detection time, measured: the collector's core
+Onset to notification, computed from the shipped schedules (default/savedsearches.conf, the
+collector's default poll interval) and the collector's detection time, measured: the collector's core
 polls a splunkd (in memory) at the default interval on a simulated clock, and a
 saturation starts at ten phases between two polls; detection is the time from onset to
 the poll that reports the finding (3 of 4 samples). Two paths:
@@ -54,13 +54,18 @@ def _conf(path):
 
 
 def cron_every_s(cron: str) -> float:
-    minute = cron.split()[0]
-    if minute == "*":
-        return 60.0
-    m = re.match(r"^\*/(\d+)$", minute)
-    if m:
-        return 60.0 * int(m.group(1))
-    raise ValueError("cron %r: not an every-N-minutes schedule" % cron)
+    """The longest wait between two runs of an hourly-repeating cron (minute field: *, */N, a-b/N, lists)."""
+    fields = cron.split()
+    if fields[1:] != ["*", "*", "*", "*"]:
+        raise ValueError("cron %r: not an hourly-repeating schedule" % cron)
+    minutes = set()
+    for part in fields[0].split(","):
+        rng, _, step = part.partition("/")
+        lo, hi = (0, 59) if rng == "*" else (int(rng.split("-")[0]), int(rng.split("-")[-1]))
+        minutes.update(range(lo, hi + 1, int(step or 1)))
+    runs = sorted(minutes)
+    gaps = [b - a for a, b in zip(runs, runs[1:])] + [runs[0] + 60 - runs[-1]]
+    return 60.0 * max(gaps)
 
 
 def detection_times(poll_interval: float):
@@ -137,11 +142,11 @@ def delivery():
     from ingest_doctor import messages
     from ingest_doctor.alert import run
     from ingest_doctor.alert_payload import parse_payload
-    from ingest_doctor.collector import FINDING_REPEAT_S
+    from ingest_doctor.collector import FINDING_REPEAT_S, PARAMS
     from ingest_doctor.diagnose import diagnose
     saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
-    inputs = _conf(os.path.join(ROOT, "default", "inputs.conf"))
-    poll = float(inputs["ingest_doctor_introspection://local"]["poll_interval"])
+    # the shipped default poll interval (collector.PARAMS, held equal to ta/globalConfig.json)
+    poll = float([p.default for p in PARAMS if p.name == "poll_interval"][0])
     relay_every = cron_every_s(saved[RELAY]["cron_schedule"])
     alerts = [st for name, st in saved.items() if st.get("action.ingest_doctor_flag") == "1" and name != RELAY]
     alert_every = max(cron_every_s(st["cron_schedule"]) for st in alerts)
