@@ -50,7 +50,8 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         log("INFO", "not_judged", msg=note)
     log("INFO", "done", hosts=summary.rows_hosts, findings=summary.findings, below_min=summary.below_min,
         new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,
-        events=summary.events, webhooks=summary.webhooks)
+        events=summary.events, webhooks=summary.webhooks, reported=summary.reported, resolved=summary.resolved,
+        messages=summary.messages)
     return exitcodes.OK
 
 

@@ -30,6 +30,8 @@ from ingest_doctor.alert_payload import AlertError, BadConfig, Transient
 from ingest_doctor.alert_store import COLLECTION, kv_query
 from ingest_doctor.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
+from ingest_doctor.messages import MessagePlan
+from ingest_doctor_messages_port import MessageError, WebMessages
 from ingest_doctor_splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
 
 APP = "ingest_doctor"
@@ -67,6 +69,8 @@ class SplunkdPort:
                                sleep=sleep, on_retry=self._retrying)
         self.host = self.splunkd.host
         self.tls = self.splunkd.tls
+        # Splunk Web messages: solnlib's BulletinRestClient over this same port (TLS, timeout).
+        self.web = WebMessages(server_uri or "https://127.0.0.1:8089", session_key, self.splunkd.http)
 
     # ------------------------------------------------------------------ transport
     def _retrying(self, attempt: int, error: str) -> None:
@@ -181,6 +185,18 @@ class SplunkdPort:
 
     def webhook(self, url: str, body: bytes) -> None:
         post_webhook(url, body, self.log, self.sleep, self.backoff)
+
+    # Splunk Web messages: solnlib's BulletinRestClient over this port (same TLS, same timeout).
+    def messages_shown(self) -> Dict[str, str]:
+        try:
+            return self.web.shown()
+        except MessageError as e:
+            raise Transient(str(e)) from None
+
+    def post_messages(self, plan: MessagePlan) -> None:
+        error = self.web.apply(plan)
+        if error:
+            raise Transient(error)
 
     def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:
         """One request per EVENTS_CHUNK events: ingest_doctor:finding breaks events on newlines."""

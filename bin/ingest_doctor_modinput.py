@@ -21,6 +21,7 @@ from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
 
 from ingest_doctor import collector, exitcodes, procthreads, tls
 from ingest_doctor_introspection_port import Http, credential_reader, hec_context
+from ingest_doctor_messages_port import MessageError, WebMessages
 
 SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
                "finding": "ingest_doctor:finding"}
@@ -159,6 +160,7 @@ class IntrospectionInput(Script):
         coll = collector.Collector(params, server_uri, session_key, http_call,
                                    credential_reader(params, session_key, server_uri),
                                    meta.get("server_host"), check_stop=self.life.check)
+        web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
         tracker, pid, pid_source = None, None, "off"
         if params.thread_cpu:
             pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
@@ -182,6 +184,8 @@ class IntrospectionInput(Script):
                         "poll_error", input=name, error=type(e).__name__,
                         detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
                 self._write(name, result, indexes, ew)
+                if result.messages:
+                    self._post_messages(name, web, result.messages, ew)
                 next_at += params.poll_interval
                 now = time.monotonic()
                 if next_at < now:               # a slow poll: skip the missed slots, never overlap
@@ -193,6 +197,16 @@ class IntrospectionInput(Script):
                 ew.log(EventWriter.INFO, collector.kv("stop", input=name, polls=coll.polls))
             except (OSError, ValueError):
                 pass
+
+    def _post_messages(self, name: str, web: WebMessages, plan: Any, ew: EventWriter) -> None:
+        try:
+            error = web.apply(plan)
+        except MessageError as e:           # apply() collects per-message errors; this is a safety net
+            error = str(e)
+        if error:
+            ew.log(EventWriter.WARN, collector.kv("web_message", input=name, error=error[:300],
+                                                  action="the finding events are written; set web_messages "
+                                                         "= 0 to stop posting"))
 
     def _write(self, name: str, result: collector.PollResult, indexes: Dict[str, Optional[str]],
                ew: EventWriter) -> None:

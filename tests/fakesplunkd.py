@@ -240,6 +240,49 @@ class FakeSplunkd:
         self.stop()
 
 
+class Messages:
+    """splunkd's Splunk Web messages (`/services/messages`): POST name/value/severity (form fields, whatever
+    the Content-Type says: solnlib sends them form-encoded under application/json) creates or replaces
+    a message by name; DELETE /services/messages/<name> removes it (404 when absent); GET lists them in
+    the JSON envelope. `posts` keeps every POST, to count repeats."""
+
+    PATH = "/services/messages"
+
+    def __init__(self, fake: "FakeSplunkd", server: str = "sh-01"):
+        self.server = server
+        self.shown: Dict[str, Dict[str, Any]] = {}
+        self.posts: List[Dict[str, str]] = []
+        self.deletes: List[str] = []
+        self._lock = threading.Lock()
+        fake.route("POST", self.PATH, self._post)
+        fake.route("GET", self.PATH, self._list)
+        fake.route_prefix("DELETE", self.PATH + "/", self._delete)
+
+    def _post(self, req: Request) -> Response:
+        form = {k: v[0] for k, v in req.form().items()}
+        if not form.get("name") or not form.get("value"):
+            return messages(400, "Argument \"name\" and \"value\" are required")
+        if form.get("severity", "info") not in ("info", "warn", "error"):
+            return messages(400, "Invalid severity")
+        with self._lock:
+            self.posts.append(form)
+            self.shown[form["name"]] = {"message": form["value"], "severity": form.get("severity", "info"),
+                                        "server": self.server, "timeCreated_epochSecs": int(time.time())}
+        return envelope(self.PATH, [(form["name"], self.shown[form["name"]])])
+
+    def _list(self, req: Request) -> Response:
+        with self._lock:
+            return envelope(self.PATH, sorted(self.shown.items()))
+
+    def _delete(self, req: Request) -> Response:
+        name = req.path[len(self.PATH) + 1:]
+        with self._lock:
+            self.deletes.append(name)
+            if self.shown.pop(name, None) is None:
+                return messages(404, "Message \"%s\" does not exist" % name)
+        return envelope(self.PATH, [])
+
+
 def wait_for(predicate: Callable[[], bool], timeout: float = 10.0, step: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

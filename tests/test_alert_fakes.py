@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
-from fakesplunkd import Request, Response, envelope, fault, messages
+from fakesplunkd import Messages, Request, Response, envelope, fault, messages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if os.path.join(ROOT, "tools") not in sys.path:
@@ -120,6 +120,7 @@ class Splunkd:
         self.posts = 0
         self.hooks: List[Dict[str, Any]] = []
         self.searches: List[str] = []
+        self.messages = Messages(fake, server_name)
         macros = parse_macros(os.path.join(ROOT, "default", "macros.conf"))
         macros.update(macro_overrides or {})
         fake.route("GET", NS + "/configs/conf-macros",

@@ -37,7 +37,10 @@ SAVED = {k: v for k, v in splcheck._conf(os.path.join(ROOT, "default", "savedsea
          if k != "default"}
 MACROS = splcheck._conf(os.path.join(ROOT, "default", "macros.conf"))
 TRANSFORMS = splcheck._conf(os.path.join(ROOT, "default", "transforms.conf"))
-ALERTS = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag") == "1"}
+FLAGGING = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag") == "1"}
+# The relay of the collectors' findings triggers the action too, but detects nothing itself.
+RELAY = {k: v for k, v in FLAGGING.items() if 'signal="finding"' in v["search"]}
+ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY}
 EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
 
 
@@ -68,6 +71,17 @@ def collector_events() -> List[Dict[str, object]]:
     ev.indexer = IndexerStatus("throttled", "disk")
     threads = [Thread("httpinputserverdatathread", 4242, 99.0)]
     return list(metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True))
+
+
+def finding_event_fields() -> Set[str]:
+    """Fields of the collector's ingest_doctor:finding events (KV_MODE = json), open and resolved,
+    as its own code writes them."""
+    from ingest_doctor.findings import Finding, Recommendation
+    from ingest_doctor.resolution import resolved_event
+    f = Finding("hec_input", "critical", "hf-01", None, "httpinputserverdatathread", "pegged", [],
+                [Recommendation("raise", "inputs.conf", "http", "dedicatedIoThreads", "2", "8")])
+    opened = dict(f.to_dict(), detected_by="collector")
+    return set(EVENT_DEFAULTS) | set(opened) | set(resolved_event(f, "resolved after x", 1.0))
 
 
 def metric_source(metric: str) -> Set[str]:
@@ -114,6 +128,8 @@ def source_of(segment: str) -> Tuple[str, Set[str]]:
         return "rest", rest_source(re.search(r"(/services/\S+)", s).group(1))
     if s.startswith("inputlookup"):
         return "kvstore", lookup_fields(s.split()[1])
+    if "`ingest_doctor_events_index`" in s and 'sourcetype="ingest_doctor:finding"' in s:
+        return "ingest_doctor:finding", finding_event_fields()
     raise AssertionError("no known data source for: %s" % s[:120])
 
 
@@ -289,6 +305,10 @@ class Walker:
         assert inner.startswith("[") and inner.endswith("]")
         return avail | self.walk(inner[1:-1])
 
+    def cmd_dedup(self, rest: str, avail: Set[str]) -> Set[str]:
+        self.need(avail, [t for t in rest.split() if "=" not in t], "dedup")
+        return avail
+
     def cmd_search(self, rest: str, avail: Set[str]) -> Set[str]:
         return avail
 
@@ -428,7 +448,7 @@ def test_alert_action_conf_and_spec_agree():
     params = {k for k in conf if k.startswith("param.")}
     spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
     assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
-        {"param.min_severity", "param.webhook_url", "param.index"}
+        {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages"}
     html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),
                 encoding="utf-8").read()
     for p in params:
@@ -451,3 +471,29 @@ def test_splcheck_tool_runs():
     mine = [l for l in p.stdout.splitlines() + p.stderr.splitlines()
             if "savedsearches.conf" in l or "ingest_doctor_filter" in l or "alert_window" in l]
     assert mine == [], mine
+
+
+# ---------------------------------------------------------------------------- the collector findings relay
+def test_one_relay_of_collector_findings_every_minute():
+    assert len(RELAY) == 1, sorted(RELAY)
+    st = list(RELAY.values())[0]
+    spl = st["search"]
+    # cheap: the tiny finding sourcetype through the events index macro, the collector's only
+    assert spl.startswith('`ingest_doctor_events_index` sourcetype="ingest_doctor:finding" detected_by="collector"')
+    assert st["cron_schedule"] == "* * * * *"
+    # two minutes back: an event indexed late still meets one run; the action stores each event once
+    assert st["dispatch.earliest_time"] == "-2m" and st["dispatch.latest_time"] == "now"
+    cols = final_columns(spl)
+    assert set(cols) <= alert_rows.KNOWN_COLUMNS, set(cols) - alert_rows.KNOWN_COLUMNS
+    assert set(alert_rows.SIGNALS["finding"].required) <= set(cols) and "last_time" in cols
+    # tracked in Triggered Alerts and throttled per finding id (a new status or severity passes)
+    assert st["alert.track"] == "true" and st["alert.digest_mode"] == "false" and st["alert.suppress"] == "1"
+    fields = st["alert.suppress.fields"].split(",")
+    assert fields[0] == "id" and set(fields) <= set(cols)
+    assert re.match(r"^\d+m$", st["alert.suppress.period"]) and int(st["alert.suppress.period"][:-1]) >= 2
+    assert st["disabled"] == "0" and st["enableSched"] == "1"
+    actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
+    assert actions == {"ingest_doctor_flag"}
+    last = split_top(spl, "|")[-1].strip()
+    assert last == "`ingest_doctor_filter_collector_findings`"
+    assert MACROS["ingest_doctor_filter_collector_findings"]["definition"] == "search *"

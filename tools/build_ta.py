@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TA_NAME = "TA-ingest_doctor"
 # What the add-on takes from the repository's bin/: the modular input, its ports, the core.
 SCRIPTS = ("ingest_doctor_introspection.py", "ingest_doctor_modinput.py", "ingest_doctor_introspection_port.py",
-           "ingest_doctor_splunkd.py")
+           "ingest_doctor_splunkd.py", "ingest_doctor_messages_port.py")
 CORE = "ingest_doctor"
 SKIP = ("__pycache__",)
 

@@ -42,6 +42,8 @@ class Transient(AlertError):
 
 
 DEFAULT_MIN_SEVERITY = "warning"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 # Splunk index names: lowercase letters, digits, `_` and `-`, not starting with
 # `_` (internal indexes are not ours to write) or `-`.
 _INDEX = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
@@ -54,6 +56,7 @@ class AlertParams:
     min_severity: str = DEFAULT_MIN_SEVERITY
     webhook_url: Optional[str] = None
     index: Optional[str] = None        # None: follow the `ingest_doctor_events_index` macro
+    web_messages: bool = True          # new or escalated findings as Splunk Web messages
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,10 @@ def parse_params(conf: Mapping[str, Any]) -> AlertParams:
     if raw_index and not _INDEX.match(raw_index):
         raise BadConfig("index=%r is not a valid index name (lowercase letters, digits, _ and -; "
                         "not an internal index)" % raw_index)
-    return AlertParams(sev, url, raw_index or None)
+    raw_msgs = str(conf.get("web_messages", "1") or "1").strip().lower()
+    if raw_msgs not in _TRUE + _FALSE:
+        raise BadConfig("web_messages=%r is neither true nor false (1/0)" % raw_msgs)
+    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE)
 
 
 def _required_str(data: Mapping[str, Any], key: str) -> str:
@@ -151,7 +157,8 @@ def index_from_macro(definition: Optional[str]) -> Optional[str]:
 def describe(payload: Payload) -> Dict[str, str]:
     """What may be logged about a payload: never the session key."""
     return {"sid": payload.sid, "search_name": payload.search_name, "min_severity": payload.params.min_severity,
-            "webhook": "set" if payload.params.webhook_url else "none"}
+            "webhook": "set" if payload.params.webhook_url else "none",
+            "web_messages": "on" if payload.params.web_messages else "off"}
 
 
 def _fmt(value: Any) -> str:

@@ -8,9 +8,15 @@ used, so the finding, its severity and its recommendations come from one place.
 
 Rows are self-contained, so the action works whether splunkd runs it once for
 all results (digest mode) or once per result (per-result throttling).
+
+One signal is not a measurement: `finding` rows carry a finding the collector
+already judged (its `ingest_doctor:finding` event, handed over by the search
+"Ingest Doctor - Findings - Collector findings"). They are not judged again
+(`rows_to_reported`): the collector judged them with the same thresholds.
 """
 from __future__ import annotations
 
+import json
 import re
 import time as _time
 from dataclasses import dataclass
@@ -20,6 +26,7 @@ from . import model
 from .alert_payload import BadInput
 from .alert_results import Row
 from .evidence import Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, ThreadSample
+from .findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
 COMMON = ("signal", "host", "component", "pipeline_set", "stage", "label", "bottleneck", "source",
@@ -49,7 +56,11 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     Signal("hec_listener", ("overwhelmed",), ("message",)),
     # index processor state: throttled samples from the collector or REST
     Signal("indexer_throttled", ("status",), ("reason", "samples")),
+    # a finding the collector reported: its event (`finding`, the JSON of docs/events.md), whether it
+    # is open or resolved, and the event's time (last_time)
+    Signal("finding", ("finding",), ("id", "severity", "status", "detected_by")),
 )}
+REPORTED = "finding"
 
 KNOWN_COLUMNS = frozenset(COMMON).union(*(set(s.required) | set(s.optional) for s in SIGNALS.values()))
 
@@ -235,6 +246,8 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
     out: Dict[str, Evidence] = {}
     for row in rows:
         sig_name = (row.get("signal") or "").strip()
+        if sig_name == REPORTED:
+            continue
         sig = SIGNALS.get(sig_name)
         if sig is None:
             raise _fail(row, "signal=%r is not one of %s" % (sig_name, ", ".join(sorted(SIGNALS))))
@@ -249,4 +262,58 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
         if ev is None:
             ev = out[host] = Evidence(host=host)
         handler(ev, row, _context(row, now, span))
+    return out
+
+
+# ---------------------------------------------------------------------------- reported findings
+@dataclass
+class Reported:
+    """A finding the collector reported, as one row of the 1-minute search hands it over."""
+    finding: Finding
+    time: float                 # the event's time: when the collector saw it (or saw it end)
+    status: str                 # open | resolved
+    resolution: str             # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
+    detected_by: str
+
+
+def finding_from_dict(d: Dict[str, object]) -> Finding:
+    """The contract's finding object (Finding.to_dict()) back into a Finding; raises ValueError/TypeError."""
+    pset = d.get("pipeline_set")
+    f = Finding(str(d["bottleneck"]), str(d["severity"]), None if d.get("host") is None else str(d["host"]),
+                None if pset is None else int(pset),  # type: ignore[arg-type]
+                None if d.get("component") is None else str(d["component"]), str(d.get("summary") or ""),
+                [EvidenceItem(e["signal"], e.get("value"), e.get("unit"), e.get("window"), e.get("source"))
+                 for e in (d.get("evidence") or [])],  # type: ignore[union-attr]
+                [Recommendation(r["action"], r.get("conf_file"), r.get("stanza"), r.get("setting"),
+                                r.get("current"), r.get("suggested"))
+                 for r in (d.get("recommendations") or [])])  # type: ignore[union-attr]
+    if d.get("id") not in (None, f.id):
+        raise ValueError("id %r does not match host, bottleneck and pipeline_set (%s)" % (d.get("id"), f.id))
+    return f
+
+
+def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[Reported]:
+    """The `finding` rows, parsed; the other rows are rows_to_evidence's."""
+    now = _time.time() if now is None else now
+    out: List[Reported] = []
+    for row in rows:
+        if (row.get("signal") or "").strip() != REPORTED:
+            continue
+        raw = row.get("finding") or ""
+        try:
+            d = json.loads(raw)
+            if not isinstance(d, dict):
+                raise ValueError("not a JSON object")
+            f = finding_from_dict(d)
+        except (ValueError, TypeError, KeyError) as e:
+            raise _fail(row, "column finding is not an ingest_doctor:finding event (%s: %s)"
+                        % (type(e).__name__, str(e)[:200])) from None
+        status = str(d.get("status") or row.get("status") or "open").strip().lower()
+        if status not in ("open", "resolved"):
+            raise _fail(row, "status=%r is neither open nor resolved" % status)
+        when = _num(row, "last_time", row.get("last_time")) or _num(row, "_time", row.get("_time"))
+        if when is None:
+            when = float(d.get("resolved_at") or now)  # type: ignore[arg-type]
+        out.append(Reported(f, when, status, str(d.get("resolution") or ""),
+                            str(d.get("detected_by") or row.get("detected_by") or "collector")))
     return out

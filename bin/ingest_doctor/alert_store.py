@@ -10,7 +10,16 @@ for a REST path (`/` and everything outside [A-Za-z0-9_.-] escaped as `~XX`,
   current severity/summary/evidence/recommendations, status open (reopened
   when it had been resolved);
 - the same run again (a retry, same sid, same content): nothing to write, so
-  a retry never counts twice nor writes a second event.
+  a retry never counts twice nor writes a second event;
+- a finding the collector reported (handed over by the 1-minute search, with
+  the time of its event): the same, and also nothing to write when the record
+  already holds that event (the search windows overlap, so each event is
+  handed over twice);
+- `detected_by` keeps every detector that flagged the record
+  ("alert_action,collector"), so the Findings view can say "both".
+
+`plan_resolution` closes a record when the collector reports the finding gone
+(its resolution note says what changed), unless something flagged it since.
 """
 from __future__ import annotations
 
@@ -18,13 +27,13 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from .findings import Finding
+from .findings import Finding, severity_rank
 
 COLLECTION = "ingest_doctor_findings"
 # Field order of the collection and of its lookup (collections.conf, transforms.conf).
 FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "status", "summary",
           "evidence", "recommendations", "first_seen", "last_seen", "count", "resolved_at",
-          "detected_by", "last_search", "last_sid")
+          "detected_by", "last_search", "last_sid", "resolution")
 JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -59,36 +68,76 @@ class Upsert:
     record: Dict[str, Any]       # the full record to save (with _key)
     new: bool
     reopened: bool
+    escalated: bool = False      # open before, and now more severe
+
+
+def detectors(existing: Optional[str], detected_by: str) -> str:
+    """Every detector that flagged the record, sorted, comma-separated."""
+    names = {d.strip() for d in (existing or "").split(",") if d.strip()}
+    names.add(detected_by)
+    return ",".join(sorted(names))
+
+
+def _float(value: Any, default: float) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
 
 
 def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: str, search_name: str,
-         detected_by: str = "alert_action") -> Optional[Upsert]:
-    """What to save for `finding`; None when this exact run already saved it."""
+         detected_by: str = "alert_action", event_time: Optional[float] = None) -> Optional[Upsert]:
+    """What to save for `finding`; None when this exact run (or this reported event) is already saved.
+
+    `event_time`: the time of the collector's event that reported the finding; it is then the
+    time the finding was seen (first_seen, last_seen) instead of `now`.
+    """
     key = kv_key(finding.id)
     content = record_content(finding)
+    seen = now if event_time is None else event_time
     if existing:
         same_run = bool(sid) and existing.get("last_sid") == sid
         unchanged = all(existing.get(k) == v for k, v in content.items()) and existing.get("status") == "open"
-        if same_run and unchanged:
+        known = detected_by in (existing.get("detected_by") or "").split(",")
+        last = _float(existing.get("last_seen"), 0.0)
+        if unchanged and same_run:
             return None
-        try:
-            count = int(float(existing.get("count") or 0))
-        except (TypeError, ValueError):
-            count = 0
-        try:
-            first = float(existing.get("first_seen") or now)
-        except (TypeError, ValueError):
-            first = now
+        if event_time is not None:
+            # An event no newer than what the record holds: handed over again, or superseded.
+            if known and last >= event_time:
+                return None
+            if existing.get("status") == "resolved" and _float(existing.get("resolved_at"), 0.0) >= event_time:
+                return None
+        count = int(_float(existing.get("count") or 0, 0.0))
+        first = _float(existing.get("first_seen") or seen, seen)
         reopened = existing.get("status") == "resolved"
+        escalated = not reopened and existing.get("severity") in ("info", "warning", "critical") and \
+            severity_rank(finding.severity) > severity_rank(existing["severity"])
         rec = dict(content)
-        rec.update({"_key": key, "first_seen": min(first, now), "last_seen": now,
+        rec.update({"_key": key, "first_seen": min(first, seen), "last_seen": max(last, seen),
                     "count": count if same_run else count + 1, "status": "open", "resolved_at": "",
-                    "detected_by": detected_by, "last_search": search_name, "last_sid": sid})
-        return Upsert(key, rec, False, reopened)
+                    "resolution": "", "detected_by": detectors(existing.get("detected_by"), detected_by),
+                    "last_search": search_name, "last_sid": sid})
+        return Upsert(key, rec, False, reopened, escalated)
     rec = dict(content)
-    rec.update({"_key": key, "first_seen": now, "last_seen": now, "count": 1, "status": "open",
-                "resolved_at": "", "detected_by": detected_by, "last_search": search_name, "last_sid": sid})
+    rec.update({"_key": key, "first_seen": seen, "last_seen": seen, "count": 1, "status": "open",
+                "resolved_at": "", "resolution": "", "detected_by": detected_by, "last_search": search_name,
+                "last_sid": sid})
     return Upsert(key, rec, True, False)
+
+
+def plan_resolution(existing: Optional[Dict[str, Any]], finding_id: str, resolved_at: float, note: str,
+                    sid: str, search_name: str) -> Optional[Upsert]:
+    """Close an open record the collector reports gone; None when there is nothing to close
+    (no record, already resolved, or flagged again after the collector saw it end)."""
+    if not existing or existing.get("status") != "open":
+        return None
+    if _float(existing.get("last_seen"), 0.0) > resolved_at:
+        return None
+    rec = {k: v for k, v in existing.items() if not k.startswith("_") or k == "_key"}
+    rec.update({"_key": kv_key(finding_id), "status": "resolved", "resolved_at": resolved_at,
+                "resolution": note, "last_search": search_name, "last_sid": sid})
+    return Upsert(rec["_key"], rec, False, False)
 
 
 def kv_query(keys: List[str]) -> str:

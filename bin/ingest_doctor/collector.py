@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 from . import diagnose as diagnose_mod
 from . import hec as hec_mod
+from . import messages as messages_mod
 from . import metrics_events, model, readstep, rest
 from . import thresholds as thresholds_mod
 from . import tls
@@ -45,6 +46,7 @@ from .endpoints import COLLECTOR as ENDPOINTS  # noqa: F401
 from .endpoints import MACROS, Endpoint, Fetched, error_kind, error_text, missing_capability, target  # noqa: F401
 from .evidence import Config, Evidence, ThreadSample
 from .findings import Finding, Report
+from .resolution import OpenFindings
 
 SCHEME = "ingest_doctor_introspection"
 DEFAULT_METRICS_INDEX = "ingest_doctor_metrics"
@@ -103,6 +105,10 @@ PARAMS: Tuple[Param, ...] = (
     Param("metrics_index", "Metrics index",
           "Metrics index that receives ingest_doctor:metrics (log-to-metrics). Default ingest_doctor_metrics. "
           "Events (config, findings) go to the input's index.", "string", DEFAULT_METRICS_INDEX),
+    Param("web_messages", "Splunk Web messages",
+          "Post a Splunk Web message on this instance when a finding at warning or above is new or escalated, "
+          "and remove it when the finding resolves (at most 5 a poll, then one summary). Default true.",
+          "boolean", "1"),
 )
 
 PARAM_NAMES = tuple(p.name for p in PARAMS)
@@ -123,6 +129,7 @@ class Params:
     request_timeout: float = 5.0
     metrics_index: str = DEFAULT_METRICS_INDEX
     hec_common_names: Tuple[str, ...] = (tls.SPLUNK_DEFAULT_CN,)
+    web_messages: bool = True
 
     def tls(self) -> tls.Settings:
         """The HEC calls' TLS policy (bin/ingest_doctor/tls.py)."""
@@ -221,7 +228,7 @@ def parse_params(raw: Mapping[str, Any], file_exists: Optional[Callable[[str], b
         raise ParamError("metrics_index must be an index name (lowercase letters, digits, _ and -, "
                          "not starting with _ or -), not %r" % index)
     return Params(interval, url, cred, _bool(raw, "thread_cpu", True), _bool(raw, "hec_tls_verify", True),
-                  ca, timeout, index, names)
+                  ca, timeout, index, names, web_messages=_bool(raw, "web_messages", True))
 
 
 def probe_token(password: str) -> str:
@@ -323,6 +330,11 @@ class FindingGate:
             self._emitted.pop(fid, None)
         return out
 
+    def forget(self, finding_id: str) -> None:
+        """A finding that resolved: emitted again as soon as it returns."""
+        self._seen.pop(finding_id, None)
+        self._emitted.pop(finding_id, None)
+
 
 CONFIG_REFRESH_S = 86400.0
 # Configuration endpoints are re-read about once a minute, one a poll, not all every poll: they change
@@ -410,6 +422,7 @@ class PollResult:
     events: List[Out] = field(default_factory=list)
     logs: List[LogLine] = field(default_factory=list)
     report: Optional[Report] = None
+    messages: Optional[messages_mod.MessagePlan] = None    # Splunk Web messages to post on this instance
 
 
 def hec_urls(params: Params, config: Config, host: str = "127.0.0.1") -> Optional[Tuple[str, str]]:
@@ -451,6 +464,7 @@ class Collector:
         self._use(thresholds or thresholds_mod.defaults())
         self.errors = ErrorLog()
         self.gate = FindingGate()
+        self.open_findings = OpenFindings()
         self.absent: Set[str] = set()               # endpoints that answered 404: skipped
         self._good: Set[str] = set()                  # config endpoints with a good reading
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
@@ -621,8 +635,19 @@ class Collector:
             d = f.to_dict()
             d["detected_by"] = "collector"
             res.events.append(Out("finding", stamp, d))
+        self._track(report, ev.config, res, now)
         self.polls += 1
         return res
+
+    def _track(self, report: Report, config: Config, res: PollResult, now: float) -> None:
+        """Findings that ended become resolution events (resolution.py); new, escalated and ended
+        findings become this instance's Splunk Web messages (messages.py)."""
+        tracked = self.open_findings.update(report.findings, config, now)
+        for d in tracked.resolved:
+            self.gate.forget(d["id"])
+            res.events.append(Out("finding", now, d))
+        if self.params.web_messages and tracked.changes:
+            res.messages = messages_mod.plan(tracked.changes) or None
 
     def _due(self, now: float) -> List[Endpoint]:
         """This poll's endpoints: every runtime one; configuration ones without a good reading yet;

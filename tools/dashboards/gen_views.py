@@ -120,11 +120,13 @@ FINDINGS_EVAL = (
     "| eval settings=mvjoin(mvzip(spath(recommendations, \"{}.setting\"), spath(recommendations, \"{}.suggested\"), \" -> \"), \"; \")\n"
     "| eval first_seen=strftime(first_seen, \"%F %T\"), last_seen_epoch=last_seen, last_seen=strftime(last_seen, \"%F %T\")\n"
     "| eval severity_rank=case(severity==\"critical\", 0, severity==\"warning\", 1, true(), 2)\n"
+    "| eval detected=case(like(detected_by, \"%collector%\") AND like(detected_by, \"%alert_action%\"), \"both\", "
+    "like(detected_by, \"%collector%\"), \"collector\", true(), \"alert\")\n"
     "| eval evidence_dashboard=case(bottleneck==\"hec_input\", \"ingest_doctor_hec_performance\", "
     "bottleneck==\"typing\" OR bottleneck==\"merging\" OR bottleneck==\"parsing\", \"ingest_doctor_cpu_by_processor\", "
     "bottleneck==\"host_cpu\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
     "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
-    "first_seen last_seen last_seen_epoch count evidence_dashboard"
+    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard"
 )
 
 FINDINGS_BASE = "| inputlookup ingest_doctor_findings\n| `ingest_doctor_findings_rows`"
@@ -237,8 +239,9 @@ HEC_SETTINGS = (
 )
 
 NO_FINDINGS = empty_message(
-    "No finding matches these inputs. The Ingest Doctor alerts write findings: if there are none at all, "
-    "check that the alerts are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
+    "No finding matches these inputs. The Ingest Doctor alerts and the collector (through the search "
+    "Ingest Doctor - Findings - Collector findings) write findings: if there are none at all, check that they "
+    "are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
 
 
 # ----------------------------------------------------------------------------- builders
@@ -597,7 +600,8 @@ def hec_performance() -> Dash:
              HEC_SETTINGS)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
-             "| table severity host bottleneck pipeline_set summary advice settings last_seen count\n" + NO_FINDINGS)
+             "| table severity host bottleneck pipeline_set summary advice settings detected first_seen last_seen count\n"
+             + NO_FINDINGS)
 
     states = [{"match": "saturated", "value": CRIT}, {"match": "busy", "value": WARN}, {"match": "ok", "value": OK}]
     d.add("viz_overview", "splunk.table", "Deployment overview: the worst stage of each instance and what to change",
@@ -946,7 +950,7 @@ def cpu_by_processor() -> Dash:
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
              "| sort severity_rank - last_seen_epoch\n"
-             "| table severity host pipeline_set bottleneck summary advice settings\n"
+             "| table severity host pipeline_set bottleneck summary advice settings detected first_seen\n"
              + empty_message("No open finding about parsing, merging or typing on the selected hosts."))
 
     d.add("viz_cpu_time", "splunk.line", "% of one core per host, set and processor: top 5", "ds_cpu_time",
@@ -1018,7 +1022,7 @@ def findings() -> Dash:
     d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
             "| sort severity_rank - last_seen_epoch\n"
             "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
-            "first_seen last_seen count status evidence_dashboard\n"
+            "detected first_seen last_seen count status resolution evidence_dashboard\n"
             "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
             "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
             "evidence_dashboard AS _evidence_dashboard\n"
@@ -1057,10 +1061,12 @@ def findings() -> Dash:
     d.markdown("viz_findings_help", "About findings",
                "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "
                "the evidence and the setting to change. One record per problem and place: repeated detections "
-               "update it (count, last seen); it is marked **resolved** when not seen for "
-               "`ingest_doctor_resolve_after_min` minutes.\n\n"
+               "update it (count, last seen); **detected** says who found it (collector, alert, both). It is "
+               "marked **resolved** when the collector sees it end (the note says what changed, e.g. "
+               "dedicatedIoThreads 2 -> 8) or when not seen for `ingest_doctor_resolve_after_min` minutes.\n\n"
                "**Nothing here?** Findings are written by the Ingest Doctor alerts (alert action "
-               "*ingest_doctor_flag*) and the collector: check that the alerts are enabled.")
+               "*ingest_doctor_flag*) and, within a minute, by the collector through the search "
+               "*Ingest Doctor - Findings - Collector findings*: check that they are enabled.")
 
     d.row(110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts", ("viz_findings_help", 2))
     d.row(480, "viz_findings_table")

@@ -19,8 +19,9 @@ from sim import END, START
 
 THREAD_PCT, QUEUE_PCT, LATENCY_MS, REGEX_SHARE_PCT = 90, 90, 1000, 50
 N = 5
-NO_FINDING = ("No finding matches these inputs. The Ingest Doctor alerts write findings: if there are none at "
-              "all, check that the alerts are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
+NO_FINDING = ("No finding matches these inputs. The Ingest Doctor alerts and the collector (through the search "
+              "Ingest Doctor - Findings - Collector findings) write findings: if there are none at all, check that "
+              "they are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
 PANELS = {}   # (view, data source) -> (aggregation steps, function(deployment) -> result)
 
 

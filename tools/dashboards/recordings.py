@@ -208,7 +208,8 @@ def findings_table(dep, fields, rows, empty):
 
 @panel(HEC, "ds_open_findings", "sort severity_rank - last_seen_epoch", "stats count")
 def hec_open_findings(dep):
-    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "last_seen", "count"]
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "detected", "first_seen",
+              "last_seen", "count"]
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
     return rows if isinstance(rows, dict) else result(fields, rows)
 
@@ -475,7 +476,7 @@ def indexer_cpu(dep):
 
 @panel(CPU, "ds_props_findings", "sort severity_rank - last_seen_epoch", "stats count")
 def props_findings(dep):
-    fields = ["severity", "host", "pipeline_set", "bottleneck", "summary", "advice", "settings"]
+    fields = ["severity", "host", "pipeline_set", "bottleneck", "summary", "advice", "settings", "detected", "first_seen"]
     rows = findings_table(dep, fields, [f for f in open_findings(dep) if f["bottleneck"] in ("typing", "merging", "parsing")],
                           "No open finding about parsing, merging or typing on the selected hosts.")
     return rows if isinstance(rows, dict) else result(fields, rows)
@@ -485,12 +486,13 @@ def props_findings(dep):
 @panel(FND, "ds_findings_table", "sort severity_rank - last_seen_epoch", "stats count")
 def findings_records(dep):
     fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
-              "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
+              "detected", "first_seen", "last_seen", "count", "status", "resolution", "evidence_dashboard"]
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
     return result(["severity", "host", "bottleneck", "pipeline set", "summary", "evidence", "recommendations",
-                   "setting -> suggested", "first seen", "last seen", "count", "status", "_evidence_dashboard"], rows)
+                   "setting -> suggested", "detected", "first seen", "last seen", "count", "status", "resolution",
+                   "_evidence_dashboard"], rows)
 
 
 @panel(FND, "ds_findings_kpi",

@@ -310,7 +310,8 @@ class Deployment:
         out = [dict(host="hf-02", bottleneck="hec_input", pipeline_set="-", severity="info", status="resolved",
                     summary="The HEC server data thread reached 93% of one core in one sample (a transient spike).",
                     evidence_text="thread_busy_pct=93 %", advice="No change needed unless it recurs.", settings="",
-                    first_seen=END - 30 * 3600, last_seen=END - 30 * 3600, count="1")]
+                    first_seen=END - 30 * 3600, last_seen=END - 30 * 3600, count="1", detected="collector",
+                    resolution="resolved after dedicatedIoThreads 2 -> 8")]
         if self.sat:
             out += [
                 dict(host=HOT_HOST, bottleneck="typing", pipeline_set=HOT_SET, severity="critical", status="open",
@@ -319,13 +320,13 @@ class Deployment:
                      evidence_text="queue_fill_pct=100 % (typingQueue); thread_busy_pct=99 %; regex_cpu_share_pct=86 %",
                      advice="Review the TRANSFORMS and SEDCMD of sourcetype k8s:container (the costliest regex CPU).",
                      settings="props.conf [k8s:container] TRANSFORMS-* -> fewer, anchored",
-                     first_seen=INCIDENT + 600, last_seen=END - 20, count="17"),
+                     first_seen=INCIDENT + 600, last_seen=END - 20, count="17", detected="both", resolution=""),
                 dict(host=HOT_HOST, bottleneck="pipeline_set_imbalance", pipeline_set="0", severity="warning",
                      status="open", summary="Pipeline set 1 is saturated while set 0 is 16% busy: the load is not spread.",
                      evidence_text="thread_busy_pct=16 % (set 0); thread_busy_pct=99 % (set 1)",
                      advice="Use pipelineSetSelectionPolicy = weighted_random.",
                      settings="pipelineSetSelectionPolicy -> weighted_random",
-                     first_seen=INCIDENT + 1200, last_seen=END - 300, count="9"),
+                     first_seen=INCIDENT + 1200, last_seen=END - 300, count="9", detected="collector", resolution=""),
             ]
         for f in out:
             f["evidence_dashboard"] = {"hec_input": "ingest_doctor_hec_performance",
