@@ -480,3 +480,22 @@ def test_back_pressure_codes_come_from_the_model_once():
         MACROS.clear()
         MACROS.update(saved)
     assert any("'replies'" in p for p in w.problems)
+
+
+def test_the_ambiguous_proc_hec_name_is_never_the_hec_data_thread():
+    """Issue 12: the collector's `httpinputserver` (/proc's 15 characters of the HEC data AND
+    management threads) gets no stage and a label saying so; only the full name ranks as HEC."""
+    from ingest_doctor import model, threadnames
+    (proc_name,) = [k for k, v in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in v]
+    spl = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
+    assert 'hec_first=if(thread=="%s", 0, 1)' % model.HEC_THREAD in spl
+    assert re.search(r'eval label=if\(thread=="%s", "HEC data or management thread[^"]*not judged as the HEC '
+                     r'data thread[^"]*", label\)' % proc_name, spl)
+    members = {r["member"] for r in csv_rows("ingest_doctor_pipeline.csv")}
+    assert model.HEC_THREAD in members and proc_name not in members      # no stage for the /proc name
+    assert "ingest_doctor.thread.busy_pct" in spl and "metrics.log group=dutycycle" in spl
+
+
+def csv_rows(name: str) -> List[Dict[str, str]]:
+    import csv
+    return list(csv.DictReader(open(os.path.join(ROOT, "lookups", name), encoding="utf-8")))
