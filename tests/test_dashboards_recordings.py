@@ -169,7 +169,7 @@ def test_the_hec_thread_chart_shows_the_collectors_proc_name_as_data_or_manageme
     assert 'where thread=="%s" OR thread=="%s"' % (model.HEC_THREAD, sim.PROC_HEC_THREAD) in query
     assert '.if(thread=="%s", " %s (/proc: data or mgmt)", "")' % ((sim.PROC_HEC_THREAD,) * 2) in query
     viz = VIEWS["ingest_doctor_hec_performance"]["visualizations"]["viz_hec_thread"]
-    assert "shared by the HEC data and management threads" in viz["description"]
+    assert '"/proc: data or mgmt": the name both HEC threads share' in viz["description"]
     for state in make_fixtures.STATES:
         _, fields = rec(state, "ingest_doctor_hec_performance", "ds_hec_thread")
         series = [f.split(". ", 1)[1] for f in fields if re.match(r"\d+\. ", f)]

@@ -658,9 +658,8 @@ def hec_performance() -> Dash:
     d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
           "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
     d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core per host: top 5", "ds_hec_thread",
-          "The 5 busiest, the rest as \"others\" (max). At the dashed line raise dedicatedIoThreads. "
-          "\"%s\": the collector's /proc name, shared by the HEC data and management threads "
-          "(metrics.log dutycycle tells them apart)." % PROC_HEC_LABEL.strip(),
+          "Top 5 (max). Dashed: raise dedicatedIoThreads. \"%s\": the name both HEC threads share."
+          % PROC_HEC_SUFFIX.strip(" ()"),
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
           eventHandlers=[link("ingest_doctor_thread_activity")])
@@ -749,9 +748,8 @@ def thread_activity() -> Dash:
              + empty_message("Needs the Ingest Doctor collector: enable the input ingest_doctor_introspection."))
 
     d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
-          "Max per minute of each host, set and thread; the 5 busiest, the rest as \"others\" (max). The dashed "
-          "line is ingest_doctor_thread_busy_pct. %s%s: the collector's /proc name of the HEC data or management "
-          "thread." % (PROC_HEC_THREAD, PROC_HEC_SUFFIX),
+          "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
+          "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
           line_opts("% of one core", 100))
     cf, ctx = table_colors({"latest_pct": busy_bands(), "avg_pct": busy_bands(), "max_pct": busy_bands()})
     d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",
