@@ -155,6 +155,15 @@ def idents(expr: str) -> List[str]:
     return out
 
 
+def expand_term_macros(seg: str) -> str:
+    """The search with each argument-less macro that is made of TERM()s written out (e.g. the generated
+    ingest_doctor_hec_backpressure_terms), so the fields its terms read are checked too."""
+    def one(m):
+        d = MACROS.get(m.group(1), {}).get("definition", "")
+        return d if "TERM(" in d and "(" not in m.group(1) else m.group(0)
+    return re.sub(r"`([^`]+)`", one, seg)
+
+
 AGG = re.compile(r"(\w+)(?:\((eval\((?:[^()]|\([^()]*\))*\)|PREFIX\([\w.]+=\)|[\w.]+)\))?\s+AS\s+(\w+)")
 
 
@@ -182,7 +191,7 @@ class Walker:
             if i == 0:
                 label, avail = source_of(seg)
                 self.sources.append(label)
-                self.need(avail, re.findall(r"TERM\((\w+)=", seg), "%s TERM()" % label)
+                self.need(avail, re.findall(r"TERM\((\w+)=", expand_term_macros(seg)), "%s TERM()" % label)
                 if word in ("tstats", "mstats"):
                     avail = self.aggregate(word, rest, avail)
                 continue
@@ -406,8 +415,6 @@ def test_no_threshold_literal_and_index_only_through_macros(name):
     plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', spl)
     # a comparison against a literal above 1 would be a second copy of a threshold
     for m in re.finditer(r"(\w+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)", plain):
-        if m.group(1) == "code":          # HEC health codes 18-20 are protocol values, not thresholds
-            continue
         assert float(m.group(3)) <= 1, "%s: literal threshold %s" % (name, m.group(0))
     assert not re.search(r"\bindex\s*=", plain)
 
@@ -497,3 +504,44 @@ def test_one_relay_of_collector_findings_every_minute():
     last = split_top(spl, "|")[-1].strip()
     assert last == "`ingest_doctor_filter_collector_findings`"
     assert MACROS["ingest_doctor_filter_collector_findings"]["definition"] == "search *"
+
+
+def test_back_pressure_codes_come_from_the_model_once():
+    from ingest_doctor import model
+    codes = [c.code for c in model.HEC_CODES if c.backpressure]
+    assert codes == list(model.HEC_BACKPRESSURE_CODES) and 9 in codes
+    terms = MACROS["ingest_doctor_hec_backpressure_terms"]["definition"]
+    assert terms == "(" + " OR ".join("TERM(reply=%d)" % c for c in codes) + ")"
+    spl = SAVED["Ingest Doctor - HEC - Server busy"]["search"]
+    assert "`ingest_doctor_hec_backpressure_terms`" in spl
+    assert "lookup ingest_doctor_hec_reply_codes reply AS code OUTPUT backpressure" in spl
+    for name, st in SAVED.items():          # no reply or health code written by hand in any search
+        assert not re.search(r"reply=\d|\bcode\s*(?:[<>]=?|==?)\s*\d", st["search"]), name
+    w = Walker("terms in a macro")
+    saved = dict(MACROS)
+    MACROS["bad_terms"] = {"definition": "(TERM(replies=9))"}
+    try:
+        w.walk("| tstats count AS n WHERE `ingest_doctor_splunkd_log` TERM(HttpInputDataHandler) `bad_terms` BY host")
+    finally:
+        MACROS.clear()
+        MACROS.update(saved)
+    assert any("'replies'" in p for p in w.problems)
+
+
+def test_the_ambiguous_proc_hec_name_is_never_the_hec_data_thread():
+    """Issue 12: the collector's `httpinputserver` (/proc's 15 characters of the HEC data AND
+    management threads) gets no stage and a label saying so; only the full name ranks as HEC."""
+    from ingest_doctor import model, threadnames
+    (proc_name,) = [k for k, v in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in v]
+    spl = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
+    assert 'hec_first=if(thread=="%s", 0, 1)' % model.HEC_THREAD in spl
+    assert re.search(r'eval label=if\(thread=="%s", "HEC data or management thread[^"]*not judged as the HEC '
+                     r'data thread[^"]*", label\)' % proc_name, spl)
+    members = {r["member"] for r in csv_rows("ingest_doctor_pipeline.csv")}
+    assert model.HEC_THREAD in members and proc_name not in members      # no stage for the /proc name
+    assert "ingest_doctor.thread.busy_pct" in spl and "metrics.log group=dutycycle" in spl
+
+
+def csv_rows(name: str) -> List[Dict[str, str]]:
+    import csv
+    return list(csv.DictReader(open(os.path.join(ROOT, "lookups", name), encoding="utf-8")))

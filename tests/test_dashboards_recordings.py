@@ -154,3 +154,24 @@ def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     assert {p for p, _, _ in sim.PROCESSORS} <= pipelines
     assert all(int(r["threads_per_set"]) >= 1 and float(r["max_cpu_pct"]) >= 100 * int(r["threads_per_set"])
                for r in dep.pipeline)
+
+
+def test_the_hec_thread_chart_shows_the_collectors_proc_name_as_data_or_management_thread():
+    """Issue 12: the collector emits the HEC thread as /proc names it (`httpinputserver`, shared with
+    the management thread); the HEC chart shows it labelled so, beside the full name from metrics.log."""
+    from ingest_doctor import model, threadnames
+    assert sim.HEC_THREAD == model.HEC_THREAD
+    assert model.HEC_THREAD in threadnames.candidates(sim.PROC_HEC_THREAD)
+    dep = sim.Deployment(False)
+    collector = {(r["host"], r["thread"]) for r in dep.dutycycle_rows() if r["origin"] == "collector"}
+    assert collector == {(h, sim.PROC_HEC_THREAD) for h in sim.FORWARDERS}
+    query = VIEWS["ingest_doctor_hec_performance"]["dataSources"]["ds_hec_thread"]["options"]["query"]
+    assert 'where thread=="%s" OR thread=="%s"' % (model.HEC_THREAD, sim.PROC_HEC_THREAD) in query
+    assert '.if(thread=="%s", " %s (/proc: data or mgmt)", "")' % ((sim.PROC_HEC_THREAD,) * 2) in query
+    viz = VIEWS["ingest_doctor_hec_performance"]["visualizations"]["viz_hec_thread"]
+    assert '"/proc: data or mgmt": the name both HEC threads share' in viz["description"]
+    for state in make_fixtures.STATES:
+        _, fields = rec(state, "ingest_doctor_hec_performance", "ds_hec_thread")
+        series = [f.split(". ", 1)[1] for f in fields if re.match(r"\d+\. ", f)]
+        for h in sim.FORWARDERS:     # the forwarders' data thread twice: full name, and /proc's, labelled
+            assert h in series and h + " httpinputserver (/proc: data or mgmt)" in series, (state, series)

@@ -30,7 +30,8 @@ MACROS = os.path.join("default", "macros.conf")
 # (path or folder, generator, made from, where it says it is generated)
 REGISTRY = (
     (MACROS + " (block BEGIN/END GENERATED thresholds)", "tools/gen_conf.py",
-     "bin/ingest_doctor/thresholds.py", "comment opening the block"),
+     "bin/ingest_doctor/thresholds.py, model.py (HEC_CODES: ingest_doctor_hec_backpressure_terms)",
+     "comment opening the block"),
     (MACROS + " (block # Dashboards)", "tools/dashboards/gen_views.py",
      "the dashboards' shared SPL (gen_views.py)", "comment opening the block"),
     ("lookups/ingest_doctor_thresholds.csv", "tools/gen_conf.py", "bin/ingest_doctor/thresholds.py",

@@ -17,6 +17,10 @@ import sys
 from xml.sax.saxutils import escape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bin"))
+
+from ingest_doctor import model, threadnames  # noqa: E402
+
 VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
 APP = "ingest_doctor"
 WIDTH = 1440
@@ -515,6 +519,14 @@ def host_set(prefix: str = "") -> str:
     return (prefix + "eval series=host.if(ingest_pipe==\"none\", \"\", \" set \".ingest_pipe)")
 
 
+# The collector names threads as /proc does: HEC's data thread and its management thread share
+# their first 15 characters, so the collector's `httpinputserver` may be either (issue 12). The HEC
+# chart shows it beside the data thread, labelled so, never as the data thread.
+(PROC_HEC_THREAD,) = [k for k, names in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in names]
+PROC_HEC_SUFFIX = " (/proc: data or mgmt)"
+PROC_HEC_LABEL = " " + PROC_HEC_THREAD + PROC_HEC_SUFFIX
+
+
 # ----------------------------------------------------------------------------- HEC performance
 def hec_performance() -> Dash:
     d = Dash("ingest_doctor_hec_performance", "HEC performance",
@@ -578,8 +590,9 @@ def hec_performance() -> Dash:
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
     d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
-            "| where thread==\"httpinputserverdatathread\"\n"
-            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
+            "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
+            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL) + top_series("busy_pct") + "\n"
             "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
@@ -649,7 +662,8 @@ def hec_performance() -> Dash:
     d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
           "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
     d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core per host: top 5", "ds_hec_thread",
-          "The 5 busiest hosts, the rest as \"others\" (max). At the dashed line raise dedicatedIoThreads.",
+          "Top 5 (max). Dashed: raise dedicatedIoThreads. \"%s\": the name both HEC threads share."
+          % PROC_HEC_SUFFIX.strip(" ()"),
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
           eventHandlers=[link("ingest_doctor_thread_activity")])
@@ -698,7 +712,8 @@ def thread_activity() -> Dash:
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
     d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
-            "| " + host_set() + ".\" \".thread\n| " + top_series("busy_pct") + "\n"
+            "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
+            + top_series("busy_pct") + "\n"
             "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
@@ -737,8 +752,8 @@ def thread_activity() -> Dash:
              + empty_message("Needs the Ingest Doctor collector: enable the input ingest_doctor_introspection."))
 
     d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
-          "Max per minute of each host, set and thread; the 5 busiest, the rest as \"others\" (max). The dashed "
-          "line is ingest_doctor_thread_busy_pct.",
+          "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
+          "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
           line_opts("% of one core", 100))
     cf, ctx = table_colors({"latest_pct": busy_bands(), "avg_pct": busy_bands(), "max_pct": busy_bands()})
     d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",

@@ -6,6 +6,7 @@ simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, r
 from __future__ import annotations
 
 import sim
+from gen_views import PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from panels import (END, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
                     step, strftime, timechart, top_series)
@@ -38,6 +39,8 @@ def overview(dep):
                              reading="%s queue %d%% full" % (stage, sround(v))))
     for (h, p, thread), rs in group(last_minutes(list(dep.dutycycle_rows())), "host", "ingest_pipe", "thread").items():
         stage, order = stage_of(thread, dep)
+        if stage is None:
+            continue                      # `where isnotnull(stage)`: e.g. the collector's /proc httpinputserver
         v = sum(r["busy_pct"] for r in rs) / len(rs)
         readings.append(dict(host=h, ingest_pipe=p, stage=stage, order=order, value=v, limit=THREAD_PCT,
                              reading="%s thread %d%% of one core" % (stage, sround(v))))
@@ -152,7 +155,9 @@ def hec_health(dep):
 
 @panel(HEC, "ds_hec_thread", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def hec_thread(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    # the data thread by its full name, and the collector's /proc name labelled as data or management thread
+    rows = [dict(r, series=series_host_set(r) + (PROC_HEC_LABEL if r["thread"] == sim.PROC_HEC_THREAD else ""))
+            for r in dep.dutycycle_rows() if r["thread"] in (sim.HEC_THREAD, sim.PROC_HEC_THREAD)]
     return tc(rows, "busy_pct", step(HEC, "ds_hec_thread"), THRESHOLD)
 
 
@@ -217,7 +222,8 @@ def hec_open_findings(dep):
 # ----------------------------------------------------------------------------- thread activity
 @panel(THR, "ds_threads_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def threads_time(dep):
-    rows = [dict(r, series=series_host_set(r) + " " + r["thread"]) for r in dep.dutycycle_rows()]
+    rows = [dict(r, series=series_host_set(r) + " " + r["thread"]
+                 + (PROC_HEC_SUFFIX if r["thread"] == sim.PROC_HEC_THREAD else "")) for r in dep.dutycycle_rows()]
     return tc(rows, "busy_pct", step(THR, "ds_threads_time"), THRESHOLD)
 
 
@@ -232,8 +238,9 @@ def threads_over(dep):
         if max(vals) < THREAD_PCT:
             continue
         over = sum(1 for v in vals if v >= THREAD_PCT)
+        (origin,) = {r["origin"] for r in rs}          # one source per host, set and thread in sim.py
         rows.append([h, p, th, vals[-1], sround(sum(vals) / len(vals), 1), max(vals), sround(over / len(vals) * 100),
-                     "metrics.log"])
+                     origin])
     if not rows:
         return message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts.")
     rows.sort(key=lambda r: (-r[3], -r[4]))

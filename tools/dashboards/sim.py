@@ -12,6 +12,9 @@ END, the render server's "now".
              503 / reply=9 (requests routed to the full set) and the health probe code 18; the
              lag and probe latency of idx-07 grow with it. Everything else stays idle.
 
+On the forwarders the collector also reports its per-thread CPU; it sees the HEC data thread
+under its 15-character /proc name `httpinputserver`, shared with the management thread.
+
 Both states carry what real metrics.log exports carry: one batch of repeated lines (idx-03,
 counted once by the CPU searches) and one implausible cpu_seconds reading on hf-02 (a processor
 reporting more CPU than the interval's wall time allows; shape of a real 5.x line, issue 12).
@@ -30,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import gen_conf  # noqa: E402
+from ingest_doctor import model, threadnames  # noqa: E402  (gen_conf puts bin/ on the path)
 END = 1795320000   # 2026-11-22T04:00:00Z
 MINUTES = 240      # the views' default range: last 4 hours
 START = END - MINUTES * 60
@@ -41,7 +45,10 @@ HOSTS = INDEXERS + FORWARDERS
 HOT_HOST, HOT_SET = "idx-07", "1"
 QUEUES = [("parsingqueue", "parsing", 1), ("aggqueue", "merging", 2), ("typingqueue", "typing", 3),
           ("indexqueue", "indexing", 4)]
-HEC_THREAD = "httpinputserverdatathread"
+HEC_THREAD = model.HEC_THREAD
+# The collector names a thread as /proc does: the HEC data thread (and the management thread) as
+# `httpinputserver`, ambiguous (threadnames.AMBIGUOUS, issue 12). It runs on the forwarders.
+(PROC_HEC_THREAD,) = [k for k, names in threadnames.AMBIGUOUS.items() if HEC_THREAD in names]
 SET_THREADS = ["parsing", "aggregator", "typing", "indexerpipe"]
 PROCESSORS = [("parsing", "utf8", 5.0), ("parsing", "linebreaker", 7.0), ("merging", "aggregator", 9.0),
               ("typing", "regexreplacement", 4.0), ("typing", "annotator", 3.0), ("typing", "previewout", 3.0),
@@ -148,12 +155,19 @@ class Deployment:
 
     @rows
     def dutycycle_rows(self):
-        """ingest_doctor_dutycycle_rows: one row per minute, host, ingest_pipe and thread."""
+        """ingest_doctor_dutycycle_rows: one row per minute, host, ingest_pipe and thread; then the
+        collector's per-thread CPU the base search appends (mstats span=1m, ingest_pipe none)."""
         for host in HOSTS:
             for thread, pset in self.threads(host):
                 for t in range(START, END, 60):
                     yield dict(_time=t, host=host, ingest_pipe=pset, thread=thread, origin="metrics.log",
                                busy_pct=self.busy(host, thread, pset, t))
+        for host in FORWARDERS:
+            # mstats max per minute of the collector's 10 s /proc samples: a little above dutycycle's 30 s ratio
+            for t in range(START, END, 60):
+                v = self.busy(host, HEC_THREAD, "none", t) + 1.5 + wave(t, host + "proc", 1.0)
+                yield dict(_time=t, host=host, ingest_pipe="none", thread=PROC_HEC_THREAD, origin="collector",
+                           busy_pct=round(min(100.0, v), 1))
 
     @rows
     def load_rows(self):
