@@ -11,11 +11,11 @@ import os
 import ssl
 from urllib.parse import urlsplit
 
-from ingest_doctor import collector, tls
+from ingest_doctor import collector, params as params_mod, tls
 from ingest_doctor_splunkd import Http as _Http
 from ingest_doctor_splunkd import unverified
 
-APP = collector.CREDENTIAL_APP
+APP = params_mod.CREDENTIAL_APP
 
 
 def Http(timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.MAX_BODY_BYTES) -> _Http:
@@ -25,11 +25,11 @@ def Http(timeout: float, hec_context: ssl.SSLContext, max_body: int = collector.
     return _Http(timeout, {"splunkd": unverified(), "hec": hec_context}, max_body)
 
 
-def hec_context(params: collector.Params) -> ssl.SSLContext:
+def hec_context(params: params_mod.Params) -> ssl.SSLContext:
     return tls.context(params.tls(), os.environ.get("SPLUNK_HOME"))
 
 
-def credential_reader(params: collector.Params, session_key: str, server_uri: str):
+def credential_reader(params: params_mod.Params, session_key: str, server_uri: str):
     """Reads the HEC probe token from storage/passwords through solnlib (imported only when used)."""
     cred = params.credential()
     if cred is None:
@@ -41,5 +41,5 @@ def credential_reader(params: collector.Params, session_key: str, server_uri: st
         from solnlib.credentials import CredentialManager
         manager = CredentialManager(session_key, APP, realm=realm, scheme=uri.scheme, host=uri.hostname,
                                     port=uri.port)
-        return collector.probe_token(manager.get_password(name))
+        return params_mod.probe_token(manager.get_password(name))
     return read

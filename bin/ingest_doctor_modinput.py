@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
 
-from ingest_doctor import collector, exitcodes, procthreads, tls
+from ingest_doctor import collector, exitcodes, params as params_mod, procthreads, tls
 from ingest_doctor_introspection_port import Http, credential_reader, hec_context
 from ingest_doctor_messages_port import MessageError, WebMessages
 
@@ -128,14 +128,14 @@ class IntrospectionInput(Script):
         scheme.use_external_validation = True
         scheme.use_single_instance = False
         scheme.streaming_mode = Scheme.streaming_mode_xml
-        for p in collector.PARAMS:
+        for p in params_mod.PARAMS:
             scheme.add_argument(Argument(p.name, title=p.title, description=p.description,
                                          data_type=_TYPES[p.data_type], required_on_create=False,
                                          required_on_edit=False))
         return scheme
 
     def validate_input(self, definition: Any) -> None:
-        collector.parse_params(definition.parameters, os.path.isfile)
+        params_mod.parse_params(definition.parameters, os.path.isfile)
 
     def stream_events(self, inputs: Any, ew: EventWriter) -> None:
         for name, stanza in inputs.inputs.items():      # use_single_instance = false: one stanza
@@ -147,8 +147,8 @@ class IntrospectionInput(Script):
 
     def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
         try:
-            params = collector.parse_params(stanza, os.path.isfile)
-        except collector.ParamError as e:
+            params = params_mod.parse_params(stanza, os.path.isfile)
+        except params_mod.ParamError as e:
             ew.log(EventWriter.ERROR, collector.kv("bad_parameter", input=name, message=str(e)))
             self.exit_code = exitcodes.BAD_CONFIG
             return

@@ -96,9 +96,10 @@ def _bench(keepalive):
     shell = fi.load_shell("ingest_doctor_introspection")
     import ingest_doctor_introspection_port as port
     from ingest_doctor import collector, procthreads
+    from ingest_doctor import params as params_mod
     from splunklib.modularinput import EventWriter
 
-    params = collector.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
+    params = params_mod.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
     http_call = port.Http(params.request_timeout, port.hec_context(params))
     coll = collector.Collector(params, url, fi.SESSION_KEY, http_call, lambda: fi.PROBE_TOKEN, "idx-bench")
     tracker = procthreads.ThreadCpu(os.path.join(tmp, "proc"))

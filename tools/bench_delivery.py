@@ -145,7 +145,7 @@ def delivery():
     from ingest_doctor.collector import FINDING_REPEAT_S, PARAMS
     from ingest_doctor.diagnose import diagnose
     saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
-    # the shipped default poll interval (collector.PARAMS, held equal to ta/globalConfig.json)
+    # the shipped default poll interval (params.PARAMS, held equal to ta/globalConfig.json)
     poll = float([p.default for p in PARAMS if p.name == "poll_interval"][0])
     relay_every = cron_every_s(saved[RELAY]["cron_schedule"])
     alerts = [st for name, st in saved.items() if st.get("action.ingest_doctor_flag") == "1" and name != RELAY]
