@@ -131,6 +131,8 @@ class Thruput:
     eps: Optional[float] = None
     pipeline_set: Optional[int] = None
     source: str = ""
+    # per_*_thruput avg_age: seconds between an event's timestamp and its indexing (`_indextime - _time`).
+    age_s: Optional[float] = None
 
 
 @dataclass

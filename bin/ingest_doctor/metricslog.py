@@ -215,7 +215,7 @@ class MetricsLogParser(WindowedParser):
             return False
         kind = kv["group"][len("per_"):-len("_thruput")]
         self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv),
-                                       "%s group=%s" % (self.source, kv["group"])))
+                                       "%s group=%s" % (self.source, kv["group"]), _num(kv.get("avg_age"))))
         return True
 
     def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:

@@ -49,6 +49,8 @@ SETTINGS: Tuple[Setting, ...] = (
             "A pipeline set busy below this % while another is saturated is idle (imbalance)."),
     Setting("hec_latency_ms", 1000, "ms", 1, 600000,
             "HEC probe round-trip at or above this is high latency."),
+    Setting("data_age_s", 120, "s", 1, 86400,
+            "Events indexed this many seconds or more after their timestamp (metrics.log avg_age) are late."),
     Setting("hec_busy_replies", 1, "replies", 1, 1000000,
             "reply=9 (Server is busy) errors in the window at or above this count flag HEC busy."),
     Setting("resolve_after_min", 60, "min", 1, 10080,

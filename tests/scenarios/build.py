@@ -270,10 +270,59 @@ def partial() -> Snap:
     return s
 
 
+def _hec_probes(rtt: float):
+    return [{"time": T0 - 30 * k, "status": 200, "rtt_ms": rtt + k % 3, "kind": "event",
+             "body": {"text": "Success", "code": 0}} for k in range(8, 0, -1)]
+
+
+def late_upstream() -> Snap:
+    """Events indexed ~7 minutes late while every stage idles and HEC answers in ~15 ms: the sender."""
+    s = Snap("hf-late")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 9.0, 35.0).http("2", tokens=("otel",))
+    s.queues({None: REST_QUIET}).indexer().server_general().server_queue().tcpout("true")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.06, "tail": 0.01})
+        dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.07, "indexerpipe": 0.06})
+        thruput_lines(s, t, None, {"otel:logs": 310.0 + _wobble(i, 20.0)}, age=420.0 + _wobble(i, 30.0))
+    s.probes = _hec_probes(14.0)
+    return s
+
+
+def late_typing_full() -> Snap:
+    """Late events too, but typingQueue is full behind a pegged typing thread: Splunk is the bottleneck."""
+    s = Snap("hf-late-typing")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 30.0, 140.0).http("2", tokens=("otel",))
+    s.queues({None: {"parsingQueue": (98, 97, 96, 96), "aggQueue": (97, 96, 95, 95),
+                     "typingQueue": (99, 98, 97, 97), "indexQueue": (3, 4, 4, 4)}})
+    s.indexer().server_general().server_queue().tcpout("true")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 98.0, "indexqueue": 3.0})
+        dutycycle_long(s, t, None, {"parsing": 0.2, "merging": 0.15, "typing": 0.985, "indexerpipe": 0.12})
+        thruput_lines(s, t, None, {"otel:logs": 2400.0}, age=380.0 + _wobble(i, 30.0))
+    s.probes = _hec_probes(18.0)
+    return s
+
+
+def typing_headroom() -> Snap:
+    """One pipeline set, typing at 60% of one core for 18,000 events/s, nothing saturated."""
+    s = Snap("idx-room")
+    s.server_info(16, ["indexer"]).resources(16, 28.0, 190.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_long(s, t, None, {"parsing": 0.30, "merging": 0.20, "typing": 0.60 + _wobble(i, 0.01),
+                                    "indexerpipe": 0.45})
+        # instantaneous_eps is 4 x the KB/s: 4,500 KB/s is 18,000 events/s.
+        thruput_lines(s, t, None, {"cisco:asa": 3000.0, "syslog": 1500.0})
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
-                                     transient_spike, partial)}
+                                     transient_spike, partial, late_upstream, late_typing_full,
+                                     typing_headroom)}
 
 
 def write_all(root: str) -> None:

@@ -15,8 +15,8 @@ from .. import model
 from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
 from ..findings import Finding, Report, severity_rank
-from . import (hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled, log_symptoms,
-               not_judged, queue_chain, stage_advice, thread_saturation)
+from . import (headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled,
+               log_symptoms, not_judged, queue_chain, stage_advice, thread_saturation, upstream)
 from .state import State, start
 
 Rule = Callable[[State], None]
@@ -31,6 +31,8 @@ RULES: Tuple[Rule, ...] = (
     host_cpu.run,
     imbalance.run,            # needs every per-set finding above
     hidden_saturation.run,    # needs the pegged findings above
+    upstream.run,             # late data with every stage idle: the sender; needs every finding above
+    headroom.run,             # st.capacity; into the evidence of the findings above
     stage_advice.run,         # recommendations for every finding still without one
     not_judged.run,           # what was missing, including configuration the advice needed
 )
@@ -45,7 +47,7 @@ def report(st: State) -> Report:
     for n in st.not_judged:
         if n not in nj:
             nj.append(n)
-    return Report(st.ev.host, findings, nj)
+    return Report(st.ev.host, findings, nj, st.capacity)
 
 
 def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES) -> Report:

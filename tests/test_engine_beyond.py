@@ -1,0 +1,100 @@
+"""Issue 10 scenarios (tests/scenarios/*, hand-made in real shapes): the sender, headroom, ..."""
+import os
+
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.snapshot import load_snapshot
+from ingest_doctor.textreport import render
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCEN = os.path.join(HERE, "scenarios")
+
+
+def report(name):
+    return diagnose(load_snapshot(os.path.join(SCEN, name)))
+
+
+def warn(r):
+    return [f for f in r.findings if f.severity in ("warning", "critical")]
+
+
+def signal(finding, name):
+    hits = [e for e in finding.evidence if e.signal == name]
+    assert len(hits) == 1, finding.evidence
+    return hits[0]
+
+
+def test_late_data_with_every_stage_idle_is_the_sender_not_splunk():
+    r = report("late_upstream")
+    assert r.healthy and not warn(r)
+    [f] = r.findings
+    # The contract has no "upstream" bottleneck: an info finding where data enters, on the sender.
+    assert (f.bottleneck, f.severity, f.component, f.pipeline_set) == ("hec_input", "info", "sender", None)
+    assert f.summary.startswith("Splunk is not the bottleneck.")
+    assert "upstream, in the sender" in f.summary
+    assert signal(f, "data_age_s").value == 420.0
+    assert signal(f, "hec_latency_ms").value < 20
+    assert signal(f, "thread_busy_pct_max").value < 10
+    # Client-side checks only: CPU throttling and the number of sending threads, never a Splunk setting.
+    assert f.recommendations and all(rc.setting is None for rc in f.recommendations)
+    actions = " ".join(rc.action for rc in f.recommendations)
+    assert "CPU is throttled" in actions and "one sending thread" in actions
+    assert "headroom_eps" not in [e.signal for e in f.evidence]
+
+
+def test_late_data_behind_a_full_typing_queue_is_splunk_and_never_the_sender():
+    r = report("late_typing_full")
+    assert [(f.bottleneck, f.severity) for f in r.findings] == [("typing", "warning")]
+    assert "sender" not in " ".join(f.summary for f in r.findings)
+
+
+def test_on_time_data_says_nothing_about_the_sender():
+    for name in ("busy_healthy", "typing_headroom", "transient_spike"):
+        assert all(f.component != "sender" for f in report(name).findings), name
+
+
+def test_late_data_with_busy_but_unsaturated_stages_says_the_evidence_cannot_decide():
+    ev = load_snapshot(os.path.join(SCEN, "late_upstream"))
+    for t in ev.threads:
+        if t.thread == "typing":
+            t.busy_pct = 70.0
+    [f] = diagnose(ev).findings
+    assert f.severity == "info" and "cannot tell whether the delay is in Splunk or in the sender" in f.summary
+    assert "would decide" in f.summary and not f.recommendations
+
+
+def test_late_data_without_queues_or_threads_is_named_not_judged():
+    ev = load_snapshot(os.path.join(SCEN, "late_upstream"))
+    ev.threads, ev.queues, ev.processors, ev.pipelinesets = [], [], [], []
+    r = diagnose(ev)
+    assert not r.findings
+    assert any("whether Splunk or the sender holds them is not judged" in n for n in r.not_judged)
+
+
+def test_headroom_from_busy_share_and_throughput():
+    r = report("typing_headroom")
+    assert r.healthy and not r.findings
+    by_stage = {h.stage: h for h in r.headroom}
+    typing = by_stage["typing"]
+    assert typing.pipeline_set is None and typing.eps == 18000.0
+    assert 29500 < typing.saturates_eps < 30500       # 60% of one core for 18k events/s: about 30k
+    assert by_stage["indexing"].caveat.startswith("indexing is often bound by disk I/O")
+    text = render(r)
+    assert "typing: 60% of one core for 18,000 events/s: about 30,100 events/s before it pegs" in text
+    assert "events/s x 100 / busy %" in text and "not for\n  I/O-bound indexing" in text
+
+
+def test_headroom_of_a_pegged_stage_is_none_and_is_in_its_findings_evidence():
+    r = report("late_typing_full")
+    [f] = r.findings
+    h = [h for h in r.headroom if h.stage == "typing"][0]
+    assert h.pegged and "typing: 98% of one core for 9,600 events/s: at its limit, no headroom" in render(r)
+    assert signal(f, "headroom_eps").value == round(h.saturates_eps)
+
+
+def test_headroom_per_pipeline_set_needs_the_sets_own_throughput():
+    r = report("busy_healthy")      # two sets, group=thruput without ingest_pipe
+    assert [h.stage for h in r.headroom] == ["hec_input"]
+    assert any("headroom not estimated for parsing, pipeline set 0" in n for n in r.not_judged)
+    r = report("one_of_four_blocked")       # group=thruput ingest_pipe=2 only
+    assert {(h.stage, h.pipeline_set) for h in r.headroom} == {("typing", 2), ("indexing", 2)}
+    assert any("headroom not estimated for typing, pipeline set 0;" in n for n in r.not_judged)
