@@ -1,5 +1,7 @@
 # Ingest Doctor: build, package and every offline gate.
-#   make package   builds dist/ingest_doctor-<version>.tgz and runs AppInspect on it
+#   make package   builds the two packages, dist/ingest_doctor-<version>.tgz (search heads) and
+#                  dist/TA-ingest_doctor-<version>.tgz (indexers, heavy forwarders; ucc-gen), and
+#                  runs AppInspect on each
 #   make test      every gate (pytest on 3.13 and 3.9, AppInspect, conf, SPL, dashboards, min Python)
 #   make bench     speed and memory benchmarks (prints numbers)
 # Everything it needs (venvs, npm packages, chromium) it installs itself.
@@ -12,8 +14,12 @@ APP      := ingest_doctor
 VERSION  := $(shell sed -n 's/^version *= *//p' default/app.conf | head -1)
 TGZ      := dist/$(APP)-$(VERSION).tgz
 BUILD    := build/$(APP)
+TA       := TA-ingest_doctor
+TA_TGZ   := dist/$(TA)-$(VERSION).tgz
+TA_BUILD := build/$(TA)
 VENV     := .venv
 TOOLSPY  := $(VENV)/tools/bin/python
+UCCPY    := $(VENV)/ucc/bin/python
 
 # Splunk 10 runs app scripts on 3.13, Splunk 9 on 3.9: test on both.
 # The tools (AppInspect, vermin, slim) run on 3.11. Found through pyenv, even when the pyenv
@@ -37,28 +43,29 @@ LOCK     := flock $(VENV)/.lock
 all: package
 
 # ---------------------------------------------------------------- environments
-$(VENV)/py313/.stamp: requirements-dev.txt
+# One recipe for every venv: $(call make_venv,NAME,PYTHON,VERSION,REQUIREMENTS).
+define make_venv
 	@mkdir -p $(VENV)
-	$(call need_py,$(PY313),3.13)
-	$(LOCK) bash -c 'test -x $(VENV)/py313/bin/python || $(PY313) -m venv $(VENV)/py313; \
-	  $(VENV)/py313/bin/pip install -q -r requirements-dev.txt'
+	$(call need_py,$(2),$(3))
+	$(LOCK) bash -c 'test -x $(VENV)/$(1)/bin/python || $(2) -m venv $(VENV)/$(1); \
+	  $(VENV)/$(1)/bin/pip install -q -r $(4)'
 	touch $@
+endef
+
+$(VENV)/py313/.stamp: requirements-dev.txt
+	$(call make_venv,py313,$(PY313),3.13,requirements-dev.txt)
 
 $(VENV)/py39/.stamp: requirements-dev.txt
-	@mkdir -p $(VENV)
-	$(call need_py,$(PY39),3.9)
-	$(LOCK) bash -c 'test -x $(VENV)/py39/bin/python || $(PY39) -m venv $(VENV)/py39; \
-	  $(VENV)/py39/bin/pip install -q -r requirements-dev.txt'
-	touch $@
+	$(call make_venv,py39,$(PY39),3.9,requirements-dev.txt)
 
 $(VENV)/tools/.stamp: requirements-tools.txt
-	@mkdir -p $(VENV)
-	$(call need_py,$(PYTOOLS),3.11)
-	$(LOCK) bash -c 'test -x $(TOOLSPY) || $(PYTOOLS) -m venv $(VENV)/tools; \
-	  $(VENV)/tools/bin/pip install -q -r requirements-tools.txt'
-	touch $@
+	$(call make_venv,tools,$(PYTOOLS),3.11,requirements-tools.txt)
 
-venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp
+# ucc-gen (Splunk's add-on framework) in a venv of its own: it pins its own dependency set.
+$(VENV)/ucc/.stamp: requirements-ucc.txt
+	$(call make_venv,ucc,$(PYTOOLS),3.11,requirements-ucc.txt)
+
+venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
 
 # ---------------------------------------------------------------- app build
 # Runtime dependencies go into bin/lib (ignored by git): pinned, --no-deps, no .pyc,
@@ -71,14 +78,26 @@ bin/lib/.stamp: requirements-app.txt tools/prune_lib.py $(VENV)/py313/.stamp
 	  $(VENV)/py313/bin/python -B tools/prune_lib.py bin/.lib.new && \
 	  touch bin/.lib.new/.stamp && rm -rf bin/lib && mv bin/.lib.new bin/lib'
 
-deps: bin/lib/.stamp
+# The add-on's REST handlers need splunktaucclib and defusedxml on top of bin/lib: same rules,
+# in build/ta-lib (merged into the add-on's bin/lib by tools/build_ta.py).
+build/ta-lib/.stamp: requirements-ta.txt tools/prune_lib.py $(VENV)/py313/.stamp
+	@mkdir -p build
+	flock build/.ta-lib.lock bash -c 'rm -rf build/.ta-lib.new && mkdir -p build/.ta-lib.new && \
+	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --only-binary=:all: --target build/.ta-lib.new -r requirements-ta.txt && \
+	  $(VENV)/py313/bin/python -B tools/prune_lib.py build/.ta-lib.new && \
+	  touch build/.ta-lib.new/.stamp && rm -rf build/ta-lib && mv build/.ta-lib.new build/ta-lib'
 
-build: deps $(VENV)/tools/.stamp
+deps: bin/lib/.stamp build/ta-lib/.stamp
+
+# Two packages from one tree: the search-head app (tools/build.py, an allow-list) and the add-on
+# for the pipeline tiers (tools/build_ta.py: ucc-gen from ta/globalConfig.json, plus the
+# collector and the core package from bin/).
+build: deps $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
 	$(TOOLSPY) -B tools/gen_conf.py --check
 	$(TOOLSPY) -B tools/build.py --out $(BUILD)
+	$(TOOLSPY) -B tools/build_ta.py --ucc-python $(UCCPY) --lib bin/lib --ta-lib build/ta-lib --out $(TA_BUILD)
 
 package: build
-	$(TOOLSPY) -B tools/package.py $(BUILD) $(TGZ)
 	$(MAKE) --no-print-directory test-appinspect
 
 # ---------------------------------------------------------------- gates
@@ -87,7 +106,7 @@ test: build test-generated test-appinspect test-conf test-spl test-minpy test-ma
 	@echo "make test: all gates passed"
 
 test-generated: $(VENV)/tools/.stamp
-	$(TOOLSPY) -B tools/gen_conf.py --check
+	$(TOOLSPY) -B tools/generate.py --check
 
 test-py: test-py313 test-py39
 
@@ -102,10 +121,12 @@ test-py39: venv build
 
 test-appinspect: $(VENV)/tools/.stamp build
 	$(TOOLSPY) -B tools/package.py $(BUILD) $(TGZ)
-	$(TOOLSPY) -B tools/appinspect_gate.py $(TGZ)
+	$(TOOLSPY) -B tools/package.py $(TA_BUILD) $(TA_TGZ)
+	$(TOOLSPY) -B tools/appinspect_gate.py $(TGZ) $(TA_TGZ)
 
 test-conf: $(VENV)/tools/.stamp build
 	$(TOOLSPY) -B tools/confcheck.py $(BUILD)
+	$(TOOLSPY) -B tools/confcheck.py $(TA_BUILD)
 
 test-spl: $(VENV)/tools/.stamp build
 	$(TOOLSPY) -B tools/splcheck.py $(BUILD)
@@ -137,7 +158,7 @@ node_modules/.ingest-doctor-stamp: package.json package-lock.json
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
 test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
-	python3 tools/dashboards/gen_views.py --check
+	python3 tools/generate.py --check
 	node tools/dashboards/validate.js
 	node tools/dashboards/render.js
 	node tools/dashboards/drilldowns.js

@@ -14,24 +14,10 @@ import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
 
-from typing import IO, Any, List  # noqa: E402
+from typing import IO, List  # noqa: E402
 
 from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor.alert_payload import AlertError, describe, parse_payload  # noqa: E402
-
-
-def _fmt(value: Any) -> str:
-    text = str(value).replace("\n", " ")
-    return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
-
-
-def make_logger(stderr: IO[str]):
-    def log(level: str, category: str, **fields: Any) -> None:
-        parts = ["%s category=%s" % (level, category)]
-        parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
-        stderr.write(" ".join(parts) + "\n")
-        stderr.flush()
-    return log
+from ingest_doctor.alert_payload import AlertError, describe, make_logger, parse_payload  # noqa: E402
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
@@ -50,7 +36,7 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         log("INFO", "splunkd", tls=port.tls)
         summary = run(payload, port, diagnose)
     except AlertError as e:
-        log("ERROR", _category(e.code), msg=str(e), exit_code=e.code)
+        log("ERROR", exitcodes.category(e.code), msg=str(e), exit_code=e.code)
         return e.code
     except Exception as e:  # our bug: say so and where, exit with its own code
         frame = traceback.extract_tb(e.__traceback__)[-1]
@@ -66,16 +52,6 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,
         events=summary.events, webhooks=summary.webhooks)
     return exitcodes.OK
-
-
-def _category(code: int) -> str:
-    if code in (exitcodes.BAD_INPUT, exitcodes.USAGE):
-        return "bad_input"
-    if code == exitcodes.BAD_CONFIG:
-        return "bad_config"
-    if code in (exitcodes.TRANSIENT, exitcodes.AUTH):
-        return "transient" if code == exitcodes.TRANSIENT else "auth"
-    return "unexpected"
 
 
 if __name__ == "__main__":

@@ -127,12 +127,16 @@ class Snap:
                          "read_mb": "0.0", "status": "S", "t_count": "4", "written_mb": "0.0"})])
 
     def http(self, dedicated_io_threads: str = "2", max_threads: str = "0", max_sockets: str = "0",
-             tokens: Iterable[str] = ("app",)) -> "Snap":
-        ents = [("http", {"_rcvbuf": 1572864, "ackIdleCleanup": "true", "dedicatedIoThreads": dedicated_io_threads,
-                          "disabled": False, "enableSSL": "1", "enablessl": "false", "host": self.host,
-                          "index": "default", "indexes": [], "maxSockets": max_sockets,
-                          "maxThreads": max_threads, "port": "8088", "sslVersions": "tls1.2",
-                          "useDeploymentServer": "0"})]
+             tokens: Iterable[str] = ("app",), global_entry: bool = True) -> "Snap":
+        """HEC as a real server lists it: the tokens (`http://<name>`) in services/data/inputs/http,
+        the global [http] settings in services/data/inputs/http/http (left out: global_entry=False)."""
+        if global_entry:
+            self.rest("services/data/inputs/http/http", [("http", {
+                "_rcvbuf": 1572864, "ackIdleCleanup": "true", "dedicatedIoThreads": dedicated_io_threads,
+                "disabled": False, "enableSSL": "1", "enablessl": "false", "host": self.host,
+                "index": "default", "indexes": [], "maxSockets": max_sockets, "maxThreads": max_threads,
+                "port": "8088", "sslVersions": "tls1.2", "useDeploymentServer": "0"})])
+        ents = []
         for i, name in enumerate(tokens):
             ents.append(("http://" + name, {
                 "_rcvbuf": 1572864, "description": "%s events" % name, "disabled": False,
@@ -140,6 +144,11 @@ class Snap:
                 "index": "main", "indexes": ["main"], "source": name, "sourcetype": "%s:json" % name,
                 "token": "00000000-0000-0000-0000-%012d" % (i + 1), "useACK": "0"}))
         return self.rest("services/data/inputs/http", ents)
+
+    def macros(self, definitions: Dict[str, str]) -> "Snap":
+        """services/configs/conf-macros as the CLI records it: name -> definition."""
+        return self.rest("services/configs/conf-macros", [(k, {"definition": v, "iseval": "0"})
+                                                          for k, v in sorted(definitions.items())])
 
     def server_general(self, pipelines: str = "1", policy: str = "round_robin") -> "Snap":
         return self.rest("services/configs/conf-server/general", [("general", {

@@ -19,6 +19,7 @@ import io
 import json
 import os
 import re
+import sys
 import threading
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -27,6 +28,9 @@ import pytest
 from fakesplunkd import Request, Response, envelope, fault, messages
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if os.path.join(ROOT, "tools") not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+from confcheck import read_conf  # noqa: E402
 NS = "/servicesNS/nobody/ingest_doctor"
 COLL = "ingest_doctor_findings"
 KV_BASE = NS + "/storage/collections/data/" + COLL
@@ -101,17 +105,7 @@ class KVStore:
 
 # ---------------------------------------------------------------------------- the rest of splunkd
 def parse_macros(path: str) -> Dict[str, str]:
-    out: Dict[str, str] = {}
-    stanza = None
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"^\[([^\]]+)\]\s*$", line)
-        if m:
-            stanza = m.group(1)
-            continue
-        m = re.match(r"^definition\s*=\s*(.*)$", line.rstrip("\n"))
-        if m and stanza:
-            out[stanza] = m.group(1)
-    return out
+    return {name: st.get("definition", "") for name, st in read_conf(path).items()}
 
 
 class Splunkd:

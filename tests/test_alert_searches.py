@@ -350,10 +350,10 @@ def test_alert_shape_for_the_paged_admin(name):
         and "First check:" in desc
     used_thresholds = set(re.findall(r"`(ingest_doctor_[a-z_]+)`", spl)) & {s.macro for s in thresholds.SETTINGS}
     assert used_thresholds and all(m in desc for m in used_thresholds), used_thresholds
-    # cron every 1 to 5 minutes, a window that covers it
-    m = re.match(r"^(\*|\*/([1-5])|[0-9,]+) \* \* \* \*$", st["cron_schedule"])
+    # cron every 1 to 5 minutes (staggered: an offset M-59/N off minute 0), a window that covers it
+    m = re.match(r"^(\*|\*/([1-5])|[1-4]-59/([1-5])|[0-9,]+) \* \* \* \*$", st["cron_schedule"])
     assert m, st["cron_schedule"]
-    every = int(m.group(2) or 1)
+    every = int(m.group(2) or m.group(3) or 1)
     win = re.match(r"^-(\d+)m$", st["dispatch.earliest_time"])
     assert win and int(win.group(1)) >= every and st["dispatch.latest_time"] == "now"
     assert int(win.group(1)) == thresholds.BY_NAME["sustained_window_min"].default
@@ -413,10 +413,12 @@ def test_reply_code_lookup_covers_every_code():
     import csv
     rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"),
                                     encoding="utf-8")))
-    assert [int(r["reply"]) for r in rows] == list(range(23))
+    assert [int(r["reply"]) for r in rows] == list(range(28))
     assert {r["reply"]: r["http_status"] for r in rows}["9"] == "503"
     assert all(r["meaning"] and r["action"] for r in rows)
     assert all(rows[c]["http_status"] == "503" for c in (18, 19, 20))
+    assert all(rows[c]["http_status"] == "429" for c in (26, 27))
+    assert [int(r["reply"]) for r in rows if r["backpressure"] == "1"] == [9, 18, 19, 20, 26, 27]
 
 
 def test_alert_action_conf_and_spec_agree():

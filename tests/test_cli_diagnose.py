@@ -93,6 +93,29 @@ def test_threshold_override_and_bad_threshold():
     assert code == exitcodes.BAD_CONFIG and "unknown threshold" in err
 
 
+def test_recorded_threshold_macros_are_honoured_and_threshold_overrides_them(tmp_path):
+    """The snapshot records its splunkd's tuned macros (rest/services/configs/conf-macros.json):
+    busy_healthy's threads are below the default 90% but above a tuned 70%."""
+    from snapbuilder import Snap
+    snap = str(tmp_path / "snap")
+    shutil.copytree(os.path.join(SCEN, "busy_healthy"), snap)
+
+    def record(macros):
+        rest_only = Snap("x")
+        rest_only.meta = False          # keep the scenario's snapshot.json
+        rest_only.macros(macros).write(snap)
+    record({"ingest_doctor_thread_busy_pct": "70", "ingest_doctor_events_index": "index=main"})
+    code, out, err = run(["diagnose", snap])
+    assert code == exitcodes.OK and json.loads(out)["healthy"] is False, err
+    code, out, err = run(["diagnose", snap, "--threshold", "ingest_doctor_thread_busy_pct=90"])
+    assert code == exitcodes.OK and json.loads(out)["healthy"] is True, err
+    # A tuned macro that is not a number is named, and its default used.
+    record({"ingest_doctor_thread_busy_pct": "`oops`"})
+    code, out, err = run(["diagnose", snap])
+    assert code == exitcodes.OK and json.loads(out)["healthy"] is True
+    assert "conf-macros" in err and "thread_busy_pct" in err
+
+
 def test_help_goes_to_stdout():
     code, out, _ = run(["--help"])
     assert code == 0 and "diagnose" in out and "snapshot" in out

@@ -90,7 +90,10 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
     http = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http.json").read_text())
     assert all("token" not in e["content"] for e in http["entry"])
-    assert http["entry"][0]["content"]["dedicatedIoThreads"] == "2"
+    assert http["entry"] and all(e["name"].startswith("http://") for e in http["entry"])
+    settings = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http" / "http.json")
+                          .read_text())
+    assert settings["entry"][0]["content"]["dedicatedIoThreads"] == "2"
     assert "secret value" in err
 
 
@@ -195,3 +198,24 @@ def test_unreachable_splunkd_is_transient(tmp_path, monkeypatch):
     code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % port, "--out", str(tmp_path / "s"),
                         "--token-env", "TOK", "--insecure"])
     assert code == exitcodes.TRANSIENT and "cannot reach" in err and err.count("\n") == 1
+
+
+def test_snapshot_records_the_threshold_macros_and_diagnose_judges_with_them(fake_splunkd, tls, tmp_path,
+                                                                               monkeypatch):
+    s = instance().macros({"ingest_doctor_thread_busy_pct": "99.5", "ingest_doctor_events_index": "index=main"})
+    serve(fake_splunkd, s)
+    monkeypatch.setenv("TOK", "k")
+    code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0]))
+    assert code == exitcodes.OK, err
+    assert fake_splunkd.requests_to("/services/configs/conf-macros")[0].query["search"] == ["ingest_doctor_"]
+    recorded = tmp_path / "snap" / "rest" / "services" / "configs" / "conf-macros.json"
+    macros = {e["name"]: e["content"]["definition"] for e in json.loads(recorded.read_text())["entry"]}
+    assert macros["ingest_doctor_thread_busy_pct"] == "99.5"
+
+    def hec_findings(*extra):
+        code, out, err = run(["diagnose", str(tmp_path / "snap")] + list(extra))
+        assert code == exitcodes.OK, err
+        return [f for f in json.loads(out)["findings"] if f["bottleneck"] == "hec_input"]
+    # The HEC thread at 99% is under the recorded, tuned 99.5; --threshold overrides the recording.
+    assert not hec_findings()
+    assert hec_findings("--threshold", "thread_busy_pct=90")

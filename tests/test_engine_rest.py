@@ -131,9 +131,66 @@ def test_health_tree_is_flattened():
 
 
 def test_every_contract_path_is_known():
-    assert set(rest.CONTRACT_PATHS) == {
+    from ingest_doctor import endpoints
+    assert {e.path for e in endpoints.SNAPSHOT} == {
         "services/server/info", "services/server/introspection/queues", "services/server/introspection/indexer",
         "services/server/pipelinesets", "services/server/status/resource-usage/splunk-processes",
         "services/server/status/resource-usage/hostwide", "services/server/health/splunkd/details",
-        "services/data/inputs/http", "services/configs/conf-server/general", "services/configs/conf-server/queue",
+        "services/data/inputs/http", "services/data/inputs/http/http", "services/configs/conf-macros",
+        "services/configs/conf-server/general", "services/configs/conf-server/queue",
         "services/configs/conf-outputs/tcpout", "services/configs/conf-props"}
+
+
+# --------------------------------------------------------------------------- HEC global settings (issue 12)
+
+def _hec_snapshot(tmp_path, **http):
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios", "build.py")
+    spec = importlib.util.spec_from_file_location("scenario_build", path)
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    from ingest_doctor.diagnose import diagnose
+    from ingest_doctor.snapshot import load_snapshot
+    s = build.hec_forwarder("hf-09", "16")
+    s.rest_bodies.pop("services/data/inputs/http/http")
+    s.http("16", tokens=("app", "k8s"), **http)
+    root = s.write(str(tmp_path / "snap"))
+    ev = load_snapshot(root)
+    return ev, diagnose(ev)
+
+
+def _io_threads_advice(report):
+    return [r for f in report.findings for r in f.recommendations if r.setting == "dedicatedIoThreads"]
+
+
+def test_global_hec_settings_come_from_their_own_endpoint(tmp_path):
+    ev, report = _hec_snapshot(tmp_path)
+    assert (ev.config.dedicated_io_threads, ev.config.hec_tokens) == (16, 2)
+    # Already at the number of cores (16) and pegged: scale out, never "raise to 8".
+    assert not [r for r in _io_threads_advice(report) if r.suggested is not None]
+    assert any("scale the HEC tier out" in r.action for f in report.findings for r in f.recommendations)
+
+
+def test_token_list_without_http_entry_never_lowers_or_blindly_raises_io_threads(tmp_path):
+    """A real token list holds `http://<name>` entries only; without services/data/inputs/http/http the
+    current dedicatedIoThreads is unknown (the admin may run 16), so no number is suggested."""
+    ev, report = _hec_snapshot(tmp_path, global_entry=False)
+    assert ev.config.dedicated_io_threads is None and ev.config.hec_tokens == 2
+    recs = _io_threads_advice(report)
+    assert recs, report.to_dict()
+    for r in recs:
+        assert r.current is None and r.suggested is None
+        assert "current value unknown (could not read services/data/inputs/http/http)" in r.action
+        assert "scale the HEC tier out" in r.action
+
+
+def test_an_http_entry_in_the_token_list_is_accepted_and_an_unread_list_is_unknown():
+    ev = Evidence()
+    body = envelope("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
+                                                  ("http://a", {"index": "main"})])
+    rest.apply_rest(ev, "services/data/inputs/http", body)
+    assert (ev.config.dedicated_io_threads, ev.config.hec_port, ev.config.hec_tokens) == (4, 8088, 1)
+    assert Evidence().config.hec_tokens is None
+    rest.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
+    assert ev.config.hec_tokens == 0

@@ -51,3 +51,17 @@ def test_docs_explain_by_check_name_and_tell_about_python_required():
     with open(docs) as fh:
         text = fh.read()
     assert "python.required = 3.13" in text and "python.version = python3" in text
+
+
+def test_a_table_under_a_package_heading_explains_that_package_only(tmp_path):
+    docs = tmp_path / "appinspect.md"
+    docs.write_text("## Both\n\n| check | where | why |\n|---|---|---|\n| `check_common` | | x |\n\n"
+                    "## Only the add-on `TA-ingest_doctor`\n\n| check | where | why |\n|---|---|---|\n"
+                    "| `check_for_splunk_js` | `appserver/static/js/build/` | x |\n")
+    ta = appinspect_gate.explained(str(docs), "TA-ingest_doctor")
+    app = appinspect_gate.explained(str(docs), "ingest_doctor")
+    assert set(ta) == {"check_common", "check_for_splunk_js"} and set(app) == {"check_common"}
+    assert appinspect_gate.package_of("dist/TA-ingest_doctor-0.1.0.tgz") == "TA-ingest_doctor"
+    assert appinspect_gate.package_of("dist/ingest_doctor-0.1.0.tgz") == "ingest_doctor"
+    counts, problems = appinspect_gate.judge(report(("check_for_splunk_js", "warning")), app, "ingest_doctor cloud")
+    assert problems == ["ingest_doctor cloud: warning check_for_splunk_js is not explained in docs/appinspect.md"]

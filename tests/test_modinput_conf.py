@@ -16,28 +16,19 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import fake_instance as fi  # noqa: E402
+from confcheck import read_conf  # noqa: E402
+from conftest import need_ta_build  # noqa: E402
 from ingest_doctor import collector  # noqa: E402
 from test_modinput_core import FakeHttp, collector_for, routes  # noqa: E402
 
 
 def conf(name):
-    """{stanza: {key: value}} of default/<name>.conf (continuation lines not used in ours)."""
-    out, stanza = {}, None
-    with open(os.path.join(ROOT, "default", name), encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            m = re.match(r"^\[(.*)\]$", line)
-            if m:
-                stanza = m.group(1)
-                out[stanza] = {}
-                continue
-            key, _, value = line.partition("=")
-            out[stanza][key.strip()] = value.strip()
-    return out
+    """{stanza: {key: value}} of the built add-on's default/<name>.conf: the files as they ship,
+    ucc-gen's generated inputs.conf included."""
+    return read_conf(os.path.join(need_ta_build(), "default", name))
 
 
 def index_time_fields(raw, regex):
@@ -124,13 +115,17 @@ def test_fast_event_xml_equals_splunklibs():
         assert [(c.tag, c.text) for c in ea] == [(c.tag, c.text) for c in eb]
 
 
-def test_inputs_conf_ships_one_disabled_local_instance_without_interval():
+def test_inputs_conf_ships_one_enabled_local_instance_without_interval():
+    # The add-on goes only where the collector runs (indexers, heavy forwarders, standalone), so
+    # its one instance is on: installing it is the whole setup (README "Install").
     inputs = conf("inputs.conf")
     scheme, local = inputs["ingest_doctor_introspection"], inputs["ingest_doctor_introspection://local"]
     for stanza in (scheme, local):
         assert (stanza["python.version"], stanza["python.required"]) == ("python3", "3.13")
-    assert local["disabled"] == "1" and "interval" not in local
-    ours = {k: v for k, v in local.items() if k in collector.PARAM_NAMES}
+    assert [k for k in inputs if k.startswith("ingest_doctor_introspection://")] == ["ingest_doctor_introspection://local"]
+    assert local["disabled"] == "0" and "interval" not in local and "interval" not in scheme
+    # Instance settings over the scheme stanza's, as Splunk merges them.
+    ours = {k: v for k, v in dict(scheme, **local).items() if k in collector.PARAM_NAMES}
     assert collector.parse_params(ours) == collector.Params()      # the shipped values are the defaults
 
 

@@ -16,6 +16,7 @@ from ingest_doctor.findings import Finding, Report  # noqa: E402
 from fakesplunkd import envelope  # noqa: E402
 
 Q = "services/server/introspection/queues"
+MACROS = "services/configs/conf-macros"
 
 
 def params(**kw):
@@ -38,7 +39,7 @@ def test_values_parsed():
                                 "hec_token_credential": "hec_probe", "thread_cpu": "false",
                                 "hec_tls_verify": "no", "request_timeout": "2.5", "metrics_index": "idx_m"})
     assert p.hec_health_url == "http://hf-01:8088/services/collector/health"
-    assert p.credential() == ("ingest_doctor", "hec_probe")
+    assert p.credential() == (collector.DEFAULT_CREDENTIAL_REALM, "hec_probe")
     assert collector.parse_params({"hec_token_credential": "myrealm:tok"}).credential() == ("myrealm", "tok")
     assert (p.thread_cpu, p.hec_tls_verify, p.request_timeout, p.metrics_index) == (False, False, 2.5, "idx_m")
 
@@ -100,8 +101,10 @@ def routes(fill=2.0, http_port="8088", ssl="1"):
                                                                                 "numberOfVirtualCores": 16,
                                                                                 "server_roles": ["indexer"],
                                                                                 "version": "9.3.2"})]),
-        "services/data/inputs/http": body("services/data/inputs/http", [("http", {
+        "services/data/inputs/http": body("services/data/inputs/http", [("http://app", {"index": "main"})]),
+        "services/data/inputs/http/http": body("services/data/inputs/http/http", [("http", {
             "dedicatedIoThreads": "2", "disabled": False, "enableSSL": ssl, "port": http_port})]),
+        MACROS: body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "90"})]),
         "services/configs/conf-server/general": body("services/configs/conf-server/general", [
             ("general", {"parallelIngestionPipelines": "2"})]),
         "services/configs/conf-server/queue": body("services/configs/conf-server/queue", [
@@ -139,7 +142,8 @@ def test_poll_reads_every_endpoint_with_the_session_key_and_json_mode():
     res = collector_for(http).poll(1000.0)
     urls = [c[1] for c in http.calls if c[4] == "splunkd"]
     assert [u.split("8089/")[1].split("?")[0] for u in urls] == [e.path for e in collector.ENDPOINTS]
-    assert all(u.endswith("?output_mode=json&count=0") for u in urls)
+    assert all(u.endswith("?output_mode=json&count=0") for u in urls if MACROS not in u)
+    assert [u for u in urls if u.endswith("/%s?search=ingest_doctor_&output_mode=json&count=0" % MACROS)]
     assert all(c[2]["Authorization"] == "Splunk KEY" for c in http.calls if c[4] == "splunkd")
     # HEC health derived from [http]: https (enableSSL=1), port 8088, on the loopback; no token, no POST.
     hec = [c for c in http.calls if c[4] == "hec"]
@@ -241,7 +245,7 @@ def test_credential_failure_is_retried_later_not_every_poll():
 def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
     state = {"threads": "2"}
     r = routes()
-    r["services/data/inputs/http"] = lambda: body("services/data/inputs/http", [("http", {
+    r["services/data/inputs/http/http"] = lambda: body("services/data/inputs/http/http", [("http", {
         "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
     http = FakeHttp(r)
     c = collector_for(http)
@@ -257,7 +261,7 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
                 return res
         raise AssertionError("%s was not read again within 200 s" % path)
 
-    HTTP = "services/data/inputs/http"
+    HTTP = "services/data/inputs/http/http"     # the global [http] settings
     assert kinds(c.poll(t[0])).count("config") == 1
     assert kinds(poll_until_read(HTTP)).count("config") == 0
     r[HTTP] = collector.Fetched(None, b"", 5.0, "timeout")
@@ -402,3 +406,29 @@ def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart():
         assert all(b - a >= 60.0 for a, b in zip(older, older[1:]))
         assert now - times[0] <= 600.0 and now - times[0] >= 540.0      # still covers ~10 minutes
         assert len(times) <= 4 + 11
+
+
+def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_failures():
+    r = routes()
+    r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "80"}),
+                              ("ingest_doctor_queue_fill_pct", {"definition": "not a number"})])
+    c = collector_for(FakeHttp(r))
+    res = c.poll(1000.0)
+    assert c.thresholds.thread_busy_pct == 80 and c.thresholds.queue_fill_pct == 90
+    line = [l for l in res.logs if "category=thresholds" in l.message]
+    assert len(line) == 1 and line[0].severity == "WARN" and "queue_fill_pct" in line[0].message
+    r[MACROS] = collector.Fetched(None, b"", 5.0, "timeout", "timed out")
+    logs = []
+    for i in range(1, 20):                                  # past the once-a-minute re-read
+        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    assert c.thresholds.thread_busy_pct == 80
+    assert any("endpoint=%s kind=timeout" % MACROS in l.message for l in logs)
+    assert not [l for l in logs if "category=thresholds" in l.message]
+
+
+def test_unreadable_token_list_leaves_hec_tokens_unknown():
+    r = routes()
+    r["services/data/inputs/http"] = collector.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
+    res = collector_for(FakeHttp(r)).poll(1000.0)
+    cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
+    assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 import ingest_doctor_introspection_port as port  # noqa: E402
 from fakesplunkd import FakeSplunkd, Response, envelope, fault  # noqa: E402
-from ingest_doctor import collector  # noqa: E402
+from ingest_doctor import collector, tls  # noqa: E402
 
 
 def http(tls=None, verify=True, timeout=2.0, max_body=collector.MAX_BODY_BYTES):
@@ -88,4 +88,5 @@ def test_keep_alive_connection_is_reused_and_a_stale_one_retried(fake_splunkd, m
 def test_unverified_local_context_is_only_for_splunkd():
     h = http()
     assert h.contexts["splunkd"].verify_mode == ssl.CERT_NONE
-    assert h.contexts["hec"].verify_mode == ssl.CERT_REQUIRED and h.contexts["hec"].check_hostname
+    # HEC's names are checked by tls.NameCheckingContext (the URL's host or hec_sslCommonNameToCheck)
+    assert h.contexts["hec"].verify_mode == ssl.CERT_REQUIRED and tls.verifies_name(h.contexts["hec"])

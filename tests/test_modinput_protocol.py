@@ -23,8 +23,10 @@ sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 import fake_instance as fi  # noqa: E402
 from fakesplunkd import FakeSplunkd, wait_for  # noqa: E402
 from ingest_doctor import collector, exitcodes  # noqa: E402
+from conftest import TA_BIN  # noqa: E402
 
-SCRIPT = os.path.join(ROOT, "bin", "ingest_doctor_introspection.py")
+# The script as the add-on ships it (build/TA-ingest_doctor/bin, with the add-on's bin/lib).
+SCRIPT = os.path.join(TA_BIN, "ingest_doctor_introspection.py")
 PYTHONS = {name: os.path.join(ROOT, ".venv", name, "bin", "python") for name in ("py313", "py39")}
 
 
@@ -140,16 +142,19 @@ def test_scheme_lists_every_parameter(python):
 
 
 def test_readme_spec_arguments_equal_the_scheme():
+    # The add-on's README/inputs.conf.spec as ucc-gen generates it from ta/globalConfig.json
+    # (sorted by name; `index` and python.required are Splunk's own settings, not the scheme's).
     _, out, _ = run_once(["--scheme"])
     scheme_args = [a.get("name") for a in ET.fromstring(out).iter("arg")]
     spec_args, in_stanza = [], False
-    with open(os.path.join(ROOT, "README", "inputs.conf.spec"), encoding="utf-8") as f:
+    with open(os.path.join(os.path.dirname(TA_BIN), "README", "inputs.conf.spec"), encoding="utf-8") as f:
         for line in f:
             if line.startswith("["):
                 in_stanza = line.strip() == "[ingest_doctor_introspection://<name>]"
             elif in_stanza and re.match(r"^[A-Za-z_][\w.]* = ", line):
                 spec_args.append(line.split("=")[0].strip())
-    assert spec_args == scheme_args
+    assert sorted(set(spec_args) - {"index", "python.required"}) == sorted(scheme_args)
+    assert len(spec_args) == len(set(spec_args))
 
 
 # --------------------------------------------------------------------------- validation
@@ -237,7 +242,7 @@ def test_heavy_forwarder_running_hec_utf16(fake_splunkd, tls, runs):
         probe = posts[0].json()
         assert probe["sourcetype"] == "ingest_doctor:probe"
         # The credential was read once, through storage/passwords in the app's namespace.
-        assert len(fake_splunkd.requests_to("/servicesNS/nobody/ingest_doctor/storage/passwords")) == 1
+        assert len(fake_splunkd.requests_to("/servicesNS/nobody/TA-ingest_doctor/storage/passwords")) == 1
     data = _metrics(r)
     health = [d for d in data if "ingest_doctor.hec.health_rtt_ms" in d]
     assert health and {(d["code"], d["status"]) for d in health} == {("17", "200")}
@@ -352,3 +357,34 @@ def test_bad_parameter_in_the_stanza_is_logged_and_exits(fake_splunkd, runs):
         t.join(5)
     assert "category=bad_parameter" in r.stderr() and "poll_interval" in r.stderr()
     assert not r.events()
+
+
+def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs):
+    """One threshold source: the collector judges with the ingest_doctor_* macros its splunkd lists
+    (services/configs/conf-macros), not its built-in defaults."""
+    inst = fi.Instance(fake_splunkd, host="idx-04", psets=2)
+    inst.thread_pct = {0: 85.0}                     # pipeline set 0's busiest thread: 85%, below the default 90
+    xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"})
+    r = start(runs, xml)
+    r.wait_polls(6)
+    assert r.terminate() == exitcodes.OK
+    assert not r.of("ingest_doctor:finding") and "category=thresholds" not in r.stderr()
+    inst.macros = {"ingest_doctor_thread_busy_pct": "80"}
+    r = start(runs, xml)
+    r.wait_polls(6)
+    assert r.terminate() == exitcodes.OK
+    f = [e["data"] for e in r.of("ingest_doctor:finding")]
+    assert {(x["bottleneck"], x["pipeline_set"]) for x in f} >= {("indexing", 0)}, r.stderr()
+    assert r.stderr().count("category=thresholds source=macros") == 1 and "thread_busy_pct=80" in r.stderr()
+    assert fake_splunkd.requests_to("/services/configs/conf-macros")[-1].query["search"] == ["ingest_doctor_"]
+
+
+def test_thresholds_default_when_macros_cannot_be_read_said_once(fake_splunkd, runs):
+    inst = fi.Instance(fake_splunkd, host="idx-05", psets=2)
+    inst.faults["macros"] = "403"
+    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}))
+    r.wait_polls(4)
+    assert r.terminate() == exitcodes.OK
+    err = r.stderr()
+    assert err.count("category=thresholds source=defaults") == 1 and "kind=403" in err
+    assert "endpoint=services/configs/conf-macros kind=403" in err

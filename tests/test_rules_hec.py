@@ -75,3 +75,36 @@ def test_one_slow_probe_is_info_and_full_queues_take_the_latency():
     st = run(ev, queue_chain.run, hec_latency.run)
     assert ("hec_input", None) not in st.drafts
     assert any(e.signal == "hec_latency_ms" for e in st.drafts[("indexing", None)].evidence)
+
+
+def test_429_code_26_health_answers_with_indexing_saturated_are_an_indexing_finding():
+    ev = Evidence(host="hf", queues=queue("indexQueue", 99.0),
+                  hec_probes=[HecProbe(T0 + 10 * i, 429, 26, 3.0) for i in range(4)])
+    st = run(ev, queue_chain.run, hec_symptoms.run)
+    assert ("hec_input", None) not in st.drafts
+    d = st.drafts[("indexing", None)]
+    assert d.severity in ("warning", "critical")
+    (detail,) = d.details
+    assert detail.about == HEC_SYMPTOM and "answers 429" in detail.text and "health code 26" in detail.text
+    assert any(e.signal == "hec_health_code" and e.value == 26 for e in d.evidence)
+
+
+def test_sustained_429_without_queue_data_is_a_hec_input_warning_and_reply_26_counts_as_busy():
+    st = run(Evidence(host="hf", hec_probes=[HecProbe(T0 + 10 * i, 429, 27, 3.0) for i in range(4)]),
+             queue_chain.run, hec_symptoms.run)
+    assert st.drafts[("hec_input", None)].severity == "warning"
+    errs = [HecError(T0 + i, 26, "app", "", "logs/splunkd.log") for i in range(5)]
+    st = run(Evidence(host="hf", queues=queue("typingQueue", 99.0), hec_errors=errs), queue_chain.run,
+             hec_symptoms.run)
+    d = st.drafts[("typing", None)]
+    assert any(e.signal == "hec_reply_26_busy" and e.value == 5 for e in d.evidence)
+    assert '5 reply=26 "HEC queue is at capacity" errors' in d.details[0].text
+
+
+def test_which_answers_are_back_pressure():
+    assert model.hec_busy_answer(429, 26) and model.hec_busy_answer(503, 18) and model.hec_busy_answer(503, None)
+    assert model.hec_busy_answer(429, None)
+    assert not model.hec_busy_answer(503, 23)          # shutting down: not a full queue
+    assert not model.hec_busy_answer(200, 24)          # approaching capacity: still accepted
+    assert not model.hec_busy_answer(None, None) and not model.hec_busy_answer(400, 21)
+    assert model.hec_status(26) == 429 and model.hec_status(99) == 503

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""Run Splunk AppInspect on the package, precert and cloud, and gate on the JSON reports.
+"""Run Splunk AppInspect on each package, precert and cloud, and gate on the JSON reports.
 
-Runs (from the tools venv; never touches the network: --skip-trusted-libraries-update):
+Runs, per package (from the tools venv; never touches the network: --skip-trusted-libraries-update):
   splunk-appinspect inspect TGZ --mode precert --skip-trusted-libraries-update --data-format json
-      --output-file build/appinspect/precert.json --max-messages all
-  ... the same with --included-tags cloud       -> build/appinspect/cloud.json
+      --output-file build/appinspect/<app>/precert.json --max-messages all
+  ... the same with --included-tags cloud       -> build/appinspect/<app>/cloud.json
 
 For each report it prints the count per result and every error, failure, future_failure and
 warning with its check name and message. It fails on any error, failure or future_failure,
-and on any warning whose check name is not explained in docs/appinspect.md (as `check_name`
-in a table row; when the row names paths, only warnings in those files are explained).
+and on any warning whose check name is not explained for that package in docs/appinspect.md
+(as `check_name` in a table row under a heading naming the package in backticks, or under a
+heading naming none; when the row names paths, only warnings in those files are explained).
 
-Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] TGZ
+Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] TGZ [TGZ ...]
 """
 from __future__ import annotations
 
@@ -57,19 +58,38 @@ def summary(report: dict) -> Dict[str, int]:
     return {k: int(s.get(k, 0)) for k in RESULTS}
 
 
-def explained(docs: str) -> Dict[str, List[str]]:
-    """{check name: the paths its table row names} from docs/appinspect.md.
+PACKAGES = ("TA-ingest_doctor", "ingest_doctor")
+
+
+def package_of(tgz: str) -> str:
+    """The app id of dist/<app>-<version>.tgz."""
+    base = os.path.basename(tgz)
+    for app in PACKAGES:
+        if base.startswith(app + "-"):
+            return app
+    return base.split("-")[0]
+
+
+def explained(docs: str, app: str = "") -> Dict[str, List[str]]:
+    """{check name: the paths its table row names} from docs/appinspect.md, for package `app`.
 
     A row that names paths (`bin/lib/...`, `default/...`) explains the warning only for those
     files, so a new occurrence elsewhere (say, in our own code) fails the gate until it is
-    looked at; a row naming no path explains the check wherever it fires.
+    looked at; a row naming no path explains the check wherever it fires. Rows under a `##`
+    heading that names a package in backticks explain warnings of that package only; with
+    `app` empty, every row counts.
     """
     out: Dict[str, List[str]] = {}
     if not os.path.exists(docs):
         return out
+    scope = None
     with open(docs, encoding="utf-8") as fh:
         for line in fh:
-            if not line.startswith("|"):
+            if line.startswith("## "):
+                named = [p for p in PACKAGES if "`%s`" % p in line]
+                scope = named[0] if named else None
+                continue
+            if not line.startswith("|") or (app and scope not in (None, app)):
                 continue
             names = re.findall(r"`(check_[a-z0-9_]+)`", line)
             paths = [p for p in re.findall(r"`([^`\s]+/[^`\s]*)`", line)]
@@ -114,25 +134,29 @@ def judge(report: dict, docs_checks: Dict[str, List[str]], label: str) -> Tuple[
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("tgz")
+    ap.add_argument("tgz", nargs="+")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "appinspect.md"))
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "appinspect"))
     args = ap.parse_args(argv)
-    if not os.path.isfile(args.tgz):
-        sys.stderr.write("appinspect: %s does not exist (run `make package`)\n" % args.tgz)
-        return 1
-    os.makedirs(args.out, exist_ok=True)
-    docs_checks = explained(args.docs)
     all_problems = []
-    for label, extra in MODES:
-        out_json = os.path.join(args.out, label + ".json")
-        run(args.tgz, out_json, extra)
-        with open(out_json, encoding="utf-8") as fh:
-            report = json.load(fh)
-        print("appinspect %s (%s):" % (label, os.path.relpath(out_json, ROOT)))
-        counts, problems = judge(report, docs_checks, label)
-        print("  " + ", ".join("%s=%d" % kv for kv in counts.items()))
-        all_problems += problems
+    for tgz in args.tgz:
+        if not os.path.isfile(tgz):
+            sys.stderr.write("appinspect: %s does not exist (run `make package`)\n" % tgz)
+            return 1
+        app = package_of(tgz)
+        out_dir = os.path.join(args.out, app)
+        os.makedirs(out_dir, exist_ok=True)
+        docs_checks = explained(args.docs, app)
+        for mode, extra in MODES:
+            out_json = os.path.join(out_dir, mode + ".json")
+            run(tgz, out_json, extra)
+            with open(out_json, encoding="utf-8") as fh:
+                report = json.load(fh)
+            label = "%s %s" % (app, mode)
+            print("appinspect %s (%s):" % (label, os.path.relpath(out_json, ROOT)))
+            counts, problems = judge(report, docs_checks, label)
+            print("  " + ", ".join("%s=%d" % kv for kv in counts.items()))
+            all_problems += problems
     if all_problems:
         for p in all_problems:
             sys.stderr.write("appinspect: %s\n" % p)

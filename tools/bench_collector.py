@@ -123,12 +123,13 @@ def _bench(keepalive):
         time.sleep(0.01)
 
     handshakes = [0]
-    connect = port.http.client.HTTPSConnection.connect
+    import http.client
+    connect = http.client.HTTPSConnection.connect
 
     def counting_connect(self):
         handshakes[0] += 1
         return connect(self)
-    port.http.client.HTTPSConnection.connect = counting_connect
+    http.client.HTTPSConnection.connect = counting_connect
 
     def work():
         handshakes[0] = 0

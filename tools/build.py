@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Assemble the installable app folder build/ingest_doctor/ from an allow-list.
+"""Assemble the installable search-head app folder build/ingest_doctor/ from an allow-list.
 
 Only what Splunk reads goes in: app.manifest, README.md, LICENSE, default/, metadata/,
 bin/ (with the vendored bin/lib from `make deps`), lookups/, appserver/, static/ and the
-README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__.
+README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__, nor
+the collector (TA_ONLY: the modular input and its port ship in the add-on TA-ingest_doctor,
+which tools/build_ta.py builds from ta/).
 
 It refuses a source tree that holds what must never ship and would otherwise be copied or
 silently left out: a local/ folder (an admin's or a developer's own settings), a local.meta,
@@ -27,6 +29,9 @@ ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "
 REQUIRED = ("app.manifest", "README.md", "LICENSE", "default/app.conf", "metadata/default.meta",
             "bin/lib/splunklib")
 SKIP_DIRS = {"__pycache__", "tests", "test", "tools", "node_modules"}
+# In the repository's bin/ for the tests and the CLI, but shipped only in the add-on.
+TA_ONLY = ("bin/ingest_doctor_introspection.py", "bin/ingest_doctor_introspection_port.py",
+           "bin/ingest_doctor_modinput.py")
 SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~", ".orig", ".rej")
 
 
@@ -81,7 +86,8 @@ def assemble(src: str, out: str) -> int:
                 dest = os.path.join(tmp, os.path.relpath(dirpath, src))
                 os.makedirs(dest, exist_ok=True)
                 for f in sorted(filenames):
-                    if not _skip(f) and f != "local.meta":
+                    rel = os.path.relpath(os.path.join(dirpath, f), src).replace(os.sep, "/")
+                    if not _skip(f) and f != "local.meta" and rel not in TA_ONLY:
                         shutil.copyfile(os.path.join(dirpath, f), os.path.join(dest, f))
                         count += 1
     # Swap in whole, so a concurrent reader never sees half a build.

@@ -97,6 +97,18 @@ def parse_conf(path: str) -> Tuple[List[Stanza], List[Tuple[int, str]]]:
     return stanzas, errors
 
 
+def read_conf(path: str) -> Dict[str, Dict[str, str]]:
+    """A .conf file as {stanza: {key: value}} (later settings win, continuation lines joined, a
+    missing file is empty): the one conf reader of tools and tests."""
+    out: Dict[str, Dict[str, str]] = {}
+    if not os.path.exists(path):
+        return out
+    for stanza in parse_conf(path)[0]:
+        if stanza.name:
+            out.setdefault(stanza.name, {}).update((s.key, s.value) for s in stanza.settings)
+    return out
+
+
 # ---------------------------------------------------------------- spec parsing
 SPEC_HEADER = re.compile(r"^\[(?P<name>.+)\]\s*$")
 SPEC_SETTING = re.compile(r"^(?P<key>[A-Za-z0-9_<>$.:\-\[\]/|()*]+?)\s*=")
@@ -221,8 +233,9 @@ def check_known(rel: str, conf: str, stanzas: List[Stanza], spec: Optional[Spec]
         return
     for st in stanzas:
         label = st.name if st.line else "(global)"
+        # indexes.conf.spec documents the per-index settings without a stanza: any stanza is an index.
         if st.line and st.name != "default" and not spec.has_stanza_for(st.name) and \
-                not allowed(allow, conf, st.name, "*"):
+                conf != "indexes.conf" and not allowed(allow, conf, st.name, "*"):
             yield "%s:%d: [%s] stanza matches no stanza of %s.spec" % (rel, st.line, st.name, conf)
             continue
         for s in st.settings:

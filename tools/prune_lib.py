@@ -37,6 +37,16 @@ DROP_PATHS = (
     "solnlib/modular_input",
     "solnlib/concurrent",
     "solnlib/schedule",
+    # splunktaucclib (the add-on's REST handlers only need rest_handler and common): the
+    # alert-action, modular-input and add-on-builder helpers import requests and Splunk's
+    # private modules and are not used.
+    "splunktaucclib/splunk_aoblib",
+    "splunktaucclib/legacy",
+    "splunktaucclib/modinput_wrapper",
+    "splunktaucclib/alert_actions_base.py",
+    "splunktaucclib/cim_actions.py",
+    "splunktaucclib/global_config",          # a ThreadPool; the handlers do not import it
+    "splunktaucclib/config.py",
 )
 DROP_SUFFIXES = (".pyc", ".pyo", ".pyi", ".exe")
 COMPILED_SUFFIXES = (".so", ".pyd", ".dylib", ".dll")

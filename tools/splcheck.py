@@ -393,32 +393,8 @@ def check_studio_tokens(defn: dict) -> List[str]:
 # ---------------------------------------------------------------- app loading
 def _conf(path: str) -> Dict[str, Dict[str, str]]:
     """A .conf file as {stanza: {key: value}} with `\\` continuation lines joined."""
-    out: Dict[str, Dict[str, str]] = {}
-    if not os.path.exists(path):
-        return out
-    current = None
-    with open(path, encoding="utf-8-sig") as fh:
-        lines = fh.read().split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i].rstrip("\r")
-        i += 1
-        s = line.strip()
-        if not s or s.startswith("#"):
-            continue
-        m = re.match(r"^\[(.*)\]\s*$", s)
-        if m:
-            current = out.setdefault(m.group(1), {})
-            continue
-        m = re.match(r"^([^=]+?)\s*=\s?(.*)$", line)
-        if not m or current is None:
-            continue
-        value = m.group(2)
-        while value.endswith("\\") and i < len(lines):
-            value = value[:-1] + "\n" + lines[i].rstrip("\r")
-            i += 1
-        current[m.group(1).strip()] = value
-    return out
+    from confcheck import read_conf
+    return read_conf(path)
 
 
 def load_context(app: str) -> Context:

@@ -10,10 +10,12 @@ import re
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
+from .endpoints import HEC_SETTINGS
 from .evidence import Evidence
 from .findings import Recommendation
 
 HEC_DEFAULT_IO_THREADS = 2       # splunk_httpinput/default/inputs.conf ships dedicatedIoThreads=2
+UNKNOWN = "current value unknown (could not read %s)" % HEC_SETTINGS
 DEFAULT_LINE_BREAKER = "([\\r\\n]+)"
 MAX_SOURCETYPES = 3
 
@@ -62,21 +64,29 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) ->
         if cores and cur < cores:
             recs.append(Recommendation("Raise the HEC I/O threads further, up to the number of cores.",
                                        "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(cores)))
+    elif cur is None:
+        # Unknown is not the default: an admin may already run 16, so no number (it could be lower).
+        recs.append(Recommendation(
+            "Check dedicatedIoThreads in the [http] stanza of inputs.conf (%s): while it is below the number of "
+            "cores%s, raise it towards that and restart splunkd; if it is already there and the HEC thread stays "
+            "pegged, scale the HEC tier out behind a load balancer (more heavy forwarders or indexers receiving "
+            "HEC)." % (UNKNOWN, " (%d)" % cores if cores else ""),
+            "inputs.conf", "http", "dedicatedIoThreads", None, None))
     else:
-        base = cur if cur is not None else HEC_DEFAULT_IO_THREADS
         if cores:
-            suggested = str(max(base + 1, min(cores, max(4, base * 4))))
+            suggested = str(max(cur + 1, min(cores, max(4, cur * 4))))
         else:
-            suggested = str(max(4, base * 2))
+            suggested = str(max(4, cur * 2))
         recs.append(Recommendation(
             "Raise the HEC I/O threads towards the number of cores%s, then restart splunkd."
             % (" (%d)" % cores if cores else ""),
-            "inputs.conf", "http", "dedicatedIoThreads", _s(cur), suggested))
+            "inputs.conf", "http", "dedicatedIoThreads", str(cur), suggested))
     if listener_overwhelmed:
         for setting, cur_v in (("maxThreads", cfg.max_threads), ("maxSockets", cfg.max_sockets)):
             recs.append(Recommendation(
                 "The HTTP listener refused requests: raise %s above its automatic limit (0 = one third of the "
-                "process limits) and raise the process ulimits to match." % setting,
+                "process limits) and raise the process ulimits to match%s." % (setting, "" if cur_v is not None
+                                                                               else "; " + UNKNOWN),
                 "inputs.conf", "http", setting, _s(cur_v), None))
     return recs, raised
 
@@ -283,3 +293,16 @@ def indexer_throttled(reason: str) -> List[Recommendation]:
             "Read the index processor's reason in splunkd.log (IndexProcessor, \"paused data flow\") and fix it: "
             "usually disk space or a bucket backlog; this is not a setting."))
     return recs
+
+
+# --------------------------------------------------------------------------- file monitor input
+
+def file_monitor(ev: Evidence) -> List[Recommendation]:
+    """The file monitor's `tail` thread is pegged: it has too much to walk or read, on one thread."""
+    return [
+        Recommendation("Make the file monitor walk less: on [monitor://...] stanzas over large directories or many "
+                       "rotated files, set ignoreOlderThan and a whitelist/blacklist, and move archived files out "
+                       "of the monitored paths (per stanza, no single setting).", "inputs.conf"),
+        Recommendation("For a one-time load of many files use a [batch://...] input instead of monitor; for a "
+                       "steady high volume, split the monitored files across more forwarders."),
+    ]

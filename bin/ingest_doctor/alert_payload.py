@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import IO, Any, Dict, Mapping, Optional
 from urllib.parse import urlsplit
 
 from . import exitcodes
@@ -152,3 +152,18 @@ def describe(payload: Payload) -> Dict[str, str]:
     """What may be logged about a payload: never the session key."""
     return {"sid": payload.sid, "search_name": payload.search_name, "min_severity": payload.params.min_severity,
             "webhook": "set" if payload.params.webhook_url else "none"}
+
+
+def _fmt(value: Any) -> str:
+    text = str(value).replace("\n", " ")
+    return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
+
+
+def make_logger(stderr: IO[str]):
+    """The action's log: `LEVEL category=... key=value` lines on stderr, which splunkd files in splunkd.log."""
+    def log(level: str, category: str, **fields: Any) -> None:
+        parts = ["%s category=%s" % (level, category)]
+        parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
+        stderr.write(" ".join(parts) + "\n")
+        stderr.flush()
+    return log

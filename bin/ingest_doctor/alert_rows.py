@@ -189,7 +189,7 @@ def _hec_busy(ev: Evidence, row: Row, ctx: Context) -> None:
     src = "collector ingest_doctor.hec.health_rtt_ms"
     for t, code, _ in probes[-MAX_COUNTED:]:
         c = int(code)
-        ev.hec_probes.append(HecProbe(t, 200 if c == model.HEC_HEALTHY else 503, c, None, "health", "", src))
+        ev.hec_probes.append(HecProbe(t, model.hec_status(c), c, None, "health", "", src))
     if probes:
         ev.saw("hec/health.json")
     if not replies and not probes:

@@ -7,9 +7,12 @@ that returns the HEC probe token; everything else happens here, so tests drive
 a whole poll with plain functions and a fake clock.
 
 One poll:
-1. GET every endpoint of `ENDPOINTS` from the local splunkd (JSON, count=0).
-   Configuration endpoints that fail keep their last good reading, so a
-   timeout never looks like a configuration change.
+1. Read the collector's endpoints of the table (endpoints.py) through the read
+   step (readstep.py): runtime ones every poll, configuration ones (HEC
+   settings, server.conf, outputs.conf, the threshold macros) about once a
+   minute, one a poll. Configuration endpoints that fail keep their last good
+   reading, so a timeout never looks like a configuration change; the tuned
+   `ingest_doctor_*` threshold macros are what the diagnosis judges with.
 2. Probe HEC health (status, code, round trip) and, with a probe token, POST
    one tiny event to HEC and time it (the HEC request latency).
 3. Read per-thread CPU of splunkd from /proc (the shell passes the result).
@@ -34,19 +37,27 @@ from urllib.parse import urlsplit
 
 from . import diagnose as diagnose_mod
 from . import hec as hec_mod
-from . import metrics_events, model, rest
+from . import metrics_events, model, readstep, rest
 from . import thresholds as thresholds_mod
+from . import tls
+# The collector's rows of the endpoint table; Fetched and error_kind are used by its port and tests.
+from .endpoints import COLLECTOR as ENDPOINTS  # noqa: F401
+from .endpoints import MACROS, Endpoint, Fetched, error_kind, error_text, missing_capability, target  # noqa: F401
 from .evidence import Config, Evidence, ThreadSample
 from .findings import Finding, Report
 
 SCHEME = "ingest_doctor_introspection"
 DEFAULT_METRICS_INDEX = "ingest_doctor_metrics"
-DEFAULT_CREDENTIAL_REALM = "ingest_doctor"
+# The add-on's HEC probe tokens, as its Configuration page (ucc-gen, ta/globalConfig.json tab
+# "account") stores them in storage/passwords: in the add-on's namespace, this realm, the
+# token's name as user, the password a JSON object {"token": ...}.
+CREDENTIAL_APP = "TA-ingest_doctor"
+DEFAULT_CREDENTIAL_REALM = "__REST_CREDENTIAL__#TA-ingest_doctor#configs/conf-ta_ingest_doctor_account"
 FINDING_REPEAT_S = 15 * 60          # re-emit a finding that is still there at most this often
 ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind per minute at most
 CREDENTIAL_RETRY_S = 300.0          # a probe token that could not be read is retried this often
 WINDOW_MAX_POLLS = 120              # the rolling window never holds more polls than this
-MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not read (memory bound)
+MAX_BODY_BYTES = readstep.MAX_BODY_BYTES
 THREAD_FLOOR_PCT = 10.0             # non-pipeline threads below this stay out of the diagnosis window
 
 
@@ -61,6 +72,9 @@ class Param:
     default: Optional[str] = None
 
 
+# The modular input's parameters. ta/globalConfig.json (ucc-gen) is their one source: it makes
+# the add-on's Inputs page, inputs.conf defaults and README/inputs.conf.spec; this table, which
+# the scheme (--scheme) prints, must equal it (tests/test_ta_globalconfig.py).
 PARAMS: Tuple[Param, ...] = (
     Param("poll_interval", "Poll interval (seconds)",
           "Seconds between two polls of the local splunkd, 1 to 3600. Default 10.", "number", "10"),
@@ -68,17 +82,22 @@ PARAMS: Tuple[Param, ...] = (
           "URL of HEC's health endpoint, e.g. https://127.0.0.1:8088/services/collector/health. "
           "Default: derived from this instance's [http] settings (https when enableSSL is on, its port) "
           "on 127.0.0.1.", "string"),
-    Param("hec_token_credential", "HEC probe token credential",
-          "Name of a credential in storage/passwords (app ingest_doctor) whose password is an HEC token, "
-          "as realm:name or name (realm ingest_doctor). When set, each poll POSTs one tiny event to HEC "
-          "and records its round trip as the HEC request latency. Never put a token itself here.", "string"),
+    Param("hec_token_credential", "HEC probe token",
+          "A token from Configuration > HEC probe tokens (or realm:name of any storage/passwords credential). "
+          "When set, each poll POSTs one tiny event to HEC and records its round trip as the HEC request "
+          "latency. Never put a token itself here.", "string"),
     Param("thread_cpu", "Per-thread CPU",
           "Measure busy % of one core per splunkd thread from /proc (Linux). Default true.", "boolean", "1"),
-    Param("hec_tls_verify", "Verify HEC TLS certificate",
-          "Verify the HEC certificate and host name for the HEC calls. Default true.", "boolean", "1"),
+    Param("hec_tls_verify", "Verify HEC certificate",
+          "Verify the HEC certificate chain and name (as sslVerifyServerCert does). Turning it off is logged "
+          "at every start. Default true.", "boolean", "1"),
     Param("hec_ca_file", "HEC CA file",
-          "PEM file of the CA that signed the HEC certificate (e.g. $SPLUNK_HOME/etc/auth/cacert.pem). "
-          "Default: the system CA store.", "string"),
+          "PEM file of the CA that signed the HEC certificate. Default: the system CA store plus Splunk's "
+          "default CA, $SPLUNK_HOME/etc/auth/cacert.pem.", "string"),
+    Param("hec_sslCommonNameToCheck", "HEC sslCommonNameToCheck",
+          "Certificate names accepted besides the URL's host, comma-separated, as sslCommonNameToCheck in "
+          "outputs.conf. Default SplunkServerDefaultCert, the name of Splunk's default certificate.",
+          "string", tls.SPLUNK_DEFAULT_CN),
     Param("request_timeout", "Request timeout (seconds)",
           "Upper bound for one REST or HEC call, 1 to 60 seconds. Default 5.", "number", "5"),
     Param("metrics_index", "Metrics index",
@@ -103,6 +122,11 @@ class Params:
     hec_ca_file: Optional[str] = None
     request_timeout: float = 5.0
     metrics_index: str = DEFAULT_METRICS_INDEX
+    hec_common_names: Tuple[str, ...] = (tls.SPLUNK_DEFAULT_CN,)
+
+    def tls(self) -> tls.Settings:
+        """The HEC calls' TLS policy (bin/ingest_doctor/tls.py)."""
+        return tls.Settings(self.hec_tls_verify, self.hec_ca_file, self.hec_common_names)
 
     def credential(self) -> Optional[Tuple[str, str]]:
         """(realm, name) of the probe token credential, or None."""
@@ -112,8 +136,6 @@ class Params:
         return (realm, name) if sep else (DEFAULT_CREDENTIAL_REALM, realm)
 
 
-_TRUE = {"1", "true", "t", "yes", "y", "on"}
-_FALSE = {"0", "false", "f", "no", "n", "off"}
 _INDEX_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
 
 
@@ -144,11 +166,9 @@ def _bool(raw: Mapping[str, Any], name: str, default: bool) -> bool:
     s = _text(raw, name)
     if s is None:
         return default
-    low = s.lower()
-    if low in _TRUE:
-        return True
-    if low in _FALSE:
-        return False
+    v = rest.as_bool(s)
+    if v is not None:
+        return v
     raise ParamError("%s must be true or false (1/0, yes/no), not %r" % (name, s))
 
 
@@ -191,92 +211,41 @@ def parse_params(raw: Mapping[str, Any], file_exists: Optional[Callable[[str], b
     ca = _text(raw, "hec_ca_file")
     if ca is not None and file_exists is not None and not file_exists(ca):
         raise ParamError("hec_ca_file %r does not exist or is not a file" % ca)
+    names_text = _text(raw, "hec_sslCommonNameToCheck")
+    names = tls.parse_names(names_text) if names_text is not None else (tls.SPLUNK_DEFAULT_CN,)
+    if names_text is not None and (not names or any(c.isspace() for n in names for c in n)):
+        raise ParamError("hec_sslCommonNameToCheck must be certificate names separated by commas, not %r"
+                         % names_text)
     index = _text(raw, "metrics_index") or DEFAULT_METRICS_INDEX
     if not _INDEX_NAME.match(index):
         raise ParamError("metrics_index must be an index name (lowercase letters, digits, _ and -, "
                          "not starting with _ or -), not %r" % index)
     return Params(interval, url, cred, _bool(raw, "thread_cpu", True), _bool(raw, "hec_tls_verify", True),
-                  ca, timeout, index)
+                  ca, timeout, index, names)
 
 
-# --------------------------------------------------------------------------- endpoints
+def probe_token(password: str) -> str:
+    """The HEC token in a stored credential's password: the add-on's Configuration page stores
+    {"token": ...} (ucc-gen's encrypted fields as JSON); any other credential holds the token."""
+    try:
+        value = json.loads(password)
+    except ValueError:
+        return password
+    if isinstance(value, dict) and isinstance(value.get("token"), str):
+        return value["token"]
+    return password
 
-@dataclass(frozen=True)
-class Endpoint:
-    path: str            # REST path, no leading slash
-    capability: str      # what a 403 means is missing
-    config: bool         # configuration: rarely changes, last good reading is kept
 
-
-ENDPOINTS: Tuple[Endpoint, ...] = (
-    Endpoint("services/server/info", "an authenticated session (any role)", True),
-    Endpoint("services/data/inputs/http", "list_token_http", True),
-    Endpoint("services/configs/conf-server/general", "list_settings (read server.conf)", True),
-    Endpoint("services/configs/conf-server/queue", "list_settings (read server.conf)", True),
-    Endpoint("services/configs/conf-outputs/tcpout", "list_forwarders (read outputs.conf)", True),
-    Endpoint("services/server/introspection/queues", "list_introspection", False),
-    Endpoint("services/server/introspection/indexer", "list_introspection", False),
-    Endpoint("services/server/pipelinesets", "list_pipeline_sets", False),
-    Endpoint("services/server/status/resource-usage/splunk-processes", "list_introspection", False),
-    Endpoint("services/server/status/resource-usage/hostwide", "list_introspection", False),
-)
+# --------------------------------------------------------------------------- HEC probe
 
 HEC_HEALTH = "hec/health"
 HEC_EVENT = "hec/event"
 HEC_HEALTH_PATH = "/services/collector/health"
 HEC_EVENT_PATH = "/services/collector/event"
 PROBE_SOURCETYPE = "ingest_doctor:probe"
-REST_QUERY = "output_mode=json&count=0"
-
-
-@dataclass
-class Fetched:
-    """What one HTTP call gave. `error` is a transport failure kind, else None."""
-    status: Optional[int]
-    body: bytes = b""
-    elapsed_ms: float = 0.0
-    error: Optional[str] = None     # timeout | refused | reset | tls | truncated | too_large | error
-    detail: str = ""
-
 
 # method, url, headers, body, tls ("splunkd" | "hec") -> Fetched. Never raises for network faults.
 HttpCall = Callable[[str, str, Dict[str, str], Optional[bytes], str], Fetched]
-
-
-def error_kind(f: Fetched) -> Optional[str]:
-    """The error kind of a response before its body is parsed (None: HTTP 2xx)."""
-    if f.error:
-        return f.error
-    if f.status is None:
-        return "error"
-    if f.status in (401, 403, 404):
-        return str(f.status)
-    if f.status >= 500:
-        return "5xx"
-    if f.status >= 400:
-        return "4xx"
-    return None
-
-
-_CAPABILITY = re.compile(r"requires capability:?\s*([A-Za-z_][\w]*)")
-
-
-def _message(body: bytes) -> str:
-    """splunkd's own error text from a JSON or Atom error body (first 200 characters)."""
-    text = body[:4096].decode("utf-8", "replace")
-    try:
-        data = json.loads(text)
-        msgs = data.get("messages") if isinstance(data, dict) else None
-        if isinstance(msgs, list) and msgs and isinstance(msgs[0], dict):
-            return str(msgs[0].get("text", ""))[:200]
-    except ValueError:
-        pass
-    m = re.search(r"<msg[^>]*>(.*?)</msg>", text, re.S)
-    if m:
-        return m.group(1).strip()[:200]
-    if text.lstrip().startswith("<"):
-        return "an HTML page"
-    return text.strip()[:200]
 
 
 # --------------------------------------------------------------------------- logging
@@ -475,25 +444,35 @@ class Collector:
         self.http = http
         self.probe_token = probe_token
         self.server_host = server_host
-        self.thresholds = thresholds or thresholds_mod.defaults()
         self.clock = clock
         self.cpu_clock = cpu_clock
         self.check_stop = check_stop
-        th = self.thresholds
-        span = max(th.sustained_window_min * 60.0, th.sustained_of_samples * params.poll_interval)
-        polls = min(WINDOW_MAX_POLLS, max(int(th.sustained_of_samples), int(span / params.poll_interval) + 1))
-        self.window = Window(polls, span, int(th.sustained_of_samples))
+        self.window: Optional[Window] = None
+        self._use(thresholds or thresholds_mod.defaults())
         self.errors = ErrorLog()
         self.gate = FindingGate()
         self.absent: Set[str] = set()               # endpoints that answered 404: skipped
+        self._good: Set[str] = set()                  # config endpoints with a good reading
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
         self._config_key: Optional[str] = None
         self._config_at = 0.0
+        self._macros_key: Optional[Tuple[Any, ...]] = None   # the last threshold macros read (None: never)
+        self._defaults_said = False
         self._token: Optional[str] = None
         self._token_retry_at = 0.0
         self._last_averages_at: Optional[float] = None
         self.polls = 0
+
+    def _use(self, th: thresholds_mod.Thresholds) -> None:
+        """Judge with `th` from now on; the window is resized to its sustained test, polls kept."""
+        self.thresholds = th
+        interval = self.params.poll_interval
+        span = max(th.sustained_window_min * 60.0, th.sustained_of_samples * interval)
+        polls = min(WINDOW_MAX_POLLS, max(int(th.sustained_of_samples), int(span / interval) + 1))
+        old, self.window = self.window, Window(polls, span, int(th.sustained_of_samples))
+        for ev, at in zip(old.polls, old.times) if old else ():
+            self.window.add(ev, at)
 
     # -- one call ------------------------------------------------------------
     def _failure(self, res: PollResult, endpoint: str, kind: str, f: Fetched, now: float,
@@ -502,8 +481,7 @@ class Collector:
             errors.append((endpoint, kind))
         fields: Dict[str, Any] = {"status": f.status, "elapsed_ms": "%.0f" % f.elapsed_ms}
         if kind in ("401", "403"):
-            m = _CAPABILITY.search(_message(f.body)) if f.body else None
-            fields["missing_capability"] = m.group(1) if m else capability
+            fields["missing_capability"] = missing_capability(f.body) or capability
             if kind == "401":
                 fields["hint"] = "the session key was rejected"
         if kind == "404":
@@ -511,23 +489,13 @@ class Collector:
         if f.detail:
             fields["detail"] = f.detail[:200]
         elif f.body and kind not in ("malformed",):
-            fields["message"] = _message(f.body)
+            fields["message"] = error_text(f.body)
         line = self.errors.report(endpoint, kind, now, **fields)
         if line is not None:
             res.logs.append(line)
 
-    def _rest(self, ep: Endpoint, res: PollResult, now: float, lat: Dict[str, float],
-              errors: List[Tuple[str, str]]) -> Optional[bytes]:
-        url = "%s/%s?%s" % (self.server_uri, ep.path, REST_QUERY)
-        f = self.http("GET", url, dict(self._auth), None, "splunkd")
-        lat[ep.path] = f.elapsed_ms
-        kind = error_kind(f)
-        if kind is not None:
-            if kind == "404":
-                self.absent.add(ep.path)
-            self._failure(res, ep.path, kind, f, now, ep.capability, errors)
-            return None
-        return f.body
+    def _fetch(self, ep: Endpoint) -> Fetched:
+        return self.http("GET", self.server_uri + target(ep), dict(self._auth), None, "splunkd")
 
     # -- HEC ---------------------------------------------------------------------
     def _token_value(self, res: PollResult, now: float) -> Optional[str]:
@@ -588,8 +556,9 @@ class Collector:
         ekind = error_kind(f)
         if ekind is None and f.body and body is None:
             ekind = "malformed"
-        # A 503 with an HEC code (18-20 from health, 9 from an event) is an answer, not a fault.
-        if ekind is not None and not (f.status == 503 and probe is not None and probe.code is not None):
+        # A 503/429 with an HEC code (18-20 or 26-27 from health, 9 from an event) is an answer, not a fault.
+        if ekind is not None and not (f.status in model.HEC_BUSY_STATUSES and probe is not None
+                                      and probe.code is not None):
             self._failure(res, name, ekind, f, now, None, errors)
 
     # -- a poll ------------------------------------------------------------------
@@ -598,34 +567,19 @@ class Collector:
         (None when per-thread CPU is off or unavailable)."""
         t0, c0 = self.clock(), self.cpu_clock()
         res = PollResult()
-        ev = Evidence()
-        lat: Dict[str, float] = {}
         errors: List[Tuple[str, str]] = []
-        refresh = self._config_to_refresh(now)
-        for ep in ENDPOINTS:
-            self.check_stop()
-            if ep.path in self.absent:
-                continue
-            if ep.config and ep.path in self._config_parts and ep.path != refresh:
-                continue
-            if ep.config:
-                self._config_read_at[ep.path] = now
-            body = self._rest(ep, res, now, lat, errors)
-            target = Evidence() if ep.config else ev
-            if body is not None:
-                if len(body) > MAX_BODY_BYTES:
-                    self._failure(res, ep.path, "too_large", Fetched(200, b"", lat[ep.path]), now, None, errors)
-                    body = None
-                else:
-                    try:
-                        rest.apply_rest(target, ep.path, body, time=now)
-                        if ep.config:
-                            self._config_parts[ep.path] = target
-                    except Exception as e:  # RestError, or a shape no parser expected: judge the rest
-                        detail = str(e) if isinstance(e, rest.RestError) else "%s: %s" % (type(e).__name__, e)
-                        self._failure(res, ep.path, "malformed", Fetched(200, b"", lat[ep.path], None, detail),
-                                      now, None, errors)
-        self._merge_config(ev)
+        reading = readstep.read(self._fetch, self._due(now), now, MAX_BODY_BYTES, self.check_stop)
+        ev, lat = reading.evidence, dict(reading.latency_ms)
+        for fault in reading.faults:
+            if fault.kind == "404":
+                self.absent.add(fault.path)
+            self._failure(res, fault.path, fault.kind, fault.fetched, now, fault.endpoint.capability, errors)
+        self._config_parts.update(reading.config)
+        self._good.update(reading.config)
+        self._take_macros(reading, res)
+        readstep.merge_config(ev, self._config_parts)
+        if not ev.host:
+            ev.host = self.server_host
         self.check_stop()
         self._hec(ev, res, now, lat, errors)
         if threads is not None:
@@ -636,9 +590,11 @@ class Collector:
             ev.threads.extend(ThreadSample(now, name, pct, None, "sample", "collector /proc")
                               for name, pct in by_name.items())
             ev.saw("proc")
-        self.window.add(ev, now)
+        window = self.window
+        assert window is not None
+        window.add(ev, now)
         try:
-            report = diagnose_mod.diagnose(self.window.merged(), self.thresholds)
+            report = diagnose_mod.diagnose(window.merged(), self.thresholds)
         except Exception as e:  # the engine promises not to raise; if it does, the metrics still go out
             report = Report(ev.host)
             line = self.errors.report("diagnose", "error", now, detail=("%s: %s" % (type(e).__name__, e))[:200])
@@ -668,34 +624,46 @@ class Collector:
         self.polls += 1
         return res
 
-    def _config_to_refresh(self, now: float) -> Optional[str]:
-        """The one known config endpoint re-read this poll: the longest unread, once a minute has passed.
-
-        Endpoints without a good reading yet are read every poll regardless. Scheduling by the last
-        attempt (not the last success) keeps a failing endpoint from starving the others.
-        """
-        due = [(self._config_read_at.get(ep.path, 0.0), i, ep.path) for i, ep in enumerate(ENDPOINTS)
-               if ep.config and ep.path in self._config_parts and ep.path not in self.absent
-               and now - self._config_read_at.get(ep.path, 0.0) >= CONFIG_POLL_S]
-        return min(due)[2] if due else None
-
-    def _merge_config(self, ev: Evidence) -> None:
-        """This poll's configuration: each config endpoint's latest good reading."""
-        cfg = Config()
-        blank = Config()
+    def _due(self, now: float) -> List[Endpoint]:
+        """This poll's endpoints: every runtime one; configuration ones without a good reading yet;
+        and one known configuration endpoint, the longest unread, once a minute has passed since its
+        last read. Scheduling by the last attempt (not the last success) keeps a failing endpoint from
+        starving the others."""
+        known = [(self._config_read_at.get(ep.path, 0.0), i, ep.path) for i, ep in enumerate(ENDPOINTS)
+                 if ep.config and ep.path in self._good and ep.path not in self.absent
+                 and now - self._config_read_at.get(ep.path, 0.0) >= CONFIG_POLL_S]
+        refresh = min(known)[2] if known else None
+        due = []
         for ep in ENDPOINTS:
-            part = self._config_parts.get(ep.path)
-            if part is None:
+            if ep.path in self.absent or (ep.config and ep.path in self._good and ep.path != refresh):
                 continue
-            for name, value in vars(part.config).items():
-                if value != getattr(blank, name):
-                    setattr(cfg, name, value)
-            if part.host and not ev.host:
-                ev.host = part.host
-            if part.host_cpu.cores and not ev.host_cpu.cores:
-                ev.host_cpu.cores = part.host_cpu.cores
-            for s in part.sources:
-                ev.saw(s)
-        ev.config = cfg
-        if not ev.host:
-            ev.host = self.server_host
+            if ep.config:
+                self._config_read_at[ep.path] = now
+            due.append(ep)
+        return due
+
+    def _take_macros(self, reading: readstep.Reading, res: PollResult) -> None:
+        """Judge with the tuned threshold macros; the last good reading stands through failures,
+        and the defaults (said once in the log) until a first reading."""
+        if reading.macros is None:
+            failed = [f for f in reading.faults if f.path == MACROS]
+            if failed and self._macros_key is None and not self._defaults_said:
+                self._defaults_said = True
+                res.logs.append(LogLine("WARN", kv(
+                    "thresholds", source="defaults", endpoint=MACROS, kind=failed[0].kind,
+                    action="judging with the default thresholds until the ingest_doctor_* macros can be read")))
+            return
+        self._good.add(MACROS)
+        th, problems = readstep.thresholds(reading.macros)
+        key = (tuple(sorted(th.values.items())), tuple(problems))
+        if key == self._macros_key:
+            return
+        self._macros_key = key
+        if th.values != self.thresholds.values:
+            self._use(th)
+        tuned = thresholds_mod.changed(th)
+        if tuned or problems:
+            res.logs.append(LogLine("WARN" if problems else "INFO", kv(
+                "thresholds", source="macros",
+                tuned=",".join("%s=%g" % kv_ for kv_ in sorted(tuned.items())) or None,
+                invalid="; ".join(problems)[:300] or None)))

@@ -156,7 +156,7 @@ class Config:
     hec_enabled: Optional[bool] = None
     hec_port: Optional[int] = None
     hec_ssl: Optional[bool] = None
-    hec_tokens: int = 0
+    hec_tokens: Optional[int] = None          # None: the token list could not be read
     parallel_ingestion_pipelines: Optional[int] = None
     pipeline_set_selection_policy: Optional[str] = None
     queue_max_size: Dict[str, str] = field(default_factory=dict)   # "default" or queue name -> "500KB"

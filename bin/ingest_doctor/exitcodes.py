@@ -12,3 +12,16 @@ TRANSIENT = 10         # splunkd/KV store/webhook unavailable after bounded retr
 AUTH = 11              # 401/403 from splunkd
 # 20+: our own bug.
 UNEXPECTED = 20
+
+
+def category(code: int) -> str:
+    """The log category of an exit code (the `category=` of an entry script's last line)."""
+    if code in (BAD_INPUT, USAGE):
+        return "bad_input"
+    if code == BAD_CONFIG:
+        return "bad_config"
+    if code == TRANSIENT:
+        return "transient"
+    if code == AUTH:
+        return "auth"
+    return "unexpected"

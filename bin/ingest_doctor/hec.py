@@ -2,7 +2,8 @@
 
 A probe: {"time": 1763805600.0, "status": 200, "rtt_ms": 3.1,
           "body": {"text": "HEC is healthy", "code": 17}}; a failed connection has
-status null. Codes 18-20 are the unhealthy answers (queues full, ack service).
+status null. Codes 18-20 are the unhealthy answers (queues full, ack service); what each code
+means is model.HEC_CODES.
 """
 from __future__ import annotations
 

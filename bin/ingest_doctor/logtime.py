@@ -1,4 +1,4 @@
-"""Timestamps of splunkd's log4j layouts: `MM-DD-YYYY HH:MM:SS.mmm [+ZZZZ]`.
+"""Timestamps: splunkd's log4j layouts (`MM-DD-YYYY HH:MM:SS.mmm [+ZZZZ]`) and ISO 8601.
 
 strptime costs ~10 us a line; metrics.log writes dozens of lines with the same
 second, so the epoch of each (date, time, zone) prefix is computed once.
@@ -93,3 +93,24 @@ class WindowedParser:
             self.stats.outside_window += 1
             return True
         return False
+
+
+def iso_epoch(value: Any) -> Optional[float]:
+    """'2026-11-22T10:00:00Z' (or +hh:mm, or no zone: UTC) -> epoch seconds; None when not ISO 8601."""
+    import datetime
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        dt = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=datetime.timezone.utc)
+    return dt.timestamp()
+
+
+def iso_utc(epoch: float) -> str:
+    """epoch seconds -> '2026-11-22T10:00:00Z' (the snapshot's captured_at)."""
+    import time
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+

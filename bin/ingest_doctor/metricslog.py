@@ -19,6 +19,7 @@ from . import model
 from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, ThreadSample,
                        Thruput)
 from .logtime import WindowedParser, parse_prefix
+from .threadnames import pool_name
 
 SOURCE = "logs/metrics.log"
 DEFAULT_INTERVAL_S = 30.0
@@ -177,7 +178,8 @@ class MetricsLogParser(WindowedParser):
             ratio = _num(kv.get("ratio"))
             if ratio is None:
                 return False
-            self.ev.threads.append(ThreadSample(t, kv["thread"].lower(), ratio * 100.0, pset, "sample", src))
+            self.ev.threads.append(ThreadSample(t, pool_name(kv["thread"].lower()), ratio * 100.0, pset, "sample",
+                                                src))
             return True
         added = False
         for k, v in kv.items():

@@ -35,6 +35,7 @@ class Stage:
 
 HEC_THREAD = "httpinputserverdatathread"
 TCPOUT_THREAD = "tcpouteloop"
+INDEXER_POOL_THREAD = "indexertpoolworker"
 
 # Bottleneck names that are not a pipeline stage (the stages' names are in STAGES).
 HEC_INPUT = "hec_input"
@@ -51,13 +52,30 @@ STAGES: Tuple[Stage, ...] = (
     Stage("typing", 3, "typingQueue", "typingqueue", "typing", ("typing",),
           ("regexreplacement", "annotator", "previewout", "readerin", "sendout"),
           "Typing (index-time regex)"),
-    Stage("indexing", 4, "indexQueue", "indexqueue", "indexerpipe", ("indexerpipe", "indexing"),
+    # IndexerTPoolWorker-N threads write index data on 9.x (threadnames folds the -N).
+    Stage("indexing", 4, "indexQueue", "indexqueue", "indexerpipe", ("indexerpipe", "indexing", INDEXER_POOL_THREAD),
           ("indexer", "indexandforward", "indexin", "index_thruput", "signing", "syslog",
            "tcp", "http"), "Indexing"),
     Stage("output", 5, "tcpout", "tcpout", None, (TCPOUT_THREAD,), (), "Output (tcpout)"),
 )
 
 STAGE_BY_NAME: Dict[str, Stage] = {s.name: s for s in STAGES}
+
+
+@dataclass(frozen=True)
+class InputThread:
+    """An input other than HEC whose single thread can be the ceiling in front of parsingQueue.
+
+    The contract's only input bottleneck is `hec_input` (the stage in front of parsingQueue), so such a
+    thread is reported under it, with its own component, words and advice.
+    """
+    thread: str                # metrics.log dutycycle name=misc key (lowercase)
+    label: str                 # how the summary names the input
+    advice: str                # the advice.py function that answers it
+
+
+FILE_MONITOR = InputThread("tail", "file monitor input (tailing)", "file_monitor")
+INPUT_THREADS: Dict[str, InputThread] = {FILE_MONITOR.thread: FILE_MONITOR}
 
 # Every `bottleneck` value a finding may carry (the contract's enum), stages first.
 BOTTLENECKS: Tuple[str, ...] = tuple(s.name for s in STAGES) + (INDEXER_THROTTLED, HOST_CPU, PIPELINE_SET_IMBALANCE)
@@ -155,15 +173,128 @@ def pipeline_rows():
             yield base + ("stage", "", s.label) + tail
 
 
-# HTTP Event Collector answers. reply=N in splunkd.log and `code` in a JSON answer are one numbering.
+# HTTP Event Collector answers: reply=N in splunkd.log and `code` in a JSON answer are one numbering.
+# Where each code comes from (see the README, "HEC reply codes"):
+DOC = "doc"             # Splunk docs, "Troubleshoot HTTP Event Collector", table of possible error codes
+CAPTURED = "doc, captured"  # documented, and seen in a real splunkd.log line (shared reference samples)
+THIRD_PARTY = "third-party"  # later codes as a public HEC reimplementation lists them; no Splunk page or
+                             # capture read here: treat as likely, not certain
+
+
+@dataclass(frozen=True)
+class HecCode:
+    code: int
+    http_status: int
+    meaning: str
+    action: str
+    # The receiver cannot take more data now (server busy, queue or ACK channel at capacity): a symptom of
+    # what is behind HEC, attributed downstream when queues are full.
+    backpressure: bool = False
+    origin: str = DOC
+
+
+HEC_CODES: Tuple[HecCode, ...] = (
+    HecCode(0, 200, "Accepted",
+            "Nothing to do: the request was taken in."),
+    HecCode(1, 403, "Token is disabled",
+            "Re-enable the token under Settings > Data inputs > HTTP Event Collector or give the sender an active "
+            "one."),
+    HecCode(2, 401, "No token in the request",
+            "The sender sends no Authorization header: configure its HEC token."),
+    HecCode(3, 401, "Authorization header is malformed",
+            'The header must read "Authorization: Splunk <token>": fix the sender\'s header format.'),
+    HecCode(4, 403, "Token is unknown",
+            "The token does not exist on this receiver (deleted or never deployed here): deploy it "
+            "to every HEC instance or correct the sender.", origin=CAPTURED),
+    HecCode(5, 400, "Request has no data",
+            "The body was empty. Some senders (e.g. AWS Firehose) probe this way; otherwise fix the sender."),
+    HecCode(6, 400, "Data format is invalid",
+            "The body is not valid HEC JSON or raw data: check parsing_err in splunkd.log and the sender's "
+            "serializer."),
+    HecCode(7, 400, "Index not allowed for this token",
+            "Add the index to the token's allowed indexes or make the sender use one of them."),
+    HecCode(8, 500, "Internal error on the receiver",
+            "Senders should retry. If it repeats, read splunkd.log around the error on the receiving instance."),
+    HecCode(9, 503, "Server is busy",
+            "The receiver's queues are full: HEC refuses data until they drain. "
+            "Find the full queue and its stage (Ingest Doctor findings, Pipeline sets dashboard); senders must "
+            "retry.", backpressure=True, origin=CAPTURED),
+    HecCode(10, 400, "Data channel is missing",
+            "The token uses indexer acknowledgement (useACK): the sender must send a channel id "
+            "(X-Splunk-Request-Channel)."),
+    HecCode(11, 400, "Data channel is invalid",
+            "The channel id is not a valid GUID: fix the sender's channel id."),
+    HecCode(12, 400, "Event field is missing",
+            "Each JSON event needs an event field: fix the sender's payload."),
+    HecCode(13, 400, "Event field is empty",
+            "Each JSON event needs a non-empty event field: fix the sender's payload."),
+    HecCode(14, 400, "Acknowledgement is disabled",
+            "The sender asks for acknowledgements on a token without useACK: enable useACK on the token or stop "
+            "asking."),
+    HecCode(15, 400, "Indexed fields are malformed",
+            "The fields object must hold flat key/value pairs: fix the sender's indexed fields."),
+    HecCode(16, 400, "Query-string token not allowed",
+            "The sender passes the token in the URL; allowQueryStringAuth is off for this token. Prefer the "
+            "Authorization header (URLs get logged)."),
+    HecCode(17, 200, "HEC is healthy",
+            "Nothing to do."),
+    HecCode(18, 503, "HEC unhealthy: queues are full",
+            "The receiver's queues are full: find the stage that limits throughput (Ingest Doctor "
+            "findings) before adding senders.", backpressure=True),
+    HecCode(19, 503, "HEC unhealthy: acknowledgement service unavailable",
+            "The acknowledgement service cannot keep up or is down: check useACK tokens and the "
+            "number of pending acknowledgements.", backpressure=True),
+    HecCode(20, 503, "HEC unhealthy: queues full and acknowledgement unavailable",
+            "Both of the above: fix the full queues first.", backpressure=True),
+    HecCode(21, 400, "Invalid token (health check)",
+            "The health endpoint was called with a token the receiver does not know."),
+    HecCode(22, 400, "Disabled token (health check)",
+            "The health endpoint was called with a disabled token."),
+    HecCode(23, 503, "Server is shutting down",
+            "splunkd is stopping or restarting: senders should retry against another receiver.", origin=THIRD_PARTY),
+    HecCode(24, 200, "HEC queue is approaching its capacity limit",
+            "Data is still taken, but the queues behind HEC are filling: find the stage that "
+            "limits throughput (Ingest Doctor findings) before HEC starts refusing data.", origin=THIRD_PARTY),
+    HecCode(25, 200, "HEC acknowledgement is approaching its capacity limit",
+            "Data is still taken, but pending acknowledgements are piling up: check the useACK "
+            "senders poll and release their acknowledgements.", origin=THIRD_PARTY),
+    HecCode(26, 429, "HEC queue is at capacity",
+            "The receiver's queues are full: HEC refuses data until they "
+            "drain. Find the full queue and its stage (Ingest Doctor findings, Pipeline sets dashboard); senders "
+            "must retry.", backpressure=True, origin=THIRD_PARTY),
+    HecCode(27, 429, "HEC acknowledgement channel is at capacity",
+            "Too many acknowledgements are pending: HEC refuses data on this channel until senders poll and "
+            "release them; if the queues are full too, fix them first.", backpressure=True, origin=THIRD_PARTY),
+)
+
+HEC_CODE: Dict[int, HecCode] = {c.code: c for c in HEC_CODES}
 HEC_HEALTHY = 17
 HEC_BUSY_REPLY = 9               # "Server is busy": the receiver's queues are full
+HEC_BACKPRESSURE_CODES = tuple(c.code for c in HEC_CODES if c.backpressure)
+# The health endpoint's unhealthy answers (queues full, ACK service unavailable, both).
 HEC_UNHEALTHY: Dict[int, str] = {18: "queues are full", 19: "ack service unavailable",
                                  20: "queues are full, ack service unavailable"}
-HEC_UNHEALTHY_CODES = tuple(sorted(HEC_UNHEALTHY))
-HEC_BUSY_STATUSES = (503,)       # HTTP statuses that say "server busy / queues at capacity"
+# HTTP statuses that say "busy" when an answer carries no code: 503 Service Unavailable, 429 Too Many Requests.
+HEC_BUSY_STATUSES = (503, 429)
 
 
 def hec_busy_answer(status: Optional[int], code: Optional[int]) -> bool:
-    """A health answer that says the receiver cannot take more data (a symptom of full queues)."""
-    return code in HEC_UNHEALTHY or status in HEC_BUSY_STATUSES
+    """An answer saying the receiver cannot take more data now (a symptom of what is behind HEC)."""
+    known = HEC_CODE.get(code) if code is not None else None
+    if known is not None:
+        return known.backpressure
+    return status in HEC_BUSY_STATUSES
+
+
+def hec_status(code: int) -> int:
+    """The HTTP status HEC sends with `code` (503 for a code this table does not know)."""
+    known = HEC_CODE.get(code)
+    return known.http_status if known is not None else 503
+
+
+HEC_CODE_FIELDS = ("reply", "http_status", "meaning", "action", "backpressure", "origin")
+
+
+def hec_code_rows():
+    for c in HEC_CODES:
+        yield (str(c.code), str(c.http_status), c.meaning, c.action, "1" if c.backpressure else "0", c.origin)

@@ -2,8 +2,8 @@
 
 Every scalar splunkd returns may be a JSON number, a string ("2", "13.90"),
 a bool or "0"/"1"/"true"/"false": the `as_*` helpers coerce them and return
-None rather than guessing. `apply_rest` knows every endpoint of the contract's
-table and adds what one body says to an Evidence.
+None rather than guessing. One parser per endpoint; endpoints.py says which
+parser reads which path, and `apply_rest` adds what one body says to an Evidence.
 """
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def _pct(part: Any, whole: Any) -> Optional[float]:
 _LOOKBACK_DEFAULT = {1: 60, 2: 600, 3: 900}
 
 
-def _queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for name, c in ents:
         queue, pset = model.split_queue_title(name)
         mx = get(c, "max_size_bytes")
@@ -169,7 +169,7 @@ def _queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) ->
             ev.queues.append(QueueSample(time, queue, pset, avg, window, False, src))
 
 
-def _indexer(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def indexer(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for _, c in ents[:1]:
         status = (as_str(get(c, "status")) or "").strip().lower()
         reason = (as_str(get(c, "reason")) or "").strip()
@@ -183,7 +183,7 @@ def _pipeline_set_of(name: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
-def _pipelinesets(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def pipelinesets(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for name, c in ents:
         pset = _pipeline_set_of(name)
         ratio = as_float(get(c, "dutycycle_ratio"))
@@ -209,7 +209,7 @@ def _cpu_sample(ev: Evidence, time: Optional[float], src: str, **values: Any) ->
     ev.host_cpu.source = src
 
 
-def _splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     best = None
     for _, c in ents:
         ptype = (as_str(get(c, "process_type")) or "").lower()
@@ -225,7 +225,7 @@ def _splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], sr
         _cpu_sample(ev, time, src, splunkd_cpu_pct=best)
 
 
-def _hostwide(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def hostwide(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for _, c in ents[:1]:
         idle = as_float(get(c, "cpu_idle_pct"))
         used = None
@@ -239,7 +239,7 @@ def _hostwide(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) 
         _cpu_sample(ev, time, src, host_cpu_pct=used, cores=cores)
 
 
-def _server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for _, c in ents[:1]:
         host = as_str(get(c, "host")) or as_str(get(c, "serverName"))
         if host and not ev.host:
@@ -255,7 +255,7 @@ def _server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: st
             ev.host_cpu.cores = cores
 
 
-def _health(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def health(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     def walk(prefix: str, node: Any) -> None:
         if not isinstance(node, dict):
             return
@@ -268,32 +268,45 @@ def _health(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) ->
         walk("", c)
 
 
-def _http_inputs(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
-    cfg = ev.config
-    tokens = 0
+def _hec_global(cfg: Any, c: Dict[str, Any]) -> None:
+    cfg.dedicated_io_threads = as_int(get(c, "dedicatedIoThreads"))
+    cfg.max_threads = as_int(get(c, "maxThreads"))
+    cfg.max_sockets = as_int(get(c, "maxSockets"))
+    disabled = as_bool(get(c, "disabled"))
+    cfg.hec_enabled = None if disabled is None else not disabled
+    cfg.hec_port = as_int(get(c, "port"))
+    cfg.hec_ssl = as_bool(c.get("enableSSL", get(c, "enableSSL")))
+
+
+def hec_tokens(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    """services/data/inputs/http: the token list (`http://<name>`). Real servers list tokens only;
+    an `http` entry, when one is there, holds the global settings and is taken too."""
     for name, c in ents:
         if name == "http":
-            cfg.dedicated_io_threads = as_int(get(c, "dedicatedIoThreads"))
-            cfg.max_threads = as_int(get(c, "maxThreads"))
-            cfg.max_sockets = as_int(get(c, "maxSockets"))
-            disabled = as_bool(get(c, "disabled"))
-            cfg.hec_enabled = None if disabled is None else not disabled
-            cfg.hec_port = as_int(get(c, "port"))
-            cfg.hec_ssl = as_bool(c.get("enableSSL", get(c, "enableSSL")))
-        elif name.startswith("http://"):
-            tokens += 1
-    if tokens or any(n.startswith("http://") for n, _ in ents):
-        cfg.hec_tokens = tokens
+            _hec_global(ev.config, c)
+    ev.config.hec_tokens = sum(1 for name, _ in ents if name.startswith("http://"))
 
 
-def _server_general(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def hec_settings(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    """services/data/inputs/http/http: the global [http] settings (entry `http`)."""
+    for name, c in ents:
+        if name == "http":
+            _hec_global(ev.config, c)
+
+
+def macros(ents: List[Entry]) -> Dict[str, str]:
+    """services/configs/conf-macros: the app's `ingest_doctor_*` macros, name -> definition."""
+    return {name: as_str(get(c, "definition")) or "" for name, c in ents if name.startswith("ingest_doctor_")}
+
+
+def server_general(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for name, c in ents:
         if name == "general":
             ev.config.parallel_ingestion_pipelines = as_int(get(c, "parallelIngestionPipelines"))
             ev.config.pipeline_set_selection_policy = as_str(get(c, "pipelineSetSelectionPolicy"))
 
 
-def _server_queue(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def server_queue(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for name, c in ents:
         size = as_str(get(c, "maxSize"))
         if not size:
@@ -304,7 +317,7 @@ def _server_queue(ev: Evidence, ents: List[Entry], time: Optional[float], src: s
             ev.config.queue_max_size[name[len("queue="):]] = size
 
 
-def _tcpout(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def tcpout(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     servers = []
     for name, c in ents:
         if name == "tcpout" or name.startswith("tcpout:"):
@@ -326,7 +339,7 @@ PROPS_KEYS = ("SHOULD_LINEMERGE", "LINE_BREAKER", "BREAK_ONLY_BEFORE", "TIME_PRE
 PROPS_PREFIXES = ("TRANSFORMS-", "SEDCMD-")
 
 
-def _props(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+def props(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     for name, c in ents:
         kept = {}
         for k, v in c.items():
@@ -339,25 +352,6 @@ def _props(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> 
 
 Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]
 
-ENDPOINTS: Dict[str, Applier] = {
-    "services/server/info": _server_info,
-    "services/server/introspection/queues": _queues,
-    "services/server/introspection/indexer": _indexer,
-    "services/server/pipelinesets": _pipelinesets,
-    "services/server/status/resource-usage/splunk-processes": _splunk_processes,
-    "services/server/status/resource-usage/hostwide": _hostwide,
-    "services/server/health/splunkd/details": _health,
-    "services/data/inputs/http": _http_inputs,
-    "services/data/inputs/http/http": _http_inputs,
-    "services/configs/conf-server/general": _server_general,
-    "services/configs/conf-server/queue": _server_queue,
-    "services/configs/conf-outputs/tcpout": _tcpout,
-    "services/configs/conf-props": _props,
-}
-
-# The paths of the contract's table (the snapshot writer reads exactly these).
-CONTRACT_PATHS = tuple(p for p in ENDPOINTS if p != "services/data/inputs/http/http")
-
 
 def apply_rest(evidence: Evidence, path: str, body: Body, time: Optional[float] = None) -> bool:
     """Add what one endpoint body says to `evidence`.
@@ -366,11 +360,12 @@ def apply_rest(evidence: Evidence, path: str, body: Body, time: Optional[float] 
     None for a snapshot read once. Returns False for a path the engine does not
     use (nothing added). Raises RestError when the body is not an envelope.
     """
+    from .endpoints import BY_PATH     # the table imports this module's parsers
     key = normalise_path(path)
-    apply = ENDPOINTS.get(key)
-    if apply is None:
+    ep = BY_PATH.get(key)
+    if ep is None or ep.apply is None:
         return False
     ents = entries(body)
-    apply(evidence, ents, time, "rest " + key)
+    ep.apply(evidence, ents, time, "rest " + key)
     evidence.saw(key)
     return True

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from . import hec, logtime, metricslog, rest, splunkdlog
+from . import hec, logtime, metricslog, readstep, splunkdlog
 from . import thresholds as thresholds_mod
+from .endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from .evidence import Evidence
 
 MAX_REST_BYTES = 64 * 1024 * 1024   # a REST body larger than this is not a splunkd answer
@@ -25,20 +26,6 @@ class SnapshotError(Exception):
 
 def rest_file(root: str, path: str) -> str:
     return os.path.join(root, "rest", *path.split("/")) + ".json"
-
-
-def _iso_to_epoch(value: Any) -> Optional[float]:
-    import datetime
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip().replace("Z", "+00:00")
-    try:
-        dt = datetime.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=datetime.timezone.utc)
-    return dt.timestamp()
 
 
 def read_meta(root: str, ev: Evidence) -> Dict[str, Any]:
@@ -64,21 +51,48 @@ def _short(e: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
-def _load_rest(root: str, ev: Evidence) -> None:
-    for path in rest.CONTRACT_PATHS + ("services/data/inputs/http/http",):
-        fname = rest_file(root, path)
+def _file_fetch(root: str) -> readstep.Fetch:
+    """The read step's fetch over a snapshot folder: a missing file is a 404 (not available)."""
+    def fetch(ep: Endpoint) -> Fetched:
+        fname = rest_file(root, ep.path)
         if not os.path.exists(fname):
-            continue
-        rel = os.path.relpath(fname, root)
+            return Fetched(404)
         try:
             size = os.path.getsize(fname)
             if size > MAX_REST_BYTES:
-                raise rest.RestError("too large for a REST body (%d bytes)" % size)
+                return Fetched(None, b"", 0.0, "too_large", "too large for a REST body (%d bytes)" % size)
             with open(fname, "rb") as f:
-                body = f.read()
-            rest.apply_rest(ev, path, body)
-        except (OSError, rest.RestError) as e:
-            ev.problems.append("%s: %s" % (rel, _short(e)))
+                return Fetched(200, f.read())
+        except OSError as e:
+            return Fetched(None, b"", 0.0, "error", _short(e))
+    return fetch
+
+
+def _read_rest(root: str, endpoints: Sequence[Endpoint], ev: Evidence) -> readstep.Reading:
+    reading = readstep.read(_file_fetch(root), endpoints, None, MAX_REST_BYTES, evidence=ev)
+    for fault in reading.faults:
+        if fault.kind != "404":
+            ev.problems.append("%s: %s" % (os.path.relpath(rest_file(root, fault.path), root), fault.message()))
+    readstep.merge_config(ev, reading.config)
+    return reading
+
+
+def _folder(path: str) -> None:
+    if not os.path.isdir(path):
+        raise SnapshotError("no such snapshot folder: %s" % path if not os.path.exists(path)
+                            else "not a folder: %s" % path)
+
+
+def recorded_thresholds(root: str, overrides: Optional[Mapping[str, object]] = None
+                        ) -> Tuple[thresholds_mod.Thresholds, List[str]]:
+    """The thresholds a snapshot's splunkd was tuned with (rest/services/configs/conf-macros.json),
+    then `overrides` (CLI --threshold; raises ThresholdError when invalid); and the problems.
+    Raises SnapshotError when `root` is not a folder."""
+    _folder(root)
+    ev = Evidence()
+    reading = _read_rest(root, [BY_PATH[MACROS]], ev)
+    th, problems = readstep.thresholds(reading.macros, overrides)
+    return th, ev.problems + ["rest/%s.json: %s (default used)" % (MACROS, p) for p in problems]
 
 
 def _log_window(path: str, captured_at: Optional[float], window_min: float) -> Tuple[Optional[float], Optional[float]]:
@@ -131,16 +145,14 @@ def _load_hec(root: str, ev: Evidence) -> None:
 
 def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = None) -> Evidence:
     """Read a snapshot folder. Raises SnapshotError only when `path` is not a folder."""
-    if not os.path.isdir(path):
-        raise SnapshotError("no such snapshot folder: %s" % path if not os.path.exists(path)
-                            else "not a folder: %s" % path)
+    _folder(path)
     th = thresholds or thresholds_mod.defaults()
     ev = Evidence()
     meta = read_meta(path, ev)
     if isinstance(meta.get("host"), str) and meta["host"]:
         ev.host = meta["host"]
-    captured_at = _iso_to_epoch(meta.get("captured_at"))
-    _load_rest(path, ev)
+    captured_at = logtime.iso_epoch(meta.get("captured_at"))
+    _read_rest(path, SNAPSHOT, ev)
     window = float(th.log_window_min)
     _load_log(path, ev, "metrics.log", metricslog.MetricsLogParser, captured_at, window)
     _load_log(path, ev, "splunkd.log", splunkdlog.SplunkdLogParser, captured_at, window)

@@ -10,7 +10,7 @@ import os
 import time as _time
 from typing import Any, Iterable, List, Optional, Tuple
 
-from . import rest
+from . import logtime, rest
 from .snapshot import rest_file
 
 FORMAT = 1
@@ -80,7 +80,7 @@ def export_raw_lines(chunks: Iterable[bytes]) -> List[str]:
             return
         t = rest.as_float(res.get("_time"))
         if t is None:
-            t = _iso_epoch(res.get("_time"))
+            t = logtime.iso_epoch(res.get("_time"))
         rows.append((t if t is not None else 0.0, n, res["_raw"].rstrip("\r\n")))
         n += 1
 
@@ -92,16 +92,6 @@ def export_raw_lines(chunks: Iterable[bytes]) -> List[str]:
     take(buf)
     rows.sort()
     return [raw for _, _, raw in rows]
-
-
-def _iso_epoch(value: Any) -> Optional[float]:
-    import datetime
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 class SnapshotWriter:
@@ -139,7 +129,7 @@ class SnapshotWriter:
 
     def write_meta(self, host: Optional[str], uri: str, captured_at: Optional[float] = None) -> None:
         meta = {"format": FORMAT, "host": host,
-                "captured_at": _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime(captured_at or _time.time())),
+                "captured_at": logtime.iso_utc(captured_at or _time.time()),
                 "source": uri, "notes": self.notes}
         with open(os.path.join(self.root, "snapshot.json"), "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=1)

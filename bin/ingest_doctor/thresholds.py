@@ -9,7 +9,7 @@ diagnosis engine judges with the same numbers the searches use.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -101,3 +101,27 @@ def load(overrides: Optional[Mapping[str, object]] = None) -> Thresholds:
             raise ThresholdError("threshold %s=%s is outside %s..%s" % (name, raw, setting.low, setting.high))
         values[name] = value
     return Thresholds(values)
+
+
+def tuned(macros: Mapping[str, str]) -> Dict[str, str]:
+    """The threshold macros among `macros` (name -> definition), as load() takes them."""
+    return {s.macro: macros[s.macro] for s in SETTINGS if s.macro in macros}
+
+
+def from_macros(macros: Mapping[str, str]) -> Tuple[Thresholds, List[str]]:
+    """Thresholds from the macros as splunkd lists them, tolerant: a definition that is
+    not a valid number is left at its default and named in the returned problems."""
+    values: Dict[str, object] = {}
+    problems: List[str] = []
+    for macro, definition in tuned(macros).items():
+        try:
+            load({macro: definition})
+            values[macro] = definition
+        except ThresholdError as e:
+            problems.append(str(e))
+    return load(values), problems
+
+
+def changed(th: Thresholds) -> Dict[str, float]:
+    """The settings that differ from their defaults (for a log line)."""
+    return {s.name: th.values[s.name] for s in SETTINGS if th.values[s.name] != s.default}

@@ -64,50 +64,44 @@ async function main() {
         await open(page, port, 'ingest_doctor_thread_activity');
         const title = () => page.locator('[data-id="viz_thread_drill"] [data-test="viz-title"]').textContent();
         assert.strictEqual(await title(), 'Thread httpinputserverdatathread on host *');
-        await clickRow(page, 'viz_threads_over', 1, 2);
+        await clickRow(page, 'viz_threads_over', 0, 2);
         const t = await waitFor(async () => ((await title()) !== 'Thread httpinputserverdatathread on host *' ? title() : null));
-        assert.strictEqual(t, 'Thread typing on host idx-02');
+        assert.strictEqual(t, 'Thread typing on host idx-07');
         const msgs = await page.locator('[data-id="viz_thread_drill"] [data-test="message"]').count();
         assert.strictEqual(msgs, 0, 'the drilldown chart shows a message after the click');
-        ok('thread table row -> "Thread typing on host idx-02" chart');
+        ok('thread table row -> "Thread typing on host idx-07" chart');
 
+        // A click in a table row of `view` must open `target` with these form.* parameters.
+        const rowOpens = async (what, view, viz, row, col, target, params) => {
+            opened.length = 0;
+            await open(page, port, view);
+            await clickRow(page, viz, row, col);
+            const u = await lastOpened();
+            assert.ok(u, `${what} opened nothing`);
+            assert.strictEqual(u.pathname, `/app/ingest_doctor/${target}`);
+            for (const [k, v] of Object.entries(params)) assert.strictEqual(u.searchParams.get(k), v, `${what}: ${k}`);
+            ok(`${what} -> ${u.pathname}?${u.searchParams}`);
+        };
         // 2. Pipeline sets: the bottleneck row opens CPU by processor for that host and set.
-        await open(page, port, 'ingest_doctor_pipeline_sets');
-        await clickRow(page, 'viz_chain', 0, 0);
-        let u = await lastOpened();
-        assert.ok(u, 'the chain row opened nothing');
-        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_cpu_by_processor');
-        assert.strictEqual(u.searchParams.get('form.host'), 'idx-02');
-        assert.strictEqual(u.searchParams.get('form.pset'), '1');
-        ok(`chain row -> ${u.pathname}?${u.searchParams}`);
-
+        await rowOpens('chain row', 'ingest_doctor_pipeline_sets', 'viz_chain', 0, 0, 'ingest_doctor_cpu_by_processor',
+            { 'form.host': 'idx-07', 'form.pset': '1' });
         // 3. Findings: a row opens the view with its evidence, for its host.
-        opened.length = 0;
-        await open(page, port, 'ingest_doctor_findings');
-        await clickRow(page, 'viz_findings_table', 1, 1);
-        u = await lastOpened();
-        assert.ok(u, 'the findings row opened nothing');
-        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_cpu_by_processor');
-        assert.strictEqual(u.searchParams.get('form.host'), 'idx-02');
-        ok(`finding row (typing on idx-02) -> ${u.pathname}?${u.searchParams}`);
-
+        await rowOpens('finding row (typing on idx-07)', 'ingest_doctor_findings', 'viz_findings_table', 0, 1,
+            'ingest_doctor_cpu_by_processor', { 'form.host': 'idx-07' });
         // 4. HEC performance: an open finding opens the findings view for its host.
-        opened.length = 0;
-        await open(page, port, 'ingest_doctor_hec_performance');
-        await clickRow(page, 'viz_open_findings', 0, 1);
-        u = await lastOpened();
-        assert.ok(u, 'the open-findings row opened nothing');
-        assert.strictEqual(u.pathname, '/app/ingest_doctor/ingest_doctor_findings');
-        assert.strictEqual(u.searchParams.get('form.host'), 'hf-01');
-        ok(`open finding row -> ${u.pathname}?${u.searchParams}`);
+        await rowOpens('open finding row', 'ingest_doctor_hec_performance', 'viz_open_findings', 0, 1,
+            'ingest_doctor_findings', { 'form.host': 'idx-07' });
+        // 4b. HEC performance: the deployment overview's first row opens the pipeline-set view of that host and set.
+        await rowOpens('overview row (idx-07, worst stage typing)', 'ingest_doctor_hec_performance', 'viz_overview', 0, 3,
+            'ingest_doctor_pipeline_sets', { 'form.host': 'idx-07', 'form.pset': '1' });
 
         // 5. The target view takes the tokens into its inputs.
-        await open(page, port, 'ingest_doctor_cpu_by_processor', '&form.host=idx-02&form.pset=1');
+        await open(page, port, 'ingest_doctor_cpu_by_processor', '&form.host=idx-07&form.pset=1');
         const hostInput = await page.locator('[data-test="input-item"]').nth(1).textContent();
         const psetInput = await page.locator('[data-test="input-item"]').nth(2).textContent();
-        assert.match(hostInput, /idx-02/, `host input shows ${hostInput}`);
+        assert.match(hostInput, /idx-07/, `host input shows ${hostInput}`);
         assert.match(psetInput, /Pipeline set\s*1\b/, `pipeline set input shows ${psetInput}`);
-        ok('CPU by processor opened with form.host=idx-02&form.pset=1 shows them in its inputs');
+        ok('CPU by processor opened with form.host=idx-07&form.pset=1 shows them in its inputs');
     } finally {
         await browser.close();
         server.close();

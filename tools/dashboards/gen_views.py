@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from xml.sax.saxutils import escape
 
@@ -28,10 +29,21 @@ THRESHOLD_STYLE = {"seriesColorsByField": {"threshold": CRIT}, "lineDashStylesBy
 # Host and pipeline-set scope of every search; the tokens come from the global inputs.
 HOSTS = "host IN ($host$)"
 PSET = 'search ingest_pipe="$pset$"'
-# A table never shows a bare "No data": it says why and what to do.
-def explain_empty(**fields: str) -> str:
-    evals = ", ".join('{}="{}"'.format(k, v) for k, v in fields.items())
-    return "| appendpipe [ stats count | where count==0 | eval {} | fields - count ]".format(evals)
+# An empty result never shows a bare "No data", nor a row of dashes posing as data: the search
+# then returns one column, `message`, saying what is missing and how to get it.
+def empty_message(text: str) -> str:
+    return "| appendpipe [ stats count | where count==0 | eval message=\"{}\" | table message ]".format(text)
+
+
+# Time charts name the host (and pipeline set) in every series and show the worst few, the rest
+# summarised as one "others" series: `ingest_doctor_top_series(value, n)` ranks the values of
+# `series` by their peak (then average) of `value` and prefixes the kept ones with their rank,
+# so the legend lists them worst first.
+TOP_N = 5
+
+
+def top_series(value: str, n: int = TOP_N) -> str:
+    return "`ingest_doctor_top_series({},{})`".format(value, n)
 
 
 HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
@@ -124,8 +136,8 @@ FINDINGS_BASE = "| inputlookup ingest_doctor_findings\n| `ingest_doctor_findings
 MACROS = {}
 
 
-def macro(name: str, description: str, *parts: str) -> None:
-    MACROS[name] = (" ".join(p.strip().replace("\n", " ") for p in parts), description)
+def macro(name: str, description: str, *parts: str, args: str = "") -> None:
+    MACROS[name] = (" ".join(p.strip().replace("\n", " ") for p in parts), description, args)
 
 
 macro("ingest_doctor_hec_data",
@@ -165,6 +177,36 @@ macro("ingest_doctor_hec_reply_rows",
       "| lookup ingest_doctor_hec_reply_codes reply OUTPUT http_status meaning action",
       "| eval meaning=coalesce(meaning, \"unknown reply code\"), reply_label=reply.\" \".meaning",
       "| fields _time host hec_token reply http_status meaning action reply_label")
+macro("ingest_doctor_pipeline_cpu_rows",
+      "After a tstats over metrics.log group=pipeline by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) "
+      "_time span=1s giving max cpu_seconds and executes (a line repeated in the index is counted once): a reading "
+      "counts as CPU time only when plausible, at most the interval's wall time x the stage's threads (lookup "
+      "ingest_doctor_pipeline: max_cpu_pct is threads_per_set x 100% plus the engine's slack for interval jitter); "
+      "per minute, pct_one_core is the plausible CPU over the wall time it covers and "
+      "unreliable counts the readings left out.",
+      "rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe",
+      "| sort 0 host ingest_pipe pipeline processor _time",
+      "| streamstats current=f window=1 last(_time) AS prev_time BY host ingest_pipe pipeline processor",
+      "| eval interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)",
+      "| lookup ingest_doctor_pipeline pipeline OUTPUT stage threads_per_set max_cpu_pct",
+      "| eval stage=coalesce(mvindex(stage, 0), \"other\"), threads=coalesce(tonumber(mvindex(threads_per_set, 0)), 1),",
+      "max_cpu_pct=coalesce(tonumber(mvindex(max_cpu_pct, 0)), 100*threads)",
+      "| eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)",
+      "| bin _time span=1m",
+      "| stats sum(eval(if(plausible==1, cpu_seconds, 0))) AS cpu_seconds sum(eval(if(plausible==1, interval_s, 0))) AS wall_s",
+      "sum(eval(1-plausible)) AS unreliable max(cpu_seconds) AS max_reading max(interval_s) AS interval_s sum(executes) AS executes",
+      "BY _time host ingest_pipe stage pipeline processor threads",
+      "| eval pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())")
+macro("ingest_doctor_top_series(2)",
+      "Keeps the n values of `series` with the highest peak (then average) of the value field, prefixed with their rank "
+      "so a chart's legend lists them worst first; the others become one series \"others: N more\". Then "
+      "timechart ... BY series limit=0.",
+      "eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series",
+      "| sort 0 - series_peak - series_avg series",
+      "| streamstats dc(series) AS series_rank",
+      "| eventstats dc(series) AS series_count",
+      "| eval series=if(series_rank<=$n$, series_rank.\". \".series, \"others: \".(series_count-$n$).\" more\")",
+      "| fields - series_peak series_avg series_rank series_count", args="value, n")
 macro("ingest_doctor_findings_rows",
       "After | inputlookup ingest_doctor_findings: evidence and recommendations (JSON) as text, dates, a severity "
       "rank, and the dashboard that shows the finding's evidence.",
@@ -194,9 +236,9 @@ HEC_SETTINGS = (
     "| sort splunk_server source"
 )
 
-NO_FINDINGS = explain_empty(
-    severity="-", summary="No finding stored yet. The Ingest Doctor alerts write them: check that they are enabled "
-    "(Settings > Searches, reports, and alerts, app Ingest Doctor).")
+NO_FINDINGS = empty_message(
+    "No finding matches these inputs. The Ingest Doctor alerts write findings: if there are none at all, "
+    "check that the alerts are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
 
 
 # ----------------------------------------------------------------------------- builders
@@ -243,6 +285,27 @@ class Dash:
     def row(self, height: int, *items) -> None:
         self.rows.append((height, [(i, 1) if isinstance(i, str) else i for i in items]))
 
+    def fit_headers(self, panel_width: dict) -> None:
+        """Set every table column's width: at least its header's (a one-word header wraps at any
+        character when its column is narrow), the panel's remaining width shared among the
+        columns without a width of their own, so the table fills its panel and no more."""
+        for vid, v in self.viz.items():
+            if v["type"] != "splunk.table":
+                continue
+            fmt = v["options"].setdefault("columnFormat", {})
+            cols = [c for c in table_fields(self.query_of(v["dataSources"]["primary"])) if not c.startswith("_")]
+            need = {c: HEADER_PX_PER_CHAR * max(len(w) for w in c.split()) + HEADER_PX_EXTRA for c in cols}
+            fixed = {c: max(fmt[c]["width"], need[c]) for c in cols if "width" in fmt.get(c, {})}
+            flexible = [c for c in cols if c not in fixed]
+            spare = panel_width[vid] - TABLE_PADDING_PX - sum(fixed.values()) - sum(need[c] for c in flexible)
+            for c in cols:
+                width = fixed.get(c) or need[c] + max(0, spare) // len(flexible)
+                fmt.setdefault(c, {})["width"] = width
+
+    def query_of(self, ds_id: str) -> str:
+        ds = self.ds[ds_id]
+        return ds["options"]["query"]
+
     def definition(self) -> dict:
         structure, y = [], 0
         for height, items in self.rows:
@@ -253,6 +316,7 @@ class Dash:
                 structure.append({"item": item, "type": "block", "position": {"x": x, "y": y, "w": w, "h": height}})
                 x += w
             y += height
+        self.fit_headers({b["item"]: b["position"]["w"] for b in structure})
         d = {
             "title": self.label,
             "description": self.description,
@@ -274,9 +338,31 @@ class Dash:
         body = json.dumps(self.definition(), indent=2, ensure_ascii=False)
         assert "]]>" not in body
         return ('<dashboard version="2" theme="dark">\n'
+                "  <!-- generated by tools/dashboards/gen_views.py, do not edit (edit there, then run tools/generate.py) -->\n"
                 "  <label>{}</label>\n  <description>{}</description>\n"
                 "  <definition><![CDATA[\n{}\n]]></definition>\n"
                 "</dashboard>\n").format(escape(self.label), escape(self.description), body)
+
+
+# A table header in Splunk's dark theme takes about this many pixels per character, plus the
+# sort icon and the padding.
+HEADER_PX_PER_CHAR, HEADER_PX_EXTRA = 8, 44
+TABLE_PADDING_PX = 40   # the panel's padding and the table's scroll bar
+
+
+def table_fields(query: str) -> list:
+    """The columns a search ends with: its last `table` command, after the renames that follow."""
+    parts = [p.strip() for p in re.split(r"\n\|\s*", query)]
+    at = max((i for i, p in enumerate(parts) if p.startswith("table ")), default=None)
+    if at is None:
+        return []
+    fields = re.findall(r'"[^"]+"|\S+', parts[at][len("table "):])
+    fields = [f.strip('"') for f in fields]
+    for p in parts[at + 1:]:
+        if p.startswith("rename "):
+            for old, new in re.findall(r'("[^"]+"|\S+) AS ("[^"]+"|\S+)', p):
+                fields = [new.strip('"') if f == old.strip('"') else f for f in fields]
+    return fields
 
 
 def std_inputs(d: Dash, pset: bool = True) -> None:
@@ -334,7 +420,7 @@ ANNOTATION_OPTS = {"annotationX": "> annotation | seriesByName(\"_time\")",
 
 def line_opts(ytitle: str, ymax=None, **extra) -> dict:
     o = {"yAxisTitleText": ytitle, "xAxisTitleVisibility": "hide", "legendDisplay": "right",
-         "showYAxisWithZero": True}
+         "legendTruncation": "ellipsisOff", "showYAxisWithZero": True}
     if ymax is not None:
         o["yAxisMax"] = ymax
     o.update(THRESHOLD_STYLE)
@@ -371,12 +457,69 @@ def busy_bands():
     return [(60, OK), (90, WARN), (None, CRIT)]
 
 
+# ----------------------------------------------------------------------------- deployment overview
+# One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
+# queue when nothing is full) over the last 15 minutes of the range, the open finding, the
+# setting to change. Queue fill and thread busy share one score: any reading at or above its
+# threshold ranks above every reading below, and among those the later stage wins (back-pressure
+# fills everything upstream of the bottleneck).
+RECENT_S = 900
+
+
+def _one_line(spl: str) -> str:
+    return " ".join(line.strip() for line in spl.splitlines())
+
+
+OVERVIEW = (
+    QUEUE_BASE + "\n| where isnotnull(stage)\n"
+    "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
+    "| stats avg(fill_pct) AS value BY host ingest_pipe stage stage_order\n"
+    "| eval reading=stage.\" queue \".round(value, 0).\"% full\", limit=`ingest_doctor_queue_fill_pct`\n"
+    "| append [search " + _one_line(DUTYCYCLE_BASE) + " | addinfo | where _time>=info_max_time-" + str(RECENT_S)
+    + " | lookup ingest_doctor_pipeline member AS thread OUTPUT stage stage_order "
+    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0)) | where isnotnull(stage) "
+    "| stats avg(busy_pct) AS value BY host ingest_pipe stage stage_order "
+    "| eval reading=stage.\" thread \".round(value, 0).\"% of one core\", limit=`ingest_doctor_thread_busy_pct`]\n"
+    "| eval score=if(value>=limit, 1000+stage_order*100+value, value)\n"
+    "| append [| rest splunk_server=* /services/server/info count=0 | eval host=splunk_server "
+    "| search " + HOSTS + " | eval rest_role=if(isnotnull(mvfind(server_roles, \"^indexer$\")), \"indexer\", null()) "
+    "| table host rest_role]\n"
+    "| append [| inputlookup ingest_doctor_findings | search status=\"open\" " + HOSTS + " | `ingest_doctor_findings_rows` "
+    "| sort 0 severity_rank - last_seen_epoch | dedup host "
+    "| eval finding=severity.\": \".bottleneck.if(pipeline_set==\"-\", \"\", \" (set \".pipeline_set.\")\"), "
+    "settings=if(settings==\"\", advice, settings) "
+    "| table host finding settings severity_rank]\n"
+    "| sort 0 host - score\n"
+    "| stats first(stage) AS worst_stage first(ingest_pipe) AS pipeline_set first(reading) AS reading max(score) AS score "
+    "max(eval(if(stage==\"hec_input\", 1, 0))) AS hec max(eval(if(stage==\"output\", 1, 0))) AS fwd "
+    "first(rest_role) AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host\n"
+    "| where isnotnull(worst_stage)\n"
+    "| eval role=coalesce(rest_role, if(fwd==1, \"forwarder\", \"instance\")).if(hec==1, \" + HEC\", \"\"), "
+    "state=case(score>=1000, \"saturated\", score>=60, \"busy\", true(), \"ok\"), severity_rank=coalesce(severity_rank, 3)\n"
+    "| sort 0 - score severity_rank host\n"
+    "| eval finding=coalesce(finding, \"none open\"), settings=if(isnull(settings) OR settings==\"\", "
+    "if(state==\"saturated\", \"open the stage's view\", \"-\"), settings)\n"
+    "| table host role state worst_stage pipeline_set reading finding settings\n"
+    "| rename worst_stage AS \"worst stage\" reading AS \"its reading (last 15 min)\" finding AS \"open finding\" "
+    "settings AS \"what to change\"\n"
+    + empty_message("No metrics.log queue or thread data from the selected hosts: they must forward _internal "
+                    "to the indexers this search head searches.")
+)
+
+
+def host_set(prefix: str = "") -> str:
+    """`series` = host, plus ` set N` where metrics.log names a pipeline set."""
+    return (prefix + "eval series=host.if(ingest_pipe==\"none\", \"\", \" set \".ingest_pipe)")
+
+
 # ----------------------------------------------------------------------------- HEC performance
 def hec_performance() -> Dash:
     d = Dash("ingest_doctor_hec_performance", "HEC performance",
-             "Is HTTP Event Collector the bottleneck, and what do I change? Throughput, batching, errors, "
-             "latency, the HEC thread, the queues behind it, lag, settings and open findings.")
+             "Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
+             "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
+             "settings and open findings.")
     std_inputs(d)
+    d.search("ds_overview", "Deployment overview: worst stage per instance (last 15 minutes of the range)", OVERVIEW)
     d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
     d.chain("ds_hec_kpi", "HEC totals", "ds_hec",
             "| where series==\"http_event_collector\"\n"
@@ -384,12 +527,12 @@ def hec_performance() -> Dash:
             "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
             "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
             "| table eps mbps rps epr")
-    d.chain("ds_hec_eps", "Events/s by host", "ds_hec",
-            "| where series==\"http_event_collector\"\n| eval eps=round(events/60, 1)\n"
-            "| timechart span=1m sum(eps) BY host limit=20 useother=false")
-    d.chain("ds_hec_mbps", "MB/s by host", "ds_hec",
-            "| where series==\"http_event_collector\"\n| eval mbps=round(bytes_in/60/1048576, 3)\n"
-            "| timechart span=1m sum(mbps) BY host limit=20 useother=false")
+    for ds_id, name, field, rate in (("ds_hec_eps", "Events/s", "eps", "round(events/60, 1)"),
+                                     ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
+        d.chain(ds_id, name + " per host (top 5)", "ds_hec",
+                "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
+                "| " + top_series(field) + "\n"
+                "| timechart span=1m sum(" + field + ") BY series limit=0 useother=false")
     d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
             "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
@@ -404,42 +547,51 @@ def hec_performance() -> Dash:
             "| eval events_per_request=round(events/requests, 1)\n| sort events_per_request\n"
             "| table token events_per_request")
     d.search("ds_hec_errors", "HEC rejections in splunkd.log (HttpInputDataHandler reply=)", HEC_ERRORS_BASE)
-    d.chain("ds_hec_errors_time", "HEC errors by reply code over time", "ds_hec_errors",
-            "| timechart span=5m count BY reply_label limit=10 useother=true")
+    d.chain("ds_hec_errors_time", "HEC errors per host and reply code (top 5)", "ds_hec_errors",
+            "| eval series=host.\" \".reply_label\n| bin _time span=5m\n| stats count AS errors BY _time series\n"
+            "| " + top_series("errors") + "\n"
+            "| timechart span=5m sum(errors) BY series limit=0 useother=false")
     d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
             "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
-            "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\")\n| sort - errors\n"
+            "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\"), tokens=mvjoin(tokens, \", \")\n"
+            "| sort 0 - errors host reply\n"
             "| table host reply meaning errors tokens action last_seen\n"
-            + explain_empty(host="-", meaning="No HEC request was rejected in this time range."))
-    d.search("ds_hec_latency", "HEC request latency (collector probe, mstats)",
-             "| mstats perc50(_value) AS p50 perc95(_value) AS p95 perc99(_value) AS p99 "
-             "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " span=1m\n"
-             "| eval threshold=`ingest_doctor_hec_latency_ms`\n| table _time p50 p95 p99 threshold")
+            + empty_message("No HEC request was rejected in this time range (splunkd.log HttpInputDataHandler)."))
+    d.search("ds_hec_latency", "HEC request latency p95 per host (collector probe, mstats)",
+             "| mstats perc95(_value) AS p95 WHERE `ingest_doctor_metrics_index` "
+             "metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " BY host span=1m\n"
+             "| eval series=host\n| " + top_series("p95") + "\n"
+             "| timechart span=1m max(p95) BY series limit=0 useother=false\n"
+             "| eval threshold=`ingest_doctor_hec_latency_ms`")
     d.search("ds_hec_health", "HEC health probes (collector, mstats)",
              "| mstats count(_value) AS probes avg(_value) AS avg_rtt_ms max(_value) AS max_rtt_ms "
              "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.health_rtt_ms\" " + HOSTS + " BY host code\n"
              "| lookup ingest_doctor_hec_reply_codes reply AS code OUTPUT meaning\n"
-             "| eval avg_rtt_ms=round(avg_rtt_ms, 1), max_rtt_ms=round(max_rtt_ms, 1)\n"
+             "| eval avg_rtt_ms=round(avg_rtt_ms, 1), max_rtt_ms=round(max_rtt_ms, 1), healthy=if(code==\"17\", 1, 0)\n"
+             "| sort 0 healthy - probes host\n"
              "| table host code meaning probes avg_rtt_ms max_rtt_ms\n"
-             + explain_empty(host="-", meaning="No HEC health probe found: enable the ingest_doctor_introspection "
-                                                 "input on the HEC hosts (README, Collector)."))
+             + empty_message("No HEC health probe found: enable the ingest_doctor_introspection input on the HEC "
+                             "hosts (README, Collector)."))
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
-    d.chain("ds_hec_thread", "HEC thread busy % by host", "ds_dc",
+    d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
             "| where thread==\"httpinputserverdatathread\"\n"
-            "| timechart span=1m max(busy_pct) BY host limit=20 useother=false\n"
+            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
              findings_annotations("bottleneck=\"hec_input\""))
-    d.search("ds_hec_queues", "Queue fill on the HEC hosts (tstats over metrics.log)",
+    d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the HEC hosts (tstats over metrics.log)",
              QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
                                 "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
-             + "\n| where isnotnull(stage)\n| eval series=host.\" \".queue.\" #\".ingest_pipe\n"
-             "| timechart span=1m max(fill_pct) BY series limit=20 useother=false\n"
+             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
+             "| timechart span=1m max(fill_pct) BY series limit=0 useother=false\n"
              "| eval threshold=`ingest_doctor_queue_fill_pct`")
-    d.search("ds_hec_lag", "Ingestion lag of HEC data (_indextime - _time, 1 in 100 events sampled)",
-             "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n"
-             "| timechart span=5m perc50(lag_s) AS p50 perc95(lag_s) AS p95 max(lag_s) AS max",
+    d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time, 1 in 100 events sampled)",
+             "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n| bin _time span=5m\n"
+             "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
+             "| eval series=splunk_server\n| " + top_series("p95") + "\n"
+             "| timechart span=5m max(p95) BY series limit=0 useother=false",
              earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
     d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
              HEC_SETTINGS)
@@ -447,70 +599,86 @@ def hec_performance() -> Dash:
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
              "| table severity host bottleneck pipeline_set summary advice settings last_seen count\n" + NO_FINDINGS)
 
+    states = [{"match": "saturated", "value": CRIT}, {"match": "busy", "value": WARN}, {"match": "ok", "value": OK}]
+    d.add("viz_overview", "splunk.table", "Deployment overview: the worst stage of each instance and what to change",
+          "ds_overview",
+          "Last 15 minutes of the range, worst first. A stage at its threshold (queue fill or thread busy % of one core) "
+          "ranks first, the later stage of a full chain before the earlier. Click a row for its pipeline set.",
+          {"columnFormat": {"state": {"rowBackgroundColors": "> table | seriesByName(\"state\") | matchValue(stateColors)",
+                                      "width": 95},
+                            "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
+                            "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
+                            "open finding": {"width": 170}, "what to change": {"width": 440}},
+           "count": 8},
+          context={"stateColors": states},
+          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     for vid, (title, field, unit, under) in {
-        "viz_kpi_eps": ("Events per second", "eps", "", "events/s"),
-        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received"),
-        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s"),
+        "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
+        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
+        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, all HEC hosts"),
         "viz_kpi_epr": ("Events per request", "epr", "", "batching: below 5 is chatty"),
     }.items():
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
-    d.add("viz_hec_eps", "splunk.line", "Events/s by host", "ds_hec_eps",
-          "From _introspection component=HttpEventCollector (instance totals, 60 s counters).",
+    d.add("viz_hec_eps", "splunk.line", "Events/s per host: top 5", "ds_hec_eps",
+          "_introspection HttpEventCollector instance totals per minute; the 5 busiest hosts, the rest summed as \"others\".",
           line_opts("events/s"))
-    d.add("viz_hec_mbps", "splunk.line", "MB/s received by host", "ds_hec_mbps", None, line_opts("MB/s"))
+    d.add("viz_hec_mbps", "splunk.line", "MB/s received per host: top 5", "ds_hec_mbps",
+          "The 5 hosts receiving most, the rest summed as \"others\".", line_opts("MB/s"))
     cf, ctx = table_colors({"events/request": [(5, CRIT), (20, WARN), (None, OK)]})
     d.add("viz_hec_tokens", "splunk.table", "Throughput and batching by host and token", "ds_hec_tokens",
           "Tokens sending fewer than 5 events per request cost a request per handful of events: batch them in the client.",
           cf, context=ctx)
-    d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching", None,
+    d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching",
+          "All HEC hosts together, per token.",
           {"legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "events/request"})
-    d.add("viz_hec_errors_time", "splunk.column", "HEC errors by reply code", "ds_hec_errors_time",
-          "splunkd.log HttpInputDataHandler reply=N, named by the ingest_doctor_hec_reply_codes lookup. "
-          "reply=9 \"Server is busy\" means the queues behind HEC are full: see queue fill below.",
-          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "errors / 5 min"})
-    d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table")
-    d.add("viz_hec_latency", "splunk.line", "HEC request latency p50 / p95 / p99 (ms)", "ds_hec_latency",
-          "Round trip of one probe event POSTed by the collector; the dashed line is ingest_doctor_hec_latency_ms.",
-          line_opts("ms"))
+    d.add("viz_hec_errors_time", "splunk.column", "HEC errors per host and reply code: top 5", "ds_hec_errors_time",
+          "reply=N per 5 min, the rest as \"others\". 9: the queues behind HEC are full.",
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "errors / 5 min",
+           "legendDisplay": "bottom", "legendTruncation": "ellipsisOff"})
+    d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table",
+          "Meaning and action per reply code from the lookup ingest_doctor_hec_reply_codes.",
+          {"columnFormat": {"action": {"width": 240}}})
+    d.add("viz_hec_latency", "splunk.line", "HEC request latency p95 per host (ms): top 5", "ds_hec_latency",
+          "Probe events POSTed by the collector; the 5 slowest hosts, the rest as \"others\" (max). Dashed: "
+          "ingest_doctor_hec_latency_ms.", line_opts("ms"))
     d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
           "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
-    d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core by host", "ds_hec_thread",
-          "httpinputserverdatathread from metrics.log dutycycle and the collector. At the dashed line "
-          "(ingest_doctor_thread_busy_pct) one core is pegged: raise dedicatedIoThreads. Click for thread activity.",
+    d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core per host: top 5", "ds_hec_thread",
+          "The 5 busiest hosts, the rest as \"others\" (max). At the dashed line raise dedicatedIoThreads.",
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
-          eventHandlers=[link("ingest_doctor_thread_activity", host="$name$")])
-    d.add("viz_hec_queues", "splunk.line", "Queue fill % on the HEC hosts (per pipeline set)", "ds_hec_queues",
-          "Full queues behind HEC make it answer 503 / reply=9. Click for the pipeline-set view.",
+          eventHandlers=[link("ingest_doctor_thread_activity")])
+    d.add("viz_hec_queues", "splunk.line", "Fullest queue on the HEC hosts, per host and set: top 5", "ds_hec_queues",
+          "Max per minute over a host and set's queues; the rest as \"others\". Full: HEC answers 503.",
           line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
-    d.add("viz_hec_lag", "splunk.line", "Ingestion lag of HEC data (s)", "ds_hec_lag",
-          "_indextime - _time of events whose source is http:* (macro ingest_doctor_hec_data), sampled 1 in 100.",
+    d.add("viz_hec_lag", "splunk.line", "Ingestion lag p95 per receiving indexer (s): top 5", "ds_hec_lag",
+          "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in 100 sampled.",
           line_opts("seconds"))
     d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
-          "inputs.conf [http]: dedicatedIoThreads (shipped default 2), maxThreads and maxSockets (0 = automatic); "
-          "the tokens and those with useACK. Heavy forwarders appear through the collector.")
+          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}}},
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+                            "summary": {"width": 300}, "advice": {"width": 240}, "settings": {"width": 190}}},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",
-               "Top to bottom: load and batching; errors (reply=9 *Server is busy* = full queues); latency; the "
-               "**HEC thread** (`httpinputserverdatathread` at 100% of one core: raise `dedicatedIoThreads` in "
-               "`inputs.conf [http]`, then scale out); the **queues** behind it (full: a later stage is the "
-               "bottleneck, see *Pipeline sets*); the open findings.\n\n"
-               "*Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts. "
-               "*Findings empty?* Enable the Ingest Doctor alerts.")
+               "The **overview** names each instance's worst stage. HEC at 100% of one core "
+               "(`httpinputserverdatathread`): raise `dedicatedIoThreads` in `inputs.conf [http]`, then scale out. "
+               "Full queues behind HEC (reply=9 *Server is busy*): a later stage is the bottleneck, see *Pipeline "
+               "sets*. *Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts.")
 
-    d.row(170, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
-    d.row(300, "viz_hec_eps", "viz_hec_mbps")
-    d.row(300, ("viz_hec_tokens", 3), ("viz_hec_batching", 2))
+    d.row(400, "viz_overview")
+    d.row(150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
     d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
-    d.row(300, "viz_hec_latency", "viz_hec_health")
     d.row(320, "viz_hec_thread", "viz_hec_queues")
-    d.row(300, ("viz_hec_lag", 2), ("viz_hec_settings", 3))
+    d.row(300, "viz_hec_eps", "viz_hec_mbps")
+    d.row(300, "viz_hec_latency", "viz_hec_lag")
+    d.row(300, "viz_hec_health", "viz_hec_batching")
+    d.row(300, "viz_hec_tokens")
+    d.row(280, "viz_hec_settings")
     d.row(380, "viz_open_findings")
     return d
 
@@ -518,14 +686,16 @@ def hec_performance() -> Dash:
 # ----------------------------------------------------------------------------- thread activity
 def thread_activity() -> Dash:
     d = Dash("ingest_doctor_thread_activity", "Thread activity",
-             "Which splunkd thread is pegged? Busy % of one core per thread (metrics.log dutycycle in both layouts, "
-             "and the collector's per-thread CPU), threads over the threshold, and a host x thread heat map.")
+             "Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
+             "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
+             "host x thread heat map of the latest value.")
     std_inputs(d)
     d.tokens.update({"thread": "httpinputserverdatathread", "drill_host": "*"})
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
-    d.chain("ds_threads_time", "Busy % per thread (max over hosts)", "ds_dc",
-            "| timechart span=1m max(busy_pct) BY thread limit=15 useother=false\n"
+    d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
+            "| " + host_set() + ".\" \".thread\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
             "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
@@ -533,19 +703,20 @@ def thread_activity() -> Dash:
             "values(origin) AS origin BY host ingest_pipe thread\n"
             "| where max_pct>=`ingest_doctor_thread_busy_pct`\n"
             "| eval avg_pct=round(avg_pct, 1), over_pct=round(samples_over/samples*100, 0)\n"
-            "| sort - avg_pct\n"
+            "| sort - latest_pct - avg_pct\n"
             "| table host ingest_pipe thread latest_pct avg_pct max_pct over_pct origin\n"
-            + explain_empty(host="-", thread="No thread reached the threshold (ingest_doctor_thread_busy_pct) in this time range."))
-    d.chain("ds_threads_heat", "Host x thread average busy %", "ds_dc",
-            "| stats avg(busy_pct) AS busy_pct BY thread host\n"
+            + empty_message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts."))
+    d.chain("ds_threads_heat", "Host x thread, latest busy % (the busier pipeline set)", "ds_dc",
+            "| stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread\n"
+            "| stats max(busy_pct) AS busy_pct BY thread host\n"
             "| eventstats max(busy_pct) AS thread_max BY thread\n"
             "| where thread_max>=1\n"
-            "| eval busy_pct=round(busy_pct, 1)\n| sort - thread_max\n"
+            "| sort 0 - thread_max thread - busy_pct\n"
             "| table thread host busy_pct")
     d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
             "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
-            "| eval series=host.if(ingest_pipe==\"none\", \"\", \" #\".ingest_pipe)\n"
-            "| timechart span=1m max(busy_pct) BY series limit=20 useother=false\n"
+            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
              "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
@@ -555,21 +726,24 @@ def thread_activity() -> Dash:
              "| xyseries host metric value\n"
              "| eval splunkd_all_cores_pct=round(splunkd_one_core_pct/cores, 1), one_core_pct=round(100/cores, 1), "
              "splunkd_one_core_pct=round(splunkd_one_core_pct, 0)\n"
+             "| sort 0 - splunkd_one_core_pct\n"
              "| table host cores splunkd_one_core_pct splunkd_all_cores_pct one_core_pct\n"
-             "| rename splunkd_one_core_pct AS \"splunkd CPU (% of one core)\" splunkd_all_cores_pct AS "
-             "\"splunkd CPU (% of all cores)\" one_core_pct AS \"one pegged core (% of all cores)\"\n"
-             + explain_empty(host="-", cores="Needs the Ingest Doctor collector (input ingest_doctor_introspection)."))
+             "| rename splunkd_one_core_pct AS \"splunkd (% of one core)\" splunkd_all_cores_pct AS "
+             "\"splunkd (% of all cores)\" one_core_pct AS \"one core (% of all)\"\n"
+             + empty_message("Needs the Ingest Doctor collector: enable the input ingest_doctor_introspection."))
 
-    d.add("viz_threads_time", "splunk.line", "Busy % of one core per thread", "ds_threads_time",
-          "100% = one core fully used by that thread. The dashed line is ingest_doctor_thread_busy_pct.",
-          line_opts("% of one core", 100, legendDisplay="right"))
-    cf, ctx = table_colors({"avg_pct": busy_bands(), "max_pct": busy_bands()})
+    d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
+          "Max per minute of each host, set and thread; the 5 busiest, the rest as \"others\" (max). The dashed "
+          "line is ingest_doctor_thread_busy_pct.",
+          line_opts("% of one core", 100))
+    cf, ctx = table_colors({"latest_pct": busy_bands(), "avg_pct": busy_bands(), "max_pct": busy_bands()})
     d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",
-          "ds_threads_over", None, cf, context=ctx,
+          "ds_threads_over", "Latest first. All % of one core.", cf, context=ctx,
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
               {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
-    d.add("viz_threads_heat", "splunk.punchcard", "Heat map: host x thread (average busy %)", "ds_threads_heat",
-          "Bubble size and colour: average % of one core. Click a bubble for its time series.",
+    d.add("viz_threads_heat", "splunk.punchcard", "Heat map: host x thread, latest busy % of one core", "ds_threads_heat",
+          "Each bubble: the thread's latest minute on that host (the busier pipeline set). Click a bubble for its "
+          "time series.",
           {"x": "> primary | seriesByName(\"thread\")", "y": "> primary | seriesByName(\"host\")",
            "size": "> primary | seriesByName(\"busy_pct\")",
            "bubbleColor": "> primary | seriesByName(\"busy_pct\") | rangeValue(heatColors)",
@@ -579,9 +753,10 @@ def thread_activity() -> Dash:
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
               {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
     d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
-          "Set by clicking a thread above; the dashed line is the threshold.", line_opts("% of one core", 100))
+          "Per host and set, the 5 busiest; set by clicking a thread above. The dashed line is the threshold.",
+          line_opts("% of one core", 100))
     d.add("viz_cpu_trap", "splunk.table", "splunkd CPU against the host's cores", "ds_cpu_trap",
-          "If splunkd's share of all cores is about one pegged core, one thread is the limit: more cores will not help.")
+          "If splunkd's share of all cores is about one core, one thread is the limit: more cores will not help.")
     d.markdown("viz_trap_text", "The \"4% of 24 cores\" trap",
                "A host with **24 cores** shows splunkd at **4% CPU** and looks idle. But 100% / 24 = **4.2%**: that "
                "is exactly **one core pegged**. Most ingestion stages run on one thread per pipeline set (the HEC "
@@ -594,7 +769,7 @@ def thread_activity() -> Dash:
 
     d.row(340, ("viz_threads_time", 3), ("viz_trap_text", 2))
     d.row(300, ("viz_threads_over", 3), ("viz_cpu_trap", 2))
-    d.row(380, "viz_threads_heat")
+    d.row(420, "viz_threads_heat")
     d.row(300, "viz_thread_drill")
     return d
 
@@ -602,31 +777,33 @@ def thread_activity() -> Dash:
 # ----------------------------------------------------------------------------- pipeline sets
 def pipeline_sets() -> Dash:
     d = Dash("ingest_doctor_pipeline_sets", "Pipeline sets",
-             "Which queue of which pipeline set is full, and which stage drains it? Fill % per queue per pipeline "
-             "set, blocked queues on the timeline, the stage chain with the bottleneck, busiest thread per set.")
+             "Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
+             "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
+             "busiest thread per set.")
     std_inputs(d)
     d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
-                             "options": {"items": [{"label": "Median", "value": "median"},
+                             "options": {"items": [{"label": "Maximum", "value": "max"},
                                                    {"label": "90th percentile", "value": "perc90"},
-                                                   {"label": "Maximum", "value": "max"}],
-                                         "token": "agg", "defaultValue": "median"}}
+                                                   {"label": "Median", "value": "median"}],
+                                         "token": "agg", "defaultValue": "max"}}
     d.global_inputs.append("input_agg")
     d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
     d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
-    d.chain("ds_fill_time", "Fill % per queue and pipeline set", "ds_queues",
-            "| where isnotnull(stage)\n| eval series=queue.\" #\".ingest_pipe\n"
-            "| timechart span=1m $agg$(fill_pct) BY series limit=30 useother=false\n"
+    d.chain("ds_fill_time", "Fullest queue per host and pipeline set (top 5)", "ds_queues",
+            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
+            "| timechart span=1m $agg$(fill_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_queue_fill_pct`")
     d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
             "| where isnotnull(stage)\n"
             "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
             "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
-            "| eventstats max(full_order) AS last_full BY host ingest_pipe\n"
+            "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
             "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
-            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck BY host ingest_pipe\n"
+            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck "
+            "max(fullest) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
-            "| sort order host ingest_pipe\n"
+            "| sort 0 order - fullest host ingest_pipe\n"
             "| table host ingest_pipe parsing merging typing indexing output bottleneck")
     d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
             "| where isnotnull(stage)\n| bin _time span=5m\n"
@@ -642,19 +819,21 @@ def pipeline_sets() -> Dash:
              "| " + PSET + "\n"
              "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
              "| fields _time host ingest_pipe busiest_thread busy_pct share_pct")
-    d.chain("ds_psets_time", "Busiest thread busy % per pipeline set", "ds_psets_load",
-            "| eval series=host.\" #\".ingest_pipe\n"
-            "| timechart span=1m max(busy_pct) BY series limit=20 useother=false\n"
+    d.chain("ds_psets_time", "Busiest thread busy % per host and pipeline set (top 5)", "ds_psets_load",
+            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.chain("ds_psets_table", "Busiest thread and share per pipeline set", "ds_psets_load",
             "| stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread\n"
-            "| sort 0 host ingest_pipe - minutes\n| dedup host ingest_pipe\n"
-            "| eval share_pct=round(share_pct, 1)\n"
+            "| sort 0 host ingest_pipe - max_busy_pct\n| dedup host ingest_pipe\n"
+            "| eval share_pct=round(share_pct, 1)\n| sort 0 - max_busy_pct host ingest_pipe\n"
             "| table host ingest_pipe busiest_thread minutes max_busy_pct share_pct\n"
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
-    d.add("viz_fill_time", "splunk.line", "Fill % per queue and pipeline set ($agg$ per minute)", "ds_fill_time",
-          "Red marks: blocked=true in metrics.log, and findings when first seen. The dashed line is ingest_doctor_queue_fill_pct.",
+    d.add("viz_fill_time", "splunk.line", "Fullest queue per host and pipeline set ($agg$ per minute): top 5",
+          "ds_fill_time",
+          "Each series: the fullest of a host and set's queues; the 5 worst, the rest as \"others\". Red marks: "
+          "blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
           dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
     bands = [(60, OK), (90, WARN), (None, CRIT)]
@@ -665,18 +844,21 @@ def pipeline_sets() -> Dash:
                                {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
                                {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
     d.add("viz_chain", "splunk.table",
-          "Chain parsing -> merging -> typing -> indexing -> output: input-queue fill % and the bottleneck", "ds_chain",
-          "Each column is the fill of the queue that stage drains. The bottleneck is the stage draining the last full "
-          "queue (>= ingest_doctor_queue_fill_pct). Click a row for the CPU of its processors.",
+          "Chain parsing -> merging -> typing -> indexing -> output: queue fill % ($agg$) and the bottleneck", "ds_chain",
+          "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
+          "queue. Click a row for the CPU of its processors.",
           cf, context=ctx,
           eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
-    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands", None,
+    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands",
+          "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
+           "legendTruncation": "ellipsisOff",
            "seriesColorsByField": {"1: below 60%": OK, "2: 60% to threshold": WARN, "3: full (>= threshold)": CRIT}})
-    d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per pipeline set", "ds_psets_time",
-          "metrics.log group=pipelineset name=load_metrics dutycycle_ratio.", line_opts("% of one core", 100))
+    d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per host and set: top 5", "ds_psets_time",
+          "metrics.log group=pipelineset name=load_metrics dutycycle_ratio, % of one core; the rest as \"others\" (max).",
+          line_opts("% of one core", 100))
     d.add("viz_psets_table", "splunk.table", "Busiest thread and assignment share per pipeline set", "ds_psets_table",
-          "One set busy while the others idle: pipelineSetSelectionPolicy and the inputs' spread (server.conf).")
+          "Busiest first. One set busy while the others idle: pipelineSetSelectionPolicy (server.conf).")
     d.markdown("viz_chain_help", "How to read the chain",
                "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
                "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "
@@ -694,74 +876,101 @@ def pipeline_sets() -> Dash:
 
 
 # ----------------------------------------------------------------------------- CPU by processor
+CPU_BASE = (
+    "| tstats fillnull_value=\"none\" max(PREFIX(cpu_seconds=)) AS cpu_seconds max(PREFIX(executes=)) AS executes "
+    "where `ingest_doctor_metrics_log` TERM(group=pipeline) " + HOSTS + " "
+    "by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) _time span=1s\n"
+    "| `ingest_doctor_pipeline_cpu_rows`\n"
+    "| " + PSET + "\n"
+    "| fields _time host ingest_pipe stage pipeline processor threads cpu_seconds wall_s pct_one_core unreliable "
+    "max_reading interval_s executes"
+)
+
+
 def cpu_by_processor() -> Dash:
     d = Dash("ingest_doctor_cpu_by_processor", "CPU by processor",
-             "Where does the ingestion CPU go? % of one core per processor per pipeline set (metrics.log "
-             "group=pipeline cpu_seconds), regex CPU per sourcetype, indexer write and service CPU, and what to change in props.conf.")
+             "Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
+             "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
+             "indexer CPU, and what to change in props.conf.")
     std_inputs(d)
-    d.search("ds_cpu", "CPU seconds per processor per minute (tstats over metrics.log group=pipeline)",
-             "| tstats fillnull_value=\"none\" sum(PREFIX(cpu_seconds=)) AS cpu_seconds sum(PREFIX(executes=)) AS executes "
-             "where `ingest_doctor_metrics_log` TERM(group=pipeline) " + HOSTS + " "
-             "by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) _time span=1m\n"
-             "| rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe\n"
-             "| " + PSET + "\n"
-             "| eval pct_one_core=round(cpu_seconds/60*100, 1)\n"
-             "| fields _time host ingest_pipe pipeline processor cpu_seconds executes pct_one_core")
-    d.chain("ds_cpu_time", "% of one core per processor and pipeline set", "ds_cpu",
-            "| eval series=pipeline.\"/\".processor.\" #\".ingest_pipe\n"
-            "| timechart span=1m max(pct_one_core) BY series limit=12 useother=false\n"
+    d.search("ds_cpu", "Plausible CPU per processor per minute (tstats over metrics.log group=pipeline)", CPU_BASE)
+    d.chain("ds_cpu_time", "% of one core per host, set and processor (top 5)", "ds_cpu",
+            "| where isnotnull(pct_one_core)\n"
+            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| " + top_series("pct_one_core") + "\n"
+            "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false\n"
             "| eval threshold=`ingest_doctor_thread_busy_pct`")
     d.chain("ds_cpu_table", "Top processors", "ds_cpu",
-            "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe pipeline processor\n"
-            "| lookup ingest_doctor_pipeline pipeline OUTPUT stage\n"
-            "| eval stage=mvindex(mvdedup(stage), 0), avg_pct=round(avg_pct, 1)\n"
-            "| sort - avg_pct\n| head 15\n"
+            "| where isnotnull(pct_one_core)\n"
+            "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe stage pipeline processor\n"
+            "| eval avg_pct=round(avg_pct, 1)\n"
+            "| sort 0 - avg_pct host ingest_pipe processor\n| head 15\n"
             "| table host ingest_pipe stage pipeline processor avg_pct max_pct executes")
+    d.chain("ds_cpu_unreliable", "Readings left out: cpu_seconds above the interval x threads", "ds_cpu",
+            "| where unreliable>0\n"
+            "| stats sum(unreliable) AS readings max(max_reading) AS max_cpu_seconds max(interval_s) AS interval_s "
+            "max(threads) AS threads latest(_time) AS last_seen BY host ingest_pipe pipeline processor\n"
+            "| eval last_seen=strftime(last_seen, \"%F %T\")\n| sort 0 - readings host\n"
+            "| table host ingest_pipe pipeline processor readings max_cpu_seconds interval_s threads last_seen\n"
+            + empty_message("Every cpu_seconds reading is plausible (at most the interval's wall time x the stage's "
+                            "threads): nothing left out."))
     d.chain("ds_regex_share", "Is typing regex-bound? regexreplacement share of the typing stage", "ds_cpu",
-            "| where pipeline==\"typing\"\n"
-            "| stats sum(cpu_seconds) AS cpu BY host ingest_pipe processor\n"
+            "| where pipeline==\"typing\" AND isnotnull(pct_one_core)\n"
+            "| eventstats sum(pct_one_core) AS stage_pct BY _time host ingest_pipe\n"
+            "| stats sum(cpu_seconds) AS cpu max(stage_pct) AS typing_peak_pct BY host ingest_pipe processor\n"
             "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
             "| where processor==\"regexreplacement\"\n"
-            "| eval regex_share_pct=round(cpu/stage_cpu*100, 1), "
-            "verdict=if(regex_share_pct>=`ingest_doctor_regex_cpu_share_pct`, \"regex-bound: review TRANSFORMS/SEDCMD\", \"not regex-bound\")\n"
-            "| sort - regex_share_pct\n| table host ingest_pipe regex_share_pct verdict")
-    d.search("ds_regex_st", "Regex CPU per sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
+            "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
+            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
+            "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
+            "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict\n"
+            "| rename ingest_pipe AS set typing_peak_pct AS \"typing peak %\" regex_share_pct AS \"regex share %\"")
+    d.search("ds_regex_st", "Regex CPU per host and sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
              "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
              "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
-             "| stats sum(cpu) AS cpu_ms sum(ev) AS events BY series\n"
-             "| eval ms_per_event=round(cpu_ms/events, 3), cpu_ms=round(cpu_ms, 0)\n"
-             "| sort - cpu_ms\n| head 15\n"
-             "| table series cpu_ms events ms_per_event\n| rename series AS sourcetype\n"
-             + explain_empty(sourcetype="-", cpu_ms="No index-time regex CPU reported in this time range."))
-    d.search("ds_indexer_cpu", "Indexer write and service CPU (group=pipeline name=indexerpipe processor=indexer)",
+             "| bin _time span=1m\n| stats sum(cpu) AS cpu_ms BY _time host series\n"
+             "| eval pct_one_core=cpu_ms/60000*100\n"
+             "| stats avg(pct_one_core) AS pct_one_core BY host series\n"
+             "| eval sourcetype=host.\" \".series, pct_one_core=round(pct_one_core, 2)\n"
+             "| sort 0 - pct_one_core sourcetype\n| head 10\n"
+             "| table sourcetype pct_one_core\n"
+             + empty_message("No index-time regex CPU reported in this time range (metrics.log "
+                             "per_sourcetype_regex_cpu lists only the top series: maxseries in limits.conf)."))
+    d.search("ds_indexer_cpu", "Indexer raw write + index service CPU per host and set",
              "| tstats fillnull_value=\"none\" sum(PREFIX(write_cpu_seconds=)) AS write_cpu sum(PREFIX(service_cpu_seconds=)) AS service_cpu "
              "where `ingest_doctor_metrics_log` TERM(group=pipeline) TERM(name=indexerpipe) TERM(processor=indexer) " + HOSTS + " "
              "by host PREFIX(ingest_pipe=) _time span=1m\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
-             "| eval write_pct=write_cpu/60*100, service_pct=service_cpu/60*100\n"
-             "| timechart span=1m max(write_pct) AS \"raw data write\" max(service_pct) AS \"index service\"")
+             "| eval pct_one_core=round((write_cpu+service_cpu)/60*100, 1)\n"
+             "| " + host_set() + "\n| " + top_series("pct_one_core") + "\n"
+             "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
              "| sort severity_rank - last_seen_epoch\n"
              "| table severity host pipeline_set bottleneck summary advice settings\n"
-             + explain_empty(severity="-", summary="No open finding about parsing, merging or typing."))
+             + empty_message("No open finding about parsing, merging or typing on the selected hosts."))
 
-    d.add("viz_cpu_time", "splunk.line", "% of one core per processor and pipeline set", "ds_cpu_time",
-          "cpu_seconds per minute / 60. A stage's processors share its one thread: their sum near 100% is a pegged stage.",
+    d.add("viz_cpu_time", "splunk.line", "% of one core per host, set and processor: top 5", "ds_cpu_time",
+          "Plausible cpu_seconds over the wall time they cover, max per minute; the 5 busiest, the rest as "
+          "\"others\" (max). A stage's processors share its thread.",
           line_opts("% of one core", None))
     cf, ctx = table_colors({"avg_pct": busy_bands()})
     cf["count"] = 15
     d.add("viz_cpu_table", "splunk.table", "Top processors by average % of one core", "ds_cpu_table", None, cf, context=ctx)
+    d.add("viz_cpu_unreliable", "splunk.table", "Unreliable CPU readings (left out of the charts)", "ds_cpu_unreliable",
+          "A processor's cpu_seconds above the interval's wall time x the stage's threads is not CPU time in the "
+          "interval (counters from old releases, repeated lines): shown here, never as load.")
     d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
-          "regexreplacement share of the typing stage's CPU; at or above ingest_doctor_regex_cpu_share_pct it is regex-bound.")
-    d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per sourcetype (ms)", "ds_regex_st",
-          "metrics.log per_sourcetype_regex_cpu (top series only: limits.conf [metrics] maxseries).",
-          {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"cpu_ms\")",
-           "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "CPU ms"})
-    d.add("viz_indexer_cpu", "splunk.area", "Indexer: raw data write and index service (% of one core)",
-          "ds_indexer_cpu", None, {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
+          "Typing's peak minute (% of one core) and regexreplacement's share of its CPU; busiest first.")
+    d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per host and sourcetype (% of one core)", "ds_regex_st",
+          "Average per minute; the top 10 (limits.conf [metrics] maxseries limits what metrics.log lists).",
+          {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"pct_one_core\")",
+           "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
+    d.add("viz_indexer_cpu", "splunk.line", "Indexer raw write + index service per host and set: top 5",
+          "ds_indexer_cpu", "% of one core per minute; the rest as \"others\" (max).",
+          line_opts("% of one core", None))
     d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
           "With the sourcetypes and settings read from the instance's props.conf.",
+          {"columnFormat": {"summary": {"width": 360}, "advice": {"width": 300}, "settings": {"width": 230}}},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_props_advice", "props.conf: what to change",
                "**Merging (aggregator) busy?** Events are line-merged and timestamps searched with defaults. Per sourcetype:\n"
@@ -775,6 +984,7 @@ def cpu_by_processor() -> Dash:
     d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
     d.row(360, ("viz_cpu_table", 3), ("viz_regex_share", 2))
     d.row(300, "viz_regex_st", "viz_indexer_cpu")
+    d.row(220, "viz_cpu_unreliable")
     d.row(260, "viz_props_findings")
     return d
 
@@ -809,13 +1019,17 @@ def findings() -> Dash:
             "| sort severity_rank - last_seen_epoch\n"
             "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
             "first_seen last_seen count status evidence_dashboard\n"
-            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\"\n"
+            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
+            "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
+            "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
             "| stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
             "count(eval(severity==\"info\")) AS info dc(host) AS hosts\n| table critical warning info hosts")
-    d.chain("ds_findings_by", "Findings by bottleneck and host", "ds_findings",
-            "| chart count OVER bottleneck BY host limit=10 useother=true")
+    d.search("ds_findings_all", "Every finding stored, open and resolved (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search bottleneck=\"$bottleneck$\" " + HOSTS)
+    d.chain("ds_findings_by", "Findings by bottleneck and status", "ds_findings_all",
+            "| chart count OVER bottleneck BY status limit=9 useother=true")
 
     for vid, (title, field, colour) in {
         "viz_kpi_critical": ("Critical", "critical", CRIT), "viz_kpi_warning": ("Warning", "warning", WARN),
@@ -824,19 +1038,21 @@ def findings() -> Dash:
         t, _, opts = single(title, field)
         opts["majorColor"] = colour
         d.add(vid, "splunk.singlevalue", t, "ds_findings_kpi", options=opts)
-    d.add("viz_findings_by", "splunk.bar", "Findings by bottleneck and host", "ds_findings_by", None,
+    d.add("viz_findings_by", "splunk.bar", "Every stored finding by bottleneck, open and resolved", "ds_findings_by",
+          "All hosts selected, whatever the Status input.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "findings"})
     d.add("viz_findings_table", "splunk.table", "Findings: evidence and what to change (click a row for its evidence)",
           "ds_findings_table",
           "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
           "with the current and the suggested value read from the instance.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 300}, "evidence": {"width": 230},
-                            "recommendations": {"width": 300}, "setting -> suggested": {"width": 170}}},
+                            "summary": {"width": 180}, "evidence": {"width": 150},
+                            "recommendations": {"width": 180}, "setting -> suggested": {"width": 140}},
+           "showInternalFields": False},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[{"type": "drilldown.customUrl", "options": {
-              "url": "/app/" + APP + "/$row.evidence_dashboard.value$?form.host=$row.host.value|u$",
+              "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])
     d.markdown("viz_findings_help", "About findings",
                "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "
@@ -863,11 +1079,11 @@ MACROS_END = "# END Dashboards\n"
 def macros_conf(current: str) -> str:
     """default/macros.conf with its "# Dashboards" block (ours) rewritten; the rest untouched."""
     block = [MACROS_BEGIN,
-             "# Written by tools/dashboards/gen_views.py (edit there): the pipelines the dashboards' base\n",
-             "# searches apply to each data family, reusable in your own searches.\n"]
-    for name, (definition, description) in MACROS.items():
-        block += ["\n[{}]\n".format(name), "definition = {}\n".format(definition),
-                  "description = {}\n".format(description), "iseval = 0\n"]
+             "# Generated by tools/dashboards/gen_views.py, do not edit (edit there, then run tools/generate.py):\n"
+             "# the pipelines the dashboards' base searches apply to each data family, reusable in your own searches.\n"]
+    for name, (definition, description, args) in MACROS.items():
+        block += ["\n[{}]\n".format(name)] + (["args = {}\n".format(args)] if args else []) + [
+            "definition = {}\n".format(definition), "description = {}\n".format(description), "iseval = 0\n"]
     block.append(MACROS_END)
     text = "".join(block)
     if MACROS_BEGIN in current and MACROS_END in current:

@@ -49,6 +49,37 @@ async function buildBundle() {
     });
 }
 
+// What the saturated recording (idx-07's pipeline set 1 full, the rest idle) must show first:
+// the first table row, or the first legend entry of a chart.
+const FIRST = {
+    saturated: {
+        ingest_doctor_hec_performance: { viz_overview: /^idx-07.*saturated.*typing.*1/, viz_hec_errors_table: /^idx-07.*9 \(HTTP 503\)/,
+            viz_hec_errors_time: /^1\. idx-07 9 /, viz_hec_queues: /^1\. idx-07 set 1$/, viz_hec_latency: /^1\. idx-07$/,
+            viz_hec_health: /^idx-07.*18/, viz_hec_lag: /^1\. idx-07$/, viz_open_findings: /^critical.*idx-07.*typing.*1/ },
+        ingest_doctor_thread_activity: { viz_threads_time: /^1\. idx-07 set 1 typing$/, viz_threads_over: /^idx-07.*1.*typing/,
+            viz_cpu_trap: /^idx-07/ },
+        ingest_doctor_pipeline_sets: { viz_fill_time: /^1\. idx-07 set 1$/, viz_chain: /^idx-07.*1.*typing$/,
+            viz_psets_time: /^1\. idx-07 set 1$/, viz_psets_table: /^idx-07.*1.*typing/ },
+        ingest_doctor_cpu_by_processor: { viz_cpu_time: /^1\. idx-07 set 1 typing\/regexreplacement$/,
+            viz_cpu_table: /^idx-07.*1.*typing.*regexreplacement/, viz_regex_share: /^idx-07.*1.*regex-bound/,
+            viz_props_findings: /^critical.*idx-07.*1.*typing/ },
+        ingest_doctor_findings: { viz_findings_table: /^critical.*idx-07.*typing.*1/ },
+    },
+};
+// A chart draws at most this many series (the views show a top 5 and "others").
+const MAX_SERIES = 10;
+// The landing page's "what to change" must be on the first 1080p screen: below the browser and
+// Splunk Web's bars (about 200 px), the overview's bottom edge within 1080 - 200 px of the page top.
+const FIRST_SCREEN = { ingest_doctor_hec_performance: { viz_overview: 880 } };
+
+function seriesCount(def, vizId) {
+    const v = def.visualizations[vizId];
+    if (!/^splunk\.(line|area|column|bar)$/.test(v.type)) return 0;
+    const ds = def.dataSources[(v.dataSources || {}).primary];
+    const fields = ds && ds.options && ds.options.data ? ds.options.data.fields.map((f) => f.name) : [];
+    return fields.filter((f) => !f.startsWith('_') && f !== 'threshold').length - (v.type === 'splunk.bar' || v.type === 'splunk.column' && !fields.includes('_time') ? 1 : 0);
+}
+
 // ---------------------------------------------------------------- data
 function consumers(def) {
     const used = new Set();
@@ -170,6 +201,41 @@ function inspectPage(badSource) {
             detail = `${canvas.length} canvas/svg`;
             drawn = canvas.length > 0 && !/no data/i.test(summary);
         }
+        // Text cut short: a title or description wider than its box (CSS ellipsis), a table header
+        // label wider than its cell, a chart legend entry shortened with "…" or paged.
+        const truncated = [];
+        const cut = (n) => n && n.scrollWidth > n.clientWidth + 1;
+        for (const n of el.querySelectorAll('[data-test="viz-title"], [data-test="viz-description"]')) {
+            if (cut(n)) truncated.push(`${n.getAttribute('data-test').slice(4)} "${n.textContent.trim()}"`);
+        }
+        for (const th of el.querySelectorAll('[data-test="head-cell"]')) {
+            const label = [...th.querySelectorAll('span')].find((s) => s.children.length === 0 && s.textContent.trim());
+            const cell = th.getBoundingClientRect();
+            if (label && (cut(label) || label.getBoundingClientRect().right > cell.right + 1)) truncated.push(`header "${label.textContent.trim()}"`);
+            // a header broken inside a word ("ingest_pi | pe") reads as two words: count its lines
+            // against its words
+            if (label) {
+                const range = document.createRange();
+                range.selectNodeContents(label);
+                const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+                const words = label.textContent.trim().split(/\s+/).length;
+                if (lines > words) truncated.push(`header "${label.textContent.trim()}" broken inside a word`);
+            }
+        }
+        // the entry as drawn: Highcharts keeps the full name in a <title> beside the shortened text
+        const shown = (n) => { const c = n.cloneNode(true); c.querySelectorAll('title').forEach((t) => t.remove()); return c.textContent.trim(); };
+        const legend = [...el.querySelectorAll('.highcharts-legend-item')].map(shown);
+        // a table wider than its panel hides its last columns behind a scroll bar
+        const heads = [...el.querySelectorAll('[data-test="head-cell"]')];
+        if (heads.length) {
+            const right = el.getBoundingClientRect().right;
+            const hidden = heads.filter((h) => h.getBoundingClientRect().right > right + 1).map((h) => h.textContent.trim());
+            if (hidden.length) truncated.push(`table columns past the panel's edge: ${hidden.join(', ')}`);
+        }
+        legend.filter((t) => t.includes('\u2026') || t.endsWith('...')).forEach((t) => truncated.push(`legend "${t}"`));
+        const nav = el.querySelector('.highcharts-legend-navigation');
+        if (nav && nav.getBoundingClientRect().height > 0 && getComputedStyle(nav).visibility !== 'hidden') truncated.push('legend paged (entries hidden)');
+        const firstRow = el.querySelector('[data-test="table"] tbody tr, tbody tr');
         const status = [...el.querySelectorAll('[data-test="status-icon-container"] button, [data-test="status-icon-container"] [role="button"]')]
             .map((b) => b.getAttribute('aria-label') || b.getAttribute('title') || 'status icon');
         const errors = [];
@@ -178,7 +244,10 @@ function inspectPage(badSource) {
         if (placeholder) errors.push('still a loading placeholder');
         if (!drawn) errors.push(`nothing drawn (${detail || type})`);
         if (status.length) errors.push(`status icon: ${status.join(', ')}`);
-        out.vizzes[id] = { type, drawn, detail, errors };
+        truncated.forEach((t) => errors.push(`truncated ${t}`));
+        const rect = el.getBoundingClientRect();
+        out.vizzes[id] = { type, drawn, detail, errors, legend, firstRow: firstRow ? [...firstRow.querySelectorAll('td')].map((td) => td.textContent.trim()).join(' | ') : null,
+            top: rect.top + window.scrollY, bottom: rect.bottom + window.scrollY };
     }
     for (const el of document.querySelectorAll('[data-test="input-container"], [data-test="input-item"]')) {
         const msg = [...el.querySelectorAll('[data-test="message"]')].map((m) => m.textContent.trim());
@@ -238,6 +307,20 @@ async function renderOne(browser, port, view, state, docs) {
         const v = dom.vizzes[id];
         if (!v) errs.push(`${id}: not rendered`);
         else v.errors.forEach((e) => errs.push(`${id} (${v.type}): ${e}`));
+    }
+    const def = testDefinition(view, state, []);
+    for (const id of Object.keys(view.definition.visualizations)) {
+        const n = seriesCount(def, id);
+        if (n > MAX_SERIES) errs.push(`${id}: ${n} series in one chart (more than ${MAX_SERIES}: show a top N)`);
+    }
+    for (const [id, re] of Object.entries((FIRST[state] || {})[view.name] || {})) {
+        const v = dom.vizzes[id] || {};
+        const first = v.type === 'splunk.table' ? v.firstRow : (v.legend || [])[0];
+        if (!re.test((first || '').replace(/\s+/g, ' '))) errs.push(`${id}: shows first "${first}", expected ${re}`);
+    }
+    for (const [id, limit] of Object.entries(FIRST_SCREEN[view.name] || {})) {
+        const v = dom.vizzes[id];
+        if (v && v.bottom > limit) errs.push(`${id}: ends ${Math.round(v.bottom)} px down the page, past the first 1080p screen (${limit} px)`);
     }
     dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
     pageErrors.forEach((m) => errs.push(`page error: ${m}`));

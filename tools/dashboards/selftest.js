@@ -86,17 +86,19 @@ async function main() {
         const table = JSON.parse(fs.readFileSync(path.join(fx, 'ds_findings_table.json'), 'utf8'));
         table.rows = [];
         fs.writeFileSync(path.join(fx, 'ds_findings_table.json'), JSON.stringify(table));
-        // the render of the broken view reports its failures; keep them out of the log
-        console.error = (m) => lines.push(String(m));
-        console.log = (m) => lines.push(String(m));
-        let r;
-        try {
-            r = await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
-                '--out', path.join(tmp, 'out'), '--state', 'healthy']);
-        } finally {
-            console.error = origError;
-            console.log = origLog;
-        }
+        // the render of a broken view reports its failures; keep them out of the log
+        const quietRender = async (state) => {
+            console.error = (m) => lines.push(String(m));
+            console.log = (m) => lines.push(String(m));
+            try {
+                return await require('./render').main(['--views', viewsDir, '--fixtures', path.join(tmp, 'fixtures'),
+                    '--out', path.join(tmp, 'out'), '--state', state]);
+            } finally {
+                console.error = origError;
+                console.log = origLog;
+            }
+        };
+        let r = await quietRender('healthy');
         assert.strictEqual(r.code, 1, 'the broken render passed');
         const errs = r.report[0].errors.join('\n') + '\n' + r.problems.join('\n');
         assert.match(errs, /viz_findings_table \(splunk\.table\): message shown: warning: .*No data!/, errs);
@@ -105,6 +107,38 @@ async function main() {
         console.log('ok   render bites: a chart with no data (status icon) fails, naming viz_findings_by');
         assert.match(errs, /no recorded results for data source ds_unrecorded/, errs);
         console.log('ok   render bites: a data source without recorded results fails, naming ds_unrecorded');
+
+        // 3. render: the readability checks. A 12-series chart, a title longer than its panel and a
+        //    chain table whose first row is not the saturated set must each fail, named.
+        const ps = loadViews().find((v) => v.name === 'ingest_doctor_pipeline_sets');
+        const pdef = JSON.parse(JSON.stringify(ps.definition));
+        pdef.visualizations.viz_psets_time.title = 'A title far too long for its panel: '.repeat(8);
+        fs.rmSync(viewsDir, { recursive: true, force: true });
+        fs.mkdirSync(viewsDir);
+        fs.writeFileSync(path.join(viewsDir, 'ingest_doctor_pipeline_sets.xml'), viewXml('Pipeline sets (selftest)', pdef));
+        const pfx = path.join(tmp, 'fixtures', 'saturated', 'ingest_doctor_pipeline_sets');
+        fs.mkdirSync(pfx, { recursive: true });
+        const psrc = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'saturated', 'ingest_doctor_pipeline_sets');
+        for (const f of fs.readdirSync(psrc)) fs.copyFileSync(path.join(psrc, f), path.join(pfx, f));
+        const fill = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_fill_time.json'), 'utf8'));
+        const wide = { fields: ['_time'], rows: fill.rows.map((r) => [r[0]]) };
+        for (let i = 1; i <= 12; i += 1) {
+            wide.fields.push(`idx-${String(i).padStart(2, '0')} set 0`);
+            wide.rows.forEach((r, k) => r.push(String((i * 7 + k) % 50)));
+        }
+        fs.writeFileSync(path.join(pfx, 'ds_fill_time.json'), JSON.stringify(wide));
+        const chainRec = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_chain.json'), 'utf8'));
+        chainRec.rows.reverse();
+        fs.writeFileSync(path.join(pfx, 'ds_chain.json'), JSON.stringify(chainRec));
+        r = await quietRender('saturated');
+        const perrs = r.report[0].errors.join('\n');
+        assert.strictEqual(r.code, 1, 'the unreadable render passed');
+        assert.match(perrs, /viz_fill_time: 12 series in one chart/, perrs);
+        console.log('ok   render bites: a chart of 12 series without a top N fails, naming viz_fill_time');
+        assert.match(perrs, /viz_psets_time \(splunk\.line\): truncated title/, perrs);
+        console.log('ok   render bites: a title cut short in the page fails, naming viz_psets_time');
+        assert.match(perrs, /viz_chain: shows first "hf-02 \| none/, perrs);
+        console.log('ok   render bites: a saturated chain whose first row is not idx-07 set 1 fails, naming viz_chain');
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -15,8 +15,8 @@ from .. import model
 from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
 from ..findings import Finding, Report, severity_rank
-from . import (headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled,
-               log_symptoms, not_judged, queue_chain, stage_advice, thread_saturation, upstream)
+from . import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
+               indexer_throttled, log_symptoms, not_judged, queue_chain, stage_advice, thread_saturation, upstream)
 from .state import State, start
 
 Rule = Callable[[State], None]
@@ -24,6 +24,7 @@ Rule = Callable[[State], None]
 RULES: Tuple[Rule, ...] = (
     queue_chain.run,          # st.queues, st.chain: the stage behind the last full queue
     thread_saturation.run,    # st.threads: pegged threads and stage CPU
+    file_monitor.run,         # a pegged `tail` thread: the file monitor input is the ceiling
     hec_symptoms.run,         # reply=9, health 18-20 / 503 / 429: downstream when queues are full
     hec_latency.run,
     log_symptoms.run,         # tcpout paused, receiving ports closed

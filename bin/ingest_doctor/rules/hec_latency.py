@@ -27,6 +27,7 @@ def run(st: State) -> None:
                 d.add(item)
         return
     d = st.draft(model.HEC_INPUT, None)
+    d.hec = True
     d.add(item)
     if j.level == SUSTAINED:
         d.raise_to("warning")

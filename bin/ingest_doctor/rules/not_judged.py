@@ -1,18 +1,18 @@
 """What could not be judged, and why, in words an admin understands (the report's `not_judged`)."""
 from __future__ import annotations
 
-from .. import model
+from .. import endpoints, model
 from .state import State
 
 # A finding's recommendation shows the current setting only when its configuration was read.
 NEEDS_CONFIG = {
-    model.HEC_INPUT: ("services/data/inputs/http", "HEC settings (dedicatedIoThreads, maxThreads)"),
-    "typing": ("services/configs/conf-props", "props.conf settings of the sourcetypes"),
-    "merging": ("services/configs/conf-props", "props.conf settings of the sourcetypes"),
-    "parsing": ("services/configs/conf-props", "props.conf settings of the sourcetypes"),
-    "indexing": ("services/configs/conf-server/general", "parallelIngestionPipelines"),
-    "output": ("services/configs/conf-outputs/tcpout", "outputs.conf [tcpout] settings"),
-    model.PIPELINE_SET_IMBALANCE: ("services/configs/conf-server/general", "pipelineSetSelectionPolicy"),
+    model.HEC_INPUT: (endpoints.HEC_SETTINGS, "HEC settings (dedicatedIoThreads, maxThreads)"),
+    "typing": (endpoints.PROPS, "props.conf settings of the sourcetypes"),
+    "merging": (endpoints.PROPS, "props.conf settings of the sourcetypes"),
+    "parsing": (endpoints.PROPS, "props.conf settings of the sourcetypes"),
+    "indexing": (endpoints.SERVER_GENERAL, "parallelIngestionPipelines"),
+    "output": (endpoints.TCPOUT, "outputs.conf [tcpout] settings"),
+    model.PIPELINE_SET_IMBALANCE: (endpoints.SERVER_GENERAL, "pipelineSetSelectionPolicy"),
 }
 
 
@@ -42,5 +42,7 @@ def run(st: State) -> None:
         nj.append("no HEC health probes (hec/health.json) or splunkd.log: HEC 503 symptoms not judged")
     for (bottleneck, _), d in st.drafts.items():
         need = NEEDS_CONFIG.get(bottleneck)
+        if bottleneck == model.HEC_INPUT and d.inputs and not d.hec:
+            continue                    # another input (file monitor): no HEC settings to show
         if need and d.severity != "info" and need[0] not in seen:
             st.note("no %s: the %s recommendation cannot show the current %s" % (need[0], bottleneck, need[1]))

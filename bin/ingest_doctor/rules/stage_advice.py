@@ -82,7 +82,10 @@ def run(st: State) -> None:
         # With idle sets beside a saturated one, another set adds nothing: spread the load instead.
         more = not (imbalanced and pset is not None)
         if bottleneck == model.HEC_INPUT:
-            _hec_input(st, d, listener)
+            if d.hec or not d.inputs:
+                _hec_input(st, d, listener)
+            for other in d.inputs:
+                d.recommendations.extend(getattr(advice, other.advice)(st.ev))
         elif bottleneck == "typing":
             _typing(st, d, pset, more, headroom)
         elif bottleneck in ("merging", "parsing"):

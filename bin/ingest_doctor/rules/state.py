@@ -73,6 +73,10 @@ class Draft:
     pegged: bool = False        # a thread or stage is pegged at one core (hidden-saturation candidate)
     thread_details: List[str] = field(default_factory=list)
     hidden: str = ""
+    # Inputs other than HEC that this input finding is about (model.INPUT_THREADS): their own advice.
+    inputs: List[model.InputThread] = field(default_factory=list)
+    # The HEC input itself is saturated (its thread, its answers, its latency), not only another input.
+    hec: bool = False
 
     def set_headline(self, text: str, tentative: bool = False) -> None:
         self.headline = text

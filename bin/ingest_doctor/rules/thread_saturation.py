@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
-from .. import model
+from .. import model, threadnames
 from ..findings import EvidenceItem
 from ..series import OK, SPIKE, SUSTAINED, Judgement, judge
 from . import stage_cpu
@@ -52,6 +52,16 @@ def thread_states(st: State) -> List[ThreadState]:
     return out
 
 
+def _ambiguous(st: State, s: ThreadState) -> str:
+    """A /proc name two known threads share: /proc cannot say which one is busy, dutycycle can."""
+    names = threadnames.candidates(s.thread)
+    measured = [t for t in st.threads if t.thread in names and t is not s]
+    return ("thread %s (as /proc names it) is busy %.0f%% of one core (%s), but Linux truncates %s to the same "
+            "15 characters: %s" % (s.thread, s.judgement.value, s.judgement.window, " and ".join(names),
+                                   "metrics.log dutycycle judges them instead" if measured else
+                                   "no metrics.log dutycycle for them to decide, not judged"))
+
+
 def run(st: State) -> None:
     st.threads = thread_states(st)
     st.threads.extend(stage_cpu.stage_states(st))
@@ -61,7 +71,11 @@ def run(st: State) -> None:
         if j.level == OK:
             continue
         if s.stage is None:
-            if j.level == SUSTAINED:
+            if s.thread in model.INPUT_THREADS:
+                continue                      # file_monitor judges it
+            if j.level == SUSTAINED and threadnames.candidates(s.thread):
+                st.note(_ambiguous(st, s))
+            elif j.level == SUSTAINED:
                 st.not_judged.append(
                     "thread %s is busy %.0f%% of one core (%s) but is not part of the ingestion pipeline: "
                     "not judged" % (s.thread, j.value, j.window))
@@ -81,6 +95,7 @@ def run(st: State) -> None:
             continue
         if j.level == SPIKE:
             d = st.draft(stage.name, pset)
+            d.hec = d.hec or stage.name == model.HEC_INPUT
             if not d.headline:
                 d.severity = "info"
                 d.component = s.thread
@@ -93,6 +108,7 @@ def run(st: State) -> None:
                     "CPU alone does not make a bottleneck, not judged" % (s.label, j.value, j.window, stage.queue))
             continue
         d = st.draft(stage.name, pset)
+        d.hec = d.hec or stage.name == model.HEC_INPUT
         d.pegged = True
         d.raise_to("warning")
         if not d.headline or d.tentative:

@@ -1,0 +1,211 @@
+"""The CLI's commands: `diagnose` a snapshot folder, `snapshot` a live splunkd into one.
+
+Pure: the entry script (bin/ingest_doctor_cli.py) passes `connect`, which returns the splunkd
+port (bin/ingest_doctor_splunkd.py: `fetch(endpoint)`, `request(...)`, `login(...)`); every read
+of splunkd goes through it and the read step, over the endpoint table's snapshot rows.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from typing import IO, Any, Callable, Mapping, Optional
+from urllib.parse import urlsplit
+
+from . import endpoints, exitcodes, readstep, textreport, thresholds
+from .diagnose import diagnose
+from .endpoints import INFO, SNAPSHOT, Fetched
+from .snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
+from .snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
+
+# uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
+Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    out: Optional[IO[str]] = None      # the stream --help writes to (main's stdout)
+
+    def error(self, message):
+        raise UsageError("%s: %s" % (self.prog, message))
+
+    def _print_message(self, message, file=None):
+        if message:
+            (Parser.out or file).write(message)
+
+
+def build_parser() -> Parser:
+    p = Parser(prog="ingest_doctor_cli.py", description="Find where a splunkd's ingestion pipeline is stuck.")
+    sub = p.add_subparsers(dest="command", parser_class=Parser)
+    d = sub.add_parser("diagnose", help="judge a snapshot folder and print the findings")
+    d.add_argument("snapshot_dir")
+    d.add_argument("--format", choices=("json", "text"), default="json")
+    d.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a threshold (name as in thresholds.py or its macro name); without it, the "
+                        "snapshot's recorded ingest_doctor_* macros, else the defaults")
+    s = sub.add_parser("snapshot", help="record a live splunkd into a snapshot folder")
+    s.add_argument("--uri", required=True, help="https://<host>:8089")
+    s.add_argument("--out", required=True)
+    auth = s.add_mutually_exclusive_group()
+    auth.add_argument("--token-env", metavar="NAME", help="environment variable holding a token")
+    auth.add_argument("--username", help="user name; the password is prompted (or read from stdin)")
+    tls = s.add_mutually_exclusive_group()
+    tls.add_argument("--ca-file", help="CA bundle that signed splunkd's certificate")
+    tls.add_argument("--insecure", action="store_true", help="do not verify splunkd's TLS certificate")
+    s.add_argument("--metrics-log-minutes", type=int, default=30, help="minutes of metrics.log to export (0: none)")
+    return p
+
+
+def run(argv, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ: Mapping[str, str],
+        connect: Connect) -> int:
+    Parser.out = stdout
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "diagnose":
+            return cmd_diagnose(args, stdout, stderr)
+        if args.command == "snapshot":
+            return cmd_snapshot(args, stdin, stdout, stderr, environ, connect)
+        stderr.write("ingest_doctor: give a command: diagnose or snapshot (see --help)\n")
+        return exitcodes.USAGE
+    except UsageError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.USAGE
+    except SystemExit as e:   # --help
+        return int(e.code or 0)
+
+
+def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
+    try:
+        # The thresholds the snapshot's splunkd was tuned with, then --threshold.
+        th, problems = recorded_thresholds(args.snapshot_dir, dict(kv.split("=", 1) for kv in args.threshold
+                                                                   if "=" in kv))
+    except SnapshotError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.BAD_INPUT
+    except thresholds.ThresholdError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.BAD_CONFIG
+    ev = load_snapshot(args.snapshot_dir, th)
+    ev.problems.extend(problems)
+    report = diagnose(ev, th)
+    stdout.write(textreport.render(report) if args.format == "text" else json.dumps(report.to_dict(), indent=2) + "\n")
+    if not has_evidence(ev):
+        why = "; ".join(ev.problems) if ev.problems else "no rest/*.json, logs/ or hec/ files"
+        stderr.write("ingest_doctor: nothing to analyse in %s (%s)\n" % (args.snapshot_dir, why))
+        return exitcodes.BAD_INPUT
+    if ev.problems:
+        stderr.write("ingest_doctor: judged the rest; unusable: %s\n" % "; ".join(ev.problems))
+    return exitcodes.OK
+
+
+# ------------------------------------------------------------------ snapshot
+
+def auth_header(value: str) -> str:
+    """An Authorization header from a token as an admin holds it: 'Bearer <jwt>' / 'Splunk <key>'
+    as given; an authentication token (a JWT, Settings > Tokens) as Bearer; else a session key."""
+    value = value.strip()
+    if value.startswith(("Bearer ", "Splunk ")):
+        return value
+    return ("Bearer " if value.startswith("eyJ") and value.count(".") == 2 else "Splunk ") + value
+
+
+def _auth(args, environ: Mapping[str, str]) -> Optional[str]:
+    parts = urlsplit(args.uri)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise UsageError("--uri must look like https://<host>:8089")
+    if parts.username or parts.password:
+        raise UsageError("--uri must not carry credentials; use --token-env or --username")
+    if args.token_env:
+        value = environ.get(args.token_env, "").strip()
+        if not value:
+            raise UsageError("environment variable %s is empty or not set" % args.token_env)
+        return auth_header(value)
+    if args.username:
+        return None
+    raise UsageError("give --token-env NAME or --username U")
+
+
+def _password(args, stdin: IO[str], stderr: IO[str]) -> str:
+    if stdin.isatty():
+        import getpass
+        return getpass.getpass("Password for %s: " % args.username, stream=stderr)
+    return stdin.readline().rstrip("\r\n")
+
+
+def _refused(args, f: Fetched, what: str) -> Optional[str]:
+    """The one line for a first call that failed (None: it did not)."""
+    kind = endpoints.error_kind(f)
+    if kind is None:
+        return None
+    if kind in ("401", "403"):
+        return "%s rejected the credentials (HTTP %d%s)" % (args.uri, f.status, ", " + what if what else "")
+    if kind == "tls":
+        return ("TLS verification of %s failed (%s); give --ca-file or, on a trusted network, --insecure"
+                % (args.uri, f.detail))
+    if f.error:
+        return "cannot reach %s (%s)" % (args.uri, f.detail or f.error)
+    return "%s answered %d to %s" % (args.uri, f.status, what or INFO.path)
+
+
+def _note(fault: readstep.Fault) -> str:
+    f = fault.fetched
+    why = {"404": "not available on this version",
+           "403": "permission denied (missing capability %s)" % fault.capability()}.get(fault.kind)
+    if why is None:
+        why = "HTTP %d" % f.status if f.error is None and fault.kind != "malformed" else fault.message()
+    return "%s: %s (skipped)" % (fault.path, why)
+
+
+def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ: Mapping[str, str],
+                 connect: Connect) -> int:
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        stderr.write("ingest_doctor: --out %s exists and is not empty\n" % args.out)
+        return exitcodes.USAGE
+    port = connect(args.uri, _auth(args, environ), args.ca_file, args.insecure)
+    try:
+        return _capture(args, port, stdin, stdout, stderr)
+    finally:
+        port.close()
+
+
+def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
+    first = port.login(args.username, _password(args, stdin, stderr)) if args.username else None
+    what = "the login" if first is not None else ""
+    if first is None or endpoints.error_kind(first) is None:
+        first, what = port.fetch(INFO), ""
+    why = _refused(args, first, what)
+    if why:
+        stderr.write("ingest_doctor: %s\n" % why)
+        return endpoints.exit_code(endpoints.error_kind(first) or "error")
+    captured_at = time.time()
+    reading = readstep.read(lambda ep: first if ep is INFO else port.fetch(ep), SNAPSHOT)
+    out = SnapshotWriter(args.out)
+    for ep in SNAPSHOT:
+        if ep.path in reading.bodies:
+            out.write_rest(ep.path, reading.bodies[ep.path])
+    out.notes.extend(_note(fault) for fault in reading.faults)
+    info = reading.config.get(INFO.path)
+    host = info.host if info is not None else None
+    if not host:
+        out.notes.append("%s: no host name" % INFO.path)
+    if args.metrics_log_minutes > 0 and host:
+        for name, spl in (("metrics.log", metrics_search(host, args.metrics_log_minutes)),
+                          ("splunkd.log", splunkd_search(host, args.metrics_log_minutes))):
+            f = port.request("POST", "/services/search/jobs/export", form={"search": spl, "output_mode": "json"})
+            if f.error:
+                out.notes.append("logs/%s: search export failed: %s (skipped)" % (name, f.detail or f.error))
+            elif f.status != 200:
+                out.notes.append("logs/%s: search export answered HTTP %d (skipped; search not permitted?)"
+                                 % (name, f.status))
+            else:
+                out.write_log(name, export_raw_lines([f.body]))
+    parts = urlsplit(args.uri)
+    out.write_meta(host, "%s://%s" % (parts.scheme, parts.netloc), captured_at)
+    for note in out.notes:
+        stderr.write("ingest_doctor: note: %s\n" % note)
+    stdout.write("wrote %d files to %s\n" % (len(out.written), args.out))
+    return exitcodes.OK

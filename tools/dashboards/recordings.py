@@ -1,0 +1,512 @@
+"""The recorded panels of the five views, each beside the aggregation steps of its search.
+
+See panels.py for how the steps are checked against the views. Panel functions take the
+simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, rows}).
+"""
+from __future__ import annotations
+
+import sim
+from panels import (END, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START, THREAD_PCT, group,
+                    iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
+                    step, strftime, timechart, top_series)
+
+HEC, THR, PS, CPU, FND = ("ingest_doctor_hec_performance", "ingest_doctor_thread_activity",
+                          "ingest_doctor_pipeline_sets", "ingest_doctor_cpu_by_processor", "ingest_doctor_findings")
+TOP = "top(%s,5)"
+THRESHOLD = {"threshold": THREAD_PCT}
+
+
+def tc(rows, value, step, extra=None):
+    return timechart(top_series(rows, value, N), step, extra)
+
+
+# ----------------------------------------------------------------------------- HEC performance
+@panel(HEC, "ds_overview",
+       "stats avg(fill_pct) AS value BY host ingest_pipe stage stage_order",
+       "stats avg(busy_pct) AS value BY host ingest_pipe stage stage_order",
+       "sort 0 severity_rank - last_seen_epoch", "dedup host", "sort 0 host - score",
+       "stats first(stage) AS worst_stage first(ingest_pipe) AS pipeline_set first(reading) AS reading max(score) AS score "
+       "max(eval(if(stage==\"hec_input\", 1, 0))) AS hec max(eval(if(stage==\"output\", 1, 0))) AS fwd first(rest_role) "
+       "AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host",
+       "sort 0 - score severity_rank host", "stats count")
+def overview(dep):
+    readings = []
+    for (h, p, stage, order), rs in group([r for r in last_minutes(list(dep.queue_rows()))],
+                                          "host", "ingest_pipe", "stage", "stage_order").items():
+        v = sum(r["fill_pct"] for r in rs) / len(rs)
+        readings.append(dict(host=h, ingest_pipe=p, stage=stage, order=order, value=v, limit=QUEUE_PCT,
+                             reading="%s queue %d%% full" % (stage, sround(v))))
+    for (h, p, thread), rs in group(last_minutes(list(dep.dutycycle_rows())), "host", "ingest_pipe", "thread").items():
+        stage, order = stage_of(thread, dep)
+        v = sum(r["busy_pct"] for r in rs) / len(rs)
+        readings.append(dict(host=h, ingest_pipe=p, stage=stage, order=order, value=v, limit=THREAD_PCT,
+                             reading="%s thread %d%% of one core" % (stage, sround(v))))
+    for r in readings:
+        r["score"] = 1000 + r["order"] * 100 + r["value"] if r["value"] >= r["limit"] else r["value"]
+    found = {}
+    for f in open_findings(dep):
+        found.setdefault(f["host"], f)
+    rows = []
+    for h, rs in group(readings, "host").items():
+        worst = sorted(rs, key=lambda r: -r["score"])[0]
+        f = found.get(h[0])
+        role = (dep.roles(h[0]) or ("forwarder" if any(r["stage"] == "output" for r in rs) else "instance")) + \
+            (" + HEC" if any(r["stage"] == "hec_input" for r in rs) else "")
+        state = "saturated" if worst["score"] >= 1000 else "busy" if worst["score"] >= 60 else "ok"
+        rows.append((-worst["score"], f["severity_rank"] if f else 3, h[0], [
+            h[0], role, state, worst["stage"], worst["ingest_pipe"], worst["reading"],
+            (f["severity"] + ": " + f["bottleneck"] + ("" if f["pipeline_set"] == "-" else " (set %s)" % f["pipeline_set"]))
+            if f else "none open",
+            (f["settings"] or f["advice"]) if f else ("open the stage's view" if state == "saturated" else "-")]))
+    return result(["host", "role", "state", "worst stage", "pipeline_set", "its reading (last 15 min)", "open finding",
+                   "what to change"], [r[3] for r in sorted(rows)])
+
+
+def totals(dep):
+    return [r for r in dep.hec_rows() if r["series"] == "http_event_collector"]
+
+
+def tokens(dep):
+    return [r for r in dep.hec_rows() if r["series"] == "http_event_collector_token"]
+
+
+@panel(HEC, "ds_hec_kpi", "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes")
+def hec_kpi(dep):
+    rs = totals(dep)
+    ev, req, b = (sum(r[k] for r in rs) for k in ("events", "requests", "bytes_in"))
+    secs = len({r["_time"] for r in rs}) * 60
+    return result(["eps", "mbps", "rps", "epr"], [[sround(ev / secs), sround(b / secs / 1048576, 2),
+                                                  sround(req / secs, 1), sround(ev / req, 1)]])
+
+
+@panel(HEC, "ds_hec_eps", TOP % "eps", "timechart span=1m sum(eps) BY series limit=0 useother=false")
+def hec_eps(dep):
+    rows = [dict(r, eps=sround(r["events"] / 60, 1), series=r["host"]) for r in totals(dep)]
+    return tc(rows, "eps", step(HEC, "ds_hec_eps"))
+
+
+@panel(HEC, "ds_hec_mbps", TOP % "mbps", "timechart span=1m sum(mbps) BY series limit=0 useother=false")
+def hec_mbps(dep):
+    rows = [dict(r, mbps=sround(r["bytes_in"] / 60 / 1048576, 3), series=r["host"]) for r in totals(dep)]
+    return tc(rows, "mbps", step(HEC, "ds_hec_mbps"))
+
+
+@panel(HEC, "ds_hec_tokens",
+       "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack "
+       "dc(_time) AS minutes BY host token", "sort - eps")
+def hec_tokens(dep):
+    rows = []
+    for (h, tok), rs in group(tokens(dep), "host", "token").items():
+        ev, req, b = (sum(r[k] for r in rs) for k in ("events", "requests", "bytes_in"))
+        secs = len({r["_time"] for r in rs}) * 60
+        rows.append([h, tok, sround(ev / secs, 1), sround(b / secs / 1048576, 3), sround(req / secs, 2),
+                     sround(ev / req, 1), max(r["waiting_ack"] for r in rs)])
+    rows.sort(key=lambda r: -r[2])
+    return result(["host", "token", "events/s", "MB/s", "requests/s", "events/request", "max requests waiting ack"], rows)
+
+
+@panel(HEC, "ds_hec_batching", "stats sum(events) AS events sum(requests) AS requests BY token", "sort events_per_request")
+def hec_batching(dep):
+    rows = [[tok[0], sround(sum(r["events"] for r in rs) / sum(r["requests"] for r in rs), 1)]
+            for tok, rs in group(tokens(dep), "token").items()]
+    return result(["token", "events_per_request"], sorted(rows, key=lambda r: r[1]))
+
+
+@panel(HEC, "ds_hec_errors_time", "bin _time span=5m", "stats count AS errors BY _time series", TOP % "errors",
+       "timechart span=5m sum(errors) BY series limit=0 useother=false")
+def hec_errors_time(dep):
+    rows = [dict(_time=t - (t - START) % 300, series=s) for t, s in
+            ((r["_time"], r["host"] + " " + r["reply_label"]) for r in dep.hec_reply_rows())]
+    counted = [dict(_time=k[0], series=k[1], errors=len(v)) for k, v in group(rows, "_time", "series").items()]
+    return tc(counted, "errors", step(HEC, "ds_hec_errors_time"))
+
+
+@panel(HEC, "ds_hec_errors_table",
+       "stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action",
+       "sort 0 - errors host reply", "stats count")
+def hec_errors_table(dep):
+    rows = []
+    for (h, reply, status, meaning, action), rs in group(list(dep.hec_reply_rows()), "host", "reply", "http_status",
+                                                         "meaning", "action").items():
+        rows.append([h, "%s (HTTP %s)" % (reply, status), meaning, len(rs),
+                     ", ".join(sorted({r["hec_token"] for r in rs})), action, strftime(max(r["_time"] for r in rs))])
+    rows.sort(key=lambda r: (-r[3], r[0], r[1]))
+    if not rows:
+        return message("No HEC request was rejected in this time range (splunkd.log HttpInputDataHandler).")
+    return result(["host", "reply", "meaning", "errors", "tokens", "action", "last_seen"], rows)
+
+
+@panel(HEC, "ds_hec_latency", TOP % "p95", "timechart span=1m max(p95) BY series limit=0 useother=false")
+def hec_latency(dep):
+    rows = [dict(r, series=r["host"]) for r in dep.latency_rows()]
+    return tc(rows, "p95", step(HEC, "ds_hec_latency"), {"threshold": LATENCY_MS})
+
+
+@panel(HEC, "ds_hec_health", "sort 0 healthy - probes host", "stats count")
+def hec_health(dep):
+    rows = [[r["host"], r["code"], dep.replies[r["code"]]["meaning"], r["probes"], sround(r["avg_rtt_ms"], 1),
+             sround(r["max_rtt_ms"], 1)] for r in dep.health_rows()]
+    rows.sort(key=lambda r: (r[1] == "17", -r[3], r[0]))
+    return result(["host", "code", "meaning", "probes", "avg_rtt_ms", "max_rtt_ms"], rows)
+
+
+@panel(HEC, "ds_hec_thread", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+def hec_thread(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    return tc(rows, "busy_pct", step(HEC, "ds_hec_thread"), THRESHOLD)
+
+
+def annotations(dep, keep):
+    rows = [f for f in dep.findings() if keep(f) and START <= f["first_seen"] <= END]
+    return [[f["first_seen"], "finding (%s): %s %s%s" % (f["severity"], f["host"], f["bottleneck"],
+                                                        "" if f["pipeline_set"] in ("", "-") else " set " + f["pipeline_set"]),
+             {"critical": "#D41F1F", "warning": "#CBA700"}.get(f["severity"], "#3C444D")] for f in rows]
+
+
+@panel(HEC, "ds_hec_findings_ann")
+def hec_findings_ann(dep):
+    return result(["_time", "label", "color"],
+                  [[iso(r[0])] + r[1:] for r in annotations(dep, lambda f: f["bottleneck"] == "hec_input")])
+
+
+@panel(HEC, "ds_hec_queues", "stats count BY host", TOP % "fill_pct",
+       "timechart span=1m max(fill_pct) BY series limit=0 useother=false")
+def hec_queues(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows()]
+    return tc(rows, "fill_pct", step(HEC, "ds_hec_queues"), {"threshold": QUEUE_PCT})
+
+
+@panel(HEC, "ds_hec_lag", "bin _time span=5m", "stats perc95(lag_s) AS p95 BY _time splunk_server", TOP % "p95",
+       "timechart span=5m max(p95) BY series limit=0 useother=false")
+def hec_lag(dep):
+    rows = [dict(r, series=r["splunk_server"]) for r in dep.lag_rows()]
+    return tc(rows, "p95", step(HEC, "ds_hec_lag"))
+
+
+@panel(HEC, "ds_hec_settings",
+       "stats max(eval(if(title==\"http\", dedicatedIoThreads, null()))) AS dedicatedIoThreads max(eval(if(title==\"http\", "
+       "maxThreads, null()))) AS maxThreads max(eval(if(title==\"http\", maxSockets, null()))) AS maxSockets "
+       "max(eval(if(title==\"http\", port, null()))) AS port max(eval(if(title==\"http\", enableSSL, null()))) AS enableSSL "
+       "dc(token) AS tokens values(ack_token) AS useACK_tokens BY splunk_server",
+       "stats latest(dedicatedIoThreads) AS dedicatedIoThreads latest(maxThreads) AS maxThreads latest(maxSockets) AS "
+       "maxSockets latest(port) AS port latest(enableSSL) AS enableSSL latest(tokens) AS tokens BY host",
+       "sort splunk_server source")
+def hec_settings(dep):
+    return result(["splunk_server", "source", "dedicatedIoThreads", "maxThreads", "maxSockets", "port", "enableSSL",
+                   "tokens", "useACK_tokens"], dep.hec_settings())
+
+
+def findings_table(dep, fields, rows, empty):
+    if not rows:
+        return message(empty)
+    out = []
+    for f in rows:
+        f = dict(f, first_seen=strftime(f["first_seen"]), last_seen=strftime(f["last_seen"]))
+        out.append([f[k] for k in fields])
+    return out
+
+
+@panel(HEC, "ds_open_findings", "sort severity_rank - last_seen_epoch", "stats count")
+def hec_open_findings(dep):
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "last_seen", "count"]
+    rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
+    return rows if isinstance(rows, dict) else result(fields, rows)
+
+
+# ----------------------------------------------------------------------------- thread activity
+@panel(THR, "ds_threads_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+def threads_time(dep):
+    rows = [dict(r, series=series_host_set(r) + " " + r["thread"]) for r in dep.dutycycle_rows()]
+    return tc(rows, "busy_pct", step(THR, "ds_threads_time"), THRESHOLD)
+
+
+@panel(THR, "ds_threads_over",
+       "stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
+       "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples values(origin) AS origin "
+       "BY host ingest_pipe thread", "sort - latest_pct - avg_pct", "stats count")
+def threads_over(dep):
+    rows = []
+    for (h, p, th), rs in group(list(dep.dutycycle_rows()), "host", "ingest_pipe", "thread").items():
+        vals = [r["busy_pct"] for r in sorted(rs, key=lambda r: r["_time"])]
+        if max(vals) < THREAD_PCT:
+            continue
+        over = sum(1 for v in vals if v >= THREAD_PCT)
+        rows.append([h, p, th, vals[-1], sround(sum(vals) / len(vals), 1), max(vals), sround(over / len(vals) * 100),
+                     "metrics.log"])
+    if not rows:
+        return message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts.")
+    rows.sort(key=lambda r: (-r[3], -r[4]))
+    return result(["host", "ingest_pipe", "thread", "latest_pct", "avg_pct", "max_pct", "over_pct", "origin"], rows)
+
+
+@panel(THR, "ds_threads_heat", "stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread",
+       "stats max(busy_pct) AS busy_pct BY thread host", "eventstats max(busy_pct) AS thread_max BY thread",
+       "sort 0 - thread_max thread - busy_pct")
+def threads_heat(dep):
+    latest = {}
+    for r in dep.dutycycle_rows():
+        k = (r["host"], r["ingest_pipe"], r["thread"])
+        if k not in latest or r["_time"] >= latest[k]["_time"]:
+            latest[k] = r
+    cells = {}
+    for (h, _, th), r in latest.items():
+        cells[(th, h)] = max(cells.get((th, h), 0.0), r["busy_pct"])
+    tmax = {}
+    for (th, _), v in cells.items():
+        tmax[th] = max(tmax.get(th, 0.0), v)
+    rows = [[th, h, v] for (th, h), v in cells.items() if tmax[th] >= 1]
+    rows.sort(key=lambda r: (-tmax[r[0]], r[0], -r[2]))
+    return result(["thread", "host", "busy_pct"], rows)
+
+
+@panel(THR, "ds_thread_drill", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+def thread_drill(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    return tc(rows, "busy_pct", step(THR, "ds_thread_drill"), THRESHOLD)
+
+
+@panel(THR, "ds_cpu_trap", "sort 0 - splunkd_one_core_pct", "stats count")
+def cpu_trap(dep):
+    rows = []
+    for h in sim.HOSTS:
+        one, cores = dep.splunkd_cpu(h), dep.cores(h)
+        rows.append([h, cores, sround(one), sround(one / cores, 1), sround(100.0 / cores, 1)])
+    rows.sort(key=lambda r: -r[2])
+    return result(["host", "cores", "splunkd (% of one core)", "splunkd (% of all cores)", "one core (% of all)"], rows)
+
+
+# ----------------------------------------------------------------------------- pipeline sets
+@panel(PS, "ds_fill_time", TOP % "fill_pct", "timechart span=1m max(fill_pct) BY series limit=0 useother=false")
+def fill_time(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows()]
+    return tc(rows, "fill_pct", step(PS, "ds_fill_time"), {"threshold": QUEUE_PCT})
+
+
+@panel(PS, "ds_blocked", "stats values(queue) AS queues BY _time host ingest_pipe", "sort _time")
+def blocked(dep):
+    marks = {}
+    for r in dep.queue_rows():
+        if r["fill_pct"] >= 99.0:   # metrics.log says blocked=true when a queue cannot take the next event
+            b = r["_time"] - (r["_time"] - START) % 300
+            marks.setdefault((b, r["host"], r["ingest_pipe"]), set()).add(r["queue"])
+    rows = [[t, "%s set %s: %s blocked" % (h, p, ", ".join(sorted(qs))), "#D41F1F"] for (t, h, p), qs in marks.items()]
+    rows += annotations(dep, lambda f: f["bottleneck"] != "hec_input")
+    rows.sort(key=lambda r: r[0])
+    return result(["_time", "label", "color"], [[iso(r[0])] + r[1:] for r in rows])
+
+
+@panel(PS, "ds_chain", "stats max(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage",
+       "eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe",
+       "stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing values(indexing) AS "
+       "indexing values(output) AS output values(bottleneck_stage) AS bottleneck max(fullest) AS fullest BY host ingest_pipe",
+       "sort 0 order - fullest host ingest_pipe")
+def chain(dep):
+    rows = []
+    for (h, p), rs in group(list(dep.queue_rows()), "host", "ingest_pipe").items():
+        fill = {}
+        order = {}
+        for (stage,), qs in group(rs, "stage").items():
+            fill[stage] = sround(max(r["fill_pct"] for r in qs))
+            order[stage] = max(r["stage_order"] for r in qs)
+        full = [order[s] for s in fill if fill[s] >= QUEUE_PCT]
+        last = max(full) if full else 0
+        bn = next((s for s in fill if order[s] == last), "none") if last else "none"
+        rows.append((0 if bn != "none" else 1, -max(fill.values()), h, p,
+                     [h, p] + [fill.get(s) for s in ("parsing", "merging", "typing", "indexing", "output")] + [bn]))
+    return result(["host", "ingest_pipe", "parsing", "merging", "typing", "indexing", "output", "bottleneck"],
+                  [r[4] for r in sorted(rows, key=lambda r: r[:4])])
+
+
+BANDS = ["1: below 60%", "2: 60% to threshold", "3: full (>= threshold)"]
+
+
+@panel(PS, "ds_bands", "bin _time span=5m", "stats max(fill_pct) AS fill BY _time host",
+       "timechart span=5m dc(host) BY band")
+def bands(dep):
+    fullest = {}
+    for r in dep.queue_rows():
+        k = (r["_time"] - (r["_time"] - START) % 300, r["host"])
+        fullest[k] = max(fullest.get(k, 0.0), r["fill_pct"])
+    rows = [dict(_time=t, host=h, band=BANDS[2] if v >= QUEUE_PCT else BANDS[1] if v >= 60 else BANDS[0])
+            for (t, h), v in fullest.items()]
+    return timechart(rows, step(PS, "ds_bands"))
+
+
+@panel(PS, "ds_psets_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+def psets_time(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.load_rows()]
+    return tc(rows, "busy_pct", step(PS, "ds_psets_time"), THRESHOLD)
+
+
+@panel(PS, "ds_psets_table",
+       "stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread",
+       "sort 0 host ingest_pipe - max_busy_pct", "dedup host ingest_pipe", "sort 0 - max_busy_pct host ingest_pipe")
+def psets_table(dep):
+    best = {}
+    for (h, p, th), rs in group(list(dep.load_rows()), "host", "ingest_pipe", "busiest_thread").items():
+        cand = (len(rs), max(r["busy_pct"] for r in rs), sround(sum(r["share_pct"] for r in rs) / len(rs), 1), th)
+        if (h, p) not in best or cand[1] > best[(h, p)][1]:
+            best[(h, p)] = cand
+    rows = [[h, p, c[3], c[0], c[1], c[2]] for (h, p), c in best.items()]
+    rows.sort(key=lambda r: (-r[4], r[0], r[1]))
+    return result(["host", "ingest_pipe", "busiest_thread", "minutes busiest", "max busy %", "assignment share %"], rows)
+
+
+# ----------------------------------------------------------------------------- CPU by processor
+def cpu_rows(dep):
+    if "_cpu_rows" not in dep.__dict__:
+        dep.__dict__["_cpu_rows"] = _cpu_rows(dep)
+    return dep.__dict__["_cpu_rows"]
+
+
+def _cpu_rows(dep):
+    """The tstats (max per host, name, processor, set and second: a repeated line counts once) and
+    ingest_doctor_pipeline_cpu_rows (plausibility, then per minute)."""
+    lines = {}
+    for ln in dep.cpu_lines():
+        k = (ln["host"], ln["pipeline"], ln["processor"], ln["ingest_pipe"], ln["_time"])
+        prev = lines.get(k)
+        lines[k] = ln if prev is None else dict(ln, cpu_seconds=max(prev["cpu_seconds"], ln["cpu_seconds"]),
+                                                executes=max(prev["executes"], ln["executes"]))
+    threads = {r["pipeline"]: int(r["threads_per_set"]) for r in dep.pipeline if r["pipeline"]}
+    limit_pct = {r["pipeline"]: float(r["max_cpu_pct"]) for r in dep.pipeline if r["pipeline"]}
+    stages = {}
+    for r in dep.pipeline:
+        stages.setdefault(r["pipeline"], r["stage"])
+    per_minute = {}
+    for key, rs in group(sorted(lines.values(), key=lambda r: (r["host"], r["ingest_pipe"], r["pipeline"],
+                                                               r["processor"], r["_time"])),
+                         "host", "ingest_pipe", "pipeline", "processor").items():
+        prev = None
+        for r in rs:
+            interval = 30 if prev is None or r["_time"] - prev > 300 else r["_time"] - prev
+            prev = r["_time"]
+            th = threads.get(r["pipeline"], 1)
+            ok = r["cpu_seconds"] <= interval * limit_pct.get(r["pipeline"], 100.0 * th) / 100
+            m = per_minute.setdefault((r["_time"] - r["_time"] % 60,) + key, dict(
+                _time=r["_time"] - r["_time"] % 60, host=key[0], ingest_pipe=key[1], pipeline=key[2], processor=key[3],
+                stage=stages.get(key[2], "other"), threads=th, cpu_seconds=0.0, wall_s=0, unreliable=0, max_reading=0.0,
+                interval_s=0, executes=0))
+            m["cpu_seconds"] += r["cpu_seconds"] if ok else 0
+            m["wall_s"] += interval if ok else 0
+            m["unreliable"] += 0 if ok else 1
+            m["max_reading"] = max(m["max_reading"], r["cpu_seconds"])
+            m["interval_s"] = max(m["interval_s"], interval)
+            m["executes"] += r["executes"]
+    for m in per_minute.values():
+        m["pct_one_core"] = sround(m["cpu_seconds"] / m["wall_s"] * 100, 1) if m["wall_s"] > 0 else None
+    return list(per_minute.values())
+
+
+@panel(CPU, "ds_cpu_time", TOP % "pct_one_core", "timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+def cpu_time(dep):
+    rows = [dict(r, series=series_host_set(r) + " " + r["pipeline"] + "/" + r["processor"])
+            for r in cpu_rows(dep) if r["pct_one_core"] is not None]
+    return tc(rows, "pct_one_core", step(CPU, "ds_cpu_time"), THRESHOLD)
+
+
+@panel(CPU, "ds_cpu_table",
+       "stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe "
+       "stage pipeline processor", "sort 0 - avg_pct host ingest_pipe processor", "head 15")
+def cpu_table(dep):
+    rows = []
+    for (h, p, st, pl, pr), rs in group([r for r in cpu_rows(dep) if r["pct_one_core"] is not None],
+                                        "host", "ingest_pipe", "stage", "pipeline", "processor").items():
+        vals = [r["pct_one_core"] for r in rs]
+        rows.append([h, p, st, pl, pr, sround(sum(vals) / len(vals), 1), max(vals), sum(r["executes"] for r in rs)])
+    rows.sort(key=lambda r: (-r[5], r[0], r[1], r[4]))
+    return result(["host", "ingest_pipe", "stage", "pipeline", "processor", "avg_pct", "max_pct", "executes"], rows[:15])
+
+
+@panel(CPU, "ds_cpu_unreliable",
+       "stats sum(unreliable) AS readings max(max_reading) AS max_cpu_seconds max(interval_s) AS interval_s "
+       "max(threads) AS threads latest(_time) AS last_seen BY host ingest_pipe pipeline processor",
+       "sort 0 - readings host", "stats count")
+def cpu_unreliable(dep):
+    rows = []
+    for (h, p, pl, pr), rs in group([r for r in cpu_rows(dep) if r["unreliable"] > 0],
+                                    "host", "ingest_pipe", "pipeline", "processor").items():
+        rows.append([h, p, pl, pr, sum(r["unreliable"] for r in rs), max(r["max_reading"] for r in rs),
+                     max(r["interval_s"] for r in rs), max(r["threads"] for r in rs),
+                     strftime(max(r["_time"] for r in rs))])
+    if not rows:
+        return message("Every cpu_seconds reading is plausible (at most the interval's wall time x the stage's "
+                       "threads): nothing left out.")
+    rows.sort(key=lambda r: (-r[4], r[0]))
+    return result(["host", "ingest_pipe", "pipeline", "processor", "readings", "max_cpu_seconds", "interval_s",
+                   "threads", "last_seen"], rows)
+
+
+@panel(CPU, "ds_regex_share", "eventstats sum(pct_one_core) AS stage_pct BY _time host ingest_pipe",
+       "stats sum(cpu_seconds) AS cpu max(stage_pct) AS typing_peak_pct BY host ingest_pipe processor",
+       "eventstats sum(cpu) AS stage_cpu BY host ingest_pipe", "sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe")
+def regex_share(dep):
+    rows = []
+    typing = [r for r in cpu_rows(dep) if r["pipeline"] == "typing" and r["pct_one_core"] is not None]
+    for (h, p), rs in group(typing, "host", "ingest_pipe").items():
+        peak = max(sum(r["pct_one_core"] for r in m) for m in group(rs, "_time").values())
+        total = sum(r["cpu_seconds"] for r in rs)
+        rx = sum(r["cpu_seconds"] for r in rs if r["processor"] == "regexreplacement")
+        peak, share = sround(peak, 1), sround(rx / total * 100, 1)
+        verdict = ("not regex-bound" if share < REGEX_SHARE_PCT else "typing not busy" if peak < 60
+                   else "regex-bound: review TRANSFORMS/SEDCMD")
+        rows.append([h, p, peak, share, verdict])
+    rows.sort(key=lambda r: (-r[2], -r[3], r[0], r[1]))
+    return result(["host", "set", "typing peak %", "regex share %", "verdict"], rows)
+
+
+@panel(CPU, "ds_regex_st", "bin _time span=1m", "stats sum(cpu) AS cpu_ms BY _time host series",
+       "stats avg(pct_one_core) AS pct_one_core BY host series", "sort 0 - pct_one_core sourcetype", "head 10",
+       "stats count")
+def regex_st(dep):
+    rows = []
+    for (h, st), rs in group(list(dep.regex_rows()), "host", "series").items():
+        pct = [r["cpu_ms"] / 60000 * 100 for r in rs]
+        rows.append([h + " " + st, sround(sum(pct) / len(pct), 2)])
+    rows.sort(key=lambda r: (-r[1], r[0]))
+    return result(["sourcetype", "pct_one_core"], rows[:10])
+
+
+@panel(CPU, "ds_indexer_cpu", TOP % "pct_one_core", "timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+def indexer_cpu(dep):
+    rows = [dict(r, series=series_host_set(r)) for r in dep.indexer_cpu_rows()]
+    return tc(rows, "pct_one_core", step(CPU, "ds_indexer_cpu"))
+
+
+@panel(CPU, "ds_props_findings", "sort severity_rank - last_seen_epoch", "stats count")
+def props_findings(dep):
+    fields = ["severity", "host", "pipeline_set", "bottleneck", "summary", "advice", "settings"]
+    rows = findings_table(dep, fields, [f for f in open_findings(dep) if f["bottleneck"] in ("typing", "merging", "parsing")],
+                          "No open finding about parsing, merging or typing on the selected hosts.")
+    return rows if isinstance(rows, dict) else result(fields, rows)
+
+
+# ----------------------------------------------------------------------------- findings
+@panel(FND, "ds_findings_table", "sort severity_rank - last_seen_epoch", "stats count")
+def findings_records(dep):
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
+              "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
+    rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
+    if isinstance(rows, dict):
+        return rows
+    return result(["severity", "host", "bottleneck", "pipeline set", "summary", "evidence", "recommendations",
+                   "setting -> suggested", "first seen", "last seen", "count", "status", "_evidence_dashboard"], rows)
+
+
+@panel(FND, "ds_findings_kpi",
+       "stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
+       "count(eval(severity==\"info\")) AS info dc(host) AS hosts")
+def findings_kpi(dep):
+    fs = open_findings(dep)
+    return result(["critical", "warning", "info", "hosts"], [[sum(1 for f in fs if f["severity"] == s)
+                                                            for s in ("critical", "warning", "info")] +
+                                                           [len({f["host"] for f in fs})]])
+
+
+@panel(FND, "ds_findings_by", "chart count OVER bottleneck BY status limit=9 useother=true")
+def findings_by(dep):
+    fs = dep.findings()
+    statuses = sorted({f["status"] for f in fs})
+    rows = [[b[0]] + [sum(1 for f in rs if f["status"] == s) for s in statuses]
+            for b, rs in sorted(group(fs, "bottleneck").items())]
+    return result(["bottleneck"] + statuses, rows)
