@@ -98,3 +98,33 @@ def test_headroom_per_pipeline_set_needs_the_sets_own_throughput():
     r = report("one_of_four_blocked")       # group=thruput ingest_pipe=2 only
     assert {(h.stage, h.pipeline_set) for h in r.headroom} == {("typing", 2), ("indexing", 2)}
     assert any("headroom not estimated for typing, pipeline set 0;" in n for n in r.not_judged)
+
+
+def settings(finding):
+    return [rc.setting for rc in finding.recommendations]
+
+
+def test_no_more_pipelines_when_the_sets_already_use_every_core():
+    r = report("typing_sets_at_cores")     # 8 cores, 2 sets of 4 threads, host CPU 55%
+    # Two bottlenecks at once: one finding per pipeline set, each with its own set and stage.
+    assert [(f.bottleneck, f.pipeline_set, f.severity) for f in r.findings] == [("typing", 0, "warning"),
+                                                                                ("typing", 1, "warning")]
+    for f in r.findings:
+        assert "parallelIngestionPipelines" not in settings(f)
+        scale = [rc.action for rc in f.recommendations if "Scale out" in rc.action]
+        assert scale == ["parallelIngestionPipelines is already 2: each set keeps up to 4 cores busy, so 8 cores "
+                         "allow 2 sets and another would only compete for the same cores. Scale out (add indexers "
+                         "or forwarders sharing the load); this is not a setting."]
+
+
+def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
+    r = report("indexing_no_headroom")
+    for f in r.findings:
+        assert "parallelIngestionPipelines" not in settings(f)
+    actions = " ".join(rc.action for f in r.findings for rc in f.recommendations)
+    assert "The host has no CPU headroom (host CPU 96%): more pipeline sets will not help. Scale out" in actions
+
+
+def test_more_pipelines_still_advised_where_cores_are_idle():
+    [f] = [f for f in report("indexing_headroom").findings if f.bottleneck == "indexing"]
+    assert "parallelIngestionPipelines" in settings(f)

@@ -97,11 +97,13 @@ class Headroom:
 
     @property
     def saturates_eps(self) -> Optional[float]:
-        return None if self.eps is None else self.eps * 100.0 / self.busy_pct
+        if self.eps is None:
+            return None
+        return self.eps if self.pegged else self.eps * 100.0 / self.busy_pct
 
     @property
     def saturates_kbps(self) -> float:
-        return self.kbps * 100.0 / self.busy_pct
+        return self.kbps if self.pegged else self.kbps * 100.0 / self.busy_pct
 
 
 @dataclass

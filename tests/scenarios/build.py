@@ -318,11 +318,29 @@ def typing_headroom() -> Snap:
     return s
 
 
+def typing_sets_at_cores() -> Snap:
+    """Both pipeline sets' typing pegged on 8 cores with parallelIngestionPipelines 2 (4 threads a set):
+    another set has no core to run on, even with host CPU at 55%."""
+    s = Snap("hf-8c")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 55.0, 440.0).indexer()
+    full = {"parsingQueue": (97, 96, 95, 95), "aggQueue": (96, 95, 95, 94), "typingQueue": (99, 98, 97, 97),
+            "indexQueue": (5, 6, 6, 6)}
+    s.queues({0: full, 1: full}).server_general("2").server_queue().tcpout("true")
+    s.pipelinesets({0: ("typing", 0.985), 1: ("typing", 0.98)})
+    for i, t in enumerate(times(MINUTES)):
+        for p in (0, 1):
+            _queues(s, t, i, p, {"parsingqueue": 95.0, "aggqueue": 94.0, "typingqueue": 97.5, "indexqueue": 6.0})
+            dutycycle_long(s, t, p, {"parsing": 0.3, "merging": 0.2, "typing": 0.98, "indexerpipe": 0.25})
+            pipelineset_line(s, t, p, "typing", 0.98, 0.5)
+            thruput_lines(s, t, p, {"cisco:asa": 2600.0})
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
                                      transient_spike, partial, late_upstream, late_typing_full,
-                                     typing_headroom)}
+                                     typing_headroom, typing_sets_at_cores)}
 
 
 def write_all(root: str) -> None:
