@@ -128,3 +128,43 @@ def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
 def test_more_pipelines_still_advised_where_cores_are_idle():
     [f] = [f for f in report("indexing_headroom").findings if f.bottleneck == "indexing"]
     assert "parallelIngestionPipelines" in settings(f)
+
+
+def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
+    r = report("output_receivers_down")
+    [f] = warn(r)
+    assert (f.bottleneck, f.severity) == ("output", "critical")
+    assert "compressed" not in settings(f)
+    assert "10.0.0.12:9997 refused or timed out 12 times (down or not listening)" in f.summary
+    assert "10.0.0.11:9997 connected but taking 0 KB/s (blocked: its own queues are full)" in f.summary
+    actions = " ".join(rc.action for rc in f.recommendations)
+    assert "Check 10.0.0.12:9997" in actions and "Diagnose 10.0.0.11:9997" in actions
+    assert signal(f, "tcpout_connect_failures").value == 12
+
+
+def test_output_bound_by_the_network_advises_compression_first():
+    r = report("output_bandwidth")
+    [f] = warn(r)
+    assert f.recommendations[0].setting == "compressed"
+    assert (f.recommendations[0].current, f.recommendations[0].suggested) == ("false", "true")
+    assert "The network holds it back, not the receivers" in f.summary and "94 Mbit/s" in f.summary
+    assert signal(f, "tcpout_kbps_total").value == 11800.0
+
+
+def test_output_blocked_without_per_receiver_data_says_what_would_decide():
+    [f] = warn(report("output_blocked"))
+    assert "cannot be told" in f.summary and "group=tcpout_connections" in f.summary
+
+
+def test_tcpout_lines_are_parsed_by_key():
+    from ingest_doctor import metricslog, splunkdlog
+    ev = metricslog.parse_lines([
+        "11-22-2025 09:59:30.000 +0000 INFO  Metrics - group=tcpout_connections, name=grp:10.0.0.5:9997:0, "
+        "sourcePort=4001, destIp=10.0.0.5, destPort=9997, _tcp_Bps=1024.00, _tcp_KBps=1.00, kb=30.00"])
+    [c] = ev.tcpout
+    assert (c.receiver, c.kbps, c.group) == ("10.0.0.5:9997", 1.0, "grp")
+    # The real 2025 line (data-shapes.md section 3.1).
+    ev = splunkdlog.parse_lines(["06-06-2025 18:36:25.618 +0100 WARN  AutoLoadBalancedConnectionStrategy "
+                                 "[107804 TcpOutEloop] - Cooked connection to ip=192.168.1.84:9997 timed out"])
+    [s] = ev.log_signals
+    assert (s.kind, s.receiver) == ("tcpout_connect_failed", "192.168.1.84:9997")

@@ -3,7 +3,8 @@
 Groups used: queue (`_kb` or byte sizes, `blocked=true`), pipeline (CPU per
 processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
 form whose field names are thread names), pipelineset (load_metrics), thruput,
-per_*_thruput and per_*_regex_cpu. No `ingest_pipe` means a single pipeline set
+per_*_thruput, per_*_regex_cpu and tcpout_connections (`_tcp_KBps` per receiver;
+its exact keys are UNVERIFIED, read by key like tcpin_connections). No `ingest_pipe` means a single pipeline set
 (None). Unknown groups are skipped; lines that are not metrics lines are counted.
 A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
 5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
@@ -16,8 +17,8 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Set
 
 from . import model
-from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, ThreadSample,
-                       Thruput)
+from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpoutConnection,
+                       ThreadSample, Thruput)
 from .logtime import WindowedParser, parse_prefix
 from .threadnames import pool_name
 
@@ -81,7 +82,8 @@ class MetricsLogParser(WindowedParser):
         self._cpu: List[ProcessorCpu] = []
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
         self._src = {g: "%s group=%s" % (source, g) for g in
-                     ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu")}
+                     ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
+                      "tcpout_connections")}
 
     def feed(self, line: str) -> None:
         st = self.stats
@@ -220,6 +222,17 @@ class MetricsLogParser(WindowedParser):
                                        "%s group=%s" % (self.source, kv["group"]), _num(kv.get("avg_age"))))
         return True
 
+    def _tcpout(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        kbps = _num(kv.get("_tcp_KBps"))
+        name = kv.get("name", "")
+        group, _, rest = name.partition(":")
+        receiver = "%s:%s" % (kv["destIp"], kv.get("destPort", "")) if kv.get("destIp") else \
+            ":".join(rest.split(":")[:2])
+        if kbps is None or not receiver:
+            return False
+        self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
+        return True
+
     def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         cpu = _num(kv.get("cpu"))
         series = kv.get("series")
@@ -237,6 +250,7 @@ _HANDLERS = {
     "dutycycle": MetricsLogParser._dutycycle,
     "pipelineset": MetricsLogParser._pipelineset,
     "thruput": MetricsLogParser._thruput,
+    "tcpout_connections": MetricsLogParser._tcpout,
 }
 
 

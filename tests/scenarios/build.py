@@ -336,11 +336,73 @@ def typing_sets_at_cores() -> Snap:
     return s
 
 
+def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float) -> None:
+    # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
+    # tcpout_connections line itself is UNVERIFIED (no real capture).
+    s.metric(t + 0.002, "group=tcpout_connections, name=splunk_indexers:%s:9997:0, sourcePort=%d, destIp=%s, "
+                        "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
+                        "_tcp_eps=%.2f, kb=%.2f" % (ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
+                                                    int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
+
+
+def _output_full(name: str) -> Snap:
+    s = Snap(name)
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
+                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
+    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
+    return s
+
+
+def _tcpout_queue(s: Snap, t: float, i: int) -> None:
+    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
+    dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+
+
+def _paused(s: Snap, t: float, i: int, dest: str) -> None:
+    s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
+                   "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside output "
+                   "group splunk_indexers from host_src=%s has been blocked for blocked_seconds=%d. This can stall "
+                   "the data flow towards indexing and other network outputs. Review the receiving system's health "
+                   "in the Splunk Monitoring Console. It is probably not accepting data."
+                   % (dest, s.host, 10 * (i + 1)), tid=7812)
+
+
+def output_receivers_down() -> Snap:
+    """tcpout full: 10.0.0.12 times out (the real AutoLoadBalancedConnectionStrategy wording), 10.0.0.11
+    is connected but takes nothing."""
+    s = _output_full("hf-rcv")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "10.0.0.11", 0.0)
+        if i % 2 == 0:
+            s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
+                           "Cooked connection to ip=10.0.0.12:9997 timed out", tid=107804)
+        if i % 4 == 0:
+            _paused(s, t, i, "10.0.0.11")
+    return s
+
+
+def output_bandwidth() -> Snap:
+    """tcpout full while both receivers take ~5,900 KB/s each, flat (~94 Mbit/s together), no errors."""
+    s = _output_full("hf-wan")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "10.0.0.11", 5890.0 + _wobble(i, 40.0))
+        _tcpout_connection(s, t, i, "10.0.0.12", 5910.0 - _wobble(i, 40.0))
+        if i % 8 == 0:
+            _paused(s, t, i, "10.0.0.11")
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
                                      transient_spike, partial, late_upstream, late_typing_full,
-                                     typing_headroom, typing_sets_at_cores)}
+                                     typing_headroom, typing_sets_at_cores,
+                                     output_receivers_down, output_bandwidth)}
 
 
 def write_all(root: str) -> None:

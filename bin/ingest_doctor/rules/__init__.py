@@ -16,7 +16,8 @@ from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
 from ..findings import Finding, Report, severity_rank
 from . import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
-               indexer_throttled, log_symptoms, not_judged, queue_chain, stage_advice, thread_saturation, upstream)
+               indexer_throttled, log_symptoms, not_judged, output_cause, queue_chain, stage_advice, thread_saturation,
+               upstream)
 from .state import State, start
 
 Rule = Callable[[State], None]
@@ -28,6 +29,7 @@ RULES: Tuple[Rule, ...] = (
     hec_symptoms.run,         # reply=9, health 18-20 / 503 / 429: downstream when queues are full
     hec_latency.run,
     log_symptoms.run,         # tcpout paused, receiving ports closed
+    output_cause.run,         # a full tcpout queue: the receivers (named) or the bandwidth
     indexer_throttled.run,    # absorbs the indexing finding it causes
     host_cpu.run,
     imbalance.run,            # needs every per-set finding above
