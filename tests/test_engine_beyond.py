@@ -168,3 +168,22 @@ def test_tcpout_lines_are_parsed_by_key():
                                  "[107804 TcpOutEloop] - Cooked connection to ip=192.168.1.84:9997 timed out"])
     [s] = ev.log_signals
     assert (s.kind, s.receiver) == ("tcpout_connect_failed", "192.168.1.84:9997")
+
+
+def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_numbers():
+    r = report("flapping")
+    assert r.healthy
+    [f] = r.findings
+    assert (f.bottleneck, f.severity) == ("typing", "info")
+    assert "typingQueue reached 97% full in 3 of 25 samples but never stayed full" in f.summary
+    assert "just under the 90% threshold" in f.summary
+    assert signal(f, "queue_full_samples").value == 3
+    assert 85 < signal(f, "thread_busy_pct").value < 90
+    assert not f.recommendations
+
+
+def test_the_same_thread_over_the_configured_threshold_warns():
+    # Only what is sustained by the configured rule warns: lower the threshold and it does.
+    ev = load_snapshot(os.path.join(SCEN, "flapping"))
+    [f] = diagnose(ev, {"thread_busy_pct": 85}).findings
+    assert (f.bottleneck, f.severity) == ("typing", "warning")

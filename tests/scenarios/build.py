@@ -397,12 +397,28 @@ def output_bandwidth() -> Snap:
     return s
 
 
+def flapping() -> Snap:
+    """typingQueue full for one sample every 4 minutes, drained between; the typing thread at 86-88%,
+    just under the 90% threshold, all along."""
+    s = Snap("idx-flap")
+    s.server_info(16, ["indexer"]).resources(16, 30.0, 220.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        burst = i % 8 == 5
+        _queues(s, t, i, None, {"parsingqueue": 9.0, "aggqueue": 5.0, "typingqueue": 97.0 if burst else 12.0,
+                                "indexqueue": 6.0})
+        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.87 + _wobble(i, 0.01),
+                                    "indexerpipe": 0.35})
+        thruput_lines(s, t, None, {"cisco:asa": 3000.0})
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
                                      transient_spike, partial, late_upstream, late_typing_full,
                                      typing_headroom, typing_sets_at_cores,
-                                     output_receivers_down, output_bandwidth)}
+                                     output_receivers_down, output_bandwidth, flapping)}
 
 
 def write_all(root: str) -> None:

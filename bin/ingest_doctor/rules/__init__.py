@@ -16,8 +16,8 @@ from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
 from ..findings import Finding, Report, severity_rank
 from . import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
-               indexer_throttled, log_symptoms, not_judged, output_cause, queue_chain, stage_advice, thread_saturation,
-               upstream)
+               indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
+               thread_saturation, upstream)
 from .state import State, start
 
 Rule = Callable[[State], None]
@@ -25,6 +25,7 @@ Rule = Callable[[State], None]
 RULES: Tuple[Rule, ...] = (
     queue_chain.run,          # st.queues, st.chain: the stage behind the last full queue
     thread_saturation.run,    # st.threads: pegged threads and stage CPU
+    near_miss.run,            # a thread just under its threshold: info with the numbers
     file_monitor.run,         # a pegged `tail` thread: the file monitor input is the ceiling
     hec_symptoms.run,         # reply=9, health 18-20 / 503 / 429: downstream when queues are full
     hec_latency.run,

@@ -112,6 +112,8 @@ class QueueState:
     source: str
     blocked: int = 0            # samples reporting blocked=true
     blocked_source: str = ""
+    over: int = 0               # samples at or over queue_fill_pct (a spike: how often it filled)
+    samples: int = 0
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
