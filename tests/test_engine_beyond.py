@@ -187,3 +187,33 @@ def test_the_same_thread_over_the_configured_threshold_warns():
     ev = load_snapshot(os.path.join(SCEN, "flapping"))
     [f] = diagnose(ev, {"thread_busy_pct": 85}).findings
     assert (f.bottleneck, f.severity) == ("typing", "warning")
+
+
+def test_windows_single_set_instance_still_localises():
+    ev = load_snapshot(os.path.join(SCEN, "windows_hf"))
+    assert {q.pipeline_set for q in ev.queues} == {None}          # no ingest_pipe, no .N titles
+    r = diagnose(ev)
+    [f] = warn(r)
+    assert (f.bottleneck, f.pipeline_set, f.component) == ("merging", None, "merging")
+    # Host CPU from user + system (no cpu_idle_pct), splunkd.exe read without process_type.
+    assert "splunkd uses about 15% of 8 cores, which is one core pegged" in f.summary
+    assert [rc.suggested for rc in f.recommendations if rc.setting == "parallelIngestionPipelines"] == ["2"]
+
+
+def test_configuration_endpoints_answering_403_still_localise_and_name_what_was_not_read():
+    r = report("cloud_restricted")
+    [f] = warn(r)
+    assert f.bottleneck == "typing"
+    pip = [rc for rc in f.recommendations if rc.setting == "parallelIngestionPipelines"]
+    assert pip and pip[0].current is None
+    forbidden = [n for n in r.not_judged if "do not have permission" in n]
+    assert len(forbidden) == 4 and any("conf-props" in n for n in forbidden)
+
+
+def test_a_metrics_log_gap_and_lines_out_of_order_are_named_and_the_rest_judged():
+    r = report("cloud_restricted")
+    assert "logs/metrics.log has no lines from 09:50:30 to 09:56:00 UTC (6 minutes): judged on the lines around " \
+           "the gap" in r.not_judged
+    assert any(n.startswith("logs/metrics.log has 34 lines out of time order") for n in r.not_judged)
+    assert [f.bottleneck for f in warn(r)] == [f.bottleneck for f in warn(report("typing_regex_hidden"))]
+    assert not any("no lines from" in n for n in report("typing_regex_hidden").not_judged)

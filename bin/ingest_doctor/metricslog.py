@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Set
 
@@ -37,6 +38,7 @@ class Stats:
     unknown_groups: int = 0
     outside_window: int = 0
     duplicates: int = 0        # the same line again (counted once)
+    out_of_order: int = 0      # lines older than one already read (judged in time order all the same)
 
 
 def parse_kv(body: str) -> Dict[str, str]:
@@ -70,6 +72,14 @@ def _pset(kv: Dict[str, str]) -> Optional[int]:
         return None
 
 
+# No line for this many metrics intervals (every group is written each interval) is a gap.
+GAP_INTERVALS = 4
+
+
+def _hms(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(t))
+
+
 class MetricsLogParser(WindowedParser):
     """Feed lines one at a time; only `since <= time <= until` lines are kept."""
     SOURCE = SOURCE
@@ -81,6 +91,8 @@ class MetricsLogParser(WindowedParser):
         self._times: List[float] = []      # distinct times of group=pipeline batches, to measure the interval
         self._cpu: List[ProcessorCpu] = []
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
+        self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
+        self._latest: Optional[float] = None
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
                       "tcpout_connections")}
@@ -101,6 +113,12 @@ class MetricsLogParser(WindowedParser):
             st.duplicates += 1
             return
         self._seen.add(h)
+        if t is not None:
+            self._seconds.add(int(t))
+            if self._latest is not None and t < self._latest - 1:
+                st.out_of_order += 1
+            elif self._latest is None or t > self._latest:
+                self._latest = t
         body = line[i + 3:]
         end = body.find(",")
         group = (body[6:end] if end > 0 else body[6:]).strip()
@@ -135,9 +153,22 @@ class MetricsLogParser(WindowedParser):
                 interval = diffs[len(diffs) // 2]
         for p in self._cpu:
             p.interval_s = interval
+        self._name_gaps(interval)
         if self.stats.lines:
             self.ev.saw(self.source)
         return self.stats
+
+    def _name_gaps(self, interval: float) -> None:
+        """A stretch with no line for GAP_INTERVALS intervals is named: the judgement covers what is around it."""
+        secs = sorted(self._seconds)
+        for a, b in zip(secs, secs[1:]):
+            if b - a >= GAP_INTERVALS * interval:
+                self.ev.not_judged.append(
+                    "%s has no lines from %s to %s UTC (%.0f minutes): judged on the lines around the gap"
+                    % (self.source, _hms(a), _hms(b), (b - a) / 60.0))
+        if self.stats.out_of_order:
+            self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
+                                      % (self.source, self.stats.out_of_order))
 
     # -- groups
     def _queue(self, t: Optional[float], kv: Dict[str, str]) -> bool:

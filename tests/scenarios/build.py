@@ -8,11 +8,13 @@ Each scenario is a function returning a Snap; see README.md for what each one sh
 """
 from __future__ import annotations
 
+import calendar
 import filecmp
 import os
 import shutil
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -413,12 +415,61 @@ def flapping() -> Snap:
     return s
 
 
+def windows_hf() -> Snap:
+    """A Windows heavy forwarder, one pipeline set (no ingest_pipe, no .N titles): hostwide without
+    cpu_idle_pct or load average, splunkd.exe without process_type (both UNVERIFIED shapes); merging
+    pegged behind a full aggQueue."""
+    s = Snap("WIN-HF01")
+    s.server_info(8, ["heavyweight_forwarder"]).indexer().server_general().server_queue().tcpout("true")
+    s.rest("services/server/status/resource-usage/hostwide", [("hostwide", {
+        "cpu_arch": "x86_64", "cpu_count": "8", "cpu_system_pct": "6.10", "cpu_user_pct": "14.30",
+        "mem": "32768.000", "mem_used": "12000.000", "os_name": "Windows", "os_name_ext": "Windows Server 2019",
+        "os_version": "10.0.17763", "splunk_version": "9.3.2", "virtual_cpu_count": "8"})])
+    s.rest("services/server/status/resource-usage/splunk-processes", [
+        ("splunkd.exe", {"args": "service", "elapsed": "86400.0000", "mem_used": "1900.000", "pct_cpu": "118.00",
+                         "pid": "3120", "ppid": "612", "process": "splunkd.exe", "status": "R", "t_count": "140"})])
+    s.queues({None: {"parsingQueue": (99, 98, 97, 97), "aggQueue": (99, 98, 98, 97), "typingQueue": (2, 3, 3, 3),
+                     "indexQueue": (1, 2, 2, 2)}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 97.0, "aggqueue": 98.0, "typingqueue": 3.0, "indexqueue": 2.0})
+        dutycycle_long(s, t, None, {"parsing": 0.25, "merging": 0.975, "typing": 0.2, "indexerpipe": 0.1})
+        thruput_lines(s, t, None, {"WinEventLog:Security": 1900.0})
+    return s
+
+
+FORBIDDEN = ('{"messages":[{"type":"ERROR","text":"You (user=svc-ingest) do not have permission to perform this '
+             'operation (requires capability: admin_all_objects)."}]}')
+
+
+def cloud_restricted() -> Snap:
+    """Splunk Cloud-like: every configs/conf-* endpoint answers 403; metrics.log has a 5-minute gap and
+    a batch written out of order. typingQueue full behind a pegged typing thread all the same."""
+    s = typing_regex_hidden()
+    s.host = "idx-cloud"
+    s.server_info(24, ["indexer"])
+    for path in ("services/configs/conf-server/general", "services/configs/conf-server/queue",
+                 "services/configs/conf-props", "services/configs/conf-outputs/tcpout"):
+        s.rest_bodies.pop(path, None)
+        s.raw_rest(path, FORBIDDEN)
+    gap = (T0 - 9 * 60, T0 - 4 * 60)
+    kept = [l for l in s.metrics if not gap[0] <= _line_time(l) < gap[1]]
+    late = [l for l in kept if T0 - 60 <= _line_time(l) < T0 - 30]
+    s.metrics = [l for l in kept if l not in late]
+    s.metrics[-40:-40] = late       # a batch written after later ones
+    return s
+
+
+def _line_time(line: str) -> float:
+    return calendar.timegm(time.strptime(line[:19], "%m-%d-%Y %H:%M:%S"))
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
                                      transient_spike, partial, late_upstream, late_typing_full,
                                      typing_headroom, typing_sets_at_cores,
-                                     output_receivers_down, output_bandwidth, flapping)}
+                                     output_receivers_down, output_bandwidth, flapping,
+                                     windows_hf, cloud_restricted)}
 
 
 def write_all(root: str) -> None:
