@@ -217,3 +217,28 @@ def test_a_metrics_log_gap_and_lines_out_of_order_are_named_and_the_rest_judged(
     assert any(n.startswith("logs/metrics.log has 34 lines out of time order") for n in r.not_judged)
     assert [f.bottleneck for f in warn(r)] == [f.bottleneck for f in warn(report("typing_regex_hidden"))]
     assert not any("no lines from" in n for n in report("typing_regex_hidden").not_judged)
+
+
+def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares():
+    r = report("sticky_set")
+    assert r.healthy
+    [f] = r.findings
+    assert (f.bottleneck, f.severity) == ("pipeline_set_imbalance", "info")
+    assert f.summary.startswith("Pipeline set 0 carries 80% of the throughput of 3 sets (a fair share is 33%)")
+    assert signal(f, "pipeline_set_load_share_pct").value == 80.0
+    assert [rc.suggested for rc in f.recommendations if rc.setting == "pipelineSetSelectionPolicy"] == \
+        ["weighted_random"]
+
+
+def test_an_even_load_is_no_imbalance():
+    assert not [f for f in report("two_sets_two_stages").findings if f.bottleneck == "pipeline_set_imbalance"]
+
+
+def test_two_bottlenecks_in_two_sets_are_two_findings_each_with_its_own_set_and_stage():
+    r = report("two_sets_two_stages")
+    assert [(f.bottleneck, f.pipeline_set) for f in warn(r)] == [("typing", 0), ("indexing", 1)]
+    typing, indexing = warn(r)
+    assert typing.component == "typingQueue" or typing.component == "typing"
+    assert "Pipeline set 0: typingQueue is full" in typing.summary
+    assert "Pipeline set 1: indexQueue is full" in indexing.summary
+    assert all("queues/typingQueue.1" not in e.source and "typingQueue.1" not in e.source for e in typing.evidence)

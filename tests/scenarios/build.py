@@ -463,13 +463,50 @@ def _line_time(line: str) -> float:
     return calendar.timegm(time.strptime(line[:19], "%m-%d-%Y %H:%M:%S"))
 
 
+def sticky_set() -> Snap:
+    """Three pipeline sets, round_robin: set 0 carries ~80% of the events (one long-lived forwarder
+    connection), its typing at 72% of one core; sets 1 and 2 nearly idle. Nothing saturated."""
+    s = Snap("idx-sticky")
+    s.server_info(16, ["indexer"]).resources(16, 25.0, 190.0).indexer()
+    s.queues({p: REST_QUIET for p in range(3)}).server_general("3", "round_robin").server_queue()
+    s.pipelinesets({0: ("typing", 0.72), 1: ("indexerPipe", 0.09), 2: ("indexerPipe", 0.08)})
+    for i, t in enumerate(times(MINUTES)):
+        for p, typing, kbps in ((0, 0.72, 4000.0), (1, 0.08, 520.0), (2, 0.07, 480.0)):
+            _queues(s, t, i, p, QUIET_QUEUES)
+            dutycycle_long(s, t, p, {"parsing": typing / 2, "typing": typing + _wobble(i, 0.01),
+                                     "indexerpipe": typing / 1.8})
+            thruput_lines(s, t, p, {"fwd:stream": kbps})
+    return s
+
+
+def two_sets_two_stages() -> Snap:
+    """Two bottlenecks at once: set 0's typing pegged behind a full typingQueue, set 1's indexing pegged
+    behind a full indexQueue, host CPU 40% of 16 cores."""
+    s = Snap("idx-two")
+    s.server_info(16, ["indexer"]).resources(16, 40.0, 300.0).indexer()
+    s.queues({0: {"parsingQueue": (96, 95, 95, 95), "aggQueue": (95, 95, 94, 94), "typingQueue": (99, 98, 97, 97),
+                  "indexQueue": (4, 5, 5, 5)},
+              1: {"parsingQueue": (97, 96, 96, 96), "aggQueue": (96, 96, 95, 95), "typingQueue": (97, 96, 96, 95),
+                  "indexQueue": (99, 98, 98, 98)}})
+    s.server_general("2").server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, 0, {"parsingqueue": 95.0, "aggqueue": 94.0, "typingqueue": 97.5, "indexqueue": 5.0})
+        _queues(s, t, i, 1, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 95.5, "indexqueue": 98.5})
+        dutycycle_long(s, t, 0, {"parsing": 0.3, "typing": 0.985, "indexerpipe": 0.2})
+        dutycycle_long(s, t, 1, {"parsing": 0.3, "typing": 0.5, "indexerpipe": 0.985})
+        thruput_lines(s, t, 0, {"cisco:asa": 2100.0})
+        thruput_lines(s, t, 1, {"app:json": 2300.0})
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
                                      transient_spike, partial, late_upstream, late_typing_full,
                                      typing_headroom, typing_sets_at_cores,
                                      output_receivers_down, output_bandwidth, flapping,
-                                     windows_hf, cloud_restricted)}
+                                     windows_hf, cloud_restricted, sticky_set,
+                                     two_sets_two_stages)}
 
 
 def write_all(root: str) -> None:
