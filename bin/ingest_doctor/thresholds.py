@@ -49,6 +49,8 @@ SETTINGS: Tuple[Setting, ...] = (
             "A pipeline set busy below this % while another is saturated is idle (imbalance)."),
     Setting("hec_latency_ms", 1000, "ms", 1, 600000,
             "HEC probe round-trip at or above this is high latency."),
+    Setting("headroom_min_busy_pct", 5, "%", 0.1, 100,
+            "Headroom (throughput before a stage pegs) is estimated only for threads busy at least this % of one core."),
     Setting("data_age_s", 120, "s", 1, 86400,
             "Events indexed this many seconds or more after their timestamp (metrics.log avg_age) are late."),
     Setting("hec_busy_replies", 1, "replies", 1, 1000000,

@@ -19,8 +19,6 @@ from ..findings import EvidenceItem, Headroom
 from .state import THREAD, State, ThreadState
 from .upstream import SENDER
 
-# Under this busy share the estimate multiplies measurement noise (1% busy -> "100x"): the stage is idle.
-MIN_BUSY_PCT = 5.0
 THRUPUT_NAME = "index_thruput"
 SIGNAL = "headroom_eps"
 
@@ -86,7 +84,8 @@ def run(st: State) -> None:
     for (stage, pset), t in sorted(busiest.items(), key=lambda x: (model.BOTTLENECK_ORDER.get(x[0][0], 9),
                                                                       -1 if x[0][1] is None else x[0][1])):
         busy = t.judgement.value
-        if busy < MIN_BUSY_PCT:
+        # Under headroom_min_busy_pct the estimate multiplies measurement noise (1% busy -> "100x").
+        if busy < st.th.headroom_min_busy_pct:
             continue
         if stage == model.HEC_INPUT or pset is None or len(sets) == 1:
             eps, kbps, src = _total(load)
