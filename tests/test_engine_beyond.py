@@ -242,3 +242,11 @@ def test_two_bottlenecks_in_two_sets_are_two_findings_each_with_its_own_set_and_
     assert "Pipeline set 0: typingQueue is full" in typing.summary
     assert "Pipeline set 1: indexQueue is full" in indexing.summary
     assert all("queues/typingQueue.1" not in e.source and "typingQueue.1" not in e.source for e in typing.evidence)
+
+
+def test_a_thread_just_under_its_threshold_alone_makes_no_finding_only_its_headroom():
+    ev = load_snapshot(os.path.join(SCEN, "flapping"))
+    ev.queues = []
+    r = diagnose(ev)
+    assert r.healthy and not r.findings
+    assert "typing: 87% of one core for 12,000 events/s: about 13,800 events/s before it pegs" in render(r)

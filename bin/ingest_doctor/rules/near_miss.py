@@ -1,6 +1,7 @@
 """Just under the threshold: a pipeline thread busy within `NEAR_PCT` points of `thread_busy_pct`, not
-sustained over it, is `info` with its numbers: worth knowing, never a warning (only what the configured
-rule calls sustained warns)."""
+sustained over it, never warns (only what the configured rule calls sustained does). Alone it makes no
+finding (its numbers are in the headroom report); beside an `info` finding on its stage (a queue that
+fills in bursts) it adds its numbers there, so the admin sees how close the stage runs."""
 from __future__ import annotations
 
 from .. import model
@@ -19,18 +20,12 @@ def run(st: State) -> None:
         if s.kind != THREAD or s.stage is None or j.level != OK or j.value < thr - NEAR_PCT:
             continue
         pset = None if s.stage.name == model.HEC_INPUT else s.pipeline_set
-        prev = st.drafts.get((s.stage.name, pset))
-        if prev is not None and prev.severity != "info":
+        d = st.drafts.get((s.stage.name, pset))
+        if d is None or d.severity != "info":
             continue
-        d = st.draft(s.stage.name, pset)
         text = ("The %s is busy %.0f%% of one core (%s, at most %.0f%%), just under the %.0f%% threshold: not "
                 "saturated by the configured rule, about %.0f points of one core left."
                 % (s.label, j.value, j.window, j.peak, thr, 100.0 - j.value))
-        if d.headline:
-            d.detail(text)
-        else:
-            d.component = s.thread
-            d.set_headline(text, tentative=True)
-        d.severity = "info"
+        d.detail(text)
         d.add(EvidenceItem("thread_busy_pct", r1(j.value), "%", j.window,
                            "%s thread=%s" % (s.source, s.thread)))
