@@ -268,14 +268,17 @@ def pipelineset_line(s: Snap, t: float, pset: int, busiest: str, ratio: float, s
                 "dutycycle_ratio=%.6f, share=%.4f, requests_last_period=%d" % (pset, busiest, ratio, share, 30))
 
 
-def thruput_lines(s: Snap, t: float, pset: Optional[int], sourcetypes: Dict[str, float]) -> None:
+def thruput_lines(s: Snap, t: float, pset: Optional[int], sourcetypes: Dict[str, float],
+                  age: float = 1.2) -> None:
+    """age: avg_age (seconds from an event's timestamp to its indexing); max_age is about twice it."""
     total = sum(sourcetypes.values())
     s.metric(t, "group=thruput, %sname=index_thruput, instantaneous_kbps=%.3f, instantaneous_eps=%.3f, "
                 "average_kbps=%.3f, total_k_processed=%.3f, kb=%.3f, ev=%d, load_average=1.20"
              % (_pipe(pset), total, total * 4, total, total * 3000, total * 30, int(total * 120)))
     for st, kbps in sorted(sourcetypes.items(), key=lambda x: -x[1]):
         s.metric(t, 'group=per_sourcetype_thruput, %sseries="%s", kbps=%.3f, eps=%.3f, kb=%.3f, ev=%d, '
-                    'avg_age=1.2, max_age=3' % (_pipe(pset), st, kbps, kbps * 4, kbps * 30, int(kbps * 120)))
+                    'avg_age=%s, max_age=%d' % (_pipe(pset), st, kbps, kbps * 4, kbps * 30, int(kbps * 120), age,
+                                                  3 if age == 1.2 else int(age * 2)))
 
 
 def times(minutes: float, end: float = T0, interval: float = 30.0) -> List[float]:

@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
+from . import model
 from .endpoints import HEC_SETTINGS
 from .evidence import Evidence
 from .findings import Recommendation
@@ -216,12 +217,26 @@ def typing_regex(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recomm
 
 # --------------------------------------------------------------------------- pipelines, indexers, output
 
-def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str) -> List[Recommendation]:
+def pipelines_the_cores_allow(cores: Optional[int]) -> Optional[int]:
+    return None if not cores else max(1, cores // model.cores_per_pipeline_set())
+
+
+def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str, cores: Optional[int] = None,
+                   host_cpu_pct: Optional[float] = None) -> List[Recommendation]:
+    """Another pipeline set only where it can help: idle cores, and fewer sets than the cores allow."""
     cur = ev.config.parallel_ingestion_pipelines
     if headroom is False:
+        busy = "" if host_cpu_pct is None else " (host CPU %.0f%%)" % host_cpu_pct
         return [Recommendation(
-            "The host has no CPU headroom: more pipeline sets will not help. Scale out (add indexers or "
-            "forwarders sharing the load); this is not a setting.")]
+            "The host has no CPU headroom%s: more pipeline sets will not help. Scale out (add indexers or "
+            "forwarders sharing the load); this is not a setting." % busy)]
+    allow = pipelines_the_cores_allow(cores)
+    if cur is not None and allow is not None and cur >= allow:
+        return [Recommendation(
+            "parallelIngestionPipelines is already %d: each set keeps up to %d cores busy, so %d cores allow %d "
+            "set%s and another would only compete for the same cores. Scale out (add indexers or forwarders "
+            "sharing the load); this is not a setting." % (cur, model.cores_per_pipeline_set(), cores, allow,
+                                                          "" if allow == 1 else "s"))]
     base = cur if cur is not None else 1
     cond = "" if headroom else " if the host has idle cores (host CPU was not read)"
     return [Recommendation(
@@ -229,8 +244,9 @@ def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str) -> List[Rec
         "server.conf", "general", "parallelIngestionPipelines", _s(cur), str(base + 1))]
 
 
-def indexing(ev: Evidence, headroom: Optional[bool], more: bool = True) -> List[Recommendation]:
-    recs = more_pipelines(ev, headroom, "indexing") if more or headroom is False else []
+def indexing(ev: Evidence, headroom: Optional[bool], more: bool = True, cores: Optional[int] = None,
+             host_cpu_pct: Optional[float] = None) -> List[Recommendation]:
+    recs = more_pipelines(ev, headroom, "indexing", cores, host_cpu_pct) if more or headroom is False else []
     if headroom is False:
         recs.append(Recommendation("Add indexers and spread the forwarders/HEC clients over them; this is not a "
                                    "setting."))

@@ -131,16 +131,29 @@ class Thruput:
     eps: Optional[float] = None
     pipeline_set: Optional[int] = None
     source: str = ""
+    # per_*_thruput avg_age: seconds between an event's timestamp and its indexing (`_indextime - _time`).
+    age_s: Optional[float] = None
+
+
+@dataclass
+class TcpoutConnection:
+    """metrics.log group=tcpout_connections: one forwarder -> receiver connection's throughput."""
+    time: Optional[float]
+    receiver: str               # destIp:destPort (or the host:port part of name=)
+    kbps: float                 # _tcp_KBps
+    group: str = ""             # the outputs.conf group (the first part of name=)
+    source: str = ""
 
 
 @dataclass
 class LogSignal:
     """A splunkd.log line that matters to a rule (kind: hec_listener_overwhelmed,
-    tcpout_blocked, index_paused, tcpin_stopped)."""
+    tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped)."""
     time: Optional[float]
     kind: str
     message: str = ""
     source: str = ""
+    receiver: str = ""          # tcpout lines: the receiver they name (host_dest=, ip=)
 
 
 @dataclass
@@ -194,6 +207,7 @@ class Evidence:
     cpu: List[CpuSample] = field(default_factory=list)
     thruput: List[Thruput] = field(default_factory=list)
     log_signals: List[LogSignal] = field(default_factory=list)
+    tcpout: List[TcpoutConnection] = field(default_factory=list)
     health: Dict[str, str] = field(default_factory=dict)   # splunkd health feature path -> green|yellow|red
     # What was read, so rules can say what they could not judge: REST paths
     # ("services/server/introspection/queues"), "logs/metrics.log", "logs/splunkd.log",

@@ -82,10 +82,37 @@ class Finding:
 
 
 @dataclass
+class Headroom:
+    """How far one stage of one pipeline set can go: its busy share of one core for the throughput it
+    carries now, so it pegs at about throughput / busy share (linear; `caveat` says when that is not so)."""
+    stage: str
+    pipeline_set: Optional[int]
+    busy_pct: float             # % of one core
+    eps: Optional[float]        # events/s the set carries now (group=thruput name=index_thruput)
+    kbps: float
+    window: str
+    source: str
+    caveat: str = ""
+    pegged: bool = False        # at or over thread_busy_pct already: no headroom
+
+    @property
+    def saturates_eps(self) -> Optional[float]:
+        if self.eps is None:
+            return None
+        return self.eps if self.pegged else self.eps * 100.0 / self.busy_pct
+
+    @property
+    def saturates_kbps(self) -> float:
+        return self.kbps if self.pegged else self.kbps * 100.0 / self.busy_pct
+
+
+@dataclass
 class Report:
     host: Optional[str]
     findings: List[Finding] = field(default_factory=list)
     not_judged: List[str] = field(default_factory=list)
+    # Not part of the contract's JSON: the text report and the evidence carry it.
+    headroom: List[Headroom] = field(default_factory=list)
 
     @property
     def healthy(self) -> bool:

@@ -3,7 +3,8 @@
 Groups used: queue (`_kb` or byte sizes, `blocked=true`), pipeline (CPU per
 processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
 form whose field names are thread names), pipelineset (load_metrics), thruput,
-per_*_thruput and per_*_regex_cpu. No `ingest_pipe` means a single pipeline set
+per_*_thruput, per_*_regex_cpu and tcpout_connections (`_tcp_KBps` per receiver;
+its exact keys are UNVERIFIED, read by key like tcpin_connections). No `ingest_pipe` means a single pipeline set
 (None). Unknown groups are skipped; lines that are not metrics lines are counted.
 A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
 5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Set
 
 from . import model
-from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, ThreadSample,
-                       Thruput)
+from .evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpoutConnection,
+                       ThreadSample, Thruput)
 from .logtime import WindowedParser, parse_prefix
 from .threadnames import pool_name
 
@@ -36,6 +38,7 @@ class Stats:
     unknown_groups: int = 0
     outside_window: int = 0
     duplicates: int = 0        # the same line again (counted once)
+    out_of_order: int = 0      # lines older than one already read (judged in time order all the same)
 
 
 def parse_kv(body: str) -> Dict[str, str]:
@@ -69,6 +72,14 @@ def _pset(kv: Dict[str, str]) -> Optional[int]:
         return None
 
 
+# No line for this many metrics intervals (every group is written each interval) is a gap.
+GAP_INTERVALS = 4
+
+
+def _hms(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(t))
+
+
 class MetricsLogParser(WindowedParser):
     """Feed lines one at a time; only `since <= time <= until` lines are kept."""
     SOURCE = SOURCE
@@ -80,8 +91,11 @@ class MetricsLogParser(WindowedParser):
         self._times: List[float] = []      # distinct times of group=pipeline batches, to measure the interval
         self._cpu: List[ProcessorCpu] = []
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
+        self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
+        self._latest: Optional[float] = None
         self._src = {g: "%s group=%s" % (source, g) for g in
-                     ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu")}
+                     ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
+                      "tcpout_connections")}
 
     def feed(self, line: str) -> None:
         st = self.stats
@@ -99,6 +113,12 @@ class MetricsLogParser(WindowedParser):
             st.duplicates += 1
             return
         self._seen.add(h)
+        if t is not None:
+            self._seconds.add(int(t))
+            if self._latest is not None and t < self._latest - 1:
+                st.out_of_order += 1
+            elif self._latest is None or t > self._latest:
+                self._latest = t
         body = line[i + 3:]
         end = body.find(",")
         group = (body[6:end] if end > 0 else body[6:]).strip()
@@ -133,9 +153,22 @@ class MetricsLogParser(WindowedParser):
                 interval = diffs[len(diffs) // 2]
         for p in self._cpu:
             p.interval_s = interval
+        self._name_gaps(interval)
         if self.stats.lines:
             self.ev.saw(self.source)
         return self.stats
+
+    def _name_gaps(self, interval: float) -> None:
+        """A stretch with no line for GAP_INTERVALS intervals is named: the judgement covers what is around it."""
+        secs = sorted(self._seconds)
+        for a, b in zip(secs, secs[1:]):
+            if b - a >= GAP_INTERVALS * interval:
+                self.ev.not_judged.append(
+                    "%s has no lines from %s to %s UTC (%.0f minutes): judged on the lines around the gap"
+                    % (self.source, _hms(a), _hms(b), (b - a) / 60.0))
+        if self.stats.out_of_order:
+            self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
+                                      % (self.source, self.stats.out_of_order))
 
     # -- groups
     def _queue(self, t: Optional[float], kv: Dict[str, str]) -> bool:
@@ -217,7 +250,18 @@ class MetricsLogParser(WindowedParser):
             return False
         kind = kv["group"][len("per_"):-len("_thruput")]
         self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv),
-                                       "%s group=%s" % (self.source, kv["group"])))
+                                       "%s group=%s" % (self.source, kv["group"]), _num(kv.get("avg_age"))))
+        return True
+
+    def _tcpout(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        kbps = _num(kv.get("_tcp_KBps"))
+        name = kv.get("name", "")
+        group, _, rest = name.partition(":")
+        receiver = "%s:%s" % (kv["destIp"], kv.get("destPort", "")) if kv.get("destIp") else \
+            ":".join(rest.split(":")[:2])
+        if kbps is None or not receiver:
+            return False
+        self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
         return True
 
     def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
@@ -237,6 +281,7 @@ _HANDLERS = {
     "dutycycle": MetricsLogParser._dutycycle,
     "pipelineset": MetricsLogParser._pipelineset,
     "thruput": MetricsLogParser._thruput,
+    "tcpout_connections": MetricsLogParser._tcpout,
 }
 
 

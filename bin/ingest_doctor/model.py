@@ -157,6 +157,12 @@ PIPELINE_FIELDS = ("stage", "stage_order", "queue", "metrics_queue", "pipeline",
                    "threads_per_set", "max_cpu_pct")
 
 
+def cores_per_pipeline_set() -> int:
+    """Cores one pipeline set can keep busy: one per thread of its pipelines. More sets than
+    cores // this compete for the same cores instead of adding any."""
+    return sum(s.threads_per_set for s in STAGES if s.pipeline)
+
+
 def max_cpu_pct(stage: Stage) -> float:
     return (100.0 + CPU_PLAUSIBLE_SLACK_PCT) * stage.threads_per_set
 

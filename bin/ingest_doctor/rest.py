@@ -215,7 +215,9 @@ def splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], src
         ptype = (as_str(get(c, "process_type")) or "").lower()
         proc = (as_str(get(c, "process")) or "").lower()
         args = as_str(get(c, "args")) or ""
-        is_server = ptype == "splunkd_server" or (proc == "splunkd" and not ptype and "-p " in args + " ")
+        # Without process_type: `splunkd -p 8089 start` on Linux, `splunkd.exe service` on Windows (UNVERIFIED).
+        is_server = ptype == "splunkd_server" or (proc in ("splunkd", "splunkd.exe") and not ptype and
+                                                  ("-p " in args + " " or args.strip() == "service"))
         if not is_server:
             continue
         pct = as_float(get(c, "pct_cpu"))

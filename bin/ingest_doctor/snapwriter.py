@@ -18,8 +18,10 @@ SECRET_KEYS = {"token", "password", "pass4symmkey", "sslpassword", "sslkeysfilep
                "session_key", "sessionkey", "authtoken"}
 REDACTED = "********"
 
-# Lines of splunkd.log the engine uses (HEC replies, listener, output and index processor pauses).
-SPLUNKD_COMPONENTS = ("HttpInputDataHandler", "HttpListener", "TcpOutputProc", "TcpInputProc", "IndexProcessor")
+# Lines of splunkd.log the engine uses (HEC replies, listener, output and index processor pauses, and the
+# forwarder's failed connections to its receivers).
+SPLUNKD_COMPONENTS = ("HttpInputDataHandler", "HttpListener", "TcpOutputProc", "TcpInputProc", "IndexProcessor",
+                      "AutoLoadBalancedConnectionStrategy", "TcpOutputFd")
 
 
 def is_secret(key: str) -> bool:

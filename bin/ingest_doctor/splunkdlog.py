@@ -20,9 +20,15 @@ _REPLY = re.compile(r"\breply=(\d+)")
 _TOKEN = re.compile(r"\btoken name=([^,]*)")
 _PERR = re.compile(r'\bparsing_err="([^"]*)"')
 
+# The receiver a tcpout line names: `host_dest=` (TcpOutputProc paused), `ip=` (a cooked connection timed
+# out, real 2025 line), or `Connect to <host:port> failed` (TcpOutputFd).
+_RECEIVER = re.compile(r"\b(?:host_dest=|ip=|[Cc]onnect to )([^\s,]+?)[.,]?(?:\s|$)")
+
 _SIGNALS = (
     ("HttpListener", "Can't handle request", "hec_listener_overwhelmed"),
     ("TcpOutputProc", "paused the data flow", "tcpout_blocked"),
+    ("AutoLoadBalancedConnectionStrategy", "timed out", "tcpout_connect_failed"),
+    ("TcpOutputFd", "failed", "tcpout_connect_failed"),
     ("TcpInputProc", "Stopping all listening ports", "tcpin_stopped"),
     (None, "index processor has paused data flow", "index_paused"),
 )
@@ -43,7 +49,8 @@ class SplunkdLogParser(WindowedParser):
         self.stats.lines += 1
         # Cheap pre-filter: most of splunkd.log is irrelevant here.
         if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
-                and "Stopping all listening" not in line):
+                and "Stopping all listening" not in line and "TcpOut" not in line
+                and "AutoLoadBalanced" not in line):
             return
         t, start = parse_prefix(line)
         if self.outside(t):
@@ -64,7 +71,9 @@ class SplunkdLogParser(WindowedParser):
             return
         for want_comp, text, kind in _SIGNALS:
             if (want_comp is None or comp == want_comp) and text.lower() in msg.lower():
-                self.ev.log_signals.append(LogSignal(t, kind, msg[:300], "%s %s" % (self.source, comp)))
+                rcv = _RECEIVER.search(msg) if kind.startswith("tcpout") else None
+                self.ev.log_signals.append(LogSignal(t, kind, msg[:300], "%s %s" % (self.source, comp),
+                                                     rcv.group(1) if rcv else ""))
                 self.stats.used += 1
                 return
 

@@ -8,11 +8,13 @@ Each scenario is a function returning a Snap; see README.md for what each one sh
 """
 from __future__ import annotations
 
+import calendar
 import filecmp
 import os
 import shutil
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -270,10 +272,241 @@ def partial() -> Snap:
     return s
 
 
+def _hec_probes(rtt: float):
+    return [{"time": T0 - 30 * k, "status": 200, "rtt_ms": rtt + k % 3, "kind": "event",
+             "body": {"text": "Success", "code": 0}} for k in range(8, 0, -1)]
+
+
+def late_upstream() -> Snap:
+    """Events indexed ~7 minutes late while every stage idles and HEC answers in ~15 ms: the sender."""
+    s = Snap("hf-late")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 9.0, 35.0).http("2", tokens=("otel",))
+    s.queues({None: REST_QUIET}).indexer().server_general().server_queue().tcpout("true")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.06, "tail": 0.01})
+        dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.07, "indexerpipe": 0.06})
+        thruput_lines(s, t, None, {"otel:logs": 310.0 + _wobble(i, 20.0)}, age=420.0 + _wobble(i, 30.0))
+    s.probes = _hec_probes(14.0)
+    return s
+
+
+def late_typing_full() -> Snap:
+    """Late events too, but typingQueue is full behind a pegged typing thread: Splunk is the bottleneck."""
+    s = Snap("hf-late-typing")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 30.0, 140.0).http("2", tokens=("otel",))
+    s.queues({None: {"parsingQueue": (98, 97, 96, 96), "aggQueue": (97, 96, 95, 95),
+                     "typingQueue": (99, 98, 97, 97), "indexQueue": (3, 4, 4, 4)}})
+    s.indexer().server_general().server_queue().tcpout("true")
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 98.0, "indexqueue": 3.0})
+        dutycycle_long(s, t, None, {"parsing": 0.2, "merging": 0.15, "typing": 0.985, "indexerpipe": 0.12})
+        thruput_lines(s, t, None, {"otel:logs": 2400.0}, age=380.0 + _wobble(i, 30.0))
+    s.probes = _hec_probes(18.0)
+    return s
+
+
+def typing_headroom() -> Snap:
+    """One pipeline set, typing at 60% of one core for 18,000 events/s, nothing saturated."""
+    s = Snap("idx-room")
+    s.server_info(16, ["indexer"]).resources(16, 28.0, 190.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_long(s, t, None, {"parsing": 0.30, "merging": 0.20, "typing": 0.60 + _wobble(i, 0.01),
+                                    "indexerpipe": 0.45})
+        # instantaneous_eps is 4 x the KB/s: 4,500 KB/s is 18,000 events/s.
+        thruput_lines(s, t, None, {"cisco:asa": 3000.0, "syslog": 1500.0})
+    return s
+
+
+def typing_sets_at_cores() -> Snap:
+    """Both pipeline sets' typing pegged on 8 cores with parallelIngestionPipelines 2 (4 threads a set):
+    another set has no core to run on, even with host CPU at 55%."""
+    s = Snap("hf-8c")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 55.0, 440.0).indexer()
+    full = {"parsingQueue": (97, 96, 95, 95), "aggQueue": (96, 95, 95, 94), "typingQueue": (99, 98, 97, 97),
+            "indexQueue": (5, 6, 6, 6)}
+    s.queues({0: full, 1: full}).server_general("2").server_queue().tcpout("true")
+    s.pipelinesets({0: ("typing", 0.985), 1: ("typing", 0.98)})
+    for i, t in enumerate(times(MINUTES)):
+        for p in (0, 1):
+            _queues(s, t, i, p, {"parsingqueue": 95.0, "aggqueue": 94.0, "typingqueue": 97.5, "indexqueue": 6.0})
+            dutycycle_long(s, t, p, {"parsing": 0.3, "merging": 0.2, "typing": 0.98, "indexerpipe": 0.25})
+            pipelineset_line(s, t, p, "typing", 0.98, 0.5)
+            thruput_lines(s, t, p, {"cisco:asa": 2600.0})
+    return s
+
+
+def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float) -> None:
+    # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
+    # tcpout_connections line itself is UNVERIFIED (no real capture).
+    s.metric(t + 0.002, "group=tcpout_connections, name=splunk_indexers:%s:9997:0, sourcePort=%d, destIp=%s, "
+                        "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
+                        "_tcp_eps=%.2f, kb=%.2f" % (ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
+                                                    int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
+
+
+def _output_full(name: str) -> Snap:
+    s = Snap(name)
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
+                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
+    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
+    return s
+
+
+def _tcpout_queue(s: Snap, t: float, i: int) -> None:
+    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
+    dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+
+
+def _paused(s: Snap, t: float, i: int, dest: str) -> None:
+    s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
+                   "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside output "
+                   "group splunk_indexers from host_src=%s has been blocked for blocked_seconds=%d. This can stall "
+                   "the data flow towards indexing and other network outputs. Review the receiving system's health "
+                   "in the Splunk Monitoring Console. It is probably not accepting data."
+                   % (dest, s.host, 10 * (i + 1)), tid=7812)
+
+
+def output_receivers_down() -> Snap:
+    """tcpout full: 10.0.0.12 times out (the real AutoLoadBalancedConnectionStrategy wording), 10.0.0.11
+    is connected but takes nothing."""
+    s = _output_full("hf-rcv")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "10.0.0.11", 0.0)
+        if i % 2 == 0:
+            s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
+                           "Cooked connection to ip=10.0.0.12:9997 timed out", tid=107804)
+        if i % 4 == 0:
+            _paused(s, t, i, "10.0.0.11")
+    return s
+
+
+def output_bandwidth() -> Snap:
+    """tcpout full while both receivers take ~5,900 KB/s each, flat (~94 Mbit/s together), no errors."""
+    s = _output_full("hf-wan")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "10.0.0.11", 5890.0 + _wobble(i, 40.0))
+        _tcpout_connection(s, t, i, "10.0.0.12", 5910.0 - _wobble(i, 40.0))
+        if i % 8 == 0:
+            _paused(s, t, i, "10.0.0.11")
+    return s
+
+
+def flapping() -> Snap:
+    """typingQueue full for one sample every 4 minutes, drained between; the typing thread at 86-88%,
+    just under the 90% threshold, all along."""
+    s = Snap("idx-flap")
+    s.server_info(16, ["indexer"]).resources(16, 30.0, 220.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        burst = i % 8 == 5
+        _queues(s, t, i, None, {"parsingqueue": 9.0, "aggqueue": 5.0, "typingqueue": 97.0 if burst else 12.0,
+                                "indexqueue": 6.0})
+        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.87 + _wobble(i, 0.01),
+                                    "indexerpipe": 0.35})
+        thruput_lines(s, t, None, {"cisco:asa": 3000.0})
+    return s
+
+
+def windows_hf() -> Snap:
+    """A Windows heavy forwarder, one pipeline set (no ingest_pipe, no .N titles): hostwide without
+    cpu_idle_pct or load average, splunkd.exe without process_type (both UNVERIFIED shapes); merging
+    pegged behind a full aggQueue."""
+    s = Snap("WIN-HF01")
+    s.server_info(8, ["heavyweight_forwarder"]).indexer().server_general().server_queue().tcpout("true")
+    s.rest("services/server/status/resource-usage/hostwide", [("hostwide", {
+        "cpu_arch": "x86_64", "cpu_count": "8", "cpu_system_pct": "6.10", "cpu_user_pct": "14.30",
+        "mem": "32768.000", "mem_used": "12000.000", "os_name": "Windows", "os_name_ext": "Windows Server 2019",
+        "os_version": "10.0.17763", "splunk_version": "9.3.2", "virtual_cpu_count": "8"})])
+    s.rest("services/server/status/resource-usage/splunk-processes", [
+        ("splunkd.exe", {"args": "service", "elapsed": "86400.0000", "mem_used": "1900.000", "pct_cpu": "118.00",
+                         "pid": "3120", "ppid": "612", "process": "splunkd.exe", "status": "R", "t_count": "140"})])
+    s.queues({None: {"parsingQueue": (99, 98, 97, 97), "aggQueue": (99, 98, 98, 97), "typingQueue": (2, 3, 3, 3),
+                     "indexQueue": (1, 2, 2, 2)}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 97.0, "aggqueue": 98.0, "typingqueue": 3.0, "indexqueue": 2.0})
+        dutycycle_long(s, t, None, {"parsing": 0.25, "merging": 0.975, "typing": 0.2, "indexerpipe": 0.1})
+        thruput_lines(s, t, None, {"WinEventLog:Security": 1900.0})
+    return s
+
+
+FORBIDDEN = ('{"messages":[{"type":"ERROR","text":"You (user=svc-ingest) do not have permission to perform this '
+             'operation (requires capability: admin_all_objects)."}]}')
+
+
+def cloud_restricted() -> Snap:
+    """Splunk Cloud-like: every configs/conf-* endpoint answers 403; metrics.log has a 5-minute gap and
+    a batch written out of order. typingQueue full behind a pegged typing thread all the same."""
+    s = typing_regex_hidden()
+    s.host = "idx-cloud"
+    s.server_info(24, ["indexer"])
+    for path in ("services/configs/conf-server/general", "services/configs/conf-server/queue",
+                 "services/configs/conf-props", "services/configs/conf-outputs/tcpout"):
+        s.rest_bodies.pop(path, None)
+        s.raw_rest(path, FORBIDDEN)
+    gap = (T0 - 9 * 60, T0 - 4 * 60)
+    kept = [l for l in s.metrics if not gap[0] <= _line_time(l) < gap[1]]
+    late = [l for l in kept if T0 - 60 <= _line_time(l) < T0 - 30]
+    s.metrics = [l for l in kept if l not in late]
+    s.metrics[-40:-40] = late       # a batch written after later ones
+    return s
+
+
+def _line_time(line: str) -> float:
+    return calendar.timegm(time.strptime(line[:19], "%m-%d-%Y %H:%M:%S"))
+
+
+def sticky_set() -> Snap:
+    """Three pipeline sets, round_robin: set 0 carries ~80% of the events (one long-lived forwarder
+    connection), its typing at 72% of one core; sets 1 and 2 nearly idle. Nothing saturated."""
+    s = Snap("idx-sticky")
+    s.server_info(16, ["indexer"]).resources(16, 25.0, 190.0).indexer()
+    s.queues({p: REST_QUIET for p in range(3)}).server_general("3", "round_robin").server_queue()
+    s.pipelinesets({0: ("typing", 0.72), 1: ("indexerPipe", 0.09), 2: ("indexerPipe", 0.08)})
+    for i, t in enumerate(times(MINUTES)):
+        for p, typing, kbps in ((0, 0.72, 4000.0), (1, 0.08, 520.0), (2, 0.07, 480.0)):
+            _queues(s, t, i, p, QUIET_QUEUES)
+            dutycycle_long(s, t, p, {"parsing": typing / 2, "typing": typing + _wobble(i, 0.01),
+                                     "indexerpipe": typing / 1.8})
+            thruput_lines(s, t, p, {"fwd:stream": kbps})
+    return s
+
+
+def two_sets_two_stages() -> Snap:
+    """Two bottlenecks at once: set 0's typing pegged behind a full typingQueue, set 1's indexing pegged
+    behind a full indexQueue, host CPU 40% of 16 cores."""
+    s = Snap("idx-two")
+    s.server_info(16, ["indexer"]).resources(16, 40.0, 300.0).indexer()
+    s.queues({0: {"parsingQueue": (96, 95, 95, 95), "aggQueue": (95, 95, 94, 94), "typingQueue": (99, 98, 97, 97),
+                  "indexQueue": (4, 5, 5, 5)},
+              1: {"parsingQueue": (97, 96, 96, 96), "aggQueue": (96, 96, 95, 95), "typingQueue": (97, 96, 96, 95),
+                  "indexQueue": (99, 98, 98, 98)}})
+    s.server_general("2").server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, 0, {"parsingqueue": 95.0, "aggqueue": 94.0, "typingqueue": 97.5, "indexqueue": 5.0})
+        _queues(s, t, i, 1, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 95.5, "indexqueue": 98.5})
+        dutycycle_long(s, t, 0, {"parsing": 0.3, "typing": 0.985, "indexerpipe": 0.2})
+        dutycycle_long(s, t, 1, {"parsing": 0.3, "typing": 0.5, "indexerpipe": 0.985})
+        thruput_lines(s, t, 0, {"cisco:asa": 2100.0})
+        thruput_lines(s, t, 1, {"app:json": 2300.0})
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
-                                     transient_spike, partial)}
+                                     transient_spike, partial, late_upstream, late_typing_full,
+                                     typing_headroom, typing_sets_at_cores,
+                                     output_receivers_down, output_bandwidth, flapping,
+                                     windows_hf, cloud_restricted, sticky_set,
+                                     two_sets_two_stages)}
 
 
 def write_all(root: str) -> None:

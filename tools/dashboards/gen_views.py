@@ -849,6 +849,30 @@ def pipeline_sets() -> Dash:
             "| table host ingest_pipe busiest_thread minutes max_busy_pct share_pct\n"
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
+    # Headroom: a stage busy B% of one core while its set carries E events/s pegs at about E x 100 / B
+    # (bin/ingest_doctor/rules/headroom.py computes the same for the CLI and the findings).
+    d.search("ds_headroom", "Headroom per host, pipeline set and stage (dutycycle busy share and group=thruput "
+             "events/s)",
+             "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+             "| `ingest_doctor_dutycycle_rows`\n"
+             "| " + PSET + "\n"
+             "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
+             "| eval stage=mvindex(stage, 0)\n"
+             "| where isnotnull(stage) AND stage!=\"hec_input\" AND stage!=\"output\"\n"
+             "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
+             "| append [| tstats fillnull_value=\"none\" avg(PREFIX(instantaneous_eps=)) AS eps "
+             "where `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=index_thruput) " + HOSTS + " "
+             "by host PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe]\n"
+             "| eventstats max(eps) AS eps BY host ingest_pipe\n"
+             "| where isnotnull(stage)\n"
+             "| eval busy_pct=round(busy_pct, 1), eps=round(eps, 0), "
+             "saturates_eps=case(busy_pct<`ingest_doctor_headroom_min_busy_pct` OR isnull(eps), null(), "
+             "busy_pct>=`ingest_doctor_thread_busy_pct`, eps, true(), round(eps*100/busy_pct, 0))\n"
+             "| sort 0 - busy_pct host ingest_pipe\n"
+             "| table host ingest_pipe stage busy_pct eps saturates_eps\n"
+             "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" eps AS \"events/s now\" "
+             "saturates_eps AS \"events/s before it pegs\"")
+
     d.add("viz_fill_time", "splunk.line", "Fullest queue per host and pipeline set ($agg$ per minute): top 5",
           "ds_fill_time",
           "Each series: the fullest of a host and set's queues; the 5 worst, the rest as \"others\". Red marks: "
@@ -878,6 +902,12 @@ def pipeline_sets() -> Dash:
           line_opts("% of one core", 100))
     d.add("viz_psets_table", "splunk.table", "Busiest thread and assignment share per pipeline set", "ds_psets_table",
           "Busiest first. One set busy while the others idle: pipelineSetSelectionPolicy (server.conf).")
+    d.add("viz_headroom", "splunk.table", "Headroom: events/s each stage of each set carries before it pegs one core",
+          "ds_headroom",
+          "events/s now x 100 / busy % (average over the range). A linear estimate: it holds for the same event mix "
+          "(sizes, sourcetypes, index-time regexes), not for line merging over longer events nor for indexing bound "
+          "by disk I/O. At or over the thread threshold: the stage carries what it can. Blank: idle (under "
+          "ingest_doctor_headroom_min_busy_pct) or no group=thruput for the set.")
     d.markdown("viz_chain_help", "How to read the chain",
                "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
                "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "
@@ -891,6 +921,7 @@ def pipeline_sets() -> Dash:
     d.row(330, "viz_chain")
     d.row(300, "viz_bands", "viz_psets_time")
     d.row(260, "viz_psets_table")
+    d.row(300, "viz_headroom")
     return d
 
 

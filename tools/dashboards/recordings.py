@@ -15,6 +15,7 @@ HEC, THR, PS, CPU, FND = ("ingest_doctor_hec_performance", "ingest_doctor_thread
                           "ingest_doctor_pipeline_sets", "ingest_doctor_cpu_by_processor", "ingest_doctor_findings")
 TOP = "top(%s,5)"
 THRESHOLD = {"threshold": THREAD_PCT}
+HEADROOM_MIN_PCT = 5
 
 
 def tc(rows, value, step, extra=None):
@@ -358,6 +359,25 @@ def psets_table(dep):
     rows = [[h, p, c[3], c[0], c[1], c[2]] for (h, p), c in best.items()]
     rows.sort(key=lambda r: (-r[4], r[0], r[1]))
     return result(["host", "ingest_pipe", "busiest_thread", "minutes busiest", "max busy %", "assignment share %"], rows)
+
+
+@panel(PS, "ds_headroom", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
+       "eventstats max(eps) AS eps BY host ingest_pipe", "sort 0 - busy_pct host ingest_pipe")
+def headroom(dep):
+    eps = {(r["host"], r["ingest_pipe"]): r["eps"] for r in dep.eps_rows()}
+    rows = []
+    for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0]) for r in dep.dutycycle_rows()],
+                                   "host", "ingest_pipe", "stage").items():
+        if stage is None or stage in ("hec_input", "output"):
+            continue
+        busy = sround(sum(r["busy_pct"] for r in rs) / len(rs), 1)
+        e = eps.get((h, p))
+        e = sround(e) if e is not None else None
+        sat = None if busy < HEADROOM_MIN_PCT or e is None else e if busy >= THREAD_PCT else sround(e * 100 / busy)
+        rows.append([h, p, stage, busy, e, sat])
+    rows.sort(key=lambda r: (-r[3], r[0], r[1]))
+    return result(["host", "pipeline set", "stage", "busy % of one core", "events/s now", "events/s before it pegs"],
+                  rows)
 
 
 # ----------------------------------------------------------------------------- CPU by processor

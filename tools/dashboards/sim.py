@@ -170,6 +170,14 @@ class Deployment:
                            busy_pct=round(min(100.0, v), 1))
 
     @rows
+    def eps_rows(self):
+        """tstats avg(instantaneous_eps) of group=thruput name=index_thruput by host and ingest_pipe."""
+        for host in HOSTS:
+            for pset in psets(host):
+                base = 9000.0 if host in FORWARDERS else 6000.0
+                yield dict(host=host, ingest_pipe=pset, eps=round(base + wave(START, host + pset + "eps", 800.0), 1))
+
+    @rows
     def load_rows(self):
         """metrics.log group=pipelineset name=load_metrics per minute: busiest thread, its ratio, the share."""
         for host in INDEXERS:

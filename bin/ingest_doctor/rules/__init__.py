@@ -15,8 +15,9 @@ from .. import model
 from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
 from ..findings import Finding, Report, severity_rank
-from . import (file_monitor, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled,
-               log_symptoms, not_judged, queue_chain, stage_advice, thread_saturation)
+from . import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
+               indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
+               thread_saturation, upstream)
 from .state import State, start
 
 Rule = Callable[[State], None]
@@ -24,14 +25,18 @@ Rule = Callable[[State], None]
 RULES: Tuple[Rule, ...] = (
     queue_chain.run,          # st.queues, st.chain: the stage behind the last full queue
     thread_saturation.run,    # st.threads: pegged threads and stage CPU
+    near_miss.run,            # a thread just under its threshold: info with the numbers
     file_monitor.run,         # a pegged `tail` thread: the file monitor input is the ceiling
     hec_symptoms.run,         # reply=9, health 18-20 / 503 / 429: downstream when queues are full
     hec_latency.run,
     log_symptoms.run,         # tcpout paused, receiving ports closed
+    output_cause.run,         # a full tcpout queue: the receivers (named) or the bandwidth
     indexer_throttled.run,    # absorbs the indexing finding it causes
     host_cpu.run,
     imbalance.run,            # needs every per-set finding above
     hidden_saturation.run,    # needs the pegged findings above
+    upstream.run,             # late data with every stage idle: the sender; needs every finding above
+    headroom.run,             # st.capacity; into the evidence of the findings above
     stage_advice.run,         # recommendations for every finding still without one
     not_judged.run,           # what was missing, including configuration the advice needed
 )
@@ -46,7 +51,7 @@ def report(st: State) -> Report:
     for n in st.not_judged:
         if n not in nj:
             nj.append(n)
-    return Report(st.ev.host, findings, nj)
+    return Report(st.ev.host, findings, nj, st.capacity)
 
 
 def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES) -> Report:

@@ -67,6 +67,8 @@ def queue_states(st: State) -> List[QueueState]:
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
+            pts = series.get(key, [])
+            best.over, best.samples = sum(1 for _, v in pts if v >= thr), len(pts)
         out.append(best)
     return out
 
@@ -80,7 +82,17 @@ def _spikes(st: State, pset: Optional[int], qs: List[QueueState]) -> None:
             continue
         d = st.draft(stage.name, pset)
         d.severity = d.severity if d.headline else "info"
-        if not d.headline:
+        if not d.headline and q.over > 1:
+            # Full for a sample every few minutes, drained in between: flapping, judged by the configured rule.
+            d.set_headline("%s reached %.0f%% full in %d of %d samples but never stayed full (%d of the last %d "
+                           "samples, or the %d-minute median, make it sustained): it fills in bursts and drains, "
+                           "not a bottleneck." % (q.queue, q.value, q.over, q.samples, st.th.sustained_samples,
+                                                  st.th.sustained_of_samples, st.th.sustained_window_min),
+                           tentative=True)
+            d.component = q.queue
+            d.add(EvidenceItem("queue_full_samples", q.over, "samples", "%d samples" % q.samples,
+                               q.evidence_source()))
+        elif not d.headline:
             d.set_headline("%s reached %.0f%% full once (%s) but did not stay full: a transient spike, not a "
                            "bottleneck." % (q.queue, q.value, q.window), tentative=True)
             d.component = q.queue

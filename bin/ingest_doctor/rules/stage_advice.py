@@ -23,6 +23,10 @@ def regex_share(st: State, pset: Optional[int]) -> Optional[float]:
     return regex / total * 100.0
 
 
+def more_pipelines(st: State, headroom: Optional[bool], why: str):
+    return advice.more_pipelines(st.ev, headroom, why, st.cores(), st.host_cpu()[0])
+
+
 def _hec_input(st: State, d: Draft, listener: bool) -> None:
     recs, raised = advice.hec_input(st.ev, st.cores(), listener)
     d.recommendations.extend(recs)
@@ -44,7 +48,7 @@ def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Opti
                            "logs/metrics.log group=per_sourcetype_regex_cpu series=%s" % stype))
     d.recommendations.extend(recs)
     if more:
-        d.recommendations.extend(advice.more_pipelines(st.ev, headroom, "typing"))
+        d.recommendations.extend(more_pipelines(st, headroom, "typing"))
 
 
 def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
@@ -58,12 +62,12 @@ def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroo
         d.detail("Busy sourcetypes on %s: %s." % (what, ", ".join(named)))
     d.recommendations.extend(recs)
     if more:
-        d.recommendations.extend(advice.more_pipelines(st.ev, headroom, d.bottleneck))
+        d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck))
 
 
 def _indexing(st: State, d: Draft, more: bool, headroom: Optional[bool]) -> None:
-    d.recommendations.extend(advice.indexing(st.ev, headroom, more))
     latest, _ = st.host_cpu()
+    d.recommendations.extend(advice.indexing(st.ev, headroom, more, st.cores(), latest))
     if latest is not None:
         d.add(EvidenceItem("host_cpu_pct", r1(latest), "%", "sample", st.cpu_source()))
         d.detail("Host CPU is %.0f%%: %s." % (

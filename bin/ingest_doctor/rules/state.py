@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import model
 from .. import thresholds as thresholds_mod
 from ..evidence import Evidence
-from ..findings import EvidenceItem, Recommendation, severity_rank
+from ..findings import EvidenceItem, Headroom, Recommendation, severity_rank
 from ..series import OK, SUSTAINED, Judgement, judge
 
 Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
@@ -112,6 +112,8 @@ class QueueState:
     source: str
     blocked: int = 0            # samples reporting blocked=true
     blocked_source: str = ""
+    over: int = 0               # samples at or over queue_fill_pct (a spike: how often it filled)
+    samples: int = 0
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
@@ -151,6 +153,8 @@ class State:
     chain: Dict[Optional[int], str] = field(default_factory=dict)
     # thread_saturation: every judged thread and stage CPU series.
     threads: List[ThreadState] = field(default_factory=list)
+    # headroom: per stage and pipeline set, where it would saturate.
+    capacity: List[Headroom] = field(default_factory=list)
 
     @property
     def has_queue_data(self) -> bool:
