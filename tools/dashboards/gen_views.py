@@ -613,7 +613,7 @@ def hec_performance() -> Dash:
              HEC_SETTINGS)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
-             "| table severity host bottleneck pipeline_set summary advice settings detected first_seen last_seen count\n"
+             "| table severity host bottleneck pipeline_set summary advice settings detected first_seen last_seen\n"
              + NO_FINDINGS)
 
     states = [{"match": "saturated", "value": CRIT}, {"match": "busy", "value": WARN}, {"match": "ok", "value": OK}]
@@ -678,7 +678,7 @@ def hec_performance() -> Dash:
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 300}, "advice": {"width": 240}, "settings": {"width": 190}}},
+                            "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
@@ -904,10 +904,8 @@ def pipeline_sets() -> Dash:
           "Busiest first. One set busy while the others idle: pipelineSetSelectionPolicy (server.conf).")
     d.add("viz_headroom", "splunk.table", "Headroom: events/s each stage of each set carries before it pegs one core",
           "ds_headroom",
-          "events/s now x 100 / busy % (average over the range). A linear estimate: it holds for the same event mix "
-          "(sizes, sourcetypes, index-time regexes), not for line merging over longer events nor for indexing bound "
-          "by disk I/O. At or over the thread threshold: the stage carries what it can. Blank: idle (under "
-          "ingest_doctor_headroom_min_busy_pct) or no group=thruput for the set.")
+          "events/s x 100 / busy %: linear, for the same event mix; not for line merging or disk-bound indexing "
+          "(README: Headroom).")
     d.markdown("viz_chain_help", "How to read the chain",
                "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
                "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "
@@ -1020,7 +1018,7 @@ def cpu_by_processor() -> Dash:
           line_opts("% of one core", None))
     d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
           "With the sourcetypes and settings read from the instance's props.conf.",
-          {"columnFormat": {"summary": {"width": 360}, "advice": {"width": 300}, "settings": {"width": 230}}},
+          {"columnFormat": {"summary": {"width": 260}, "advice": {"width": 220}, "settings": {"width": 170}}},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_props_advice", "props.conf: what to change",
                "**Merging (aggregator) busy?** Events are line-merged and timestamps searched with defaults. Per sourcetype:\n"
@@ -1067,8 +1065,9 @@ def findings() -> Dash:
              FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
     d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
             "| sort severity_rank - last_seen_epoch\n"
+            "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
             "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
-            "detected first_seen last_seen count status resolution evidence_dashboard\n"
+            "detected first_seen last_seen count status evidence_dashboard\n"
             "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
             "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
             "evidence_dashboard AS _evidence_dashboard\n"
@@ -1096,8 +1095,8 @@ def findings() -> Dash:
           "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
           "with the current and the suggested value read from the instance.",
           {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 180}, "evidence": {"width": 150},
-                            "recommendations": {"width": 180}, "setting -> suggested": {"width": 140}},
+                            "summary": {"width": 140}, "evidence": {"width": 105},
+                            "recommendations": {"width": 130}, "setting -> suggested": {"width": 105}},
            "showInternalFields": False},
           context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
                                  {"match": "info", "value": GREY}]},
@@ -1105,14 +1104,10 @@ def findings() -> Dash:
               "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])
     d.markdown("viz_findings_help", "About findings",
-               "A finding names the **stage that limits throughput** (the bottleneck), the host and pipeline set, "
-               "the evidence and the setting to change. One record per problem and place: repeated detections "
-               "update it (count, last seen); **detected** says who found it (collector, alert, both). It is "
-               "marked **resolved** when the collector sees it end (the note says what changed, e.g. "
-               "dedicatedIoThreads 2 -> 8) or when not seen for `ingest_doctor_resolve_after_min` minutes.\n\n"
-               "**Nothing here?** Findings are written by the Ingest Doctor alerts (alert action "
-               "*ingest_doctor_flag*) and, within a minute, by the collector through the search "
-               "*Ingest Doctor - Findings - Collector findings*: check that they are enabled.")
+               "One record per **bottleneck** and place; **detected**: collector, alert or both. **Resolved** "
+               "when the collector sees it end (status says what changed) or after "
+               "`ingest_doctor_resolve_after_min` minutes unseen.\n\n"
+               "**Empty?** Enable the Ingest Doctor alerts and *Ingest Doctor - Findings - Collector findings*.")
 
     d.row(110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts", ("viz_findings_help", 2))
     d.row(480, "viz_findings_table")

@@ -215,7 +215,7 @@ def findings_table(dep, fields, rows, empty):
 @panel(HEC, "ds_open_findings", "sort severity_rank - last_seen_epoch", "stats count")
 def hec_open_findings(dep):
     fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "detected", "first_seen",
-              "last_seen", "count"]
+              "last_seen"]
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
     return rows if isinstance(rows, dict) else result(fields, rows)
 
@@ -513,13 +513,20 @@ def props_findings(dep):
 @panel(FND, "ds_findings_table", "sort severity_rank - last_seen_epoch", "stats count")
 def findings_records(dep):
     fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
-              "detected", "first_seen", "last_seen", "count", "status", "resolution", "evidence_dashboard"]
-    rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
+              "detected", "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
+    rows = findings_table(dep, fields, [dict(f, status=resolved_status(f)) for f in open_findings(dep)], NO_FINDING)
     if isinstance(rows, dict):
         return rows
     return result(["severity", "host", "bottleneck", "pipeline set", "summary", "evidence", "recommendations",
-                   "setting -> suggested", "detected", "first seen", "last seen", "count", "status", "resolution",
+                   "setting -> suggested", "detected", "first seen", "last seen", "count", "status",
                    "_evidence_dashboard"], rows)
+
+
+def resolved_status(f):
+    """The table's status: a resolved finding says why (the search's eval of status and resolution)."""
+    if f["status"] == "resolved" and f.get("resolution"):
+        return "resolved: " + f["resolution"]
+    return f["status"]
 
 
 @panel(FND, "ds_findings_kpi",
