@@ -90,6 +90,12 @@ class MemoryPort:
     def webhook(self, url, body):
         pass
 
+    def messages_shown(self):
+        return {}
+
+    def post_messages(self, plan):
+        self.messages = plan
+
     def log(self, *a, **k):
         pass
 
@@ -110,5 +116,6 @@ def alert_action_run():
         port = MemoryPort()
         s = run(payload, port, diagnose, now=NOW)
         return {"rows": rows, "hosts": s.rows_hosts, "findings": s.findings, "events": port.events,
+                "messages": s.messages,
                 "results_kb": round(os.path.getsize(path) / 1024.0, 1)}
     return work
