@@ -21,7 +21,7 @@ EXPORT_MAX_BYTES = 512 * 1024 * 1024    # a search export of 30 minutes of a bus
 
 
 def connect(uri, auth, ca_file, insecure):
-    from ingest_doctor_splunkd import Splunkd
+    from ingest_doctor_ports.splunkd import Splunkd
     # A snapshot is taken from outside: even a loopback address is verified unless --insecure.
     return Splunkd(uri, TIMEOUT_S, auth, ca_file=ca_file, insecure=insecure, max_body=EXPORT_MAX_BYTES)
 

@@ -2,7 +2,7 @@
 
 splunkd runs `ingest_doctor_flag.py --execute` with a JSON payload on stdin
 (alert_actions.conf: payload_format = json). The work is done by
-ingest_doctor.alert.run over the port in ingest_doctor_flag_splunkd; this
+ingest_doctor.alert.action.run over the port in ingest_doctor_ports.action; this
 script only wires streams, logging and exit codes. stderr lines are
 `LEVEL category=... key=value`; splunkd files them in splunkd.log.
 """
@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 from typing import IO, List  # noqa: E402
 
 from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor.alert_payload import AlertError, describe, make_logger, parse_payload  # noqa: E402
+from ingest_doctor.alert.payload import AlertError, describe, make_logger, parse_payload  # noqa: E402
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
@@ -28,9 +28,9 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
     try:
         payload = parse_payload(stdin.read())
         log("INFO", "start", **describe(payload))
-        from ingest_doctor.alert import run
+        from ingest_doctor.alert.action import run
         from ingest_doctor.diagnose import diagnose
-        from ingest_doctor_flag_splunkd import SplunkdPort
+        from ingest_doctor_ports.action import SplunkdPort
 
         port = SplunkdPort(payload.server_uri, payload.session_key, log)
         log("INFO", "splunkd", tls=port.tls)

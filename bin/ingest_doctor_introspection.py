@@ -2,8 +2,8 @@
 """Modular input `ingest_doctor_introspection`: poll the local splunkd's pipeline.
 
 splunkd runs this script with --scheme, --validate-arguments, or the input definition on stdin.
-The modular input itself is ingest_doctor_modinput.py (splunklib), the collector's core
-ingest_doctor/collector.py; this script wires them to the process's streams.
+It runs the collector: the modular input is ingest_doctor_ports/collector_input.py (splunklib),
+the collector's core bin/ingest_doctor/collector/; this script wires them to the process's streams.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 
-from ingest_doctor_modinput import IntrospectionInput, JsonEvent, Lifecycle, run  # noqa: E402,F401
+from ingest_doctor_ports.collector_input import run  # noqa: E402
 
 
 def main(argv, stdin, stdout, stderr) -> int:

@@ -8,6 +8,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "bin")
 if BIN not in sys.path:
     sys.path.insert(0, BIN)
+# The ports import splunklib and solnlib as the entry scripts do, from the built bin/lib (`make deps`).
+LIB = os.path.join(BIN, "lib")
+if LIB not in sys.path:
+    sys.path.append(LIB)
 TESTS = os.path.dirname(os.path.abspath(__file__))
 # The two packages as `make build` assembles them (make test builds before pytest runs). The
 # modular input's subprocess tests run its script from the built add-on, with the add-on's

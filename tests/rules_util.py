@@ -1,6 +1,6 @@
 """Run single rules on plain Evidence: each rule's tests give it the state the rules before it leave."""
 from ingest_doctor.evidence import CpuSample, QueueSample, ThreadSample
-from ingest_doctor.rules import state as state_mod
+from ingest_doctor.engine.rules import state as state_mod
 from ingest_doctor.thresholds import load
 
 T0 = 1000.0

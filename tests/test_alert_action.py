@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from ingest_doctor import exitcodes
-from ingest_doctor.alert_store import kv_key
+from ingest_doctor.delivery.store import kv_key
 from test_alert_fakes import KVStore, Splunkd, write_results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from ingest_doctor import exitcodes, thresholds
-from ingest_doctor.alert import events_index, judge, load_thresholds
-from ingest_doctor.alert_payload import (AlertParams, BadConfig, BadInput, index_from_macro, parse_params,
+from ingest_doctor.alert.action import events_index, judge, load_thresholds
+from ingest_doctor.alert.payload import (AlertParams, BadConfig, BadInput, index_from_macro, parse_params,
                                          parse_payload, validate_webhook_url)
-from ingest_doctor.alert_results import decode_mv, read_rows
-from ingest_doctor.alert_store import kv_key, kv_query, plan
+from ingest_doctor.alert.results import decode_mv, read_rows
+from ingest_doctor.delivery.store import kv_key, kv_query, plan
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence, HecProbe
 from ingest_doctor.findings import Finding

@@ -25,8 +25,8 @@ sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 import fake_instance as fi  # noqa: E402
 from fakesplunkd import FakeSplunkd, Messages, wait_for  # noqa: E402
 from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor.alert_store import kv_key  # noqa: E402
-from ingest_doctor.messages import message_name  # noqa: E402
+from ingest_doctor.delivery.store import kv_key  # noqa: E402
+from ingest_doctor.delivery.messages import message_name  # noqa: E402
 from test_alert_action import _recent, payload, queue_row, run_action  # noqa: E402
 from test_alert_fakes import Splunkd, write_results  # noqa: E402
 from test_alert_searches import RELAY, final_columns  # noqa: E402

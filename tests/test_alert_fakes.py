@@ -230,7 +230,7 @@ def test_kv_twin_answers_503(fake_splunkd, tls):
 
 
 def test_results_writer_round_trip(tmp_path):
-    from ingest_doctor.alert_results import read_rows
+    from ingest_doctor.alert.results import read_rows
     p = write_results(str(tmp_path / "r.csv.gz"), [{"signal": "thread_busy", "host": "a", "samples": ["1", "2$"]},
                                                    {"signal": "thread_busy", "host": "b", "samples": ["3"]}])
     rows = list(read_rows(p, ["signal", "host", "samples"]))

@@ -21,9 +21,11 @@ import sys
 
 import pytest
 
-from ingest_doctor import metricslog, series, thresholds
-from ingest_doctor.alert_results import Row
-from ingest_doctor.alert_rows import rows_to_evidence
+from ingest_doctor.read import metricslog
+from ingest_doctor.engine import series
+from ingest_doctor import thresholds
+from ingest_doctor.alert.results import Row
+from ingest_doctor.alert.rows import rows_to_evidence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIX = os.path.join(ROOT, "tests", "fixtures", "alerts")

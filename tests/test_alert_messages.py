@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from ingest_doctor import messages
-from ingest_doctor.alert_results import Row
-from ingest_doctor.alert_rows import RowError, finding_from_dict, rows_to_evidence, rows_to_reported
-from ingest_doctor.alert_store import detectors, kv_key, plan, plan_resolution
+from ingest_doctor.delivery import messages
+from ingest_doctor.alert.results import Row
+from ingest_doctor.alert.rows import RowError, finding_from_dict, rows_to_evidence, rows_to_reported
+from ingest_doctor.delivery.store import detectors, kv_key, plan, plan_resolution
 from ingest_doctor.evidence import Config
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
-from ingest_doctor.messages import Change, message_name
-from ingest_doctor.resolution import OpenFindings, applied_changes, resolution_note
+from ingest_doctor.delivery.messages import Change, message_name
+from ingest_doctor.delivery.resolution import OpenFindings, applied_changes, resolution_note
 
 
 def hec(host="hf-01", severity="warning", current="2"):
@@ -174,8 +174,8 @@ def test_collector_resolves_with_the_change_the_admin_made_and_plans_its_message
     the collector re-reads data/inputs/http within its minute and the thread calms down: the finding
     resolves with that note, its message is deleted, and a recurrence is reported again."""
     from test_modinput_core import FakeHttp, body, collector_for, routes
-    from ingest_doctor import collector
-    from ingest_doctor.procthreads import ThreadBusy
+    from ingest_doctor.collector import params as params_mod
+    from ingest_doctor.collector.procthreads import ThreadBusy
     r = routes()
     http = {"io": "2"}
     r["services/data/inputs/http/http"] = lambda: body("services/data/inputs/http/http", [("http", {
@@ -221,7 +221,7 @@ def test_collector_resolves_with_the_change_the_admin_made_and_plans_its_message
             break
     assert back is not None and [p.name for p in back.messages.posts] == [name]
     off = collector_for(FakeHttp(routes()), web_messages="0")
-    assert off.params.web_messages is False and collector.parse_params({}).web_messages is True
+    assert off.params.web_messages is False and params_mod.parse_params({}).web_messages is True
 
 
 def test_stale_messages_are_those_of_resolved_or_missing_findings():
@@ -241,10 +241,10 @@ def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd)
     import sys
     import time
     # as the entry scripts do: the vendored libraries (splunklib, solnlib) from bin/lib
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "lib"))
+
     from fakesplunkd import Messages, fault
-    from ingest_doctor_messages_port import MessageError, WebMessages
-    from ingest_doctor_splunkd import Http, unverified
+    from ingest_doctor_ports.messages import MessageError, WebMessages
+    from ingest_doctor_ports.splunkd import Http, unverified
     web = WebMessages(fake_splunkd.url, "KEY", Http(1.0, {"splunkd": unverified()}))
     shown = Messages(fake_splunkd)
     ok = messages.plan([Change(hec(), "new")])

@@ -25,7 +25,10 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
 
-from ingest_doctor import alert_rows, alert_store, metrics_events, thresholds
+from ingest_doctor.alert import rows as alert_rows
+from ingest_doctor.delivery import store as alert_store
+from ingest_doctor.collector import metrics_events
+from ingest_doctor import thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -77,7 +80,7 @@ def finding_event_fields() -> Set[str]:
     """Fields of the collector's ingest_doctor:finding events (KV_MODE = json), open and resolved,
     as its own code writes them."""
     from ingest_doctor.findings import Finding, Recommendation
-    from ingest_doctor.resolution import resolved_event
+    from ingest_doctor.delivery.resolution import resolved_event
     f = Finding("hec_input", "critical", "hf-01", None, "httpinputserverdatathread", "pegged", [],
                 [Recommendation("raise", "inputs.conf", "http", "dedicatedIoThreads", "2", "8")])
     opened = dict(f.to_dict(), detected_by="collector")

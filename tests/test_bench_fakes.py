@@ -7,7 +7,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from ingest_doctor import alert  # noqa: E402
+from ingest_doctor.alert import action as alert  # noqa: E402
 
 
 def _methods(cls):

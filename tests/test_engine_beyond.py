@@ -2,8 +2,8 @@
 import os
 
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.snapshot import load_snapshot
-from ingest_doctor.textreport import render
+from ingest_doctor.read.snapshot import load_snapshot
+from ingest_doctor.engine.textreport import render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCEN = os.path.join(HERE, "scenarios")
@@ -157,7 +157,7 @@ def test_output_blocked_without_per_receiver_data_says_what_would_decide():
 
 
 def test_tcpout_lines_are_parsed_by_key():
-    from ingest_doctor import metricslog, splunkdlog
+    from ingest_doctor.read import metricslog, splunkdlog
     ev = metricslog.parse_lines([
         "11-22-2025 09:59:30.000 +0000 INFO  Metrics - group=tcpout_connections, name=grp:10.0.0.5:9997:0, "
         "sourcePort=4001, destIp=10.0.0.5, destPort=9997, _tcp_Bps=1024.00, _tcp_KBps=1.00, kb=30.00"])

@@ -1,7 +1,7 @@
 """metrics.log and splunkd.log parsing, by key, as streams (lines in the log.cfg layouts)."""
 import pytest
 
-from ingest_doctor import logtime, metricslog, splunkdlog
+from ingest_doctor.read import logtime, metricslog, splunkdlog
 from ingest_doctor.evidence import Evidence
 
 H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "

@@ -5,7 +5,7 @@ import shutil
 import tracemalloc
 
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.snapshot import load_snapshot
+from ingest_doctor.read.snapshot import load_snapshot
 from snapbuilder import T0, Snap, dutycycle_wide, times, ts
 
 SCEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios")

@@ -3,7 +3,8 @@ in a rolling Evidence, diagnose after each poll. Sustained -> a finding within 3
 one-poll spike -> no warning."""
 import pytest
 
-from ingest_doctor import rest, thresholds
+from ingest_doctor.read import endpoints
+from ingest_doctor import thresholds
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence, ThreadSample
 from snapbuilder import Snap
@@ -20,7 +21,7 @@ def poll(ev, t, queues, hec_busy, pipelinesets=None):
     if pipelinesets:
         s.pipelinesets(pipelinesets)
     for path, body in s.rest_bodies.items():
-        rest.apply_rest(ev, path, body, time=t)
+        endpoints.apply_rest(ev, path, body, time=t)
     ev.threads.append(ThreadSample(t, "httpinputserverdatathread", hec_busy, source="proc"))
     ev.saw("proc")
     return diagnose(ev).to_dict()

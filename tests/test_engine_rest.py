@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from ingest_doctor import rest
+from ingest_doctor.read import rest
+from ingest_doctor.read import endpoints
 from ingest_doctor.evidence import Evidence
 from snapbuilder import Snap, envelope, queue_content
 
@@ -55,13 +56,13 @@ def test_normalise_path():
 
 def test_unknown_path_adds_nothing():
     ev = Evidence()
-    assert rest.apply_rest(ev, "/services/apps/local", envelope("services/apps/local", [("x", {})])) is False
+    assert endpoints.apply_rest(ev, "/services/apps/local", envelope("services/apps/local", [("x", {})])) is False
     assert ev.sources == []
 
 
 def _apply(path, entries, time=None, ev=None):
     ev = ev or Evidence()
-    assert rest.apply_rest(ev, "/" + path, json.dumps(envelope(path, entries)), time=time)
+    assert endpoints.apply_rest(ev, "/" + path, json.dumps(envelope(path, entries)), time=time)
     return ev
 
 
@@ -95,7 +96,7 @@ def test_resource_usage_host_and_splunkd_cpu_merge_into_one_poll_sample():
     ev = Evidence()
     for path in ("services/server/status/resource-usage/hostwide",
                  "services/server/status/resource-usage/splunk-processes"):
-        rest.apply_rest(ev, path, s.rest_bodies[path], time=50.0)
+        endpoints.apply_rest(ev, path, s.rest_bodies[path], time=50.0)
     assert len(ev.cpu) == 1
     c = ev.cpu[0]
     assert (c.cores, c.host_cpu_pct, c.splunkd_cpu_pct) == (24, 6.5, 102.5)
@@ -108,7 +109,7 @@ def test_server_info_and_http_and_conf_endpoints():
          .props({"app:log": {"TRANSFORMS-x": "route_x", "SHOULD_LINEMERGE": "false"}}))
     ev = Evidence()
     for path, body in s.rest_bodies.items():
-        assert rest.apply_rest(ev, path, body)
+        assert endpoints.apply_rest(ev, path, body)
     cfg = ev.config
     assert ev.host == "hf-01" and ev.host_cpu.cores == 16 and cfg.roles == ["heavyweight_forwarder"]
     assert (cfg.dedicated_io_threads, cfg.max_threads, cfg.hec_enabled, cfg.hec_port, cfg.hec_ssl) == (4, 0, True, 8088,
@@ -131,7 +132,7 @@ def test_health_tree_is_flattened():
 
 
 def test_every_contract_path_is_known():
-    from ingest_doctor import endpoints
+    from ingest_doctor.read import endpoints
     assert {e.path for e in endpoints.SNAPSHOT} == {
         "services/server/info", "services/server/introspection/queues", "services/server/introspection/indexer",
         "services/server/pipelinesets", "services/server/status/resource-usage/splunk-processes",
@@ -151,7 +152,7 @@ def _hec_snapshot(tmp_path, **http):
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)
     from ingest_doctor.diagnose import diagnose
-    from ingest_doctor.snapshot import load_snapshot
+    from ingest_doctor.read.snapshot import load_snapshot
     s = build.hec_forwarder("hf-09", "16")
     s.rest_bodies.pop("services/data/inputs/http/http")
     s.http("16", tokens=("app", "k8s"), **http)
@@ -189,8 +190,8 @@ def test_an_http_entry_in_the_token_list_is_accepted_and_an_unread_list_is_unkno
     ev = Evidence()
     body = envelope("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
                                                   ("http://a", {"index": "main"})])
-    rest.apply_rest(ev, "services/data/inputs/http", body)
+    endpoints.apply_rest(ev, "services/data/inputs/http", body)
     assert (ev.config.dedicated_io_threads, ev.config.hec_port, ev.config.hec_tokens) == (4, 8088, 1)
     assert Evidence().config.hec_tokens is None
-    rest.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
+    endpoints.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
     assert ev.config.hec_tokens == 0

@@ -6,7 +6,7 @@ from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import (Config, CpuSample, Evidence, HecError, HecProbe, IndexerStatus, LogSignal,
                                     PipelineSetLoad, ProcessorCpu, QueueSample, ThreadSample)
-from ingest_doctor.series import SPIKE, SUSTAINED, judge
+from ingest_doctor.engine.series import SPIKE, SUSTAINED, judge
 from ingest_doctor.thresholds import defaults
 
 

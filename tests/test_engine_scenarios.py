@@ -7,7 +7,7 @@ import pytest
 
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.findings import BOTTLENECKS, SEVERITIES
-from ingest_doctor.snapshot import load_snapshot
+from ingest_doctor.read.snapshot import load_snapshot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCEN = os.path.join(HERE, "scenarios")

@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import fake_instance as fi  # noqa: E402
 from confcheck import read_conf  # noqa: E402
 from conftest import need_ta_build  # noqa: E402
-from ingest_doctor import collector  # noqa: E402
+from ingest_doctor.collector import poll as collector  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
 from test_modinput_core import FakeHttp, collector_for, routes  # noqa: E402
 
 
@@ -43,7 +44,7 @@ def emitted_metric_events():
                                                  "busy_pct": 97.25})()])
     shell = _shell()
     out = io.StringIO()
-    script = shell.IntrospectionInput(shell.Lifecycle(None), out)
+    script = shell.CollectorInput(shell.Lifecycle(None), out)
     from splunklib.modularinput import EventWriter
     script._write("ingest_doctor_introspection://local", res, {"metrics": "m", "config": None, "finding": None},
                   EventWriter(out, io.StringIO()))
@@ -52,7 +53,8 @@ def emitted_metric_events():
 
 
 def _shell():
-    return fi.load_shell("ingest_doctor_introspection_conf")
+    from ingest_doctor_ports import collector_input
+    return collector_input
 
 
 def test_props_wire_the_sourcetypes_to_their_transforms():
@@ -125,11 +127,11 @@ def test_inputs_conf_ships_one_enabled_local_instance_without_interval():
     assert [k for k in inputs if k.startswith("ingest_doctor_introspection://")] == ["ingest_doctor_introspection://local"]
     assert local["disabled"] == "0" and "interval" not in local and "interval" not in scheme
     # Instance settings over the scheme stanza's, as Splunk merges them.
-    ours = {k: v for k, v in dict(scheme, **local).items() if k in collector.PARAM_NAMES}
-    assert collector.parse_params(ours) == collector.Params()      # the shipped values are the defaults
+    ours = {k: v for k, v in dict(scheme, **local).items() if k in params_mod.PARAM_NAMES}
+    assert params_mod.parse_params(ours) == params_mod.Params()      # the shipped values are the defaults
 
 
 @pytest.mark.parametrize("value", ['a"b', "a,b", "a}b", "a\\b", "a\nb"])
 def test_dimension_values_never_break_the_extraction(value):
-    from ingest_doctor import metrics_events
+    from ingest_doctor.collector import metrics_events
     assert not set(metrics_events.dim(value)) & set('",}\\\n')

@@ -10,7 +10,11 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "modinput"))
 
-from ingest_doctor import collector, metrics_events  # noqa: E402
+from ingest_doctor.collector import poll as collector, metrics_events  # noqa: E402
+from ingest_doctor.read import endpoints, readstep  # noqa: E402
+from ingest_doctor.collector import gate  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
+from ingest_doctor.collector import window as window_mod  # noqa: E402
 from ingest_doctor.evidence import Config  # noqa: E402
 from ingest_doctor.findings import Finding, Report  # noqa: E402
 from fakesplunkd import envelope  # noqa: E402
@@ -22,25 +26,25 @@ MACROS = "services/configs/conf-macros"
 def params(**kw):
     raw = {"poll_interval": "10"}
     raw.update(kw)
-    return collector.parse_params(raw)
+    return params_mod.parse_params(raw)
 
 
 # --------------------------------------------------------------------------- parameters
 
 def test_defaults_and_splunk_keys_ignored():
-    p = collector.parse_params({"index": "main", "disabled": "0", "host": "x", "interval": "60"})
-    assert p == collector.Params()
+    p = params_mod.parse_params({"index": "main", "disabled": "0", "host": "x", "interval": "60"})
+    assert p == params_mod.Params()
     assert p.poll_interval == 10 and p.request_timeout == 5 and p.thread_cpu and p.hec_tls_verify
     assert p.metrics_index == "ingest_doctor_metrics"
 
 
 def test_values_parsed():
-    p = collector.parse_params({"poll_interval": "1", "hec_health_url": "http://hf-01:8088",
+    p = params_mod.parse_params({"poll_interval": "1", "hec_health_url": "http://hf-01:8088",
                                 "hec_token_credential": "hec_probe", "thread_cpu": "false",
                                 "hec_tls_verify": "no", "request_timeout": "2.5", "metrics_index": "idx_m"})
     assert p.hec_health_url == "http://hf-01:8088/services/collector/health"
-    assert p.credential() == (collector.DEFAULT_CREDENTIAL_REALM, "hec_probe")
-    assert collector.parse_params({"hec_token_credential": "myrealm:tok"}).credential() == ("myrealm", "tok")
+    assert p.credential() == (params_mod.DEFAULT_CREDENTIAL_REALM, "hec_probe")
+    assert params_mod.parse_params({"hec_token_credential": "myrealm:tok"}).credential() == ("myrealm", "tok")
     assert (p.thread_cpu, p.hec_tls_verify, p.request_timeout, p.metrics_index) == (False, False, 2.5, "idx_m")
 
 
@@ -56,8 +60,8 @@ def test_values_parsed():
     ("hec_ca_file", "/nonexistent/ca.pem"),
 ])
 def test_bad_values_name_the_parameter(name, value):
-    with pytest.raises(collector.ParamError) as e:
-        collector.parse_params({name: value}, os.path.isfile)
+    with pytest.raises(params_mod.ParamError) as e:
+        params_mod.parse_params({name: value}, os.path.isfile)
     assert name in str(e.value)
 
 
@@ -75,12 +79,12 @@ class FakeHttp:
         path = url.split("://", 1)[1].split("/", 1)[1].split("?", 1)[0]
         hit = self.routes.get(path)
         if hit is None:
-            return collector.Fetched(404, json.dumps({"messages": [{"type": "ERROR", "text": "Not Found"}]})
+            return endpoints.Fetched(404, json.dumps({"messages": [{"type": "ERROR", "text": "Not Found"}]})
                                      .encode(), 1.0)
-        if isinstance(hit, collector.Fetched):
+        if isinstance(hit, endpoints.Fetched):
             return hit
         status, body = hit() if callable(hit) else hit
-        return collector.Fetched(status, body if isinstance(body, bytes) else json.dumps(body).encode(), 1.0)
+        return endpoints.Fetched(status, body if isinstance(body, bytes) else json.dumps(body).encode(), 1.0)
 
 
 def body(path, entries):
@@ -141,7 +145,7 @@ def test_poll_reads_every_endpoint_with_the_session_key_and_json_mode():
     http = FakeHttp(routes())
     res = collector_for(http).poll(1000.0)
     urls = [c[1] for c in http.calls if c[4] == "splunkd"]
-    assert [u.split("8089/")[1].split("?")[0] for u in urls] == [e.path for e in collector.ENDPOINTS]
+    assert [u.split("8089/")[1].split("?")[0] for u in urls] == [e.path for e in endpoints.COLLECTOR]
     assert all(u.endswith("?output_mode=json&count=0") for u in urls if MACROS not in u)
     assert [u for u in urls if u.endswith("/%s?search=ingest_doctor_&output_mode=json&count=0" % MACROS)]
     assert all(c[2]["Authorization"] == "Splunk KEY" for c in http.calls if c[4] == "splunkd")
@@ -164,18 +168,18 @@ def test_hec_url_follows_enable_ssl_and_port_and_disabled():
 
 
 @pytest.mark.parametrize("fetched,kind", [
-    (collector.Fetched(401, b'{"messages":[{"type":"WARN","text":"call not properly authenticated"}]}'), "401"),
-    (collector.Fetched(403, b'{"messages":[{"type":"ERROR","text":"... (requires capability: list_introspection)."}]}'),
+    (endpoints.Fetched(401, b'{"messages":[{"type":"WARN","text":"call not properly authenticated"}]}'), "401"),
+    (endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"... (requires capability: list_introspection)."}]}'),
      "403"),
-    (collector.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}'), "404"),
-    (collector.Fetched(503, b'{"messages":[{"type":"ERROR","text":"KV Store is initializing."}]}'), "5xx"),
-    (collector.Fetched(500, b"<!doctype html><html><body>Oops</body></html>"), "5xx"),
-    (collector.Fetched(200, b"<!doctype html><html><body>login</body></html>"), "malformed"),
-    (collector.Fetched(200, b'{"links":{},"entry":[{"name":"parsingQueue","content":{"current_'), "malformed"),
-    (collector.Fetched(None, b"", 5000.0, "timeout", "timed out"), "timeout"),
-    (collector.Fetched(None, b"", 1.0, "refused", "Connection refused"), "refused"),
-    (collector.Fetched(None, b"", 1.0, "truncated", "IncompleteRead"), "truncated"),
-    (collector.Fetched(None, b"", 1.0, "reset", "reset by peer"), "reset"),
+    (endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}'), "404"),
+    (endpoints.Fetched(503, b'{"messages":[{"type":"ERROR","text":"KV Store is initializing."}]}'), "5xx"),
+    (endpoints.Fetched(500, b"<!doctype html><html><body>Oops</body></html>"), "5xx"),
+    (endpoints.Fetched(200, b"<!doctype html><html><body>login</body></html>"), "malformed"),
+    (endpoints.Fetched(200, b'{"links":{},"entry":[{"name":"parsingQueue","content":{"current_'), "malformed"),
+    (endpoints.Fetched(None, b"", 5000.0, "timeout", "timed out"), "timeout"),
+    (endpoints.Fetched(None, b"", 1.0, "refused", "Connection refused"), "refused"),
+    (endpoints.Fetched(None, b"", 1.0, "truncated", "IncompleteRead"), "truncated"),
+    (endpoints.Fetched(None, b"", 1.0, "reset", "reset by peer"), "reset"),
 ])
 def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, kind):
     r = routes()
@@ -197,8 +201,8 @@ def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, k
 
 def test_404_noted_once_then_skipped_and_errors_logged_once_a_minute():
     r = routes()
-    r[Q] = collector.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}')
-    r["services/server/pipelinesets"] = collector.Fetched(None, b"", 5.0, "timeout", "timed out")
+    r[Q] = endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}')
+    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
     http = FakeHttp(r)
     c = collector_for(http)
     logs = []
@@ -212,7 +216,7 @@ def test_404_noted_once_then_skipped_and_errors_logged_once_a_minute():
 
 def test_session_key_and_token_never_logged_or_emitted():
     r = routes()
-    r["services/server/pipelinesets"] = collector.Fetched(401, b'{"messages":[{"type":"WARN","text":"x"}]}')
+    r["services/server/pipelinesets"] = endpoints.Fetched(401, b'{"messages":[{"type":"WARN","text":"x"}]}')
     r["services/collector/event"] = (403, {"text": "Invalid token", "code": 4})
     c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "SECRETKEY",
                             FakeHttp(r), probe_token=lambda: "TOKEN-1234", server_host="idx-01")
@@ -264,7 +268,7 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
     HTTP = "services/data/inputs/http/http"     # the global [http] settings
     assert kinds(c.poll(t[0])).count("config") == 1
     assert kinds(poll_until_read(HTTP)).count("config") == 0
-    r[HTTP] = collector.Fetched(None, b"", 5.0, "timeout")
+    r[HTTP] = endpoints.Fetched(None, b"", 5.0, "timeout")
     assert kinds(poll_until_read(HTTP)).count("config") == 0       # a failed read is not a change
     r[HTTP] = lambda: body(HTTP, [("http", {
         "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
@@ -284,8 +288,8 @@ def test_config_endpoints_are_read_once_a_minute_runtime_endpoints_every_poll():
         c.poll(t)
         return {u[1].split("8089/")[1].split("?")[0] for u in http.calls[before:] if u[4] == "splunkd"}
 
-    everything = {e.path for e in collector.ENDPOINTS}
-    runtime = {e.path for e in collector.ENDPOINTS if not e.config}
+    everything = {e.path for e in endpoints.COLLECTOR}
+    runtime = {e.path for e in endpoints.COLLECTOR if not e.config}
     config = everything - runtime
     assert read(1000.0) == everything
     assert read(1010.0) == runtime
@@ -332,30 +336,30 @@ def test_sustained_saturation_gives_a_finding_within_three_polls_and_a_spike_non
 
 
 def test_finding_gate_new_severity_change_and_repeat():
-    gate = collector.FindingGate(repeat_s=900)
+    g = gate.FindingGate(repeat_s=900)
 
     def report(sev):
         return Report("h", [Finding("indexing", sev, "h", 0, "indexQueue", "s")])
 
-    assert len(gate.select(report("warning"), 0)) == 1
-    assert gate.select(report("warning"), 10) == []
-    assert len(gate.select(report("critical"), 20)) == 1
-    assert gate.select(report("critical"), 900) == []
-    assert len(gate.select(report("critical"), 921)) == 1       # still there after 15 minutes
-    assert gate.select(report("info"), 930) == []               # info is never emitted
-    assert gate.select(Report("h", []), 940) == []
-    assert gate.select(report("critical"), 950) == []            # a flap is not news
-    assert len(gate.select(report("critical"), 950 + 900 + 1)) == 1
+    assert len(g.select(report("warning"), 0)) == 1
+    assert g.select(report("warning"), 10) == []
+    assert len(g.select(report("critical"), 20)) == 1
+    assert g.select(report("critical"), 900) == []
+    assert len(g.select(report("critical"), 921)) == 1       # still there after 15 minutes
+    assert g.select(report("info"), 930) == []               # info is never emitted
+    assert g.select(Report("h", []), 940) == []
+    assert g.select(report("critical"), 950) == []            # a flap is not news
+    assert len(g.select(report("critical"), 950 + 900 + 1)) == 1
 
 
 def test_window_and_state_stay_bounded_over_many_polls():
     r = routes()
-    r["services/server/pipelinesets"] = collector.Fetched(None, b"", 5.0, "refused")
+    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "refused")
     c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", FakeHttp(r))
     for i in range(400):
         c.poll(1000.0 + i)
-    assert len(c.window.polls) <= collector.WINDOW_MAX_POLLS
-    assert len(c.errors._last) <= len(collector.ENDPOINTS) + 2
+    assert len(c.window.polls) <= window_mod.WINDOW_MAX_POLLS
+    assert len(c.errors._last) <= len(endpoints.COLLECTOR) + 2
 
 
 def test_metric_events_are_dimensions_and_measures_only():
@@ -376,15 +380,14 @@ def test_metric_events_are_dimensions_and_measures_only():
 
 
 def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
-    from ingest_doctor import rest
-    real = rest.apply_rest
+    real = endpoints.apply_rest
 
     def flaky(ev, path, body, time=None):
         if path.endswith("pipelinesets"):
             raise TypeError("unexpected shape")
         return real(ev, path, body, time=time)
 
-    monkeypatch.setattr(rest, "apply_rest", flaky)
+    monkeypatch.setattr(readstep, "apply_rest", flaky)
     monkeypatch.setattr(collector.diagnose_mod, "diagnose", lambda ev, th: 1 / 0)
     res = collector_for(FakeHttp(routes())).poll(1.0)
     assert any("endpoint=services/server/pipelinesets kind=malformed" in l.message and "TypeError" in l.message
@@ -396,7 +399,7 @@ def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
 def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart():
     from ingest_doctor.evidence import Evidence
     for interval in (1.0, 10.0):
-        w = collector.Window(collector.WINDOW_MAX_POLLS, 600.0, recent=4)
+        w = window_mod.Window(window_mod.WINDOW_MAX_POLLS, 600.0, recent=4)
         for i in range(int(1800 / interval)):
             w.add(Evidence(), 1000.0 + i * interval)
         times = list(w.times)
@@ -417,7 +420,7 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
     assert c.thresholds.thread_busy_pct == 80 and c.thresholds.queue_fill_pct == 90
     line = [l for l in res.logs if "category=thresholds" in l.message]
     assert len(line) == 1 and line[0].severity == "WARN" and "queue_fill_pct" in line[0].message
-    r[MACROS] = collector.Fetched(None, b"", 5.0, "timeout", "timed out")
+    r[MACROS] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
     logs = []
     for i in range(1, 20):                                  # past the once-a-minute re-read
         logs.extend(c.poll(1000.0 + 10 * i).logs)
@@ -428,7 +431,7 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
 
 def test_unreadable_token_list_leaves_hec_tokens_unknown():
     r = routes()
-    r["services/data/inputs/http"] = collector.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
+    r["services/data/inputs/http"] = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
     res = collector_for(FakeHttp(r)).poll(1000.0)
     cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
     assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2

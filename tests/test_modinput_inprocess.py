@@ -11,7 +11,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 
 import fake_instance as fi  # noqa: E402
-from ingest_doctor import collector, exitcodes  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
+from ingest_doctor import exitcodes
 
 
 def shell():
@@ -21,7 +22,7 @@ def shell():
 def test_scheme_in_process():
     out, err = io.StringIO(), io.StringIO()
     assert shell().main(["x.py", "--scheme"], io.BytesIO(b""), out, err) == exitcodes.OK
-    assert [a.get("name") for a in ET.fromstring(out.getvalue()).iter("arg")] == list(collector.PARAM_NAMES)
+    assert [a.get("name") for a in ET.fromstring(out.getvalue()).iter("arg")] == list(params_mod.PARAM_NAMES)
 
 
 def test_validation_in_process_utf16_sdk_style():

@@ -7,13 +7,15 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"))
 
-import ingest_doctor_introspection_port as port  # noqa: E402
+from ingest_doctor_ports import collector as port  # noqa: E402
 from fakesplunkd import FakeSplunkd, Response, envelope, fault  # noqa: E402
-from ingest_doctor import collector, tls  # noqa: E402
+from ingest_doctor.collector import poll as collector, tls  # noqa: E402
+from ingest_doctor.read import endpoints  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
 
 
 def http(tls=None, verify=True, timeout=2.0, max_body=collector.MAX_BODY_BYTES):
-    params = collector.Params(hec_tls_verify=verify, hec_ca_file=tls[0] if tls else None)
+    params = params_mod.Params(hec_tls_verify=verify, hec_ca_file=tls[0] if tls else None)
     return port.Http(timeout, port.hec_context(params), max_body)
 
 
@@ -34,7 +36,7 @@ def test_faults(fake_splunkd, name, status, error):
     fake_splunkd.route("GET", "/x", fault(name))
     f = http(timeout=1.0)("GET", fake_splunkd.url + "/x", {}, None, "splunkd")
     assert (f.status, f.error) == (status, error)
-    assert collector.error_kind(f) == {"503": "5xx", "html": "5xx"}.get(name, error or name)
+    assert endpoints.error_kind(f) == {"503": "5xx", "html": "5xx"}.get(name, error or name)
 
 
 def test_refused_and_too_large(fake_splunkd):

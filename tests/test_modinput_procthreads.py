@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from ingest_doctor import procthreads, threadnames
+from ingest_doctor.collector import procthreads
+from ingest_doctor import threadnames
 
 CLK = 100
 

@@ -22,7 +22,9 @@ sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 
 import fake_instance as fi  # noqa: E402
 from fakesplunkd import FakeSplunkd, wait_for  # noqa: E402
-from ingest_doctor import collector, exitcodes  # noqa: E402
+from ingest_doctor.read import endpoints  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
+from ingest_doctor import exitcodes
 from conftest import TA_BIN  # noqa: E402
 
 # The script as the add-on ships it (build/TA-ingest_doctor/bin, with the add-on's bin/lib).
@@ -133,8 +135,8 @@ def test_scheme_lists_every_parameter(python):
     assert scheme.findtext("use_single_instance") == "false"
     assert scheme.findtext("streaming_mode") == "xml"
     args = {a.get("name"): a for a in scheme.iter("arg")}
-    assert tuple(args) == collector.PARAM_NAMES
-    for p in collector.PARAMS:
+    assert tuple(args) == params_mod.PARAM_NAMES
+    for p in params_mod.PARAMS:
         a = args[p.name]
         assert a.findtext("title") and a.findtext("description")
         assert a.findtext("data_type") == p.data_type
@@ -223,7 +225,7 @@ def test_indexer_with_four_pipeline_sets(fake_splunkd, runs):
     assert (cpu["ingest_doctor.host.cores"], cpu["ingest_doctor.splunkd.cpu_pct"]) == (16, 13.9)
     assert [d for d in data if d.get("status") == "normal" and d["ingest_doctor.indexer.throttled"] == 0]
     latency = {d["endpoint"] for d in data if "ingest_doctor.endpoint.latency_ms" in d}
-    assert latency == {e.path for e in collector.ENDPOINTS}     # HEC disabled on this indexer: no probe
+    assert latency == {e.path for e in endpoints.COLLECTOR}     # HEC disabled on this indexer: no probe
     assert not r.of("ingest_doctor:finding")
     assert "category=start" in r.stderr() and "Traceback" not in r.stderr()
 

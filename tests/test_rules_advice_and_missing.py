@@ -1,7 +1,7 @@
 """stage_advice and not_judged: advice for every warning still without any, and what was not judged."""
 from ingest_doctor import model
 from ingest_doctor.evidence import Config, Evidence, ProcessorCpu
-from ingest_doctor.rules import not_judged, queue_chain, stage_advice, thread_saturation
+from ingest_doctor.engine.rules import not_judged, queue_chain, stage_advice, thread_saturation
 from rules_util import T0, cpu, queue, run, thread
 
 

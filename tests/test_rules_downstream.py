@@ -1,9 +1,9 @@
 """log_symptoms, indexer_throttled, host_cpu, imbalance, hidden_saturation: one test module per rule group."""
 from ingest_doctor import model
 from ingest_doctor.evidence import CpuSample, Evidence, HecError, IndexerStatus, LogSignal, PipelineSetLoad
-from ingest_doctor.rules import (hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled,
+from ingest_doctor.engine.rules import (hec_symptoms, hidden_saturation, host_cpu, imbalance, indexer_throttled,
                                  log_symptoms, queue_chain, thread_saturation)
-from ingest_doctor.rules.state import HEC_SYMPTOM
+from ingest_doctor.engine.rules.state import HEC_SYMPTOM
 from rules_util import T0, cpu, queue, run, thread
 
 

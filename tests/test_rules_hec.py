@@ -1,8 +1,8 @@
 """hec_symptoms and hec_latency: HEC refusals and slow requests, attributed downstream when queues are full."""
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, HecError, HecProbe, LogSignal
-from ingest_doctor.rules import hec_latency, hec_symptoms, queue_chain, thread_saturation
-from ingest_doctor.rules.state import HEC_SYMPTOM
+from ingest_doctor.engine.rules import hec_latency, hec_symptoms, queue_chain, thread_saturation
+from ingest_doctor.engine.rules.state import HEC_SYMPTOM
 from rules_util import T0, queue, run
 
 

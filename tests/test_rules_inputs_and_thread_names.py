@@ -1,8 +1,9 @@
 """file_monitor and the /proc thread names of issue 12: the tail thread, HttpInputServer, IndexerTPoolWorker."""
-from ingest_doctor import metricslog, model
+from ingest_doctor.read import metricslog
+from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Config, Evidence
-from ingest_doctor.rules import file_monitor, queue_chain, stage_advice, thread_saturation
+from ingest_doctor.engine.rules import file_monitor, queue_chain, stage_advice, thread_saturation
 from rules_util import queue, run, thread
 
 WIDE = ("11-22-2025 09:00:%02d.000 +0000 INFO  Metrics - group=dutycycle, name=misc, mgmt_httpd=0.001, tail=%s, "

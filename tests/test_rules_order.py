@@ -1,9 +1,10 @@
 """The rule list: one visible order, explicit state, and room for new rules."""
-from ingest_doctor import model, rules
+from ingest_doctor import model
+from ingest_doctor.engine import rules
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import BOTTLENECKS
-from ingest_doctor.rules import (hec_symptoms, hidden_saturation, imbalance, indexer_throttled, not_judged,
+from ingest_doctor.engine.rules import (hec_symptoms, hidden_saturation, imbalance, indexer_throttled, not_judged,
                                  queue_chain, stage_advice, thread_saturation)
 from ingest_doctor.thresholds import defaults
 from rules_util import queue, thread

@@ -1,6 +1,6 @@
 """queue_chain: the stage draining the last full queue, per pipeline set."""
 from ingest_doctor.evidence import Evidence, QueueSample
-from ingest_doctor.rules import queue_chain
+from ingest_doctor.engine.rules import queue_chain
 from rules_util import T0, queue, run
 
 

@@ -1,8 +1,9 @@
 """stage_cpu: metrics.log group=pipeline CPU counts only when it is physically possible (issue 12)."""
-from ingest_doctor import metricslog, model
+from ingest_doctor.read import metricslog
+from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence, ProcessorCpu
-from ingest_doctor.rules import queue_chain, thread_saturation
+from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from rules_util import T0, queue, run, thread
 
 # Real Splunk 5.x metrics.log line (idle laptop, 2012), quoted verbatim in issue 12; from the `_internal`

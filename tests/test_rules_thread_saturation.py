@@ -1,8 +1,8 @@
 """thread_saturation: pegged threads and stage CPU make their stage a bottleneck."""
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, ProcessorCpu, ThreadSample
-from ingest_doctor.rules import queue_chain, thread_saturation
-from ingest_doctor.rules.state import HEC_SYMPTOM, STAGE_CPU, THREAD
+from ingest_doctor.engine.rules import queue_chain, thread_saturation
+from ingest_doctor.engine.rules.state import HEC_SYMPTOM, STAGE_CPU, THREAD
 from rules_util import T0, queue, run, thread
 
 

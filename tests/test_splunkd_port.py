@@ -1,4 +1,4 @@
-"""The one splunkd port (bin/ingest_doctor_splunkd.py) against the loopback HTTPS fake splunkd:
+"""The one splunkd port (bin/ingest_doctor_ports/splunkd.py) against the loopback HTTPS fake splunkd:
 the TLS policy, auth, retries, login, and reads of the endpoint table through the read step."""
 import os
 import sys
@@ -8,8 +8,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"))
 
 from fakesplunkd import Response, envelope, fault  # noqa: E402
-from ingest_doctor import endpoints, readstep  # noqa: E402
-from ingest_doctor_splunkd import Splunkd, tls_context  # noqa: E402
+from ingest_doctor.read import endpoints, readstep  # noqa: E402
+from ingest_doctor_ports.splunkd import Splunkd, tls_context  # noqa: E402
 
 
 def test_tls_policy():

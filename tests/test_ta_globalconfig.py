@@ -1,7 +1,7 @@
 """ta/globalConfig.json is the one source of the collector's parameters.
 
 ucc-gen makes the add-on's Inputs page, default/inputs.conf and README/inputs.conf.spec from
-it; the scheme the script prints comes from collector.PARAMS. Here: that table equals the
+it; the scheme the script prints comes from params_mod.PARAMS. Here: that table equals the
 globalConfig (name, title, help, type, default), the built add-on's files carry the same
 defaults, the token is an encrypted field stored where the collector reads it, and the REST
 handlers ucc-gen generated import from the add-on's bin/lib (Splunk's private `splunk` module
@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 from conftest import ROOT, need_ta_build
-from ingest_doctor import collector
+from ingest_doctor.collector import params as params_mod
 
 GLOBAL_CONFIG = os.path.join(ROOT, "ta", "globalConfig.json")
 SPLUNK_OWN = {"name", "index"}         # entity fields that are Splunk's own input settings
@@ -43,9 +43,9 @@ def _data_type(entity):
 
 
 def test_params_table_equals_the_globalconfig():
-    assert service()["name"] == collector.SCHEME
+    assert service()["name"] == params_mod.SCHEME
     entities = [e for e in service()["entity"] if e["field"] not in SPLUNK_OWN]
-    table = [(p.name, p.title, p.description, p.data_type, p.default) for p in collector.PARAMS]
+    table = [(p.name, p.title, p.description, p.data_type, p.default) for p in params_mod.PARAMS]
     from_gc = [(e["field"], e["label"], e["help"], _data_type(e),
                 None if "defaultValue" not in e else str(e["defaultValue"])) for e in entities]
     assert table == from_gc
@@ -57,21 +57,21 @@ def test_number_ranges_match_the_parser():
         for v in e.get("validators", []):
             if v.get("type") == "number":
                 low, high = v["range"]
-                collector.parse_params({e["field"]: str(low)})
-                collector.parse_params({e["field"]: str(high)})
+                params_mod.parse_params({e["field"]: str(low)})
+                params_mod.parse_params({e["field"]: str(high)})
                 for bad in (low - 1, high + 1):
-                    with pytest.raises(collector.ParamError):
-                        collector.parse_params({e["field"]: str(bad)})
+                    with pytest.raises(params_mod.ParamError):
+                        params_mod.parse_params({e["field"]: str(bad)})
 
 
 def test_built_inputs_conf_defaults_are_the_globalconfig_defaults():
     cp = configparser.RawConfigParser(strict=False, interpolation=None)
     cp.optionxform = str
     cp.read(os.path.join(need_ta_build(), "default", "inputs.conf"), encoding="utf-8")
-    scheme = dict(cp.items(collector.SCHEME))
-    defaults = {p.name: p.default for p in collector.PARAMS if p.default is not None}
-    assert {k: v for k, v in scheme.items() if k in collector.PARAM_NAMES} == defaults
-    assert collector.parse_params(scheme) == collector.Params()
+    scheme = dict(cp.items(params_mod.SCHEME))
+    defaults = {p.name: p.default for p in params_mod.PARAMS if p.default is not None}
+    assert {k: v for k, v in scheme.items() if k in params_mod.PARAM_NAMES} == defaults
+    assert params_mod.parse_params(scheme) == params_mod.Params()
 
 
 def test_the_probe_token_is_encrypted_where_the_collector_reads_it():
@@ -83,11 +83,11 @@ def test_the_probe_token_is_encrypted_where_the_collector_reads_it():
     ref = [e for e in service()["entity"] if e["field"] == "hec_token_credential"][0]
     assert ref["options"]["referenceName"] == "account"
     # splunktaucclib stores encrypted fields under realm __REST_CREDENTIAL__#<app>#<internal endpoint>.
-    assert collector.CREDENTIAL_APP == meta["name"]
-    assert collector.DEFAULT_CREDENTIAL_REALM == "__REST_CREDENTIAL__#%s#configs/conf-%s_account" % (
+    assert params_mod.CREDENTIAL_APP == meta["name"]
+    assert params_mod.DEFAULT_CREDENTIAL_REALM == "__REST_CREDENTIAL__#%s#configs/conf-%s_account" % (
         meta["name"], meta["restRoot"])
-    assert collector.probe_token('{"token": "abc"}') == "abc"
-    assert collector.probe_token("11111111-2222-3333-4444-555555555555") == "11111111-2222-3333-4444-555555555555"
+    assert params_mod.probe_token('{"token": "abc"}') == "abc"
+    assert params_mod.probe_token("11111111-2222-3333-4444-555555555555") == "11111111-2222-3333-4444-555555555555"
     assert meta["supportedPythonVersion"] == ["3.13"] and meta["name"] == "TA-ingest_doctor"
 
 
@@ -140,11 +140,11 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
     out = json.loads(proc.stdout)
     account = out["ta_ingest_doctor_rh_account.py"]
     assert account["fields"] == [["token", True]]
-    assert account["realm"] == collector.DEFAULT_CREDENTIAL_REALM
+    assert account["realm"] == params_mod.DEFAULT_CREDENTIAL_REALM
     assert account["lib"].startswith(os.path.join(bin_dir, "lib"))
     inputs = out["ta_ingest_doctor_rh_ingest_doctor_introspection.py"]
     names = [n for n, _ in inputs["fields"]]
-    assert [n for n in names if n in collector.PARAM_NAMES] == list(collector.PARAM_NAMES)
+    assert [n for n in names if n in params_mod.PARAM_NAMES] == list(params_mod.PARAM_NAMES)
     assert not any(enc for _, enc in inputs["fields"])
     rejects = inputs["rejects"]
     assert set(rejects["poll_interval"]) >= {"0", "3601"} and "10" not in rejects["poll_interval"]
@@ -164,11 +164,10 @@ def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
     for part in ("package", "instance_inputs.conf"):
         p = os.path.join(ROOT, "ta", part)
         (shutil.copytree if os.path.isdir(p) else shutil.copyfile)(p, str(src / "ta" / part))
-    shutil.copytree(os.path.join(ROOT, "bin", "ingest_doctor"), str(src / "bin" / "ingest_doctor"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from build_ta import SCRIPTS
-    for f in SCRIPTS:
+    import manifest
+    for f in manifest.bin_files(manifest.TA, os.path.join(ROOT, "bin")):
+        (src / "bin" / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
     shutil.copytree(os.path.join(ROOT, "default"), str(src / "default"))
     shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))

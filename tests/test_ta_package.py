@@ -13,7 +13,7 @@ import sys
 
 from conftest import APP_BUILD, ROOT, need_ta_build
 from gates_util import TOOLS, need_build
-from ingest_doctor import collector
+from ingest_doctor.collector import params as params_mod
 
 UCC_PY = os.path.join(ROOT, ".venv", "ucc", "bin", "python")
 
@@ -52,11 +52,11 @@ def test_no_scheduled_search_view_or_kv_store_ships_in_the_addon():
 
 def test_the_metrics_index_is_defined_in_the_addon_as_a_metrics_index():
     cp = read_conf(os.path.join(need_ta_build(), "default", "indexes.conf"))
-    assert cp.sections() == [collector.DEFAULT_METRICS_INDEX]
-    idx = dict(cp.items(collector.DEFAULT_METRICS_INDEX))
+    assert cp.sections() == [params_mod.DEFAULT_METRICS_INDEX]
+    idx = dict(cp.items(params_mod.DEFAULT_METRICS_INDEX))
     assert idx["datatype"] == "metric"
     for key in ("homePath", "coldPath", "thawedPath"):
-        assert idx[key].startswith("$SPLUNK_DB/%s/" % collector.DEFAULT_METRICS_INDEX)
+        assert idx[key].startswith("$SPLUNK_DB/%s/" % params_mod.DEFAULT_METRICS_INDEX)
 
 
 def test_the_addon_parses_the_collectors_sourcetypes():
@@ -71,7 +71,7 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
     app = need_build()
     shipped = files(app)
     assert "bin/ingest_doctor_introspection.py" not in shipped
-    assert "bin/ingest_doctor_introspection_port.py" not in shipped
+    assert "bin/ingest_doctor_ports/collector.py" not in shipped
     for conf in ("inputs.conf", "indexes.conf"):
         assert "default/" + conf not in shipped
     assert "README/inputs.conf.spec" not in shipped
@@ -82,13 +82,23 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
         assert re.search(r"^enableSched\s*=\s*1\s*$", fh.read(), re.M)       # the schedules live here
 
 
-def test_both_packages_get_the_core_package_from_the_build_not_from_git():
-    src = os.path.join(ROOT, "bin", "ingest_doctor")
-    wanted = {f for f in files(src) if not f.endswith((".pyc", ".pyo")) and "__pycache__" not in f}
-    for built in (os.path.join(APP_BUILD, "bin", "ingest_doctor"), os.path.join(need_ta_build(), "bin", "ingest_doctor")):
-        assert files(built) == wanted, built
+def test_both_packages_get_their_code_from_the_manifest_not_from_git():
+    import manifest
+    src = os.path.join(ROOT, "bin")
+    for package, built in ((manifest.APP, os.path.join(APP_BUILD, "bin")), (manifest.TA, os.path.join(need_ta_build(), "bin"))):
+        wanted = set(manifest.bin_files(package, src))
+        # ucc-gen adds its REST handlers (ta_ingest_doctor_rh_*.py, import_declare_test.py) beside ours
+        shipped = {f for f in files(built) if f.startswith("ingest_doctor")}
+        assert shipped == wanted, (package, sorted(shipped ^ wanted))
         match, mismatch, errors = filecmp.cmpfiles(src, built, sorted(wanted), shallow=False)
         assert not mismatch and not errors, (built, mismatch, errors)
+    app = set(manifest.bin_files(manifest.APP, src))
+    ta = set(manifest.bin_files(manifest.TA, src))
+    # each package ships only the code it runs: the app no collector, the add-on no action
+    assert not any(f.startswith(("ingest_doctor/collector/", "ingest_doctor_ports/collector")) for f in app)
+    assert "ingest_doctor_introspection.py" not in app
+    assert not any(f.startswith("ingest_doctor/alert/") or f == "ingest_doctor_ports/action.py" for f in ta)
+    assert "ingest_doctor_flag.py" not in ta and "ingest_doctor/diagnose.py" in ta
     tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "ta"], capture_output=True, text=True).stdout.split()
     assert tracked and not [t for t in tracked if "/ingest_doctor/" in t or t.endswith("introspection.py")]
 

@@ -15,11 +15,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "fixtures", "modinput"))
 
 import fake_instance as fi  # noqa: E402
-import ingest_doctor_introspection_port as port  # noqa: E402
+from ingest_doctor_ports import collector as port  # noqa: E402
 import test_modinput_protocol as protocol  # noqa: E402
 from test_modinput_protocol import runs  # noqa: E402,F401  (the fixture that kills leftover runs)
 from fakesplunkd import FakeSplunkd  # noqa: E402
-from ingest_doctor import collector, exitcodes, tls  # noqa: E402
+from ingest_doctor.collector import tls  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
+from ingest_doctor import exitcodes
 
 
 def _openssl(*args):
@@ -74,36 +76,36 @@ def _health(pki, cert, params, monkeypatch):
 
 
 def test_default_install_verifies_splunks_default_certificate(pki, monkeypatch):
-    got = _health(pki, "default", collector.Params(), monkeypatch)
+    got = _health(pki, "default", params_mod.Params(), monkeypatch)
     assert (got.status, got.error) == (200, None), got.detail
 
 
 def test_name_mismatch_without_override_fails_closed_with_a_clear_error(pki, monkeypatch):
-    got = _health(pki, "default", collector.parse_params({"hec_sslCommonNameToCheck": "hec.example.com"}),
+    got = _health(pki, "default", params_mod.parse_params({"hec_sslCommonNameToCheck": "hec.example.com"}),
                   monkeypatch)
     assert got.status is None and got.error == "tls"
     assert "issued for 'SplunkServerDefaultCert', not for the URL's host '127.0.0.1'" in got.detail
     assert "hec_sslCommonNameToCheck" in got.detail
-    no_override = _health(pki, "default", collector.Params(hec_common_names=()), monkeypatch)
+    no_override = _health(pki, "default", params_mod.Params(hec_common_names=()), monkeypatch)
     assert no_override.error == "tls" and "not for the URL's host '127.0.0.1'" in no_override.detail
 
 
 def test_untrusted_ca_fails_even_with_the_right_name(pki, monkeypatch):
-    got = _health(pki, "untrusted", collector.Params(), monkeypatch)
+    got = _health(pki, "untrusted", params_mod.Params(), monkeypatch)
     assert got.error == "tls" and "certificate verify failed" in got.detail
 
 
 def test_own_certificate_with_its_name_and_ca_file(pki, monkeypatch):
-    params = collector.parse_params({"hec_ca_file": pki["ca"], "hec_sslCommonNameToCheck": "hec.example.com"})
+    params = params_mod.parse_params({"hec_ca_file": pki["ca"], "hec_sslCommonNameToCheck": "hec.example.com"})
     monkeypatch.delenv("SPLUNK_HOME", raising=False)
     assert _health(pki, "named", params, monkeypatch).status == 200
 
 
 def test_verification_off_accepts_anything_and_says_so(pki, monkeypatch):
-    params = collector.parse_params({"hec_tls_verify": "0"})
+    params = params_mod.parse_params({"hec_tls_verify": "0"})
     assert _health(pki, "untrusted", params, monkeypatch).status == 200
     assert "hec_tls_verify is off" in tls.warning(params.tls())
-    assert tls.warning(collector.Params().tls()) is None
+    assert tls.warning(params_mod.Params().tls()) is None
 
 
 # --------------------------------------------------------------------------- pure parts
@@ -122,10 +124,10 @@ def test_names_of_a_certificate_alt_names_first_then_common_name():
 
 def test_names_parse_as_splunk_reads_sslcommonnametocheck():
     assert tls.parse_names(" a, b ,,c ") == ("a", "b", "c")
-    assert collector.parse_params({}).hec_common_names == (tls.SPLUNK_DEFAULT_CN,)
-    assert collector.parse_params({"hec_sslCommonNameToCheck": "x,y"}).hec_common_names == ("x", "y")
-    with pytest.raises(collector.ParamError, match="hec_sslCommonNameToCheck"):
-        collector.parse_params({"hec_sslCommonNameToCheck": "a b"})
+    assert params_mod.parse_params({}).hec_common_names == (tls.SPLUNK_DEFAULT_CN,)
+    assert params_mod.parse_params({"hec_sslCommonNameToCheck": "x,y"}).hec_common_names == ("x", "y")
+    with pytest.raises(params_mod.ParamError, match="hec_sslCommonNameToCheck"):
+        params_mod.parse_params({"hec_sslCommonNameToCheck": "a b"})
 
 
 def test_ca_files_system_store_plus_splunks_ca_unless_one_is_named(pki):

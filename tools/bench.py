@@ -55,7 +55,7 @@ def diagnose_large_snapshot():
     """load_snapshot + diagnose on 4 pipeline sets and 30 min of busy-indexer metrics.log (~50,000 lines)."""
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.diagnose import diagnose
-    from ingest_doctor.snapshot import load_snapshot
+    from ingest_doctor.read.snapshot import load_snapshot
     snap = os.path.join(BUILD, "snapshot")
     # Generated in its own process so the generator's memory is not in this one's peak RSS.
     subprocess.run([sys.executable, os.path.join(TOOLS, "gen_bench_snapshot.py"), snap], check=True,

@@ -103,8 +103,8 @@ class MemoryPort:
 @register("alert_action", targets="a large alert run well inside the action's 2 min maxtime")
 def alert_action_run():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
-    from ingest_doctor.alert import run
-    from ingest_doctor.alert_payload import parse_payload
+    from ingest_doctor.alert.action import run
+    from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.diagnose import diagnose
     os.makedirs(BUILD, exist_ok=True)
     path = os.path.join(BUILD, "alert_results.csv.gz")

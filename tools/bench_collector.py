@@ -93,10 +93,9 @@ def _bench(keepalive):
     url, hec_port, ca = server.stdout.readline().split()
     sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
     import fake_instance as fi
-    shell = fi.load_shell("ingest_doctor_introspection")
-    import ingest_doctor_introspection_port as port
-    from ingest_doctor import collector, procthreads
-    from ingest_doctor import params as params_mod
+    from ingest_doctor_ports import collector as port, collector_input as shell
+    from ingest_doctor.collector import poll as collector, procthreads
+    from ingest_doctor.collector import params as params_mod
     from splunklib.modularinput import EventWriter
 
     params = params_mod.parse_params({"poll_interval": "10", "hec_ca_file": ca, "hec_token_credential": "hec_probe"})
@@ -105,7 +104,7 @@ def _bench(keepalive):
     tracker = procthreads.ThreadCpu(os.path.join(tmp, "proc"))
     life = shell.Lifecycle(None)
     sink = io.StringIO()
-    script = shell.IntrospectionInput(life, sink)
+    script = shell.CollectorInput(life, sink)
     indexes = {"metrics": params.metrics_index, "config": None, "finding": None}
     ew = EventWriter(sink, io.StringIO())
     clock = [time.time() - 600.0]

@@ -139,10 +139,10 @@ def _port():
 @register("delivery", targets="onset to notification <= 90 s at the default poll interval; a relay run << 60 s")
 def delivery():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
-    from ingest_doctor import messages
-    from ingest_doctor.alert import run
-    from ingest_doctor.alert_payload import parse_payload
-    from ingest_doctor.collector import FINDING_REPEAT_S, PARAMS
+    from ingest_doctor.delivery import messages
+    from ingest_doctor.alert.action import run
+    from ingest_doctor.alert.payload import parse_payload
+    from ingest_doctor.collector.poll import FINDING_REPEAT_S, PARAMS
     from ingest_doctor.diagnose import diagnose
     saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
     # the shipped default poll interval (params.PARAMS, held equal to ta/globalConfig.json)

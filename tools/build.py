@@ -3,9 +3,9 @@
 
 Only what Splunk reads goes in: app.manifest, README.md, LICENSE, default/, metadata/,
 bin/ (with the vendored bin/lib from `make deps`), lookups/, appserver/, static/ and the
-README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__, nor
-the collector (TA_ONLY: the modular input and its port ship in the add-on TA-ingest_doctor,
-which tools/build_ta.py builds from ta/).
+README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__. Of
+bin/, only what tools/manifest.py lists for the app (the collector ships in the add-on
+TA-ingest_doctor, which tools/build_ta.py builds from ta/).
 
 It refuses a source tree that holds what must never ship and would otherwise be copied or
 silently left out: a local/ folder (an admin's or a developer's own settings), a local.meta,
@@ -22,6 +22,9 @@ import shutil
 import sys
 from typing import List
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import manifest  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "lookups",
@@ -29,9 +32,6 @@ ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "
 REQUIRED = ("app.manifest", "README.md", "LICENSE", "default/app.conf", "metadata/default.meta",
             "bin/lib/splunklib")
 SKIP_DIRS = {"__pycache__", "tests", "test", "tools", "node_modules"}
-# In the repository's bin/ for the tests and the CLI, but shipped only in the add-on.
-TA_ONLY = ("bin/ingest_doctor_introspection.py", "bin/ingest_doctor_introspection_port.py",
-           "bin/ingest_doctor_modinput.py")
 SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~", ".orig", ".rej")
 
 
@@ -75,6 +75,7 @@ def assemble(src: str, out: str) -> int:
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     count = 0
+    ships = {"bin/" + f for f in manifest.bin_files(manifest.APP, os.path.join(src, "bin"))}
     for top in ALLOW:
         path = os.path.join(src, top)
         if os.path.isfile(path):
@@ -87,7 +88,8 @@ def assemble(src: str, out: str) -> int:
                 os.makedirs(dest, exist_ok=True)
                 for f in sorted(filenames):
                     rel = os.path.relpath(os.path.join(dirpath, f), src).replace(os.sep, "/")
-                    if not _skip(f) and f != "local.meta" and rel not in TA_ONLY:
+                    shipped = rel in ships or rel.startswith("bin/lib/") or not rel.startswith("bin/")
+                    if not _skip(f) and f != "local.meta" and shipped:
                         shutil.copyfile(os.path.join(dirpath, f), os.path.join(dest, f))
                         count += 1
     # Swap in whole, so a concurrent reader never sees half a build.

@@ -7,8 +7,8 @@ restmap.conf, default/inputs.conf (the parameter defaults) and README/inputs.con
 
 Steps, in a fresh staging folder (ucc-gen rewrites the globalConfig it is given, so it never
 sees the committed one):
-  1. ta/package/ + LICENSE + the collector's scripts from bin/ and the core package
-     bin/ingest_doctor/ (copied by this build, never committed twice);
+  1. ta/package/ + LICENSE + what tools/manifest.py lists for the add-on from bin/ (the
+     collector's entry script, its ports, the core without the action; copied, never committed twice);
   2. ucc-gen build, with its build number fixed to a hash of the inputs (ucc-gen takes the
      clock; the same sources must give the same bytes);
   3. the shipped collector instance (ta/instance_inputs.conf) appended to the generated
@@ -30,12 +30,11 @@ import subprocess
 import sys
 from typing import List
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import manifest  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TA_NAME = "TA-ingest_doctor"
-# What the add-on takes from the repository's bin/: the modular input, its ports, the core.
-SCRIPTS = ("ingest_doctor_introspection.py", "ingest_doctor_modinput.py", "ingest_doctor_introspection_port.py",
-           "ingest_doctor_splunkd.py", "ingest_doctor_messages_port.py")
-CORE = "ingest_doctor"
 SKIP = ("__pycache__",)
 
 # ucc-gen stamps app.conf [install] build and its page's cache-busting URLs with time.time();
@@ -64,7 +63,8 @@ def _copytree(src: str, dest: str) -> None:
 def _inputs_digest(paths: List[str]) -> str:
     h = hashlib.sha256()
     for base in paths:
-        for dirpath, dirnames, filenames in os.walk(base):
+        walk = [(os.path.dirname(base), [], [os.path.basename(base)])] if os.path.isfile(base) else os.walk(base)
+        for dirpath, dirnames, filenames in walk:
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP)
             for f in sorted(filenames):
                 if f.endswith((".pyc", ".pyo")):
@@ -83,9 +83,10 @@ def stage(src: str, staging: str) -> str:
     _copytree(os.path.join(src, "ta", "package"), package)
     shutil.copyfile(os.path.join(src, "ta", "globalConfig.json"), os.path.join(staging, "globalConfig.json"))
     shutil.copyfile(os.path.join(src, "LICENSE"), os.path.join(package, "LICENSE"))
-    for name in SCRIPTS:
-        shutil.copyfile(os.path.join(src, "bin", name), os.path.join(package, "bin", name))
-    _copytree(os.path.join(src, "bin", CORE), os.path.join(package, "bin", CORE))
+    for rel in manifest.bin_files(manifest.TA, os.path.join(src, "bin")):
+        dest = os.path.join(package, "bin", rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(os.path.join(src, "bin", rel), dest)
     return package
 
 
@@ -147,8 +148,8 @@ def main(argv=None) -> int:
             sys.stderr.write("build_ta: %s is missing or incomplete (run `make deps`)\n" % lib)
             return 1
     ver = version(args.src)
-    digest = _inputs_digest([os.path.join(args.src, "ta"), os.path.join(args.src, "bin", CORE)]
-                            + [os.path.join(args.src, "bin", s) for s in SCRIPTS])
+    digest = _inputs_digest([os.path.join(args.src, "ta")]
+                            + [os.path.join(args.src, "bin", f) for f in manifest.bin_files(manifest.TA, os.path.join(args.src, "bin"))])
     build_number = int(digest[:8], 16)
     staging = os.path.join(os.path.dirname(os.path.abspath(args.out)), ".ta-stage%d" % os.getpid())
     try:

@@ -1,7 +1,7 @@
 """The CLI's commands: `diagnose` a snapshot folder, `snapshot` a live splunkd into one.
 
 Pure: the entry script (bin/ingest_doctor_cli.py) passes `connect`, which returns the splunkd
-port (bin/ingest_doctor_splunkd.py: `fetch(endpoint)`, `request(...)`, `login(...)`); every read
+port (bin/ingest_doctor_ports/splunkd.py: `fetch(endpoint)`, `request(...)`, `login(...)`); every read
 of splunkd goes through it and the read step, over the endpoint table's snapshot rows.
 """
 from __future__ import annotations
@@ -13,11 +13,13 @@ import time
 from typing import IO, Any, Callable, Mapping, Optional
 from urllib.parse import urlsplit
 
-from . import endpoints, exitcodes, readstep, textreport, thresholds
-from .diagnose import diagnose
-from .endpoints import INFO, SNAPSHOT, Fetched
-from .snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
-from .snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
+from ingest_doctor.read import endpoints, readstep
+from ingest_doctor import exitcodes, thresholds
+from ingest_doctor.engine import textreport
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
+from ingest_doctor.read.snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
+from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
 
 # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
 Connect = Callable[[str, Optional[str], Optional[str], bool], Any]

@@ -1,7 +1,7 @@
 """Evidence + thresholds -> Report: name the stage that limits throughput.
 
-The reasoning lives in `rules/`, one module per rule, run in the order of
-`rules.RULES`:
+The contract's entry point. The reasoning lives in `engine/rules/`, one module per rule,
+run in the order of `rules.RULES`:
 1. Queues: the bottleneck is the stage draining the LAST full queue.
 2. Threads and stage CPU pegged at one core make their stage a bottleneck.
 3. Symptoms (HEC 503 / reply=9 / health 18-20) go to the downstream bottleneck
@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from typing import Mapping, Union
 
-from . import model, rules
-from . import thresholds as thresholds_mod
-from .evidence import Evidence
-from .findings import Report
-from .rules.state import sanitise, window_minutes
+from ingest_doctor.engine import rules
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.findings import Report
 
-__all__ = ["diagnose", "sanitise", "window_minutes", "QUEUE_ORDER"]
-
-QUEUE_ORDER = model.QUEUE_ORDER
+__all__ = ["diagnose"]
 
 ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
 

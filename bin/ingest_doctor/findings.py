@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from . import model
+from ingest_doctor import model
 
 BOTTLENECKS = model.BOTTLENECKS
 SEVERITIES = ("info", "warning", "critical")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from . import model
+from ingest_doctor import model
 
 COMM_MAX = 15
 

@@ -1,0 +1,283 @@
+"""The "flag bottleneck" alert action, as one pure function over an injected port.
+
+`run` reads the payload's results, judges them through the diagnosis core, and
+tells the port what to write. The port (bin/ingest_doctor_ports/action.py in
+production, an in-memory fake in tests) is the only thing that talks to
+splunkd or a webhook. Order of effects, chosen so that nothing is lost:
+
+1. everything that can be refused is checked first (payload, results file,
+   rows, thresholds): a bad input writes nothing;
+2. the KV store records of the run's findings are read in one request;
+3. the `ingest_doctor:finding` events (one request per host: the sourcetype
+   breaks events on newlines), then the records in batch saves (an event is
+   never lost: a run cut short after the events is redone in full, and the KV
+   store keeps one record per id whatever happens);
+4. the Splunk Web messages of new, reopened or escalated findings (and the
+   deletion of resolved ones' messages): a failure is logged, never fatal;
+5. the webhook, last: a receiver that is down does not keep findings out of
+   Splunk.
+Rows of the `finding` signal carry findings the collector already judged
+(alert_rows.rows_to_reported): they are stored as they are, not judged again,
+and no second event is written for them; a resolved one closes its record.
+"""
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
+
+from ingest_doctor import exitcodes
+from ingest_doctor.delivery import messages as messages_mod
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, index_from_macro
+from ingest_doctor.alert.results import read_rows
+from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, rows_to_evidence, rows_to_reported
+from ingest_doctor.delivery.store import Upsert, finding_event, kv_key, plan, plan_resolution, webhook_body
+from ingest_doctor.evidence import Config, Evidence
+from ingest_doctor.findings import Finding, Report, severity_rank
+
+EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
+FALLBACK_INDEX = "main"
+SOURCETYPE = "ingest_doctor:finding"
+SOURCE = "ingest_doctor_flag"
+DETECTED_BY = "alert_action"
+
+Diagnose = Callable[..., Report]
+
+
+class Port(Protocol):
+    """What the action needs from the outside world; every method may raise AlertError."""
+
+    def macros(self) -> Dict[str, str]:              # macro name -> definition (our app's view)
+        ...
+
+    def latest_configs(self, hosts: Sequence[str]) -> Dict[str, Dict[str, Any]]:  # host -> event["config"]
+        ...
+
+    def local_config(self, host: str, evidence: Evidence) -> bool:  # REST fallback for this splunkd
+        ...
+
+    def kv_read(self, keys: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        ...
+
+    def kv_save(self, records: Sequence[Dict[str, Any]]) -> None:
+        ...
+
+    def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:  # one JSON line each
+        ...
+
+    def webhook(self, url: str, body: bytes) -> None:
+        ...
+
+    def messages_shown(self) -> Dict[str, str]:     # our Splunk Web messages: name -> severity (info|warn|error)
+        ...
+
+    def post_messages(self, plan: messages_mod.MessagePlan) -> None:
+        ...
+
+    def log(self, level: str, category: str, **fields: Any) -> None:
+        ...
+
+
+@dataclass
+class Summary:
+    rows_hosts: int = 0
+    findings: int = 0
+    below_min: int = 0
+    new: int = 0
+    updated: int = 0
+    reopened: int = 0
+    unchanged: int = 0
+    events: int = 0
+    webhooks: int = 0
+    reported: int = 0           # findings the collector reported (1-minute search)
+    resolved: int = 0
+    messages: int = 0
+    not_judged: List[str] = field(default_factory=list)
+
+
+def load_thresholds(macros: Mapping[str, str]) -> thresholds_mod.Thresholds:
+    """The generated threshold macros as the admin tuned them: the numbers the searches used."""
+    overrides = {s.macro: macros[s.macro] for s in thresholds_mod.SETTINGS if s.macro in macros}
+    try:
+        return thresholds_mod.load(overrides)
+    except thresholds_mod.ThresholdError as e:
+        raise BadConfig("a threshold macro is invalid: %s (fix it in local/macros.conf)" % e) from None
+
+
+def events_index(payload: Payload, macros: Mapping[str, str], port: Port) -> str:
+    if payload.params.index:
+        return payload.params.index
+    idx = index_from_macro(macros.get(EVENTS_INDEX_MACRO))
+    if idx:
+        return idx
+    port.log("WARN", "config", msg="macro ingest_doctor_events_index is not a plain index=<name>; "
+                                   "writing findings to the fallback index", index=FALLBACK_INDEX)
+    return FALLBACK_INDEX
+
+
+def complete_config(by_host: Dict[str, Evidence], port: Port) -> List[str]:
+    """Give each host's evidence its configuration: latest ingest_doctor:config, else local REST."""
+    notes: List[str] = []
+    # Configuration only sharpens the advice (current values): when it cannot be read, the
+    # findings are still flagged, and the log says why their `current` is empty.
+    try:
+        configs = port.latest_configs(sorted(by_host))
+    except AlertError as e:
+        if e.code == exitcodes.AUTH:
+            raise
+        port.log("WARN", "config", msg="latest ingest_doctor:config not read; recommendations without "
+                                       "current values", error=str(e)[:300])
+        configs = {}
+    for host, ev in sorted(by_host.items()):
+        raw = configs.get(host)
+        if isinstance(raw, Mapping):
+            try:
+                ev.config = Config.from_dict(raw)
+                continue
+            except TypeError as e:
+                port.log("WARN", "config", msg="ingest_doctor:config event not understood", host=host,
+                         error=str(e)[:200])
+        try:
+            if port.local_config(host, ev):
+                continue
+        except AlertError as e:
+            if e.code == exitcodes.AUTH:
+                raise
+            port.log("WARN", "config", msg="REST configuration not read", host=host, error=str(e)[:300])
+        notes.append("%s: no ingest_doctor:config event and not this search head; recommendations cannot "
+                     "show current settings (enable the collector on that instance)" % host)
+    return notes
+
+
+def judge(by_host: Dict[str, Evidence], th: thresholds_mod.Thresholds, min_severity: str,
+          diagnose: Diagnose) -> Tuple[List[Finding], int, List[str]]:
+    keep: List[Finding] = []
+    below = 0
+    notes: List[str] = []
+    floor = severity_rank(min_severity)
+    for host in sorted(by_host):
+        report = diagnose(by_host[host], th)
+        notes.extend("%s: %s" % (host, n) for n in report.not_judged)
+        for f in report.findings:
+            if severity_rank(f.severity) >= floor:
+                keep.append(f)
+            else:
+                below += 1
+    # One finding per id: the same problem seen through two rows is one record.
+    unique: Dict[str, Finding] = {}
+    for f in keep:
+        old = unique.get(f.id)
+        if old is None or severity_rank(f.severity) > severity_rank(old.severity):
+            unique[f.id] = f
+    return list(unique.values()), below, notes
+
+
+def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] = None,
+        rows: Optional[Iterable[Any]] = None) -> Summary:
+    now = _time.time() if now is None else now
+    summary = Summary()
+    # 1. everything that can be refused, before any write
+    all_rows = list(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS))
+    by_host = rows_to_evidence(all_rows, now)
+    reported = rows_to_reported(all_rows, now)
+    summary.rows_hosts = len(by_host)
+    macros = port.macros()
+    th = load_thresholds(macros)
+    index = events_index(payload, macros, port)
+    summary.not_judged.extend(complete_config(by_host, port))
+    findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
+    summary.not_judged.extend(notes)
+    floor = severity_rank(payload.params.min_severity)
+    kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
+    summary.below_min += len(reported) - len(kept)
+    summary.reported = len(kept)
+    summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
+    if not findings and not kept:
+        port.log("INFO", "judge", msg="no finding at or above min_severity", hosts=len(by_host),
+                 below_min=summary.below_min, min_severity=payload.params.min_severity)
+        return summary
+    # 2. read what the store knows
+    existing = port.kv_read([kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept])
+    # 3. events, then records
+    planned, changes = _plan_all(findings, kept, existing, now, payload, summary)
+    by_event_host: Dict[str, List[str]] = {}
+    for f, up, judged in planned:
+        if judged:
+            by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
+    for host in sorted(by_event_host):
+        port.write_events(index, host, by_event_host[host])
+        summary.events += len(by_event_host[host])
+    if planned:
+        port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
+    # 4. Splunk Web messages
+    if payload.params.web_messages:
+        summary.messages = post_messages(port, changes, payload.params.min_severity)
+    # 5. the webhook
+    if payload.params.webhook_url:
+        for f, up, _ in planned:
+            port.webhook(payload.params.webhook_url,
+                         webhook_body(f, up.record, payload.search_name, payload.results_link))
+            summary.webhooks += 1
+    return summary
+
+
+def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[str, Dict[str, Any]], now: float,
+              payload: Payload, summary: Summary) -> Tuple[List[Tuple[Finding, Upsert, bool]],
+                                                           List[messages_mod.Change]]:
+    """Upserts in order (judged, then reported); a record planned twice in one run builds on itself."""
+    planned: List[Tuple[Finding, Upsert, bool]] = []
+    changes: List[messages_mod.Change] = []
+    items: List[Tuple[Finding, Optional[Reported]]] = [(f, None) for f in sorted(findings, key=lambda x: x.id)]
+    items += [(r.finding, r) for r in sorted(reported, key=lambda r: (r.time, r.finding.id))]
+    for f, rep in items:
+        key = kv_key(f.id)
+        if rep is not None and rep.status == "resolved":
+            up = plan_resolution(existing.get(key), f.id, rep.time, rep.resolution, payload.sid, payload.search_name)
+        elif rep is not None:
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time)
+        else:
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY)
+        if up is None:
+            summary.unchanged += 1
+            continue
+        existing[key] = up.record
+        planned.append((f, up, rep is None))
+        if up.record.get("status") == "resolved":
+            summary.resolved += 1
+            changes.append(messages_mod.Change(f, "resolved", rep.resolution if rep else ""))
+            continue
+        if up.new:
+            summary.new += 1
+        else:
+            summary.updated += 1
+        if up.reopened:
+            summary.reopened += 1
+        kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
+        changes.append(messages_mod.Change(f, kind))
+    return planned, changes
+
+
+def post_messages(port: Port, changes: List[messages_mod.Change], min_severity: str) -> int:
+    """Post and delete this run's Splunk Web messages, and sweep the messages of findings resolved
+    since (by the resolve search, which posts nothing). A failure is logged: the findings are stored."""
+    floor = max(("warning", min_severity), key=severity_rank)
+    try:
+        shown = port.messages_shown()
+        mplan = messages_mod.plan(changes, messages_mod.MAX_PER_RUN, floor, shown)
+        keys = messages_mod.shown_keys(shown)
+        if keys:
+            gone = messages_mod.stale(shown, port.kv_read(keys), [p.name for p in mplan.posts])
+            mplan.deletes.extend(n for n in gone if n not in mplan.deletes)
+        if mplan:
+            port.post_messages(mplan)
+    except AlertError as e:
+        if e.code == exitcodes.AUTH:
+            raise
+        port.log("WARN", "messages", msg="Splunk Web messages not posted; the findings are stored",
+                 error=str(e)[:300])
+        return 0
+    if mplan.held:
+        port.log("INFO", "messages", msg="message cap reached; the rest are summed up in one message",
+                 cap=messages_mod.MAX_PER_RUN, held=mplan.held)
+    return len(mplan.posts)

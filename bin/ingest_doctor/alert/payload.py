@@ -1,0 +1,176 @@
+"""The custom alert action's input: splunkd's JSON payload and our parameters.
+
+splunkd runs `ingest_doctor_flag.py --execute` with one JSON object on stdin
+(`payload_format = json`): server_uri, session_key, results_file, sid,
+search_name, app, owner, result (first row) and `configuration` (the
+`param.*` of alert_actions.conf merged with the saved search's
+`action.ingest_doctor_flag.param.*`). Every problem is raised as an
+AlertError carrying its exit code, with a message an admin can act on.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import IO, Any, Dict, Mapping, Optional
+from urllib.parse import urlsplit
+
+from ingest_doctor import exitcodes
+from ingest_doctor.findings import SEVERITIES
+
+
+class AlertError(Exception):
+    """An error that ends the run with `code`; the message goes to stderr as is."""
+    code = exitcodes.UNEXPECTED
+
+    def __init__(self, message: str, code: Optional[int] = None):
+        Exception.__init__(self, message)
+        if code is not None:
+            self.code = code
+
+
+class BadInput(AlertError):
+    code = exitcodes.BAD_INPUT
+
+
+class BadConfig(AlertError):
+    code = exitcodes.BAD_CONFIG
+
+
+class Transient(AlertError):
+    code = exitcodes.TRANSIENT
+
+
+DEFAULT_MIN_SEVERITY = "warning"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+# Splunk index names: lowercase letters, digits, `_` and `-`, not starting with
+# `_` (internal indexes are not ours to write) or `-`.
+_INDEX = re.compile(r"^[a-z0-9][a-z0-9_-]{0,79}$")
+_HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
+_IPV6 = re.compile(r"^[0-9A-Fa-f:.]+$")
+
+
+@dataclass(frozen=True)
+class AlertParams:
+    min_severity: str = DEFAULT_MIN_SEVERITY
+    webhook_url: Optional[str] = None
+    index: Optional[str] = None        # None: follow the `ingest_doctor_events_index` macro
+    web_messages: bool = True          # new or escalated findings as Splunk Web messages
+
+
+@dataclass(frozen=True)
+class Payload:
+    server_uri: str
+    session_key: str
+    results_file: str
+    sid: str
+    search_name: str
+    app: str
+    owner: str
+    results_link: str
+    params: AlertParams
+
+
+def validate_webhook_url(url: str) -> str:
+    """https only, with a host; no spaces, no credentials in the URL."""
+    url = url.strip()
+    if any(c.isspace() for c in url):
+        raise BadConfig("webhook_url must not contain spaces")
+    try:
+        parts = urlsplit(url)
+        port = parts.port          # raises ValueError on a bad port
+    except ValueError as e:
+        raise BadConfig("webhook_url is not a valid URL (%s)" % e) from None
+    if parts.scheme.lower() != "https":
+        raise BadConfig("webhook_url must use https:// (got %s://); findings are never sent in clear text"
+                        % (parts.scheme or "no scheme"))
+    host = parts.hostname or ""
+    if not host or not (_HOST.match(host) or (":" in host and _IPV6.match(host))) or ".." in host:
+        raise BadConfig("webhook_url has no valid host name")
+    if parts.username or parts.password:
+        raise BadConfig("webhook_url must not carry credentials; use a secret path or token the receiver checks")
+    if port is not None and not 0 < port < 65536:
+        raise BadConfig("webhook_url port %s is out of range" % port)
+    return url
+
+
+def parse_params(conf: Mapping[str, Any]) -> AlertParams:
+    if not isinstance(conf, Mapping):
+        raise BadInput("payload 'configuration' is not an object")
+    sev = str(conf.get("min_severity") or DEFAULT_MIN_SEVERITY).strip().lower()
+    if sev not in SEVERITIES:
+        raise BadConfig("min_severity=%r is not one of %s" % (sev, ", ".join(SEVERITIES)))
+    raw_url = str(conf.get("webhook_url") or "").strip()
+    url = validate_webhook_url(raw_url) if raw_url else None
+    raw_index = str(conf.get("index") or "").strip()
+    if raw_index and not _INDEX.match(raw_index):
+        raise BadConfig("index=%r is not a valid index name (lowercase letters, digits, _ and -; "
+                        "not an internal index)" % raw_index)
+    raw_msgs = str(conf.get("web_messages", "1") or "1").strip().lower()
+    if raw_msgs not in _TRUE + _FALSE:
+        raise BadConfig("web_messages=%r is neither true nor false (1/0)" % raw_msgs)
+    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE)
+
+
+def _required_str(data: Mapping[str, Any], key: str) -> str:
+    v = data.get(key)
+    if not isinstance(v, str) or not v.strip():
+        raise BadInput("payload has no %s" % key)
+    return v.strip()
+
+
+def parse_payload(text: str) -> Payload:
+    if not text.strip():
+        raise BadInput("no payload on stdin (is payload_format = json set in alert_actions.conf?)")
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise BadInput("payload on stdin is not JSON (%s)" % e) from None
+    if not isinstance(data, dict):
+        raise BadInput("payload on stdin is not a JSON object")
+    server_uri = _required_str(data, "server_uri")
+    if urlsplit(server_uri).scheme not in ("https", "http") or not urlsplit(server_uri).hostname:
+        raise BadInput("payload server_uri %r is not a URL" % server_uri)
+    params = parse_params(data.get("configuration") or {})
+    return Payload(
+        server_uri=server_uri.rstrip("/"),
+        session_key=_required_str(data, "session_key"),
+        results_file=_required_str(data, "results_file"),
+        sid=str(data.get("sid") or ""),
+        search_name=str(data.get("search_name") or ""),
+        app=str(data.get("app") or "ingest_doctor"),
+        owner=str(data.get("owner") or "nobody"),
+        results_link=str(data.get("results_link") or ""),
+        params=params,
+    )
+
+
+def index_from_macro(definition: Optional[str]) -> Optional[str]:
+    """`index=main` (the `ingest_doctor_events_index` macro) -> "main"; anything fancier -> None."""
+    if not definition:
+        return None
+    m = re.match(r'^\s*index\s*=\s*"?([a-z0-9][a-z0-9_-]*)"?\s*$', definition)
+    return m.group(1) if m else None
+
+
+def describe(payload: Payload) -> Dict[str, str]:
+    """What may be logged about a payload: never the session key."""
+    return {"sid": payload.sid, "search_name": payload.search_name, "min_severity": payload.params.min_severity,
+            "webhook": "set" if payload.params.webhook_url else "none",
+            "web_messages": "on" if payload.params.web_messages else "off"}
+
+
+def _fmt(value: Any) -> str:
+    text = str(value).replace("\n", " ")
+    return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
+
+
+def make_logger(stderr: IO[str]):
+    """The action's log: `LEVEL category=... key=value` lines on stderr, which splunkd files in splunkd.log."""
+    def log(level: str, category: str, **fields: Any) -> None:
+        parts = ["%s category=%s" % (level, category)]
+        parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
+        stderr.write(" ".join(parts) + "\n")
+        stderr.flush()
+    return log

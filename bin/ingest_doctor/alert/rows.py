@@ -1,0 +1,319 @@
+"""Result rows of our saved searches -> Evidence, one per host.
+
+Each alert search ends with the same columns (README, section Alerts): a
+`signal` naming what the row measures, `host`, and the numbers of that signal.
+Rows carry raw measurements (recent samples, window averages, counts), never a
+verdict: the diagnosis core judges them with the same thresholds the searches
+used, so the finding, its severity and its recommendations come from one place.
+
+Rows are self-contained, so the action works whether splunkd runs it once for
+all results (digest mode) or once per result (per-result throttling).
+
+One signal is not a measurement: `finding` rows carry a finding the collector
+already judged (its `ingest_doctor:finding` event, handed over by the search
+"Ingest Doctor - Findings - Collector findings"). They are not judged again
+(`rows_to_reported`): the collector judged them with the same thresholds.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time as _time
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from ingest_doctor import model
+from ingest_doctor.alert.payload import BadInput
+from ingest_doctor.alert.results import Row
+from ingest_doctor.evidence import Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, ThreadSample
+from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
+
+# Columns every alert may output (for the admin reading the alert or for throttling).
+COMMON = ("signal", "host", "component", "pipeline_set", "stage", "label", "bottleneck", "source",
+          "window_min", "span_s", "last_time", "threshold", "description")
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    required: Tuple[str, ...]
+    optional: Tuple[str, ...]
+
+
+SIGNALS: Dict[str, Signal] = {s.name: s for s in (
+    # one thread on one host (and pipeline set): window average and every sample of the window,
+    # `<epoch>:<busy %>` in any order
+    Signal("thread_busy", ("thread", "busy_pct"), ("samples", "samples_over")),
+    # one pipeline set on one host: every chain queue seen, aligned multivalue columns;
+    # `recent` holds each queue's samples of the window as "<epoch>:<fill>[b] ..." (b: blocked=true)
+    Signal("queue_fill", ("queue", "fill_pct"), ("recent", "blocked_samples")),
+    # reply=9 count from splunkd.log; the collector's HEC health probes as `<epoch>:<code>`
+    # (health_codes: the unhealthy codes seen, for the admin)
+    Signal("hec_busy", (), ("busy_replies", "health_codes", "health_samples")),
+    # HEC request latency probes from the collector, `<epoch>:<ms>`
+    Signal("hec_latency", ("latency_ms",), ("samples", "status")),
+    # HttpListener "Can't handle request" messages
+    Signal("hec_listener", ("overwhelmed",), ("message",)),
+    # index processor state: throttled samples from the collector or REST
+    Signal("indexer_throttled", ("status",), ("reason", "samples")),
+    # a finding the collector reported: its event (`finding`, the JSON of docs/events.md), whether it
+    # is open or resolved, and the event's time (last_time)
+    Signal("finding", ("finding",), ("id", "severity", "status", "detected_by")),
+)}
+REPORTED = "finding"
+
+KNOWN_COLUMNS = frozenset(COMMON).union(*(set(s.required) | set(s.optional) for s in SIGNALS.values()))
+
+MAX_COUNTED = 10000     # reply=9 errors turned into HecError items per row (the count is what matters)
+_SPLUNKD = "logs/splunkd.log"
+_METRICS = "logs/metrics.log"
+
+
+class RowError(BadInput):
+    pass
+
+
+def _fail(row: Row, msg: str) -> RowError:
+    return RowError("result %d: %s" % (row.line, msg))
+
+
+def _num(row: Row, name: str, value: Optional[str], required: bool = False) -> Optional[float]:
+    if value is None or value.strip() == "":
+        if required:
+            raise _fail(row, "column %s is empty" % name)
+        return None
+    try:
+        f = float(value.strip())
+    except ValueError:
+        raise _fail(row, "column %s=%r is not a number" % (name, value)) from None
+    if f != f or f in (float("inf"), float("-inf")):
+        raise _fail(row, "column %s=%r is not a finite number" % (name, value))
+    return f
+
+
+_TIMED = re.compile(r"^(?:(?P<t>[0-9]+(?:\.[0-9]+)?):)?(?P<v>-?[0-9]+(?:\.[0-9]+)?)(?P<b>b?)$")
+
+
+def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> List[Tuple[float, float, bool]]:
+    """Samples as the searches write them, `<epoch>:<value>[b]` (b: blocked=true), in any order.
+
+    Plain `<value>` tokens (no time) are taken as oldest first, `span_s` apart, ending at last_time.
+    The result is sorted oldest first, as the core expects.
+    """
+    parsed: List[Tuple[Optional[float], float, bool]] = []
+    for tok in tokens:
+        m = _TIMED.match(tok.strip())
+        if not m:
+            raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, tok))
+        parsed.append((float(m.group("t")) if m.group("t") else None, float(m.group("v")), bool(m.group("b"))))
+    untimed = [p for p in parsed if p[0] is None]
+    if untimed:
+        times = _times(ctx.last_time, ctx.span_s, len(untimed))
+        it = iter(times)
+        parsed = [(p[0] if p[0] is not None else next(it), p[1], p[2]) for p in parsed]
+    return sorted(((float(t), v, b) for t, v, b in parsed), key=lambda x: x[0])  # type: ignore[arg-type]
+
+
+def _pset(row: Row, value: Optional[str]) -> Optional[int]:
+    if value is None or value.strip().lower() in ("", "none", "null", "-"):
+        return None
+    v = value.strip()
+    if not v.isdigit():
+        raise _fail(row, "pipeline_set=%r is neither a number nor none" % value)
+    return int(v)
+
+
+def _times(last: float, span: float, n: int) -> List[float]:
+    return [last - (n - 1 - i) * span for i in range(n)]
+
+
+@dataclass
+class Context:
+    now: float
+    window_min: float
+    span_s: float
+    last_time: float
+    source: str
+
+
+def _context(row: Row, now: float, default_span: float) -> Context:
+    window = _num(row, "window_min", row.get("window_min")) or 10.0
+    span = _num(row, "span_s", row.get("span_s")) or default_span
+    last = _num(row, "last_time", row.get("last_time")) or _num(row, "_time", row.get("_time")) or now
+    return Context(now, window, span, last, row.get("source") or "")
+
+
+def _window(ctx: Context) -> str:
+    return "%dm" % int(round(ctx.window_min))
+
+
+def _thread(ev: Evidence, row: Row, ctx: Context) -> None:
+    thread = (row.get("thread") or "").strip().lower()
+    if not thread:
+        raise _fail(row, "column thread is empty")
+    pset = _pset(row, row.get("pipeline_set"))
+    avg = _num(row, "busy_pct", row.get("busy_pct"), required=True)
+    src = ctx.source or "%s group=dutycycle" % _METRICS
+    samples = _timed(row, "samples", row.values("samples"), ctx)
+    for t, v, _ in samples:
+        ev.threads.append(ThreadSample(t, thread, v, pset, "sample", src))
+    if not samples:
+        # Only the window average is known: hand it over as such, the core decides what it means.
+        ev.threads.append(ThreadSample(ctx.last_time, thread, float(avg or 0.0), pset, _window(ctx), src))
+    ev.saw("proc" if src.startswith("collector") else _METRICS)
+
+
+def _queue(ev: Evidence, row: Row, ctx: Context) -> None:
+    pset = _pset(row, row.get("pipeline_set"))
+    queues = row.values("queue")
+    fills = row.values("fill_pct")
+    recent = row.values("recent")
+    blocked = row.values("blocked_samples")
+    if not queues:
+        raise _fail(row, "column queue is empty")
+    if len(fills) != len(queues) or (recent and len(recent) != len(queues)) or \
+            (blocked and len(blocked) != len(queues)):
+        raise _fail(row, "columns queue, fill_pct, recent and blocked_samples must have as many values "
+                         "as queue (%d)" % len(queues))
+    src = ctx.source or "%s group=queue" % _METRICS
+    for i, name in enumerate(queues):
+        queue = model.canonical_queue(name.strip())
+        fill = _num(row, "fill_pct", fills[i], required=True)
+        n_blocked = int(_num(row, "blocked_samples", blocked[i]) or 0) if blocked else 0
+        samples = _timed(row, "recent", recent[i].split() if recent else [], ctx)
+        for t, v, b in samples:
+            ev.queues.append(QueueSample(t, queue, pset, v, "sample", b, src))
+        if not samples:
+            ev.queues.append(QueueSample(ctx.last_time, queue, pset, float(fill or 0.0), _window(ctx),
+                                         n_blocked > 0, src))
+    ev.saw(_METRICS)
+
+
+def _hec_busy(ev: Evidence, row: Row, ctx: Context) -> None:
+    replies = int(_num(row, "busy_replies", row.get("busy_replies")) or 0)
+    for _ in range(min(replies, MAX_COUNTED)):
+        ev.hec_errors.append(HecError(ctx.last_time, model.HEC_BUSY_REPLY, "", "Server is busy",
+                                      ctx.source or "%s HttpInputDataHandler" % _SPLUNKD))
+    if replies:
+        ev.saw(_SPLUNKD)
+    probes = _timed(row, "health_samples", row.values("health_samples"), ctx)
+    src = "collector ingest_doctor.hec.health_rtt_ms"
+    for t, code, _ in probes[-MAX_COUNTED:]:
+        c = int(code)
+        ev.hec_probes.append(HecProbe(t, model.hec_status(c), c, None, "health", "", src))
+    if probes:
+        ev.saw("hec/health.json")
+    if not replies and not probes:
+        raise _fail(row, "hec_busy row has neither busy_replies nor health_samples")
+
+
+def _hec_latency(ev: Evidence, row: Row, ctx: Context) -> None:
+    status = _num(row, "status", row.get("status"))
+    samples = _timed(row, "samples", row.values("samples") or [row.get("latency_ms") or ""], ctx)
+    src = ctx.source or "collector ingest_doctor.hec.latency_ms"
+    for t, v, _ in samples:
+        ev.hec_probes.append(HecProbe(t, int(status) if status is not None else 200, None, v, "event", "", src))
+    ev.saw("hec/health.json")
+
+
+def _hec_listener(ev: Evidence, row: Row, ctx: Context) -> None:
+    n = int(_num(row, "overwhelmed", row.get("overwhelmed"), required=True) or 0)
+    msg = row.get("message") or "HttpListener - Can't handle request"
+    for t in _times(ctx.last_time, ctx.span_s, min(n, MAX_COUNTED)):
+        ev.log_signals.append(LogSignal(t, "hec_listener_overwhelmed", msg[:300],
+                                        ctx.source or "%s HttpListener" % _SPLUNKD))
+    ev.saw(_SPLUNKD)
+
+
+def _indexer(ev: Evidence, row: Row, ctx: Context) -> None:
+    status = (row.get("status") or "").strip().lower()
+    if not status:
+        raise _fail(row, "column status is empty")
+    reason = (row.get("reason") or "").strip()
+    ev.indexer = IndexerStatus(status, "" if reason in (".", "") else reason,
+                               source=ctx.source or "services/server/introspection/indexer")
+    ev.saw("services/server/introspection/indexer")
+
+
+_HANDLERS = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0), "hec_busy": (_hec_busy, 60.0),
+             "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
+             "indexer_throttled": (_indexer, 10.0)}
+
+
+def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[str, Evidence]:
+    """Group rows by host; each host gets one Evidence holding every row about it."""
+    now = _time.time() if now is None else now
+    out: Dict[str, Evidence] = {}
+    for row in rows:
+        sig_name = (row.get("signal") or "").strip()
+        if sig_name == REPORTED:
+            continue
+        sig = SIGNALS.get(sig_name)
+        if sig is None:
+            raise _fail(row, "signal=%r is not one of %s" % (sig_name, ", ".join(sorted(SIGNALS))))
+        host = (row.get("host") or "").strip()
+        if not host:
+            raise _fail(row, "column host is empty")
+        for col in sig.required:
+            if not row.values(col):
+                raise _fail(row, "signal %s needs column %s" % (sig_name, col))
+        handler, span = _HANDLERS[sig_name]
+        ev = out.get(host)
+        if ev is None:
+            ev = out[host] = Evidence(host=host)
+        handler(ev, row, _context(row, now, span))
+    return out
+
+
+# ---------------------------------------------------------------------------- reported findings
+@dataclass
+class Reported:
+    """A finding the collector reported, as one row of the 1-minute search hands it over."""
+    finding: Finding
+    time: float                 # the event's time: when the collector saw it (or saw it end)
+    status: str                 # open | resolved
+    resolution: str             # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
+    detected_by: str
+
+
+def finding_from_dict(d: Dict[str, object]) -> Finding:
+    """The contract's finding object (Finding.to_dict()) back into a Finding; raises ValueError/TypeError."""
+    pset = d.get("pipeline_set")
+    f = Finding(str(d["bottleneck"]), str(d["severity"]), None if d.get("host") is None else str(d["host"]),
+                None if pset is None else int(pset),  # type: ignore[arg-type]
+                None if d.get("component") is None else str(d["component"]), str(d.get("summary") or ""),
+                [EvidenceItem(e["signal"], e.get("value"), e.get("unit"), e.get("window"), e.get("source"))
+                 for e in (d.get("evidence") or [])],  # type: ignore[union-attr]
+                [Recommendation(r["action"], r.get("conf_file"), r.get("stanza"), r.get("setting"),
+                                r.get("current"), r.get("suggested"))
+                 for r in (d.get("recommendations") or [])])  # type: ignore[union-attr]
+    if d.get("id") not in (None, f.id):
+        raise ValueError("id %r does not match host, bottleneck and pipeline_set (%s)" % (d.get("id"), f.id))
+    return f
+
+
+def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[Reported]:
+    """The `finding` rows, parsed; the other rows are rows_to_evidence's."""
+    now = _time.time() if now is None else now
+    out: List[Reported] = []
+    for row in rows:
+        if (row.get("signal") or "").strip() != REPORTED:
+            continue
+        raw = row.get("finding") or ""
+        try:
+            d = json.loads(raw)
+            if not isinstance(d, dict):
+                raise ValueError("not a JSON object")
+            f = finding_from_dict(d)
+        except (ValueError, TypeError, KeyError) as e:
+            raise _fail(row, "column finding is not an ingest_doctor:finding event (%s: %s)"
+                        % (type(e).__name__, str(e)[:200])) from None
+        status = str(d.get("status") or row.get("status") or "open").strip().lower()
+        if status not in ("open", "resolved"):
+            raise _fail(row, "status=%r is neither open nor resolved" % status)
+        when = _num(row, "last_time", row.get("last_time")) or _num(row, "_time", row.get("_time"))
+        if when is None:
+            when = float(d.get("resolved_at") or now)  # type: ignore[arg-type]
+        out.append(Reported(f, when, status, str(d.get("resolution") or ""),
+                            str(d.get("detected_by") or row.get("detected_by") or "collector")))
+    return out

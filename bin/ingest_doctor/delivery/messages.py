@@ -1,0 +1,170 @@
+"""Splunk Web messages (`/services/messages`) for findings, as a pure plan.
+
+An admin who configured nothing still sees a new bottleneck in the Messages
+menu of Splunk Web. Rules, shared by the collector (on its own instance) and
+the alert action (on the search head):
+- only a finding that is new, reopened or escalated, at `warning` or above,
+  is posted; one that merely persists posts nothing;
+- the message name is stable per finding id (`message_name`), so posting
+  again replaces it and a resolved finding's message is deleted by name;
+- at most one message per finding id per run, and at most `cap` per run: the
+  rest are counted in one summary message (also with a stable name), so a
+  site-wide incident never floods the bar.
+The port (bin/ingest_doctor_ports/messages.py) performs the plan.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional
+
+from ingest_doctor import model
+from ingest_doctor.delivery.store import kv_key
+from ingest_doctor.findings import Finding, severity_rank
+
+NAME_PREFIX = "ingest_doctor_finding_"
+SUMMARY_NAME = "ingest_doctor_findings_more"
+MAX_PER_RUN = 5
+FINDINGS_VIEW = "/app/ingest_doctor/ingest_doctor_findings"
+# Splunk's message severities (BulletinRestClient.Severity): info | warn | error.
+LEVEL = {"info": "info", "warning": "warn", "critical": "error"}
+POSTED_KINDS = ("new", "reopened", "escalated")
+KINDS = POSTED_KINDS + ("updated", "resolved")
+MAX_TEXT = 480
+
+
+@dataclass(frozen=True)
+class Change:
+    """What happened to one finding in one run (collector poll or alert run)."""
+    finding: Finding
+    kind: str                   # new | reopened | escalated | updated | resolved
+    note: str = ""              # for resolved: "resolved after dedicatedIoThreads 2 -> 8"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError("unknown change kind %r" % self.kind)
+
+
+@dataclass(frozen=True)
+class Post:
+    name: str
+    text: str
+    severity: str               # info | warn | error
+
+
+@dataclass
+class MessagePlan:
+    posts: List[Post] = field(default_factory=list)
+    deletes: List[str] = field(default_factory=list)
+    held: int = 0               # postable findings beyond the cap (counted in the summary post)
+
+    def __bool__(self) -> bool:
+        return bool(self.posts or self.deletes)
+
+
+def message_name(finding_id: str) -> str:
+    """Stable, URL-safe name for one finding id (the KV store key's escaping: `/` as ~2F)."""
+    return NAME_PREFIX + kv_key(finding_id)
+
+
+def _where(f: Finding) -> str:
+    stage = model.STAGE_BY_NAME.get(f.bottleneck)
+    what = stage.label if stage else f.bottleneck.replace("_", " ")
+    pset = "all pipeline sets" if f.pipeline_set is None else "pipeline set %d" % f.pipeline_set
+    return "%s, %s stage, %s" % (f.host or "unknown host", what, pset)
+
+
+def _change_to_make(f: Finding) -> str:
+    for r in f.recommendations:
+        if r.setting:
+            where = " in %s" % r.conf_file if r.conf_file else ""
+            if r.stanza:
+                where += " [%s]" % r.stanza
+            now = " (now %s)" % r.current if r.current not in (None, "") else ""
+            to = " = %s" % r.suggested if r.suggested not in (None, "") else ""
+            return "Change %s%s%s%s." % (r.setting, to, where, now)
+    return f.recommendations[0].action if f.recommendations else ""
+
+
+def findings_link(f: Finding) -> str:
+    """Splunk Web's link markup in messages: [[path|text]]."""
+    return "[[%s?form.host=%s|Open the Findings view]]" % (FINDINGS_VIEW, f.host or "*")
+
+
+def message_text(f: Finding, kind: str = "new") -> str:
+    """Where, what to change and the link always fit; the summary is shortened to make room."""
+    head = "Ingest Doctor: %s%s bottleneck on %s." % (
+        "escalated to " if kind == "escalated" else "", f.severity, _where(f))
+    change = _change_to_make(f)
+    link = findings_link(f)
+    room = MAX_TEXT - len(head) - len(change) - len(link) - 3
+    summary = f.summary if len(f.summary) <= room else f.summary[:max(0, room - 3)].rstrip() + "..."
+    text = " ".join(p for p in (head, summary, change, link) if p)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - len(link) - 4].rstrip() + "... " + link
+
+
+def summary_text(held: List[Finding]) -> str:
+    critical = sum(1 for f in held if f.severity == "critical")
+    hosts = sorted({f.host or "unknown host" for f in held})
+    shown = ", ".join(hosts[:5]) + (" and %d more" % (len(hosts) - 5) if len(hosts) > 5 else "")
+    return ("Ingest Doctor: %d more new bottleneck finding(s)%s on %s, not posted one by one. "
+            "[[%s|Open the Findings view]]" % (len(held), " (%d critical)" % critical if critical else "",
+                                               shown, FINDINGS_VIEW))
+
+
+def plan(changes: Iterable[Change], cap: int = MAX_PER_RUN, floor: str = "warning",
+         present: Optional[Dict[str, str]] = None) -> MessagePlan:
+    """The messages one run posts and deletes.
+
+    `present`: message name -> Splunk severity of messages already shown (e.g.
+    posted by a search peer's collector): a finding whose message is already
+    there at the same or a higher level is not posted again.
+    """
+    last: Dict[str, Change] = {}
+    for c in changes:                       # one change per id: the run's latest
+        last[c.finding.id] = c
+    out = MessagePlan()
+    wanted: List[Change] = []
+    present = present or {}
+    levels = ("info", "warn", "error")
+    for fid in sorted(last):
+        c = last[fid]
+        name = message_name(fid)
+        if c.kind == "resolved":
+            out.deletes.append(name)
+        elif c.kind in POSTED_KINDS and severity_rank(c.finding.severity) >= severity_rank(floor):
+            shown = present.get(name)
+            if shown in levels and levels.index(shown) >= levels.index(LEVEL[c.finding.severity]):
+                continue
+            wanted.append(c)
+    wanted.sort(key=lambda c: (-severity_rank(c.finding.severity), c.finding.id))
+    cap = max(0, cap)
+    for c in wanted[:cap]:
+        out.posts.append(Post(message_name(c.finding.id), message_text(c.finding, c.kind),
+                              LEVEL[c.finding.severity]))
+    held = [c.finding for c in wanted[cap:]]
+    if held:
+        out.held = len(held)
+        worst = max(severity_rank(f.severity) for f in held)
+        out.posts.append(Post(SUMMARY_NAME, summary_text(held), LEVEL[("info", "warning", "critical")[worst]]))
+    return out
+
+
+def stale(shown: Dict[str, str], records: Dict[str, Dict[str, object]], keep: Iterable[str] = ()) -> List[str]:
+    """Names of our finding messages still shown whose finding is resolved or gone from the store.
+
+    `records`: KV store records by `_key` (message name minus NAME_PREFIX); `keep`: names this run posts.
+    Catches findings resolved by the "resolve when not seen" search, which posts nothing.
+    """
+    kept = set(keep)
+    out = []
+    for name in sorted(shown):
+        if not name.startswith(NAME_PREFIX) or name in kept:
+            continue
+        rec = records.get(name[len(NAME_PREFIX):])
+        if rec is None or rec.get("status") == "resolved":
+            out.append(name)
+    return out
+
+
+def shown_keys(shown: Dict[str, str]) -> List[str]:
+    return sorted(n[len(NAME_PREFIX):] for n in shown if n.startswith(NAME_PREFIX))

@@ -1,0 +1,324 @@
+"""Recommendations per bottleneck, from the instance's own configuration.
+
+Each function returns Recommendations; a configuration change names conf_file,
+stanza, setting, current (as read, None when unknown) and suggested. Advice
+that is not a setting leaves `setting` None and says so in `action`.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from ingest_doctor import model
+from ingest_doctor.read.endpoints import HEC_SETTINGS
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.findings import Recommendation
+
+HEC_DEFAULT_IO_THREADS = 2       # splunk_httpinput/default/inputs.conf ships dedicatedIoThreads=2
+UNKNOWN = "current value unknown (could not read %s)" % HEC_SETTINGS
+DEFAULT_LINE_BREAKER = "([\\r\\n]+)"
+MAX_SOURCETYPES = 3
+
+_FMT_WIDTH = {"Y": 4, "y": 2, "m": 2, "d": 2, "H": 2, "I": 2, "M": 2, "S": 2, "b": 3, "B": 9, "a": 3,
+              "A": 9, "p": 2, "Z": 5, "z": 5, "j": 3, "e": 2, "N": 3, "Q": 3, "s": 10, "f": 6, "T": 8}
+
+
+def _s(v: object) -> Optional[str]:
+    return None if v is None else str(v)
+
+
+def _timestamp_width(fmt: str) -> Optional[int]:
+    """Characters a TIME_FORMAT produces, roughly; the lookahead needs little more."""
+    width = 0
+    i = 0
+    while i < len(fmt):
+        if fmt[i] == "%" and i + 1 < len(fmt):
+            j = i + 1
+            digits = ""
+            while j < len(fmt) and fmt[j].isdigit():
+                digits += fmt[j]
+                j += 1
+            if j >= len(fmt):
+                return None
+            code = fmt[j]
+            width += int(digits) if digits and code == "N" else _FMT_WIDTH.get(code, 4)
+            i = j + 1
+        else:
+            width += 1
+            i += 1
+    return width
+
+
+# --------------------------------------------------------------------------- HEC
+
+def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) -> Tuple[List[Recommendation], bool]:
+    """(recommendations, already_raised)."""
+    cfg = ev.config
+    cur = cfg.dedicated_io_threads
+    raised = cur is not None and cur > HEC_DEFAULT_IO_THREADS
+    recs: List[Recommendation] = []
+    if raised:
+        recs.append(Recommendation(
+            "dedicatedIoThreads is already raised to %d and the HEC thread stays pegged: scale the HEC tier out "
+            "behind a load balancer (more heavy forwarders or indexers receiving HEC); this is not a setting." % cur))
+        if cores and cur < cores:
+            recs.append(Recommendation("Raise the HEC I/O threads further, up to the number of cores.",
+                                       "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(cores)))
+    elif cur is None:
+        # Unknown is not the default: an admin may already run 16, so no number (it could be lower).
+        recs.append(Recommendation(
+            "Check dedicatedIoThreads in the [http] stanza of inputs.conf (%s): while it is below the number of "
+            "cores%s, raise it towards that and restart splunkd; if it is already there and the HEC thread stays "
+            "pegged, scale the HEC tier out behind a load balancer (more heavy forwarders or indexers receiving "
+            "HEC)." % (UNKNOWN, " (%d)" % cores if cores else ""),
+            "inputs.conf", "http", "dedicatedIoThreads", None, None))
+    else:
+        if cores:
+            suggested = str(max(cur + 1, min(cores, max(4, cur * 4))))
+        else:
+            suggested = str(max(4, cur * 2))
+        recs.append(Recommendation(
+            "Raise the HEC I/O threads towards the number of cores%s, then restart splunkd."
+            % (" (%d)" % cores if cores else ""),
+            "inputs.conf", "http", "dedicatedIoThreads", str(cur), suggested))
+    if listener_overwhelmed:
+        for setting, cur_v in (("maxThreads", cfg.max_threads), ("maxSockets", cfg.max_sockets)):
+            recs.append(Recommendation(
+                "The HTTP listener refused requests: raise %s above its automatic limit (0 = one third of the "
+                "process limits) and raise the process ulimits to match%s." % (setting, "" if cur_v is not None
+                                                                               else "; " + UNKNOWN),
+                "inputs.conf", "http", setting, _s(cur_v), None))
+    return recs, raised
+
+
+# --------------------------------------------------------------------------- props.conf
+
+def busy_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[str]:
+    kb: Dict[str, float] = defaultdict(float)
+    for t in ev.thruput:
+        if t.kind == "sourcetype" and (pipeline_set is None or t.pipeline_set in (None, pipeline_set)):
+            kb[t.series] += t.kbps
+    return [s for s, _ in sorted(kb.items(), key=lambda x: -x[1])]
+
+
+def _on_defaults(props: Dict[str, str]) -> bool:
+    merge = props.get("SHOULD_LINEMERGE", "true").strip().lower()
+    return merge in ("true", "1") or not props.get("TIME_FORMAT")
+
+
+def line_breaking(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recommendation], List[str]]:
+    """Parsing stage (utf8, linebreaker, header): explicit LINE_BREAKER and CHARSET for the busy sourcetypes."""
+    props = ev.config.props
+    recs: List[Recommendation] = []
+    named: List[str] = []
+    for st in busy_sourcetypes(ev, pipeline_set)[:MAX_SOURCETYPES] if props else []:
+        p = props.get(st, {})
+        lb, charset = p.get("LINE_BREAKER"), p.get("CHARSET")
+        if lb and lb != DEFAULT_LINE_BREAKER and (charset or "").upper() != "AUTO":
+            continue
+        named.append(st)
+        if not lb or lb == DEFAULT_LINE_BREAKER:
+            recs.append(Recommendation(
+                "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so "
+                "events are cut once, in the parsing stage (the pattern depends on your data)." % st,
+                "props.conf", st, "LINE_BREAKER", lb, None))
+        if (charset or "").upper() == "AUTO":
+            recs.append(Recommendation("Name the encoding of %s instead of detecting it for every event." % st,
+                                       "props.conf", st, "CHARSET", charset, "UTF-8"))
+    if not named:
+        recs.append(Recommendation(
+            "Set an explicit LINE_BREAKER (and CHARSET) for the busiest sourcetypes%s."
+            % ("" if props else "; conf-props was not read, so they are not named"), "props.conf"))
+    return recs, named
+
+
+def line_merging(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
+    """SHOULD_LINEMERGE / LINE_BREAKER / TIME_* for the busy sourcetypes still on defaults."""
+    props = ev.config.props
+    recs: List[Recommendation] = []
+    named: List[str] = []
+    candidates = busy_sourcetypes(ev, pipeline_set)
+    if props:
+        if not candidates:
+            candidates = [st for st in sorted(props) if st != "default" and not st.startswith(("source::", "host::"))]
+        candidates = [st for st in candidates if _on_defaults(props.get(st, {}))]
+    for st in candidates[:MAX_SOURCETYPES]:
+        p = props.get(st, {})
+        known = st in props
+        named.append(st)
+        merge = p.get("SHOULD_LINEMERGE", "true" if known else None)
+        if merge is None or merge.strip().lower() in ("true", "1"):
+            recs.append(Recommendation(
+                "Sourcetype %s runs on line-merging defaults: break events with LINE_BREAKER instead of merging "
+                "lines." % st, "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
+            lb = p.get("LINE_BREAKER")
+            if not lb or lb == DEFAULT_LINE_BREAKER:
+                recs.append(Recommendation(
+                    "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
+                    "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
+                    "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
+        fmt = p.get("TIME_FORMAT")
+        if not fmt:
+            recs.append(Recommendation(
+                "Set TIME_PREFIX and TIME_FORMAT for %s so splunkd stops guessing timestamps (the format depends "
+                "on your data)." % st, "props.conf", st, "TIME_FORMAT", None, None))
+        look = p.get("MAX_TIMESTAMP_LOOKAHEAD")
+        width = _timestamp_width(fmt) if fmt else None
+        if look is None or look == "128" or (width and look.isdigit() and int(look) > width + 8):
+            recs.append(Recommendation(
+                "Limit how far %s is scanned for a timestamp after TIME_PREFIX." % st, "props.conf", st,
+                "MAX_TIMESTAMP_LOOKAHEAD", look, str(width + 2) if width else None))
+    if not named:
+        recs.append(Recommendation(
+            "Give every high-volume sourcetype SHOULD_LINEMERGE = false with a LINE_BREAKER, TIME_PREFIX, "
+            "TIME_FORMAT and MAX_TIMESTAMP_LOOKAHEAD (props.conf%s)."
+            % ("" if props else "; conf-props was not read, so the sourcetypes are not named"),
+            "props.conf", None, "SHOULD_LINEMERGE", None, "false"))
+    return recs, named
+
+
+def regex_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[Tuple[str, float]]:
+    cpu: Dict[str, float] = defaultdict(float)
+    for r in ev.regex_cpu:
+        if r.kind == "sourcetype" and (pipeline_set is None or r.pipeline_set in (None, pipeline_set)):
+            cpu[r.series] += r.cpu_ms
+    return sorted(cpu.items(), key=lambda x: -x[1])
+
+
+def typing_regex(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recommendation], List[str]]:
+    props = ev.config.props
+    ranked = [st for st, _ in regex_sourcetypes(ev, pipeline_set)]
+    if not ranked and props:
+        busy = busy_sourcetypes(ev, pipeline_set)
+        ranked = [st for st in busy if any(k.startswith(("TRANSFORMS-", "SEDCMD-")) for k in props.get(st, {}))]
+    scored = dict(regex_sourcetypes(ev, pipeline_set))
+    top = max(scored.values()) if scored else 0.0
+    # Name only the sourcetypes that matter: at least a tenth of the busiest one's regex CPU.
+    ranked = [st for st in ranked if not scored or scored.get(st, 0.0) >= top / 10.0]
+    recs: List[Recommendation] = []
+    named: List[str] = []
+    for st in ranked[:MAX_SOURCETYPES]:
+        p = props.get(st, {})
+        regexes = sorted(k for k in p if k.startswith(("TRANSFORMS-", "SEDCMD-")))
+        named.append(st)
+        listed = ", ".join("%s = %s" % (k, p[k]) for k in regexes) if regexes else None
+        recs.append(Recommendation(
+            "Review the index-time regexes of sourcetype %s (%s): anchor them, drop the ones not needed at "
+            "index time, or move them to search time; tuning a regex is not a setting."
+            % (st, ", ".join(regexes) if regexes else "TRANSFORMS-* / SEDCMD-*"),
+            "props.conf", st, None, listed, None))
+    if not named:
+        recs.append(Recommendation(
+            "Review the index-time TRANSFORMS-* and SEDCMD-* regexes of the busiest sourcetypes (metrics.log "
+            "group=per_sourcetype_regex_cpu names them); tuning a regex is not a setting.", "props.conf"))
+    return recs, named
+
+
+# --------------------------------------------------------------------------- pipelines, indexers, output
+
+def pipelines_the_cores_allow(cores: Optional[int]) -> Optional[int]:
+    return None if not cores else max(1, cores // model.cores_per_pipeline_set())
+
+
+def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str, cores: Optional[int] = None,
+                   host_cpu_pct: Optional[float] = None) -> List[Recommendation]:
+    """Another pipeline set only where it can help: idle cores, and fewer sets than the cores allow."""
+    cur = ev.config.parallel_ingestion_pipelines
+    if headroom is False:
+        busy = "" if host_cpu_pct is None else " (host CPU %.0f%%)" % host_cpu_pct
+        return [Recommendation(
+            "The host has no CPU headroom%s: more pipeline sets will not help. Scale out (add indexers or "
+            "forwarders sharing the load); this is not a setting." % busy)]
+    allow = pipelines_the_cores_allow(cores)
+    if cur is not None and allow is not None and cur >= allow:
+        return [Recommendation(
+            "parallelIngestionPipelines is already %d: each set keeps up to %d cores busy, so %d cores allow %d "
+            "set%s and another would only compete for the same cores. Scale out (add indexers or forwarders "
+            "sharing the load); this is not a setting." % (cur, model.cores_per_pipeline_set(), cores, allow,
+                                                          "" if allow == 1 else "s"))]
+    base = cur if cur is not None else 1
+    cond = "" if headroom else " if the host has idle cores (host CPU was not read)"
+    return [Recommendation(
+        "Add a pipeline set%s so %s runs on another core." % (cond, why),
+        "server.conf", "general", "parallelIngestionPipelines", _s(cur), str(base + 1))]
+
+
+def indexing(ev: Evidence, headroom: Optional[bool], more: bool = True, cores: Optional[int] = None,
+             host_cpu_pct: Optional[float] = None) -> List[Recommendation]:
+    recs = more_pipelines(ev, headroom, "indexing", cores, host_cpu_pct) if more or headroom is False else []
+    if headroom is False:
+        recs.append(Recommendation("Add indexers and spread the forwarders/HEC clients over them; this is not a "
+                                   "setting."))
+    recs.append(Recommendation("Check the storage under the hot buckets (I/O wait, latency); slow disks keep "
+                               "indexQueue full; this is not a setting."))
+    return recs
+
+
+def output(ev: Evidence) -> List[Recommendation]:
+    cfg = ev.config
+    recs: List[Recommendation] = []
+    if cfg.tcpout_compressed is not True:
+        recs.append(Recommendation(
+            "Compress forwarded data (the receiving splunktcp input must allow it).",
+            "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
+            if cfg.tcpout_compressed is not None else None, "true"))
+    recs.append(Recommendation(
+        "Add indexers to the output group so the forwarder can load-balance%s; this is not a setting."
+        % (" (now: %s)" % cfg.tcpout_servers if cfg.tcpout_servers else "")))
+    recs.append(Recommendation("Check the network between this instance and its indexers (bandwidth, latency, "
+                               "blocked receivers); this is not a setting."))
+    return recs
+
+
+def imbalance(ev: Evidence) -> List[Recommendation]:
+    cur = ev.config.pipeline_set_selection_policy
+    recs = []
+    if (cur or "round_robin") != "weighted_random":
+        recs.append(Recommendation(
+            "Let splunkd weight pipeline-set selection by load instead of taking turns.",
+            "server.conf", "general", "pipelineSetSelectionPolicy", cur, "weighted_random"))
+    recs.append(Recommendation(
+        "A long-lived input (one busy forwarder connection or HEC channel) stays on one pipeline set: spread "
+        "it over several connections or time-based load balancing on the sender; this is not a setting."))
+    return recs
+
+
+def host_cpu() -> List[Recommendation]:
+    return [Recommendation("Every core is busy: more pipeline sets or HEC threads will not help. Move load off "
+                           "this host or add hosts; this is not a setting.")]
+
+
+_THROTTLE_ADVICE = (
+    (re.compile(r"disk|space|partition", re.I),
+     "Free disk space on the partition holding the indexes (or move them); the index processor pauses below "
+     "server.conf [diskUsage] minFreeSpace."),
+    (re.compile(r"tsidx|optimi", re.I),
+     "Too many tsidx files: check that splunk-optimize keeps up (disk I/O, indexes.conf "
+     "maxRunningProcessGroups)."),
+)
+
+
+def indexer_throttled(reason: str) -> List[Recommendation]:
+    recs = []
+    for pattern, text in _THROTTLE_ADVICE:
+        if pattern.search(reason or ""):
+            recs.append(Recommendation(text + " This is not a setting to raise."))
+    if not recs:
+        recs.append(Recommendation(
+            "Read the index processor's reason in splunkd.log (IndexProcessor, \"paused data flow\") and fix it: "
+            "usually disk space or a bucket backlog; this is not a setting."))
+    return recs
+
+
+# --------------------------------------------------------------------------- file monitor input
+
+def file_monitor(ev: Evidence) -> List[Recommendation]:
+    """The file monitor's `tail` thread is pegged: it has too much to walk or read, on one thread."""
+    return [
+        Recommendation("Make the file monitor walk less: on [monitor://...] stanzas over large directories or many "
+                       "rotated files, set ignoreOlderThan and a whitelist/blacklist, and move archived files out "
+                       "of the monitored paths (per stanza, no single setting).", "inputs.conf"),
+        Recommendation("For a one-time load of many files use a [batch://...] input instead of monitor; for a "
+                       "steady high volume, split the monitored files across more forwarders."),
+    ]

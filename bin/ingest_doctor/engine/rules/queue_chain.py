@@ -1,0 +1,136 @@
+"""Queue chain: judge every queue, then per pipeline set name the stage draining the LAST full queue.
+
+A queue is full when sustained at or over `queue_fill_pct` (REST 10/15-minute
+averages, or the series test on metrics.log medians) or sustained `blocked=true`.
+Everything upstream of the last full queue backs up behind its stage. Fills
+`st.queues` and `st.chain` (pipeline set -> bottleneck stage) for later rules.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
+
+from ingest_doctor import model
+from ingest_doctor.findings import EvidenceItem
+from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, judge
+from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
+
+QKey = Tuple[str, Optional[int]]
+
+
+def queue_states(st: State) -> List[QueueState]:
+    series: Dict[QKey, List] = defaultdict(list)
+    avgs: Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]] = defaultdict(dict)
+    blocked: Dict[QKey, List] = defaultdict(list)
+    sources: Dict[QKey, str] = {}
+    bsources: Dict[QKey, str] = {}
+    for q in st.ev.queues:
+        if q.queue not in model.QUEUE_ORDER:
+            continue
+        key = (q.queue, q.pipeline_set)
+        if q.window == "sample":
+            series[key].append((q.time, q.fill_pct))
+            blocked[key].append((q.time, 100.0 if q.blocked else 0.0))
+            sources.setdefault(key, q.source)
+            if q.blocked:
+                bsources.setdefault(key, q.source)
+        elif (window_minutes(q.window) or 0) >= st.th.sustained_window_min:
+            prev = avgs[key].get(q.window)
+            if prev is None or (q.time or 0) >= (prev[0] or 0):
+                avgs[key][q.window] = (q.time, q.fill_pct, q.source)
+    out = []
+    thr = st.th.queue_fill_pct
+    for key in set(series) | set(avgs):
+        queue, pset = key
+        best: Optional[QueueState] = None
+        for window, (_, value, src) in sorted(avgs.get(key, {}).items()):
+            if value >= thr and (best is None or value > best.value):
+                best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
+        j = judge(series.get(key, []), thr, st.th, use_median=True)
+        bj = judge(blocked.get(key, []), 100.0, st.th)
+        nblocked = sum(1 for _, v in blocked.get(key, []) if v)
+        src = sources.get(key, "")
+        if best is None and j.level == SUSTAINED:
+            best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)
+        if bj.level == SUSTAINED:
+            if best is None:
+                best = QueueState(queue, pset, SUSTAINED, max(j.value, thr), "blocked " + bj.window, src)
+            best.blocked = nblocked
+            best.blocked_source = bsources.get(key, src)
+        if best is None:
+            level = SPIKE if (j.level == SPIKE or bj.level == SPIKE) else OK
+            window = j.window
+            value = j.peak if level == SPIKE else j.value
+            if not series.get(key):
+                vals = list(avgs.get(key, {}).values())
+                value = max(v for _, v, _ in vals) if vals else 0.0
+                window = "15m average"
+                src = vals[0][2] if vals else src
+            best = QueueState(queue, pset, level, value, window, src, nblocked)
+            pts = series.get(key, [])
+            best.over, best.samples = sum(1 for _, v in pts if v >= thr), len(pts)
+        out.append(best)
+    return out
+
+
+def _spikes(st: State, pset: Optional[int], qs: List[QueueState]) -> None:
+    for q in qs:
+        if q.level != SPIKE:
+            continue
+        stage = model.stage_draining(q.queue)
+        if not stage:
+            continue
+        d = st.draft(stage.name, pset)
+        d.severity = d.severity if d.headline else "info"
+        if not d.headline and q.over > 1:
+            # Full for a sample every few minutes, drained in between: flapping, judged by the configured rule.
+            d.set_headline("%s reached %.0f%% full in %d of %d samples but never stayed full (%d of the last %d "
+                           "samples, or the %d-minute median, make it sustained): it fills in bursts and drains, "
+                           "not a bottleneck." % (q.queue, q.value, q.over, q.samples, st.th.sustained_samples,
+                                                  st.th.sustained_of_samples, st.th.sustained_window_min),
+                           tentative=True)
+            d.component = q.queue
+            d.add(EvidenceItem("queue_full_samples", q.over, "samples", "%d samples" % q.samples,
+                               q.evidence_source()))
+        elif not d.headline:
+            d.set_headline("%s reached %.0f%% full once (%s) but did not stay full: a transient spike, not a "
+                           "bottleneck." % (q.queue, q.value, q.window), tentative=True)
+            d.component = q.queue
+        d.add(EvidenceItem("queue_fill_pct", r1(q.value), "%", q.window, q.evidence_source()))
+
+
+def run(st: State) -> None:
+    st.queues = queue_states(st)
+    by_pset: Dict[Optional[int], List[QueueState]] = defaultdict(list)
+    for s in st.queues:
+        by_pset[s.pipeline_set].append(s)
+    order = model.QUEUE_ORDER
+    for pset, qs in sorted(by_pset.items(), key=lambda x: -1 if x[0] is None else x[0]):
+        full = sorted([q for q in qs if q.level == SUSTAINED], key=lambda q: order[q.queue])
+        if not full:
+            _spikes(st, pset, qs)
+            continue
+        last = full[-1]
+        stage = model.stage_draining(last.queue)
+        if stage is None:
+            continue
+        d = st.draft(stage.name, pset)
+        d.severity = "critical" if any(q.blocked for q in full) else "warning"
+        d.component = last.queue
+        upstream = [q.queue for q in full[:-1]]
+        d.set_headline("%s is full (%.0f%%, %s)%s: the %s stage that drains it limits throughput."
+                       % (last.queue, last.value, last.window,
+                          " and %s behind it back up" % ", ".join(upstream) if upstream else "", stage.name))
+        for q in full:
+            d.add(EvidenceItem("queue_fill_pct", r1(q.value), "%", q.window.replace(" average", ""),
+                               q.evidence_source()))
+            if q.blocked:
+                d.add(EvidenceItem("queue_blocked", q.blocked, "samples", "window",
+                                   q.evidence_source(q.blocked_source)))
+        downstream = sorted((q for q in qs if order[q.queue] > order[last.queue]), key=lambda q: order[q.queue])
+        if downstream:
+            nxt = downstream[0]
+            d.detail("%s after it is only %.0f%% full." % (nxt.queue, nxt.value))
+            d.add(EvidenceItem("queue_fill_pct", r1(nxt.value), "%", nxt.window.replace(" average", ""),
+                               nxt.evidence_source()))
+        st.chain[pset] = stage.name

@@ -1,0 +1,101 @@
+"""Stage advice: what to change for each warning or critical stage finding that has no advice yet."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ingest_doctor.engine import advice
+from ingest_doctor import model
+from ingest_doctor.findings import EvidenceItem
+from ingest_doctor.engine.rules.state import Draft, State, r1
+
+TYPING_SOURCE = "logs/metrics.log group=pipeline name=typing"
+
+
+def regex_share(st: State, pset: Optional[int]) -> Optional[float]:
+    total = regex = 0.0
+    for p in st.ev.processors:
+        if p.pipeline != "typing" or (pset is not None and p.pipeline_set not in (None, pset)):
+            continue
+        total += p.cpu_seconds
+        if p.processor == "regexreplacement":
+            regex += p.cpu_seconds
+    if total <= 0:
+        return None
+    return regex / total * 100.0
+
+
+def more_pipelines(st: State, headroom: Optional[bool], why: str):
+    return advice.more_pipelines(st.ev, headroom, why, st.cores(), st.host_cpu()[0])
+
+
+def _hec_input(st: State, d: Draft, listener: bool) -> None:
+    recs, raised = advice.hec_input(st.ev, st.cores(), listener)
+    d.recommendations.extend(recs)
+    if raised and d.pegged:
+        d.detail("dedicatedIoThreads is already %d: one more instance behind a load balancer adds capacity, "
+                 "more threads on this one barely do." % st.ev.config.dedicated_io_threads)
+
+
+def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
+    share = regex_share(st, pset)
+    recs, named = advice.typing_regex(st.ev, pset)
+    if share is not None:
+        d.add(EvidenceItem("regex_cpu_share_pct", r1(share), "%", "window", TYPING_SOURCE))
+        if share >= st.th.regex_cpu_share_pct:
+            d.detail("Index-time regex (regexreplacement) takes %.0f%% of the typing CPU%s."
+                     % (share, "; busiest sourcetypes: " + ", ".join(named) if named else ""))
+    for stype, cpu in advice.regex_sourcetypes(st.ev, pset)[:advice.MAX_SOURCETYPES]:
+        d.add(EvidenceItem("regex_cpu", r1(cpu), "ms", "window",
+                           "logs/metrics.log group=per_sourcetype_regex_cpu series=%s" % stype))
+    d.recommendations.extend(recs)
+    if more:
+        d.recommendations.extend(more_pipelines(st, headroom, "typing"))
+
+
+def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
+    if d.bottleneck == "merging":
+        recs, named = advice.line_merging(st.ev, pset, d.bottleneck)
+        what = "line-merging/timestamp defaults"
+    else:
+        recs, named = advice.line_breaking(st.ev, pset)
+        what = "the default line breaking"
+    if named:
+        d.detail("Busy sourcetypes on %s: %s." % (what, ", ".join(named)))
+    d.recommendations.extend(recs)
+    if more:
+        d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck))
+
+
+def _indexing(st: State, d: Draft, more: bool, headroom: Optional[bool]) -> None:
+    latest, _ = st.host_cpu()
+    d.recommendations.extend(advice.indexing(st.ev, headroom, more, st.cores(), latest))
+    if latest is not None:
+        d.add(EvidenceItem("host_cpu_pct", r1(latest), "%", "sample", st.cpu_source()))
+        d.detail("Host CPU is %.0f%%: %s." % (
+            latest, "there is headroom for another pipeline set" if headroom
+            else "no headroom, more pipeline sets will not help" if headroom is False
+            else "some headroom"))
+
+
+def run(st: State) -> None:
+    headroom = st.headroom()
+    listener = any(s.kind == "hec_listener_overwhelmed" for s in st.ev.log_signals)
+    imbalanced = (model.PIPELINE_SET_IMBALANCE, None) in st.drafts
+    for (bottleneck, pset), d in st.drafts.items():
+        if d.severity == "info" or d.recommendations:
+            continue
+        # With idle sets beside a saturated one, another set adds nothing: spread the load instead.
+        more = not (imbalanced and pset is not None)
+        if bottleneck == model.HEC_INPUT:
+            if d.hec or not d.inputs:
+                _hec_input(st, d, listener)
+            for other in d.inputs:
+                d.recommendations.extend(getattr(advice, other.advice)(st.ev))
+        elif bottleneck == "typing":
+            _typing(st, d, pset, more, headroom)
+        elif bottleneck in ("merging", "parsing"):
+            _line_handling(st, d, pset, more, headroom)
+        elif bottleneck == "indexing":
+            _indexing(st, d, more, headroom)
+        elif bottleneck == "output":
+            d.recommendations.extend(advice.output(st.ev))

@@ -1,0 +1,251 @@
+"""The state the rules share: the evidence, the thresholds and the findings drafted so far.
+
+Every rule is a function `run(st: State) -> None` (see `rules/__init__.py` for
+their order). A rule reads what earlier rules left in the State's named fields
+(`queues`, `chain`, `drafts`, ...) and adds to them; nothing is passed through
+hidden attributes or through the wording of a sentence.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ingest_doctor import model
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
+from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
+
+Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+
+REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
+SRC_HOSTWIDE = "rest " + REST_HOSTWIDE
+SRC_PROCESSES = "rest services/server/status/resource-usage/splunk-processes"
+
+
+def r1(v: float) -> float:
+    return round(v, 1)
+
+
+def window_minutes(window: str) -> Optional[float]:
+    """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
+    m = re.match(r"^(\d+(?:\.\d+)?)([ms])$", window or "")
+    if not m:
+        return None
+    return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
+
+
+def sustained_words(window: str) -> str:
+    minutes = window_minutes(window)
+    return "for %d minutes" % minutes if minutes is not None else "(%s)" % window
+
+
+def pset_text(pset: Optional[int]) -> str:
+    return "" if pset is None else "Pipeline set %d: " % pset
+
+
+# What a detail sentence is about, so a later rule can move it without reading it.
+HEC_SYMPTOM = "hec_symptom"
+
+
+@dataclass
+class Detail:
+    text: str
+    about: str = ""
+
+
+@dataclass
+class Draft:
+    bottleneck: str
+    pipeline_set: Optional[int]
+    severity: str = "warning"
+    component: Optional[str] = None
+    headline: str = ""
+    # The headline only reports something that passed (a spike, one unhealthy answer): a sustained
+    # reading of the same stage replaces it.
+    tentative: bool = False
+    details: List[Detail] = field(default_factory=list)
+    evidence: List[EvidenceItem] = field(default_factory=list)
+    recommendations: List[Recommendation] = field(default_factory=list)
+    pegged: bool = False        # a thread or stage is pegged at one core (hidden-saturation candidate)
+    thread_details: List[str] = field(default_factory=list)
+    hidden: str = ""
+    # Inputs other than HEC that this input finding is about (model.INPUT_THREADS): their own advice.
+    inputs: List[model.InputThread] = field(default_factory=list)
+    # The HEC input itself is saturated (its thread, its answers, its latency), not only another input.
+    hec: bool = False
+
+    def set_headline(self, text: str, tentative: bool = False) -> None:
+        self.headline = text
+        self.tentative = tentative
+
+    def detail(self, text: str, about: str = "") -> None:
+        self.details.append(Detail(text, about))
+
+    def summary(self) -> str:
+        parts = [pset_text(self.pipeline_set) + self.headline] + self.thread_details
+        if self.hidden:
+            parts.append(self.hidden)
+        return " ".join(parts + [d.text for d in self.details]).strip()
+
+    def raise_to(self, severity: str) -> None:
+        if severity_rank(severity) > severity_rank(self.severity):
+            self.severity = severity
+
+    def add(self, item: EvidenceItem) -> None:
+        for e in self.evidence:
+            if (e.signal, e.source, e.window, str(e.value)) == (item.signal, item.source, item.window, str(item.value)):
+                return
+        self.evidence.append(item)
+
+
+@dataclass
+class QueueState:
+    queue: str
+    pipeline_set: Optional[int]
+    level: str
+    value: float
+    window: str
+    source: str
+    blocked: int = 0            # samples reporting blocked=true
+    blocked_source: str = ""
+    over: int = 0               # samples at or over queue_fill_pct (a spike: how often it filled)
+    samples: int = 0
+
+    def evidence_source(self, source: Optional[str] = None) -> str:
+        """The evidence source names the queue as that source does (REST title, metrics.log name)."""
+        src = source or self.source
+        if src.startswith("rest"):
+            return "%s %s" % (src, self.queue if self.pipeline_set is None else
+                              "%s.%d" % (self.queue, self.pipeline_set))
+        return "%s name=%s%s" % (src, self.queue.lower(),
+                                 "" if self.pipeline_set is None else " ingest_pipe=%d" % self.pipeline_set)
+
+
+THREAD = "thread"           # a thread's busy share (dutycycle, pipelinesets, /proc)
+STAGE_CPU = "stage_cpu"     # the sum of a pipeline's processors (metrics.log group=pipeline)
+
+
+@dataclass
+class ThreadState:
+    thread: str
+    stage: Optional[model.Stage]
+    pipeline_set: Optional[int]
+    judgement: Judgement
+    source: str
+    label: str                  # how the summary names it
+    kind: str = THREAD
+
+
+@dataclass
+class State:
+    ev: Evidence
+    th: thresholds_mod.Thresholds
+    drafts: Dict[Key, Draft] = field(default_factory=dict)
+    not_judged: List[str] = field(default_factory=list)
+    # One pipeline set reported as ingest_pipe_0 by REST while nothing else carries a number.
+    single_pset: bool = False
+    # queue_chain: every judged queue, and per pipeline set the stage draining its last full queue.
+    queues: List[QueueState] = field(default_factory=list)
+    chain: Dict[Optional[int], str] = field(default_factory=dict)
+    # thread_saturation: every judged thread and stage CPU series.
+    threads: List[ThreadState] = field(default_factory=list)
+    # headroom: per stage and pipeline set, where it would saturate.
+    capacity: List[Headroom] = field(default_factory=list)
+
+    @property
+    def has_queue_data(self) -> bool:
+        return bool(self.ev.queues)
+
+    def draft(self, bottleneck: str, pset: Optional[int]) -> Draft:
+        key = (bottleneck, pset)
+        if key not in self.drafts:
+            self.drafts[key] = Draft(bottleneck, pset)
+        return self.drafts[key]
+
+    def note(self, text: str) -> None:
+        if text not in self.not_judged:
+            self.not_judged.append(text)
+
+    def cores(self) -> Optional[int]:
+        if self.ev.host_cpu.cores:
+            return self.ev.host_cpu.cores
+        for c in reversed(self.ev.cpu):
+            if c.cores:
+                return c.cores
+        return None
+
+    def host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
+        pts = [(c.time, c.host_cpu_pct) for c in self.ev.cpu if c.host_cpu_pct is not None]
+        if not pts:
+            return self.ev.host_cpu.host_cpu_pct, None
+        j = judge(pts, self.th.host_cpu_pct, self.th)
+        if all(t is None for t, _ in pts):
+            # A snapshot read once: its reading is the current state.
+            latest = pts[-1][1]
+            j = Judgement(SUSTAINED if latest >= self.th.host_cpu_pct else OK, latest, latest, "sample", 1)
+        return pts[-1][1], j
+
+    def cpu_source(self) -> str:
+        if self.ev.cpu and self.ev.cpu[-1].time is not None and "proc" in self.ev.sources:
+            return self.ev.cpu[-1].source
+        return SRC_HOSTWIDE if REST_HOSTWIDE in self.ev.sources else \
+            (self.ev.cpu[-1].source if self.ev.cpu else "")
+
+    def headroom(self) -> Optional[bool]:
+        latest, j = self.host_cpu()
+        if latest is None:
+            return None
+        if j is not None and j.level == SUSTAINED and j.value >= self.th.host_cpu_pct:
+            return False
+        if latest >= self.th.host_cpu_pct:
+            return False
+        return latest < self.th.cpu_headroom_pct
+
+
+def _finite(v: Optional[float]) -> bool:
+    return v is not None and not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))
+
+
+def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
+    """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window)."""
+    dropped = 0
+
+    def keep(items, *attrs):
+        nonlocal dropped
+        try:    # fast path: a NaN or an infinity anywhere makes the sum non-finite
+            if math.isfinite(sum(getattr(x, a) or 0.0 for x in items for a in attrs)):
+                return items
+        except (TypeError, OverflowError):
+            pass
+        out = [x for x in items if all(getattr(x, a) is None or _finite(getattr(x, a)) for a in attrs)]
+        dropped += len(items) - len(out)
+        return out
+
+    host_cpu = dataclasses.replace(ev.host_cpu, **{
+        k: (v if v is None or _finite(v) else None) for k, v in
+        (("host_cpu_pct", ev.host_cpu.host_cpu_pct), ("splunkd_cpu_pct", ev.host_cpu.splunkd_cpu_pct))})
+    clean = dataclasses.replace(
+        ev,
+        queues=keep(ev.queues, "fill_pct", "time"), threads=keep(ev.threads, "busy_pct", "time"),
+        processors=keep(ev.processors, "cpu_seconds", "interval_s", "time"),
+        regex_cpu=keep(ev.regex_cpu, "cpu_ms"), pipelinesets=keep(ev.pipelinesets, "dutycycle_pct", "time"),
+        hec_probes=keep(ev.hec_probes, "time"), cpu=keep(ev.cpu, "host_cpu_pct", "splunkd_cpu_pct", "time"),
+        thruput=keep(ev.thruput, "kbps"), host_cpu=host_cpu)
+    return clean, dropped
+
+
+def start(ev: Evidence, th: thresholds_mod.Thresholds) -> State:
+    ev, dropped = sanitise(ev)
+    st = State(ev, th)
+    if dropped:
+        st.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
+    numbered = {q.pipeline_set for q in ev.queues} | {t.pipeline_set for t in ev.threads} | \
+        {p.pipeline_set for p in ev.processors}
+    numbered.discard(None)
+    sets = {p.pipeline_set for p in ev.pipelinesets}
+    st.single_pset = ev.config.parallel_ingestion_pipelines == 1 or (not numbered and sets <= {0})
+    return st

@@ -1,0 +1,68 @@
+"""Sustained or transient: one test for every time series the rules judge.
+
+A series is sustained over a threshold when `sustained_samples` of the last
+`sustained_of_samples` samples reach it (3 of 4 at 10 s polls: within 3 polls),
+or when its average (queues: median) over the last `sustained_window_min`
+minutes reaches it and the samples cover at least half that window. A series
+that reached the threshold otherwise is a spike: `info` at most.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from ingest_doctor.thresholds import Thresholds
+
+SUSTAINED = "sustained"
+SPIKE = "spike"
+OK = "ok"
+
+
+@dataclass
+class Judgement:
+    level: str             # sustained | spike | ok
+    value: float           # the representative value (average/median that decided, or the latest)
+    peak: float
+    window: str            # e.g. "10m", "3 of 4 samples", "sample"
+    samples: int
+    span_s: float = 0.0
+
+
+def _median(values: Sequence[float]) -> float:
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
+
+
+def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th: Thresholds,
+          use_median: bool = False) -> Judgement:
+    """`points` are (time or None, value); timed ones are sorted here, untimed ones count as the newest."""
+    if not points:
+        return Judgement(OK, 0.0, 0.0, "", 0)
+    # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest.
+    timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])  # type: ignore[arg-type,return-value]
+    pts: List[Tuple[Optional[float], float]] = list(timed) + [p for p in points if p[0] is None]
+    values = [v for _, v in pts]
+    peak = max(values)
+    n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
+    last = values[-of:]
+    hits = sum(1 for v in last if v >= threshold)
+    agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
+    # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
+    times = [t for t, _ in timed]
+    if len(timed) >= n_need:
+        window_s = th.sustained_window_min * 60.0
+        end = times[-1]
+        recent = [v for t, v in timed if t >= end - window_s]
+        first = next(t for t in times if t >= end - window_s)
+        span = end - first
+        if len(recent) >= n_need and span >= window_s / 2.0:
+            value = agg(recent)
+            if value >= threshold:
+                return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
+    if len(last) >= n_need and hits >= n_need:
+        return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
+                         "%d of the last %d samples" % (hits, len(last)), len(values))
+    if peak >= threshold:
+        return Judgement(SPIKE, peak, peak, "sample", len(values))
+    return Judgement(OK, agg(last), peak, "%d samples" % len(last), len(values))

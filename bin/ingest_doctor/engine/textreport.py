@@ -1,0 +1,77 @@
+"""A Report as text for a terminal: the worst finding first, then what was not judged."""
+from __future__ import annotations
+
+import textwrap
+from typing import List
+
+from ingest_doctor.findings import Headroom, Report
+
+WIDTH = 100
+
+
+def _wrap(text: str, indent: str) -> List[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_on_hyphens=False, break_long_words=False) or [indent]
+
+
+HEADROOM_HOW = ("Headroom: where each stage would peg one core, from its busy share and the events/s its "
+                "pipeline set carries now (events/s x 100 / busy %). A linear estimate: it holds for the same "
+                "event mix, not for I/O-bound indexing.")
+
+
+def _n(v: float) -> str:
+    return "{:,.0f}".format(round(v, -2)) if v >= 1000 else "%.0f" % v
+
+
+def headroom_sentence(h: Headroom) -> str:
+    """'typing: 60% of one core for 18,000 events/s: about 30,000 events/s before it pegs (caveat)'."""
+    where = h.stage + ("" if h.pipeline_set is None else ", pipeline set %d" % h.pipeline_set)
+    if h.eps is not None and h.saturates_eps is not None:
+        now, then = "%s events/s" % _n(h.eps), "%s events/s" % _n(h.saturates_eps)
+    else:
+        now, then = "%s KB/s" % _n(h.kbps), "%s KB/s" % _n(h.saturates_kbps)
+    if h.pegged:
+        return "%s: %.0f%% of one core for %s: at its limit, no headroom" % (where, h.busy_pct, now)
+    text = "%s: %.0f%% of one core for %s: about %s before it pegs" % (where, h.busy_pct, now, then)
+    return text + (" (%s)" % h.caveat if h.caveat else "")
+
+
+def render(report: Report) -> str:
+    out: List[str] = []
+    worst = [f for f in report.findings if f.severity != "info"]
+    state = "healthy" if report.healthy else "NOT healthy: %d finding%s" % (len(worst), "" if len(worst) == 1 else "s")
+    out.append("Ingest Doctor: %s: %s" % (report.host or "unknown host", state))
+    for f in report.findings:
+        where = "" if f.pipeline_set is None else ", pipeline set %d" % f.pipeline_set
+        out.append("")
+        out.append("[%s] %s%s (%s)" % (f.severity.upper(), f.bottleneck, where, f.id))
+        out.extend(_wrap(f.summary, "  "))
+        if f.evidence:
+            out.append("  Evidence:")
+            for e in f.evidence:
+                value = "%s%s" % (e.value, "" if e.unit in ("", None) else (e.unit if e.unit == "%" else " " + e.unit))
+                out.extend(_wrap("- %s = %s (%s; %s)" % (e.signal, value, e.window, e.source), "    "))
+        if f.recommendations:
+            out.append("  Recommendations:")
+            for r in f.recommendations:
+                out.extend(_wrap("- " + r.action, "    "))
+                if r.setting:
+                    out.append("      %s [%s] %s: %s -> %s" % (r.conf_file, r.stanza or "", r.setting,
+                                                              "unknown" if r.current is None else r.current,
+                                                              "(see above)" if r.suggested is None else r.suggested))
+                elif r.conf_file and r.stanza:
+                    out.append("      %s [%s]" % (r.conf_file, r.stanza))
+    if not report.findings:
+        out.append("")
+        out.append("No bottleneck found in what could be judged.")
+    if report.headroom:
+        out.append("")
+        out.extend(_wrap(HEADROOM_HOW, ""))
+        for h in report.headroom:
+            out.extend(_wrap("- " + headroom_sentence(h), "  "))
+    if report.not_judged:
+        out.append("")
+        out.append("Not judged:")
+        for n in report.not_judged:
+            out.extend(_wrap("- " + n, "  "))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,295 @@
+"""metrics.log lines -> Evidence, parsed by key (never by position), as a stream.
+
+Groups used: queue (`_kb` or byte sizes, `blocked=true`), pipeline (CPU per
+processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
+form whose field names are thread names), pipelineset (load_metrics), thruput,
+per_*_thruput, per_*_regex_cpu and tcpout_connections (`_tcp_KBps` per receiver;
+its exact keys are UNVERIFIED, read by key like tcpin_connections). No `ingest_pipe` means a single pipeline set
+(None). Unknown groups are skipped; lines that are not metrics lines are counted.
+A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
+5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
+"""
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Set
+
+from ingest_doctor import model
+from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpoutConnection,
+                       ThreadSample, Thruput)
+from ingest_doctor.read.logtime import WindowedParser, parse_prefix
+from ingest_doctor.threadnames import pool_name
+
+SOURCE = "logs/metrics.log"
+DEFAULT_INTERVAL_S = 30.0
+
+_KV = re.compile(r'([\w.:-]+)=("[^"]*"|[^,]*)')
+_DUTY_SKIP = {"group", "name", "ingest_pipe", "thread", "ratio"}
+
+
+@dataclass
+class Stats:
+    lines: int = 0
+    used: int = 0
+    garbage: int = 0           # not a metrics line, or a metrics line without group=
+    unknown_groups: int = 0
+    outside_window: int = 0
+    duplicates: int = 0        # the same line again (counted once)
+    out_of_order: int = 0      # lines older than one already read (judged in time order all the same)
+
+
+def parse_kv(body: str) -> Dict[str, str]:
+    if '"' not in body:
+        out = {}
+        for part in body.split(", "):
+            k, sep, v = part.partition("=")
+            if sep:
+                out[k.strip()] = v.strip()
+        return out
+    return {k: v.strip('"') for k, v in _KV.findall(body)}
+
+
+def _num(v: Optional[str]) -> Optional[float]:
+    if v is None:
+        return None
+    try:
+        f = float(v.strip('"'))
+    except ValueError:
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _pset(kv: Dict[str, str]) -> Optional[int]:
+    v = kv.get("ingest_pipe")
+    if v is None:
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        return None
+
+
+# No line for this many metrics intervals (every group is written each interval) is a gap.
+GAP_INTERVALS = 4
+
+
+def _hms(t: float) -> str:
+    return time.strftime("%H:%M:%S", time.gmtime(t))
+
+
+class MetricsLogParser(WindowedParser):
+    """Feed lines one at a time; only `since <= time <= until` lines are kept."""
+    SOURCE = SOURCE
+    STATS = Stats
+
+    def __init__(self, evidence: Evidence, since: Optional[float] = None, until: Optional[float] = None,
+                 source: str = SOURCE):
+        super().__init__(evidence, since, until, source)
+        self._times: List[float] = []      # distinct times of group=pipeline batches, to measure the interval
+        self._cpu: List[ProcessorCpu] = []
+        self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
+        self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
+        self._latest: Optional[float] = None
+        self._src = {g: "%s group=%s" % (source, g) for g in
+                     ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
+                      "tcpout_connections")}
+
+    def feed(self, line: str) -> None:
+        st = self.stats
+        st.lines += 1
+        i = line.find(" - group=")
+        if i < 0:
+            if line.strip():
+                st.garbage += 1
+            return
+        t, _ = parse_prefix(line)
+        if self.outside(t):
+            return
+        h = hash(line.rstrip("\r\n"))
+        if h in self._seen:
+            st.duplicates += 1
+            return
+        self._seen.add(h)
+        if t is not None:
+            self._seconds.add(int(t))
+            if self._latest is not None and t < self._latest - 1:
+                st.out_of_order += 1
+            elif self._latest is None or t > self._latest:
+                self._latest = t
+        body = line[i + 3:]
+        end = body.find(",")
+        group = (body[6:end] if end > 0 else body[6:]).strip()
+        handler = _HANDLERS.get(group)
+        if handler is None:
+            # Decide on the group before splitting the line: most lines of a busy indexer
+            # (tcpin_connections, per_*_thruput for hosts) are not used.
+            if group == "per_sourcetype_thruput":
+                handler = MetricsLogParser._per_thruput
+            elif group.startswith("per_") and group.endswith("_regex_cpu"):
+                handler = MetricsLogParser._regex_cpu
+            else:
+                st.unknown_groups += 1
+                return
+        kv = parse_kv(body.rstrip("\r\n"))
+        if handler(self, t, kv):
+            st.used += 1
+        else:
+            st.garbage += 1
+
+    def feed_all(self, lines: Iterable[str]) -> "MetricsLogParser":
+        for line in lines:
+            self.feed(line)
+        return self
+
+    def finish(self) -> Stats:
+        """Set each processor's interval to the measured metrics interval."""
+        interval = DEFAULT_INTERVAL_S
+        if len(self._times) >= 2:
+            diffs = sorted(b - a for a, b in zip(self._times, self._times[1:]) if b - a >= 5)
+            if diffs:
+                interval = diffs[len(diffs) // 2]
+        for p in self._cpu:
+            p.interval_s = interval
+        self._name_gaps(interval)
+        if self.stats.lines:
+            self.ev.saw(self.source)
+        return self.stats
+
+    def _name_gaps(self, interval: float) -> None:
+        """A stretch with no line for GAP_INTERVALS intervals is named: the judgement covers what is around it."""
+        secs = sorted(self._seconds)
+        for a, b in zip(secs, secs[1:]):
+            if b - a >= GAP_INTERVALS * interval:
+                self.ev.not_judged.append(
+                    "%s has no lines from %s to %s UTC (%.0f minutes): judged on the lines around the gap"
+                    % (self.source, _hms(a), _hms(b), (b - a) / 60.0))
+        if self.stats.out_of_order:
+            self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
+                                      % (self.source, self.stats.out_of_order))
+
+    # -- groups
+    def _queue(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        name = kv.get("name")
+        if not name:
+            return False
+        if "max_size_kb" in kv:
+            mx, cur = _num(kv.get("max_size_kb")), _num(kv.get("current_size_kb"))
+        else:
+            mx, cur = _num(kv.get("max_size")), _num(kv.get("current_size"))
+        blocked = kv.get("blocked", "").lower() == "true"
+        if not mx or cur is None:
+            if not blocked:
+                return False
+            fill = 100.0
+        else:
+            fill = cur / mx * 100.0
+        self.ev.queues.append(QueueSample(t, model.canonical_queue(name), _pset(kv), fill, "sample",
+                                          blocked, self._src["queue"]))
+        return True
+
+    def _pipeline(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        cpu = _num(kv.get("cpu_seconds"))
+        if cpu is None or "name" not in kv or "processor" not in kv:
+            return False
+        if t is not None and (not self._times or self._times[-1] != t):
+            if not self._times or t - self._times[-1] >= 1:
+                self._times.append(t)
+        p = ProcessorCpu(t, kv["name"].lower(), kv["processor"].lower(), cpu, DEFAULT_INTERVAL_S, _pset(kv),
+                         _num(kv.get("executes")), _num(kv.get("write_cpu_seconds")),
+                         _num(kv.get("service_cpu_seconds")), self._src["pipeline"])
+        self.ev.processors.append(p)
+        self._cpu.append(p)
+        return True
+
+    def _dutycycle(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        pset = _pset(kv)
+        src = self._src["dutycycle"]
+        if "thread" in kv:
+            ratio = _num(kv.get("ratio"))
+            if ratio is None:
+                return False
+            self.ev.threads.append(ThreadSample(t, pool_name(kv["thread"].lower()), ratio * 100.0, pset, "sample",
+                                                src))
+            return True
+        added = False
+        for k, v in kv.items():
+            if k in _DUTY_SKIP:
+                continue
+            ratio = _num(v)
+            if ratio is None:
+                continue
+            self.ev.threads.append(ThreadSample(t, k.lower(), ratio * 100.0, pset, "sample", src))
+            added = True
+        return added
+
+    def _pipelineset(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        ratio = _num(kv.get("dutycycle_ratio"))
+        if ratio is None:
+            return False
+        pset = _pset(kv)
+        self.ev.pipelinesets.append(PipelineSetLoad(
+            t, pset if pset is not None else 0, (kv.get("busiest_thread_name") or "").lower(), ratio * 100.0,
+            _num(kv.get("share")), _num(kv.get("requests_last_period")), self._src["pipelineset"]))
+        return True
+
+    def _thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        kbps = _num(kv.get("instantaneous_kbps"))
+        if kbps is None or "name" not in kv:
+            return False
+        self.ev.thruput.append(Thruput(t, "thruput", kv["name"], kbps, _num(kv.get("instantaneous_eps")),
+                                       _pset(kv), self._src["thruput"]))
+        return True
+
+    def _per_thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        kbps = _num(kv.get("kbps"))
+        series = kv.get("series")
+        if kbps is None or series is None:
+            return False
+        kind = kv["group"][len("per_"):-len("_thruput")]
+        self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv),
+                                       "%s group=%s" % (self.source, kv["group"]), _num(kv.get("avg_age"))))
+        return True
+
+    def _tcpout(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        kbps = _num(kv.get("_tcp_KBps"))
+        name = kv.get("name", "")
+        group, _, rest = name.partition(":")
+        receiver = "%s:%s" % (kv["destIp"], kv.get("destPort", "")) if kv.get("destIp") else \
+            ":".join(rest.split(":")[:2])
+        if kbps is None or not receiver:
+            return False
+        self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
+        return True
+
+    def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        cpu = _num(kv.get("cpu"))
+        series = kv.get("series")
+        if cpu is None or series is None:
+            return False
+        kind = kv["group"][len("per_"):-len("_regex_cpu")]
+        self.ev.regex_cpu.append(RegexCpu(t, series, cpu, kind, _pset(kv),
+                                          "%s group=%s" % (self.source, kv["group"])))
+        return True
+
+
+_HANDLERS = {
+    "queue": MetricsLogParser._queue,
+    "pipeline": MetricsLogParser._pipeline,
+    "dutycycle": MetricsLogParser._dutycycle,
+    "pipelineset": MetricsLogParser._pipelineset,
+    "thruput": MetricsLogParser._thruput,
+    "tcpout_connections": MetricsLogParser._tcpout,
+}
+
+
+def parse_lines(lines: Iterable[str], evidence: Optional[Evidence] = None, since: Optional[float] = None,
+                until: Optional[float] = None, source: str = SOURCE) -> Evidence:
+    """Convenience: parse an iterable of lines (a file object streams) into an Evidence."""
+    ev = evidence if evidence is not None else Evidence()
+    p = MetricsLogParser(ev, since, until, source)
+    p.feed_all(lines)
+    p.finish()
+    return ev

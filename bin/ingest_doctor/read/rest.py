@@ -1,0 +1,355 @@
+"""splunkd REST bodies (JSON mode) -> entries -> Evidence.
+
+Every scalar splunkd returns may be a JSON number, a string ("2", "13.90"),
+a bool or "0"/"1"/"true"/"false": the `as_*` helpers coerce them and return
+None rather than guessing. One parser per endpoint; endpoints.py says which
+parser reads which path, and `endpoints.apply_rest` adds what one body says to an Evidence.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
+
+from ingest_doctor import model
+from ingest_doctor.evidence import CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample
+
+Body = Union[bytes, str, dict, list]
+
+
+class RestError(ValueError):
+    """A body that is not a splunkd JSON envelope (HTML page, truncated JSON, error messages)."""
+
+
+class Entry(NamedTuple):
+    name: str
+    content: Dict[str, Any]
+
+
+# --------------------------------------------------------------------------- scalars
+
+def as_str(v: Any) -> Optional[str]:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if isinstance(v, (list, dict)):
+        return json.dumps(v)
+    return str(v)
+
+
+def as_float(v: Any) -> Optional[float]:
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        f = float(v)
+    else:
+        try:
+            f = float(str(v).strip().strip('"'))
+        except ValueError:
+            return None
+    return f if math.isfinite(f) else None
+
+
+def as_int(v: Any) -> Optional[int]:
+    f = as_float(v)
+    return int(f) if f is not None else None
+
+
+_TRUE = {"1", "true", "t", "yes", "y", "on"}
+_FALSE = {"0", "false", "f", "no", "n", "off", ""}
+
+
+def as_bool(v: Any) -> Optional[bool]:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, (int, float)):
+        return v != 0
+    low = str(v).strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    return None
+
+
+def get(content: Dict[str, Any], key: str) -> Any:
+    """Exact key first; then a case-insensitive match (splunkd sometimes adds
+    lowercased duplicates such as `enablessl`, so exact wins)."""
+    if key in content:
+        return content[key]
+    low = key.lower()
+    for k, v in content.items():
+        if k.lower() == low:
+            return v
+    return None
+
+
+# --------------------------------------------------------------------------- envelope
+
+def decode(body: Body) -> Any:
+    if isinstance(body, (dict, list)):
+        return body
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    text = body.lstrip("\ufeff").strip()
+    if not text:
+        raise RestError("empty body")
+    if text[0] == "<":
+        raise RestError("not JSON (an HTML or XML page)")
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise RestError("malformed JSON (%s)" % e.msg) from None
+
+
+def entries(body: Body) -> List[Entry]:
+    """The `entry[]` of a splunkd JSON envelope as (name, content) pairs.
+
+    Raises RestError for anything else, with splunkd's own error text when the
+    body is `{"messages": [{"type": "ERROR", ...}]}`.
+    """
+    data = decode(body)
+    if isinstance(data, dict) and isinstance(data.get("entry"), list):
+        out = []
+        for e in data["entry"]:
+            if not isinstance(e, dict):
+                continue
+            name = as_str(e.get("name")) or ""
+            content = e.get("content")
+            out.append(Entry(name, content if isinstance(content, dict) else {}))
+        return out
+    if isinstance(data, dict) and isinstance(data.get("messages"), list) and data["messages"]:
+        texts = ["%s: %s" % (m.get("type", ""), m.get("text", "")) for m in data["messages"] if isinstance(m, dict)]
+        raise RestError("splunkd error (%s)" % "; ".join(texts))
+    raise RestError("not a splunkd envelope (no entry list)")
+
+
+# --------------------------------------------------------------------------- endpoints
+
+def normalise_path(path: str) -> str:
+    """'/servicesNS/nobody/splunk_httpinput/data/inputs/http?output_mode=json' -> 'services/data/inputs/http'."""
+    p = path.split("?", 1)[0].strip("/")
+    if p.endswith(".json"):
+        p = p[:-5]
+    m = re.match(r"^servicesNS/[^/]+/[^/]+/(.*)$", p)
+    if m:
+        p = "services/" + m.group(1)
+    return p
+
+
+def _pct(part: Any, whole: Any) -> Optional[float]:
+    a, b = as_float(part), as_float(whole)
+    if a is None or not b:
+        return None
+    return a / b * 100.0
+
+
+_LOOKBACK_DEFAULT = {1: 60, 2: 600, 3: 900}
+
+
+def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for name, c in ents:
+        queue, pset = model.split_queue_title(name)
+        mx = get(c, "max_size_bytes")
+        fill = _pct(get(c, "current_size_bytes"), mx)
+        if fill is not None:
+            ev.queues.append(QueueSample(time, queue, pset, fill, "sample", False, src))
+        for n in (1, 2, 3):
+            avg = _pct(get(c, "value_cntr%d_size_bytes_lookback" % n), mx)
+            if avg is None:
+                continue
+            secs = as_int(get(c, "cntr_%d_lookback_time" % n)) or _LOOKBACK_DEFAULT[n]
+            window = "%dm" % (secs // 60) if secs % 60 == 0 else "%ds" % secs
+            ev.queues.append(QueueSample(time, queue, pset, avg, window, False, src))
+
+
+def indexer(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for _, c in ents[:1]:
+        status = (as_str(get(c, "status")) or "").strip().lower()
+        reason = (as_str(get(c, "reason")) or "").strip()
+        if reason == ".":
+            reason = ""
+        ev.indexer = IndexerStatus(status or "unknown", reason, as_float(get(c, "average_KBps")), src)
+
+
+def _pipeline_set_of(name: str) -> Optional[int]:
+    m = re.search(r"(\d+)$", name)
+    return int(m.group(1)) if m else None
+
+
+def pipelinesets(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for name, c in ents:
+        pset = _pipeline_set_of(name)
+        ratio = as_float(get(c, "dutycycle_ratio"))
+        if pset is None or ratio is None:
+            continue
+        ev.pipelinesets.append(PipelineSetLoad(
+            time, pset, (as_str(get(c, "busiest_thread_name")) or "").lower(), ratio * 100.0,
+            as_float(get(c, "share")), as_float(get(c, "requests_last_period")), src))
+
+
+def _cpu_sample(ev: Evidence, time: Optional[float], src: str, **values: Any) -> None:
+    """Merge into the sample of the same poll (same time) or start one; keep host_cpu the latest."""
+    sample = None
+    if ev.cpu and ev.cpu[-1].time == time:
+        sample = ev.cpu[-1]
+    if sample is None:
+        sample = CpuSample(time, source=src)
+        ev.cpu.append(sample)
+    for k, v in values.items():
+        if v is not None:
+            setattr(sample, k, v)
+            setattr(ev.host_cpu, k, v)
+    ev.host_cpu.source = src
+
+
+def splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    best = None
+    for _, c in ents:
+        ptype = (as_str(get(c, "process_type")) or "").lower()
+        proc = (as_str(get(c, "process")) or "").lower()
+        args = as_str(get(c, "args")) or ""
+        # Without process_type: `splunkd -p 8089 start` on Linux, `splunkd.exe service` on Windows (UNVERIFIED).
+        is_server = ptype == "splunkd_server" or (proc in ("splunkd", "splunkd.exe") and not ptype and
+                                                  ("-p " in args + " " or args.strip() == "service"))
+        if not is_server:
+            continue
+        pct = as_float(get(c, "pct_cpu"))
+        if pct is not None and (best is None or pct > best):
+            best = pct
+    if best is not None:
+        _cpu_sample(ev, time, src, splunkd_cpu_pct=best)
+
+
+def hostwide(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for _, c in ents[:1]:
+        idle = as_float(get(c, "cpu_idle_pct"))
+        used = None
+        if idle is not None:
+            used = max(0.0, 100.0 - idle)
+        else:
+            u, s = as_float(get(c, "cpu_user_pct")), as_float(get(c, "cpu_system_pct"))
+            if u is not None or s is not None:
+                used = (u or 0.0) + (s or 0.0)
+        cores = as_int(get(c, "virtual_cpu_count")) or as_int(get(c, "cpu_count"))
+        _cpu_sample(ev, time, src, host_cpu_pct=used, cores=cores)
+
+
+def server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for _, c in ents[:1]:
+        host = as_str(get(c, "host")) or as_str(get(c, "serverName"))
+        if host and not ev.host:
+            ev.host = host
+        ev.config.version = as_str(get(c, "version")) or ev.config.version
+        roles = get(c, "server_roles")
+        if isinstance(roles, list):
+            ev.config.roles = [str(r) for r in roles]
+        elif isinstance(roles, dict):
+            ev.config.roles = sorted(roles)
+        cores = as_int(get(c, "numberOfVirtualCores")) or as_int(get(c, "numberOfCores"))
+        if cores and not ev.host_cpu.cores:
+            ev.host_cpu.cores = cores
+
+
+def health(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    def walk(prefix: str, node: Any) -> None:
+        if not isinstance(node, dict):
+            return
+        colour = as_str(node.get("health"))
+        if colour and prefix:
+            ev.health[prefix] = colour
+        for name, child in (node.get("features") or {}).items():
+            walk(prefix + "/" + name if prefix else name, child)
+    for _, c in ents[:1]:
+        walk("", c)
+
+
+def _hec_global(cfg: Any, c: Dict[str, Any]) -> None:
+    cfg.dedicated_io_threads = as_int(get(c, "dedicatedIoThreads"))
+    cfg.max_threads = as_int(get(c, "maxThreads"))
+    cfg.max_sockets = as_int(get(c, "maxSockets"))
+    disabled = as_bool(get(c, "disabled"))
+    cfg.hec_enabled = None if disabled is None else not disabled
+    cfg.hec_port = as_int(get(c, "port"))
+    cfg.hec_ssl = as_bool(c.get("enableSSL", get(c, "enableSSL")))
+
+
+def hec_tokens(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    """services/data/inputs/http: the token list (`http://<name>`). Real servers list tokens only;
+    an `http` entry, when one is there, holds the global settings and is taken too."""
+    for name, c in ents:
+        if name == "http":
+            _hec_global(ev.config, c)
+    ev.config.hec_tokens = sum(1 for name, _ in ents if name.startswith("http://"))
+
+
+def hec_settings(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    """services/data/inputs/http/http: the global [http] settings (entry `http`)."""
+    for name, c in ents:
+        if name == "http":
+            _hec_global(ev.config, c)
+
+
+def macros(ents: List[Entry]) -> Dict[str, str]:
+    """services/configs/conf-macros: the app's `ingest_doctor_*` macros, name -> definition."""
+    return {name: as_str(get(c, "definition")) or "" for name, c in ents if name.startswith("ingest_doctor_")}
+
+
+def server_general(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for name, c in ents:
+        if name == "general":
+            ev.config.parallel_ingestion_pipelines = as_int(get(c, "parallelIngestionPipelines"))
+            ev.config.pipeline_set_selection_policy = as_str(get(c, "pipelineSetSelectionPolicy"))
+
+
+def server_queue(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for name, c in ents:
+        size = as_str(get(c, "maxSize"))
+        if not size:
+            continue
+        if name == "queue":
+            ev.config.queue_max_size["default"] = size
+        elif name.startswith("queue="):
+            ev.config.queue_max_size[name[len("queue="):]] = size
+
+
+def tcpout(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    servers = []
+    for name, c in ents:
+        if name == "tcpout" or name.startswith("tcpout:"):
+            comp = as_bool(get(c, "compressed"))
+            ack = as_bool(get(c, "useACK"))
+            if name == "tcpout" or ev.config.tcpout_compressed is None:
+                ev.config.tcpout_compressed = comp if comp is not None else ev.config.tcpout_compressed
+            if name == "tcpout" or ev.config.tcpout_use_ack is None:
+                ev.config.tcpout_use_ack = ack if ack is not None else ev.config.tcpout_use_ack
+            srv = as_str(get(c, "server"))
+            if srv:
+                servers.append(srv)
+    if servers:
+        ev.config.tcpout_servers = ",".join(servers)
+
+
+PROPS_KEYS = ("SHOULD_LINEMERGE", "LINE_BREAKER", "BREAK_ONLY_BEFORE", "TIME_PREFIX", "TIME_FORMAT",
+              "MAX_TIMESTAMP_LOOKAHEAD", "DATETIME_CONFIG", "TRUNCATE", "CHARSET")
+PROPS_PREFIXES = ("TRANSFORMS-", "SEDCMD-")
+
+
+def props(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    for name, c in ents:
+        kept = {}
+        for k, v in c.items():
+            if k in PROPS_KEYS or k.startswith(PROPS_PREFIXES):
+                s = as_str(v)
+                if s is not None and s != "":
+                    kept[k] = s
+        ev.config.props[name] = kept
+
+
+Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]

@@ -1,0 +1,8 @@
+"""The ports: everything that touches splunkd, splunklib, solnlib or the network, outside the pure core.
+
+splunkd.py        the one splunkd port (HTTP(S), bounded time, keep-alive, auth, TLS policy, retries)
+collector.py      the collector's network side (its Http, HEC TLS context, probe-token reader)
+collector_input.py the modular input (splunklib Script) that runs the collector
+action.py         the action's calls: KV store, search, event submission, macros, webhook
+messages.py       Splunk Web messages through solnlib
+"""

@@ -1,0 +1,244 @@
+"""The alert action's own calls: KV store, search, event submission, macros and the webhook.
+
+They go to splunkd through the one splunkd port (ingest_doctor_ports/splunkd.py: a 10 s bound a call,
+keep-alive, the session key of the payload, the README's TLS policy) with up to ATTEMPTS tries
+and a short backoff for what may pass (503 "KV Store is initializing", 502/504, a refused or
+reset connection, a timeout). What remains is raised as an AlertError with the exit code
+endpoints.py gives the fault: TRANSIENT (retry later), AUTH, BAD_CONFIG, UNEXPECTED.
+This splunkd's configuration (when no ingest_doctor:config event exists) is read by the read
+step over the endpoint table's alert rows.
+
+TLS to splunkd: with a CA bundle (env INGEST_DOCTOR_SPLUNKD_CA) the certificate and host name
+are verified. Without one, the loopback splunkd that runs this script (https://127.0.0.1:8089,
+Splunk's own self-signed certificate) is used unverified, and any other address is verified
+against the system's trusted CAs. Webhooks are always verified (system CAs, or SSL_CERT_FILE).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import ssl
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Callable, Dict, Optional, Sequence, Set
+from urllib.parse import urlsplit
+
+from ingest_doctor.read import endpoints, readstep, rest
+from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
+from ingest_doctor.delivery.store import COLLECTION, kv_query
+from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.delivery.messages import MessagePlan
+from ingest_doctor_ports.messages import MessageError, WebMessages
+from ingest_doctor_ports.splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
+
+APP = "ingest_doctor"
+OWNER = "nobody"
+NS = "/servicesNS/%s/%s/" % (OWNER, APP)
+TIMEOUT_S = 10.0
+ATTEMPTS = 4
+KV_READ_CHUNK = 50
+KV_SAVE_CHUNK = 500
+EVENTS_CHUNK = 100
+CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
+BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
+CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
+
+
+def _quote(value: str) -> str:
+    return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+class SplunkdPort:
+    def __init__(self, server_uri: str, session_key: str, log: Callable[..., None],
+                 ca_file: Optional[str] = None, sleep: Callable[[float], None] = time.sleep):
+        self.log = log
+        self.sleep = sleep
+        try:
+            self.backoff = float(os.environ.get(BACKOFF_ENV, "0.5"))
+        except ValueError:
+            self.backoff = 0.5
+        ca_file = ca_file if ca_file is not None else os.environ.get(CA_ENV) or None
+        if ca_file and not os.path.isfile(ca_file):
+            raise BadConfig("%s=%s: no such CA file" % (CA_ENV, ca_file))
+        self.what = ""
+        self.splunkd = Splunkd(server_uri or "https://127.0.0.1:8089", TIMEOUT_S, "Splunk " + session_key,
+                               ca_file=ca_file, trust_loopback=True, retries=ATTEMPTS - 1, backoff=self.backoff,
+                               sleep=sleep, on_retry=self._retrying)
+        self.host = self.splunkd.host
+        self.tls = self.splunkd.tls
+        # Splunk Web messages: solnlib's BulletinRestClient over this same port (TLS, timeout).
+        self.web = WebMessages(server_uri or "https://127.0.0.1:8089", session_key, self.splunkd.http)
+
+    # ------------------------------------------------------------------ transport
+    def _retrying(self, attempt: int, error: str) -> None:
+        self.log("WARN", "splunkd", msg="call failed, retrying", call=self.what, attempt=attempt, error=error)
+
+    def _call(self, what: str, method: str, path: str, ok: Sequence[int] = (), **kw: Any) -> Fetched:
+        """One call, retried by the port; a fault that remains is an AlertError with endpoints.exit_code."""
+        self.what = what
+        f = self.splunkd.request(method, path, **kw)
+        kind = endpoints.error_kind(f)
+        if kind is None or f.status in ok:
+            return f
+        detail = describe(f)
+        if f.error in RETRY_KINDS or f.status in RETRY_STATUSES:
+            self.log("WARN", "splunkd", msg="call failed", call=what, attempt=ATTEMPTS, error=detail)
+            raise Transient("%s failed %d times, last: %s; nothing after it was written, rerun the alert "
+                            "(or wait for the next run)" % (what, ATTEMPTS, detail))
+        code = endpoints.exit_code(kind)
+        if code == endpoints.exitcodes.AUTH:
+            raise AlertError("splunkd refused %s: %s (the alert's owner needs the capability to read and write "
+                             "the app's KV store and submit events)" % (what, detail), code)
+        if kind == "tls":
+            raise BadConfig("TLS verification of splunkd at %s failed for %s: %s (set %s to the CA that signed "
+                            "splunkd's certificate)" % (self.host, what, f.detail, CA_ENV))
+        raise AlertError("splunkd answered %s to %s" % (detail, what), code)
+
+    def _json(self, what: str, f: Fetched) -> Any:
+        data = json_body(f)
+        if data is None:
+            raise Transient("splunkd answered %s with a body that is not JSON (HTTP %s, %d bytes)"
+                            % (what, f.status, len(f.body)))
+        return data
+
+    # ------------------------------------------------------------------ Port
+    def macros(self) -> Dict[str, str]:
+        """The app's ingest_doctor_* macros (thresholds, events index) in the app's namespace, by the read step."""
+        def fetch(ep: Endpoint) -> Fetched:
+            return self._call("read macros", "GET", NS + ep.path[len("services/"):], params=endpoints.query(ep))
+        reading = readstep.read(fetch, [BY_PATH[MACROS]])
+        if reading.macros is None:
+            raise Transient("splunkd answered read macros with %s" % reading.faults[0].message())
+        return reading.macros
+
+    def latest_configs(self, hosts: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        if not hosts:
+            return {}
+        spl = ("search `ingest_doctor_events_index` sourcetype=\"ingest_doctor:config\" (%s) "
+               "| dedup host | fields host _raw" % " OR ".join("host=%s" % _quote(h) for h in hosts))
+        what = "search latest ingest_doctor:config"
+        data = self._json(what, self._call(what, "POST", NS + "search/jobs", form={
+            "exec_mode": "oneshot", "output_mode": "json", "count": "0", "earliest_time": CONFIG_LOOKBACK,
+            "latest_time": "now", "search": spl}))
+        out: Dict[str, Dict[str, Any]] = {}
+        for r in data.get("results") or []:
+            try:
+                event = json.loads(r.get("_raw") or "")
+            except ValueError:
+                self.log("WARN", "config", msg="ingest_doctor:config event is not JSON", host=r.get("host"))
+                continue
+            cfg = event.get("config") if isinstance(event, dict) else None
+            host = r.get("host") or (event.get("host") if isinstance(event, dict) else None)
+            if host and isinstance(cfg, dict) and host not in out:
+                out[host] = cfg
+        return out
+
+    def _server_names(self) -> Set[str]:
+        if not hasattr(self, "_local_names"):
+            f = self._call("read " + INFO.path, "GET", "/" + INFO.path, params=endpoints.query(INFO))
+            names = set()
+            for e in rest.entries(f.body) if f.status == 200 else []:
+                for k in ("serverName", "host", "host_fqdn"):
+                    v = e.content.get(k)
+                    if v:
+                        names.add(str(v))
+            self._local_names = names
+        return self._local_names
+
+    def local_config(self, host: str, evidence: Evidence) -> bool:
+        """REST fallback: only for the splunkd this action runs on, through the read step."""
+        if host not in self._server_names():
+            return False
+        reading = readstep.read(lambda ep: self._call("read " + ep.path, "GET", "/" + ep.path, ok=(404,),
+                                                      params=endpoints.query(ep)),
+                                ALERT_CONFIG, evidence=evidence)
+        for fault in reading.faults:
+            if fault.kind != "404":
+                self.log("WARN", "config", msg="REST configuration not read", path=fault.path, kind=fault.kind,
+                         error=fault.message())
+        readstep.merge_config(evidence, reading.config)
+        return True
+
+    def kv_read(self, keys: Sequence[str]) -> Dict[str, Dict[str, Any]]:
+        out: Dict[str, Dict[str, Any]] = {}
+        keys = sorted(set(keys))
+        for i in range(0, len(keys), KV_READ_CHUNK):       # the query travels in the URL: keep it short
+            chunk = keys[i:i + KV_READ_CHUNK]
+            f = self._call("read KV store %s" % COLLECTION, "GET", NS + "storage/collections/data/" + COLLECTION,
+                           params={"output_mode": "json", "query": kv_query(chunk)})
+            data = self._json("read KV store", f)
+            if not isinstance(data, list):
+                raise Transient("KV store %s answered with something that is not a list" % COLLECTION)
+            out.update({r["_key"]: r for r in data if isinstance(r, dict) and "_key" in r})
+        return out
+
+    def kv_save(self, records: Sequence[Dict[str, Any]]) -> None:
+        records = list(records)
+        for i in range(0, len(records), KV_SAVE_CHUNK):     # limits.conf [kvstore] max_documents_per_batch_save
+            part = records[i:i + KV_SAVE_CHUNK]
+            self._call("save %d finding(s) to KV store %s" % (len(part), COLLECTION), "POST",
+                       NS + "storage/collections/data/%s/batch_save" % COLLECTION,
+                       headers={"Content-Type": "application/json"}, body=json.dumps(part).encode("utf-8"))
+
+    def webhook(self, url: str, body: bytes) -> None:
+        post_webhook(url, body, self.log, self.sleep, self.backoff)
+
+    # Splunk Web messages: solnlib's BulletinRestClient over this port (same TLS, same timeout).
+    def messages_shown(self) -> Dict[str, str]:
+        try:
+            return self.web.shown()
+        except MessageError as e:
+            raise Transient(str(e)) from None
+
+    def post_messages(self, plan: MessagePlan) -> None:
+        error = self.web.apply(plan)
+        if error:
+            raise Transient(error)
+
+    def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:
+        """One request per EVENTS_CHUNK events: ingest_doctor:finding breaks events on newlines."""
+        for i in range(0, len(bodies), EVENTS_CHUNK):
+            part = bodies[i:i + EVENTS_CHUNK]
+            self._call("write %d ingest_doctor:finding event(s) to index %s" % (len(part), index), "POST",
+                       NS + "receivers/simple", params={"index": index, "sourcetype": "ingest_doctor:finding",
+                                                        "source": "ingest_doctor_flag", "host": host or self.host},
+                       body="\n".join(part).encode("utf-8"))
+
+
+def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callable[[float], None] = time.sleep,
+                 backoff: float = 0.5) -> None:
+    """POST one compact JSON finding; 5xx and network errors are retried, 4xx is the receiver saying no."""
+    ctx = ssl.create_default_context()
+    host = urlsplit(url).hostname
+    last = ""
+    for attempt in range(1, ATTEMPTS + 1):
+        req = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Content-Type": "application/json",
+                                              "User-Agent": "ingest_doctor_flag/0.1"})
+        try:
+            with urllib.request.urlopen(req, timeout=TIMEOUT_S, context=ctx) as resp:  # nosec: https only
+                resp.read()
+                return
+        except urllib.error.HTTPError as e:
+            if e.code < 500 and e.code != 429:
+                raise BadConfig("webhook at %s refused the finding: HTTP %d" % (host, e.code)) from None
+            last = "HTTP %d" % e.code
+        except ssl.SSLCertVerificationError as e:
+            raise BadConfig("TLS verification of the webhook at %s failed: %s" % (host, e.verify_message or e)) \
+                from None
+        except urllib.error.URLError as e:
+            reason = e.reason
+            if isinstance(reason, ssl.SSLCertVerificationError):
+                raise BadConfig("TLS verification of the webhook at %s failed: %s"
+                                % (host, reason.verify_message or reason)) from None
+            last = str(reason)
+        except (OSError, socket.timeout) as e:
+            last = "%s: %s" % (type(e).__name__, e)
+        log("WARN", "webhook", msg="post failed", host=host, attempt=attempt, error=last)
+        if attempt < ATTEMPTS:
+            sleep(backoff * (2 ** (attempt - 1)))
+    raise Transient("webhook at %s failed %d times (last: %s); the findings are in the KV store and the "
+                    "event index already" % (host, ATTEMPTS, last))

@@ -1,0 +1,252 @@
+"""The modular input `ingest_doctor_introspection` on splunklib: its scheme, the poll loop, event
+writing, and a clean stop within 2 s on SIGTERM or when splunkd closes its stdout.
+
+It wires the collector's network side (ingest_doctor_ports/collector.py) and the /proc reader
+to the core (bin/ingest_doctor/collector/poll.py). The script splunkd runs,
+bin/ingest_doctor_introspection.py, only calls `run`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from typing import Any, Dict, Optional
+from xml.sax.saxutils import escape, quoteattr
+
+from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
+
+from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
+from ingest_doctor.collector import gate
+from ingest_doctor import exitcodes
+from ingest_doctor_ports.collector import Http, credential_reader, hec_context
+from ingest_doctor_ports.messages import MessageError, WebMessages
+
+SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
+               "finding": "ingest_doctor:finding"}
+_TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
+          "boolean": Argument.data_type_boolean}
+
+
+class JsonEvent(Event):
+    """splunklib's Event, serialised by string formatting instead of an ElementTree
+    per event: the same XML (a test compares them) at a fraction of the CPU, which
+    matters at ~100 metric events a poll."""
+
+    def write_to(self, stream: Any) -> None:
+        parts = ["<event", "" if self.stanza is None else " stanza=%s" % quoteattr(self.stanza),
+                 ' unbroken="%d">' % int(self.unbroken)]
+        if self.time is not None:
+            parts.append("<time>%s</time>" % escape(str(self.time)))
+        for tag, value in (("source", self.source), ("sourcetype", self.sourceType), ("index", self.index),
+                           ("host", self.host), ("data", self.data)):
+            if value is not None:
+                parts.append("<%s>%s</%s>" % (tag, escape(value), tag))
+        parts.append("<done /></event>" if self.done else "</event>")
+        # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
+        stream.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+
+
+class Stopped(BaseException):
+    """SIGTERM/SIGINT or a closed stdout: leave the loop (not an Exception: no handler swallows it)."""
+
+
+class Lifecycle:
+    """Stop requests. A signal interrupts whatever is blocking (a socket read,
+    the wait between polls) by raising Stopped, except while an event is being
+    written: then the write finishes first, so the XML stream stays well formed."""
+
+    def __init__(self, out: Any):
+        self.stopping = False
+        self.writing = False
+        self._poll = None
+        self._fd: Optional[int] = None
+        fileno = getattr(out, "fileno", None)
+        try:
+            fd = fileno() if fileno else None
+        except (OSError, ValueError):
+            fd = None
+        if fd is not None and hasattr(select, "poll"):
+            self._poll = select.poll()
+            self._poll.register(fd, 0)      # POLLERR/POLLHUP are reported whatever the mask
+            self._fd = fd
+
+    def on_signal(self, signum: int, frame: Any) -> None:
+        self.stopping = True
+        if not self.writing:
+            raise Stopped()
+
+    def discard_output(self) -> None:
+        """splunkd closed our stdout: point the descriptor at /dev/null so the
+        closing writes (</stream>, buffered bytes) succeed silently."""
+        self.stopping = True
+        if self._fd is not None:
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._fd)
+            except OSError:
+                pass
+
+    def output_closed(self) -> bool:
+        if self._poll is None:
+            return False
+        return any(ev & (select.POLLERR | select.POLLHUP | select.POLLNVAL) for _, ev in self._poll.poll(0))
+
+    def check(self) -> None:
+        if self.stopping:
+            raise Stopped()
+        if self.output_closed():
+            self.discard_output()
+            raise Stopped()
+
+    def wait(self, seconds: float) -> None:
+        """Sleep until the next poll, waking at once when stdout closes."""
+        deadline = time.monotonic() + max(0.0, seconds)
+        while True:
+            self.check()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            if self._poll is not None:
+                self._poll.poll(int(min(left, 1.0) * 1000) + 1)
+            else:
+                time.sleep(min(left, 0.5))
+
+
+class CollectorInput(Script):
+    def __init__(self, life: Lifecycle, out: Any = None):
+        super().__init__()
+        self.life = life
+        self.out = out if out is not None else sys.stdout
+        self.exit_code: Optional[int] = None
+
+    def get_scheme(self) -> Scheme:
+        scheme = Scheme("Ingest Doctor introspection")
+        scheme.description = ("Polls this splunkd's REST introspection endpoints (queues, pipeline sets, indexer, "
+                              "resource usage, HEC settings and health) and per-thread CPU, and reports "
+                              "bottlenecks as they happen.")
+        scheme.use_external_validation = True
+        scheme.use_single_instance = False
+        scheme.streaming_mode = Scheme.streaming_mode_xml
+        for p in params_mod.PARAMS:
+            scheme.add_argument(Argument(p.name, title=p.title, description=p.description,
+                                         data_type=_TYPES[p.data_type], required_on_create=False,
+                                         required_on_edit=False))
+        return scheme
+
+    def validate_input(self, definition: Any) -> None:
+        params_mod.parse_params(definition.parameters, os.path.isfile)
+
+    def stream_events(self, inputs: Any, ew: EventWriter) -> None:
+        for name, stanza in inputs.inputs.items():      # use_single_instance = false: one stanza
+            try:
+                self._run(name, stanza, inputs.metadata, ew)
+            except Stopped:
+                pass
+            return
+
+    def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
+        try:
+            params = params_mod.parse_params(stanza, os.path.isfile)
+        except params_mod.ParamError as e:
+            ew.log(EventWriter.ERROR, gate.kv("bad_parameter", input=name, message=str(e)))
+            self.exit_code = exitcodes.BAD_CONFIG
+            return
+        index = stanza.get("index")
+        index = None if index in (None, "", "default") else index
+        indexes = {"metrics": params.metrics_index, "config": index, "finding": index}
+        server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
+        http_call = Http(params.request_timeout, hec_context(params))
+        coll = collector.Collector(params, server_uri, session_key, http_call,
+                                   credential_reader(params, session_key, server_uri),
+                                   meta.get("server_host"), check_stop=self.life.check)
+        web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
+        tracker, pid, pid_source = None, None, "off"
+        if params.thread_cpu:
+            pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
+                                                      os.getppid())
+            tracker = procthreads.ThreadCpu() if pid else None
+        ew.log(EventWriter.INFO, gate.kv(
+            "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
+            hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
+            thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
+        if not params.hec_tls_verify:
+            ew.log(EventWriter.WARN, gate.kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
+        next_at = time.monotonic()
+        try:
+            while True:
+                self.life.check()
+                try:
+                    threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
+                    result = coll.poll(time.time(), threads)
+                except Exception as e:  # a bug must not end the input: log it, poll again next time
+                    result = collector.PollResult(logs=[gate.LogLine("ERROR", gate.kv(
+                        "poll_error", input=name, error=type(e).__name__,
+                        detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
+                self._write(name, result, indexes, ew)
+                if result.messages:
+                    self._post_messages(name, web, result.messages, ew)
+                next_at += params.poll_interval
+                now = time.monotonic()
+                if next_at < now:               # a slow poll: skip the missed slots, never overlap
+                    next_at = now
+                self.life.wait(next_at - now)
+        finally:
+            http_call.close()
+            try:
+                ew.log(EventWriter.INFO, gate.kv("stop", input=name, polls=coll.polls))
+            except (OSError, ValueError):
+                pass
+
+    def _post_messages(self, name: str, web: WebMessages, plan: Any, ew: EventWriter) -> None:
+        try:
+            error = web.apply(plan)
+        except MessageError as e:           # apply() collects per-message errors; this is a safety net
+            error = str(e)
+        if error:
+            ew.log(EventWriter.WARN, gate.kv("web_message", input=name, error=error[:300],
+                                                  action="the finding events are written; set web_messages "
+                                                         "= 0 to stop posting"))
+
+    def _write(self, name: str, result: collector.PollResult, indexes: Dict[str, Optional[str]],
+               ew: EventWriter) -> None:
+        life = self.life
+        life.writing = True
+        try:
+            for line in result.logs:
+                ew.log(line.severity, line.message)
+            for out in result.events:
+                ew.write_event(JsonEvent(data=json.dumps(out.data, separators=(",", ":")), stanza=name,
+                                         time="%.3f" % out.time, index=indexes[out.kind],
+                                         sourcetype=SOURCETYPES[out.kind]))
+            self.out.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            life.discard_output()
+            raise Stopped()
+        finally:
+            life.writing = False
+        life.check()
+
+
+def run(argv, stdin, stdout, stderr) -> int:
+    life = Lifecycle(stdout)
+    script = CollectorInput(life, stdout)
+    streaming = len(argv) == 1
+    if streaming:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, life.on_signal)
+    ew = EventWriter(stdout, stderr)
+    try:
+        rc = script.run_script(argv, ew, getattr(stdin, "buffer", stdin))
+    except Stopped:
+        rc = 0
+    if script.exit_code is not None:
+        return script.exit_code
+    if rc == 0:
+        return exitcodes.OK
+    if len(argv) > 1 and str(argv[1]).lower() == "--validate-arguments":
+        return exitcodes.BAD_CONFIG
+    return exitcodes.BAD_INPUT if streaming else exitcodes.USAGE
+

@@ -1,0 +1,239 @@
+"""The entry scripts' one port to splunkd: HTTP(S) with bounded time, keep-alive, token or
+session-key auth, the README's TLS policy and optional retries.
+
+Every call returns an `endpoints.Fetched` (status and body, or a transport fault kind); nothing
+here raises for a network fault, and nothing here judges: what a fault means for a run
+(exit code, log line) is endpoints.py's, what a body says is the read step's.
+
+TLS policy (one place; each script picks its options):
+- a CA file: the certificate and host name are verified against it;
+- `insecure`: not verified (the CLI's --insecure, the collector's own management port);
+- a loopback address, when `trust_loopback` (the alert action, run by that very splunkd):
+  not verified (Splunk's own self-signed certificate);
+- anything else: verified against the system's trusted CAs.
+"""
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import re
+import socket
+import ssl
+import time
+from typing import Callable, Dict, Mapping, Optional, Tuple
+from urllib.parse import urlencode, urlsplit
+
+from ingest_doctor.read.endpoints import Endpoint, Fetched, error_text, query
+from ingest_doctor.read.readstep import MAX_BODY_BYTES
+
+RETRY_STATUSES = (502, 503, 504)                  # "KV Store is initializing", a proxy between restarts
+RETRY_KINDS = ("timeout", "refused", "reset", "truncated", "error")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def unverified() -> ssl.SSLContext:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def tls_context(host: str, ca_file: Optional[str] = None, insecure: bool = False,
+                trust_loopback: bool = False) -> Tuple[ssl.SSLContext, str]:
+    """(context, how it verifies, in words for a log line)."""
+    if ca_file:
+        return ssl.create_default_context(cafile=ca_file), "verified (CA file)"
+    if insecure:
+        return unverified(), "not verified"
+    if trust_loopback and is_loopback(host):
+        return unverified(), "loopback, not verified"
+    return ssl.create_default_context(), "verified (system CAs)"
+
+
+class TooLarge(Exception):
+    pass
+
+
+class Http:
+    """HTTP(S) calls with a bounded total time per call; keeps a connection open when the server
+    allows it (splunkd does), one per (scheme, host, port, TLS context name)."""
+
+    def __init__(self, timeout: float, contexts: Mapping[str, ssl.SSLContext], max_body: int = MAX_BODY_BYTES):
+        self.timeout = timeout
+        self.max_body = max_body
+        self.contexts = dict(contexts)
+        self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
+
+    def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
+        key = (scheme, netloc, tls)
+        conn = self.conns.get(key)
+        if conn is not None and conn.sock is not None:
+            return conn, True
+        if scheme == "https":
+            conn = http.client.HTTPSConnection(netloc, timeout=self.timeout, context=self.contexts[tls])
+        else:
+            conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
+        self.conns[key] = conn
+        return conn, False
+
+    def __call__(self, method: str, url: str, headers: Dict[str, str], body: Optional[bytes],
+                 tls: str) -> Fetched:
+        start = time.monotonic()
+        parts = urlsplit(url)
+        target = parts.path + ("?" + parts.query if parts.query else "")
+        for attempt in (0, 1):
+            conn, reused = self._conn(parts.scheme, parts.netloc, tls)
+            try:
+                status, data = self._exchange(conn, method, target, headers, body, start + self.timeout)
+                return Fetched(status, data, (time.monotonic() - start) * 1000.0)
+            except TooLarge as e:
+                kind, err = "too_large", e
+            except http.client.IncompleteRead as e:
+                kind, err = "truncated", e
+            except (socket.timeout, TimeoutError) as e:
+                kind, err = "timeout", e
+            except ConnectionRefusedError as e:
+                kind, err = "refused", e
+            except ssl.SSLError as e:
+                kind, err = "tls", e
+            except (ConnectionResetError, BrokenPipeError) as e:    # RemoteDisconnected too
+                kind, err = "reset", e
+            except (OSError, http.client.HTTPException) as e:
+                kind, err = "error", e
+            conn.close()
+            # A kept-alive connection the server closed while idle fails at once: retry it fresh, once.
+            if reused and attempt == 0 and kind in ("reset", "tls", "error"):
+                continue
+            return self._fault(kind, err, start)
+        return self._fault("reset", None, start)
+
+    def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
+                  body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
+        conn.request(method, target, body=body, headers=headers)
+        _remaining(conn, deadline)
+        resp = conn.getresponse()
+        length = resp.getheader("Content-Length")
+        if length and length.isdigit() and int(length) > self.max_body:
+            raise TooLarge("Content-Length %s" % length)
+        chunks = []
+        size = 0
+        while True:
+            _remaining(conn, deadline)
+            chunk = resp.read(65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > self.max_body:
+                raise TooLarge("more than %d bytes" % self.max_body)
+            chunks.append(chunk)
+        if resp.length:                 # the server closed before its Content-Length
+            raise http.client.IncompleteRead(b"".join(chunks), resp.length)
+        if resp.will_close:
+            conn.close()
+        return resp.status, b"".join(chunks)
+
+    @staticmethod
+    def _fault(kind: str, e: Optional[BaseException], start: float) -> Fetched:
+        detail = ("%s: %s" % (type(e).__name__, e))[:200] if e is not None else ""
+        if isinstance(e, ssl.SSLCertVerificationError):
+            # tls.py raises its own name errors (no verify_message): keep their words whole.
+            detail = "CERTIFICATE_VERIFY_FAILED: certificate verify failed: %s" % (
+                getattr(e, "verify_message", None) or e)
+        return Fetched(None, b"", (time.monotonic() - start) * 1000.0, kind, detail)
+
+    def close(self) -> None:
+        for conn in self.conns.values():
+            conn.close()
+
+
+def _remaining(conn: http.client.HTTPConnection, deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise socket.timeout("request took longer than its timeout")
+    if conn.sock is not None:
+        conn.sock.settimeout(left)
+
+
+class Splunkd:
+    """One splunkd at `uri`. `auth` is an Authorization header value ("Splunk <session key>",
+    "Bearer <token>"); `retries` extra attempts, with exponential backoff, for what may pass."""
+
+    def __init__(self, uri: str, timeout: float, auth: Optional[str] = None, ca_file: Optional[str] = None,
+                 insecure: bool = False, trust_loopback: bool = False, retries: int = 0, backoff: float = 0.5,
+                 max_body: int = MAX_BODY_BYTES, sleep: Callable[[float], None] = time.sleep,
+                 on_retry: Callable[[int, str], None] = lambda attempt, error: None):
+        parts = urlsplit(uri)
+        self.base = "%s://%s" % (parts.scheme or "https", parts.netloc)
+        self.host = parts.hostname or "127.0.0.1"
+        ctx, self.tls = tls_context(self.host, ca_file, insecure, trust_loopback)
+        self.http = Http(timeout, {"splunkd": ctx}, max_body)
+        self.auth = auth
+        self.retries, self.backoff, self.sleep, self.on_retry = retries, backoff, sleep, on_retry
+
+    def request(self, method: str, path: str, params: Optional[Mapping[str, str]] = None,
+                form: Optional[Mapping[str, str]] = None, body: Optional[bytes] = None,
+                headers: Optional[Mapping[str, str]] = None) -> Fetched:
+        """`path` from the root ("/services/...", "/servicesNS/..."); `params` go in the query,
+        `form` is sent url-encoded as the body."""
+        url = self.base + path + ("?" + urlencode(params) if params else "")
+        hdrs = dict(headers or {})
+        if self.auth:
+            hdrs["Authorization"] = self.auth
+        if form is not None:
+            body = urlencode(form).encode("utf-8")
+            hdrs["Content-Type"] = "application/x-www-form-urlencoded"
+        attempts = 1 + max(0, self.retries)
+        for attempt in range(1, attempts + 1):
+            f = self.http(method, url, hdrs, body, "splunkd")
+            again = f.error in RETRY_KINDS if f.error else f.status in RETRY_STATUSES
+            if not again or attempt == attempts:
+                return f
+            self.on_retry(attempt, describe(f))
+            self.sleep(self.backoff * (2 ** (attempt - 1)))
+        return f
+
+    def fetch(self, ep: Endpoint) -> Fetched:
+        """The read step's fetch: one endpoint of the table, in JSON mode, every entry."""
+        return self.request("GET", "/" + ep.path, query(ep))
+
+    def login(self, username: str, password: str) -> Fetched:
+        """POST services/auth/login; on success later calls carry the session key."""
+        f = self.request("POST", "/services/auth/login", form={"username": username, "password": password})
+        if f.status == 200:
+            text = f.body.decode("utf-8", "replace")
+            m = re.search(r"<sessionKey>([^<]+)</sessionKey>", text) or re.search(r'"sessionKey"\s*:\s*"([^"]+)"',
+                                                                                  text)
+            if m:
+                self.auth = "Splunk " + m.group(1)
+                return f
+            return Fetched(200, b"", f.elapsed_ms, "error", "no session key in the login answer")
+        return f
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def describe(f: Fetched) -> str:
+    """A fault in a few words for a log line or a note: 'HTTP 503 KV Store is initializing', 'timeout: ...'."""
+    if f.error:
+        return "%s: %s" % (f.error, f.detail) if f.detail else f.error
+    text = error_text(f.body, 300) if f.body else ""
+    return ("HTTP %s %s" % (f.status, text)).strip()
+
+
+def json_body(f: Fetched) -> Optional[object]:
+    """The decoded JSON body, or None when it is not JSON."""
+    try:
+        return json.loads(f.body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+

@@ -1,0 +1,47 @@
+"""What each package ships from the repository's bin/: one list, read by both builds and the tests.
+
+The search-head app runs the CLI, the action and the relay; the add-on runs the collector. Each
+ships its entry scripts, the ports they use and the pure core without the other's wing.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Tuple
+
+APP = "ingest_doctor"
+TA = "TA-ingest_doctor"
+
+# Paths under bin/; a trailing "/" takes the whole folder (less EXCLUDE).
+SHIPS: Dict[str, Tuple[str, ...]] = {
+    APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor/",
+          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py",
+          "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py"),
+    TA: ("ingest_doctor_introspection.py", "ingest_doctor/",
+         "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py",
+         "ingest_doctor_ports/collector.py", "ingest_doctor_ports/collector_input.py",
+         "ingest_doctor_ports/messages.py"),
+}
+EXCLUDE: Dict[str, Tuple[str, ...]] = {
+    APP: ("ingest_doctor/collector/",),
+    TA: ("ingest_doctor/alert/",),
+}
+
+
+def _skip(name: str) -> bool:
+    return name.startswith(".") or name == "__pycache__" or name.endswith((".pyc", ".pyo"))
+
+
+def bin_files(package: str, bin_dir: str) -> List[str]:
+    """The files under `bin_dir` (relative, '/'-separated) that `package` ships, sorted; bin/lib apart."""
+    out: List[str] = []
+    for entry in SHIPS[package]:
+        if not entry.endswith("/"):
+            out.append(entry)
+            continue
+        base = os.path.join(bin_dir, entry)
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if not _skip(d))
+            for f in filenames:
+                if not _skip(f):
+                    out.append(os.path.relpath(os.path.join(dirpath, f), bin_dir).replace(os.sep, "/"))
+    return sorted(f for f in out if not f.startswith(EXCLUDE[package]))
