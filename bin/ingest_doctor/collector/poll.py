@@ -347,7 +347,7 @@ class Collector:
                     action="judging with the default thresholds until the ingest_doctor_* macros can be read")))
             return
         self._good.add(MACROS)
-        th, problems = readstep.thresholds(reading.macros)
+        th, problems = thresholds_mod.from_macros(reading.macros)
         key = (tuple(sorted(th.values.items())), tuple(problems))
         if key == self._macros_key:
             return
