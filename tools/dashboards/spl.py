@@ -9,8 +9,26 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bin"))
 
-from ingest_doctor import model, threadnames  # noqa: E402
+from ingest_doctor import model, threadnames, thresholds  # noqa: E402
 from studio import CRIT, GREY, WARN  # noqa: E402
+
+# The thresholds the views draw and colour by, as generated (an admin tunes the SPL through the
+# macros; the colours are fixed here): the defaults of bin/ingest_doctor/thresholds.py.
+TH = thresholds.defaults()
+BUSY_PCT = thresholds.BUSY_PCT
+# The stages with a queue in front of them, in chain order (parsing ... output).
+CHAIN = tuple(s.name for s in model.STAGES if s.queue)
+# The Pipeline sets view's fill bands (hosts per band of their fullest queue).
+FILL_BANDS = ("1: below {}%".format(BUSY_PCT), "2: {}% to threshold".format(BUSY_PCT), "3: full (>= threshold)")
+# The stages without a processing pipeline (no dutycycle busy share of their own to extrapolate).
+NO_PIPELINE = tuple(s.name for s in model.STAGES if s.pipeline is None)
+# The stages props.conf settings tune (the CPU by processor view shows their evidence).
+PROPS_STAGES = tuple(model.STAGE_BY_NAME[s].name for s in ("typing", "merging", "parsing"))
+
+
+def any_of(field: str, values) -> str:
+    """SPL: `field` equals one of `values` (field==\"a\" OR field==\"b\")."""
+    return " OR ".join("{}==\"{}\"".format(field, v) for v in values)
 
 # Host and pipeline-set scope of every search; the tokens come from the global inputs.
 HOSTS = "host IN ($host$)"

@@ -3,7 +3,7 @@ drilldown links between views, and the chart, single-value and table options.
 """
 from __future__ import annotations
 
-from spl import HOSTS_SEARCH, PSETS_SEARCH
+from spl import BUSY_PCT, HOSTS_SEARCH, PSETS_SEARCH, TH
 from studio import APP, CRIT, OK, THRESHOLD_STYLE, WARN, Dash
 
 
@@ -95,5 +95,6 @@ def table_colors(ranges: dict) -> dict:
     return {"columnFormat": fmt}, ctx
 
 
-def busy_bands():
-    return [(60, OK), (90, WARN), (None, CRIT)]
+def busy_bands(limit: float = TH.thread_busy_pct) -> list:
+    """Green below BUSY_PCT, amber up to the threshold `limit`, red from it."""
+    return [(BUSY_PCT, OK), (limit, WARN), (None, CRIT)]

@@ -1,7 +1,7 @@
 """CPU by processor: where the ingestion CPU goes, on which host and pipeline set."""
 from __future__ import annotations
 
-from spl import FINDINGS_BASE, HOSTS, PSET, empty_message, host_set, top_series
+from spl import BUSY_PCT, FINDINGS_BASE, HOSTS, PROPS_STAGES, PSET, any_of, empty_message, host_set, top_series
 from studio import Dash
 from widgets import busy_bands, line_opts, link, std_inputs, table_colors
 
@@ -62,7 +62,8 @@ def _searches(d: Dash) -> None:
             "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
             "| where processor==\"regexreplacement\"\n"
             "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
-            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
+            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<"
+            + str(BUSY_PCT) + ", "
             "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
             "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict\n"
             "| rename ingest_pipe AS set typing_peak_pct AS \"typing peak %\" regex_share_pct AS \"regex share %\"")
@@ -86,7 +87,8 @@ def _searches(d: Dash) -> None:
              "| " + host_set() + "\n| " + top_series("pct_one_core") + "\n"
              "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
-             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " ("
+             + any_of("bottleneck", PROPS_STAGES).replace("==", "=") + ")\n"
              "| sort severity_rank - last_seen_epoch\n"
              "| table severity host pipeline_set bottleneck summary advice settings detected first_seen\n"
              + empty_message("No open finding about parsing, merging or typing on the selected hosts."))

@@ -5,6 +5,8 @@ from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS
 from studio import ACCENT, APP, CRIT, GREY, WARN, Dash
 from widgets import single, std_inputs
 
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
+
 
 def build() -> Dash:
     d = Dash("ingest_doctor_findings", "Findings",
@@ -37,8 +39,7 @@ def _inputs(d: Dash) -> None:
     d.inputs["input_bottleneck"] = {
         "type": "input.dropdown", "title": "Bottleneck",
         "options": {"items": [{"label": "All", "value": "*"}] + [
-            {"label": b, "value": b} for b in ("hec_input", "parsing", "merging", "typing", "indexing", "output",
-                                               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")],
+            {"label": b, "value": b} for b in model.BOTTLENECKS],
             "token": "bottleneck", "defaultValue": "*"}}
     d.global_inputs += ["input_status", "input_severity", "input_bottleneck"]
 

@@ -3,13 +3,15 @@ first (worst stage per instance), then HEC throughput, batching, errors, latency
 the queues behind it, lag, settings and open findings."""
 from __future__ import annotations
 
-from spl import (DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
+from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
                  one_line, top_series)
 from studio import CRIT, GREY, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
+from ingest_doctor.thresholds import BATCHED_EVENTS_PER_REQUEST as BATCHED  # noqa: E402
+from ingest_doctor.thresholds import CHATTY_EVENTS_PER_REQUEST as CHATTY  # noqa: E402
 
 # One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
 # queue when nothing is full) over the last 15 minutes of the range, the open finding, the
@@ -43,7 +45,8 @@ OVERVIEW = (
     "first(rest_role) AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host\n"
     "| where isnotnull(worst_stage)\n"
     "| eval role=coalesce(rest_role, if(fwd==1, \"forwarder\", \"instance\")).if(hec==1, \" + HEC\", \"\"), "
-    "state=case(score>=1000, \"saturated\", score>=60, \"busy\", true(), \"ok\"), severity_rank=coalesce(severity_rank, 3)\n"
+    "state=case(score>=1000, \"saturated\", score>=" + str(BUSY_PCT) + ", \"busy\", true(), \"ok\"), "
+    "severity_rank=coalesce(severity_rank, 3)\n"
     "| sort 0 - score severity_rank host\n"
     "| eval finding=coalesce(finding, \"none open\"), settings=if(isnull(settings) OR settings==\"\", "
     "if(state==\"saturated\", \"open the stage's view\", \"-\"), settings)\n"
@@ -216,7 +219,7 @@ def _throughput_panels(d: Dash) -> None:
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
         "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
         "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, all HEC hosts"),
-        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below 5 is chatty"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below %d is chatty" % CHATTY),
     }.items():
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
@@ -225,9 +228,10 @@ def _throughput_panels(d: Dash) -> None:
           line_opts("events/s"))
     d.add("viz_hec_mbps", "splunk.line", "MB/s received per host: top 5", "ds_hec_mbps",
           "The 5 hosts receiving most, the rest summed as \"others\".", line_opts("MB/s"))
-    cf, ctx = table_colors({"events/request": [(5, CRIT), (20, WARN), (None, OK)]})
+    cf, ctx = table_colors({"events/request": [(CHATTY, CRIT), (BATCHED, WARN), (None, OK)]})
     d.add("viz_hec_tokens", "splunk.table", "Throughput and batching by host and token", "ds_hec_tokens",
-          "Tokens sending fewer than 5 events per request cost a request per handful of events: batch them in the client.",
+          "Tokens sending fewer than %d events per request cost a request per handful of events: batch them in "
+          "the client." % CHATTY,
           cf, context=ctx)
     d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching",
           "All HEC hosts together, per token.",

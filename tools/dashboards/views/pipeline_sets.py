@@ -1,9 +1,9 @@
 """Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
 from __future__ import annotations
 
-from spl import BLOCKED_ANNOTATIONS, HOSTS, PSET, QUEUE_BASE, host_set, top_series
+from spl import BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set, top_series
 from studio import CRIT, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, std_inputs, table_colors
+from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, std_inputs, table_colors
 
 
 def build() -> Dash:
@@ -44,18 +44,17 @@ def _queue_searches(d: Dash) -> None:
             "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
             "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
-            "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
-            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck "
+            "| stats " + " ".join("values({0}) AS {0}".format(s) for s in CHAIN) + " values(bottleneck_stage) AS bottleneck "
             "max(fullest) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
             "| sort 0 order - fullest host ingest_pipe\n"
-            "| table host ingest_pipe parsing merging typing indexing output bottleneck")
+            "| table host ingest_pipe " + " ".join(CHAIN) + " bottleneck")
     d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
             "| where isnotnull(stage)\n| bin _time span=5m\n"
             "| stats max(fill_pct) AS fill BY _time host\n"
-            "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"3: full (>= threshold)\", fill>=60, \"2: 60% to threshold\", "
-            "true(), \"1: below 60%\")\n"
-            "| timechart span=5m dc(host) BY band")
+            + "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"{2}\", fill>={busy}, \"{1}\", "
+            "true(), \"{0}\")\n".format(*FILL_BANDS, busy=BUSY_PCT)
+            + "| timechart span=5m dc(host) BY band")
 
 
 def _load_searches(d: Dash) -> None:
@@ -88,7 +87,7 @@ def _load_searches(d: Dash) -> None:
              "| " + PSET + "\n"
              "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
              "| eval stage=mvindex(stage, 0)\n"
-             "| where isnotnull(stage) AND stage!=\"hec_input\" AND stage!=\"output\"\n"
+             "| where isnotnull(stage) AND " + " AND ".join("stage!=\"%s\"" % s for s in NO_PIPELINE) + "\n"
              "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
              "| append [| tstats fillnull_value=\"none\" avg(PREFIX(instantaneous_eps=)) AS eps "
              "where `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=index_thruput) " + HOSTS + " "
@@ -112,15 +111,12 @@ def _panels(d: Dash) -> None:
           "blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
           dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
-    bands = [(60, OK), (90, WARN), (None, CRIT)]
-    cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})
+    cf, ctx = table_colors({s: busy_bands(TH.queue_fill_pct) for s in CHAIN})
     cf["columnFormat"]["bottleneck"] = {
         "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
-    ctx["bottleneckColors"] = [{"match": "none", "value": OK}, {"match": "parsing", "value": CRIT},
-                               {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
-                               {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
+    ctx["bottleneckColors"] = [{"match": "none", "value": OK}] + [{"match": s, "value": CRIT} for s in CHAIN]
     d.add("viz_chain", "splunk.table",
-          "Chain parsing -> merging -> typing -> indexing -> output: queue fill % ($agg$) and the bottleneck", "ds_chain",
+          "Chain " + " -> ".join(CHAIN) + ": queue fill % ($agg$) and the bottleneck", "ds_chain",
           "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
           "queue. Click a row for the CPU of its processors.",
           cf, context=ctx,
@@ -129,7 +125,7 @@ def _panels(d: Dash) -> None:
           "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
            "legendTruncation": "ellipsisOff",
-           "seriesColorsByField": {"1: below 60%": OK, "2: 60% to threshold": WARN, "3: full (>= threshold)": CRIT}})
+           "seriesColorsByField": dict(zip(FILL_BANDS, (OK, WARN, CRIT)))})
     d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per host and set: top 5", "ds_psets_time",
           "metrics.log group=pipelineset name=load_metrics dutycycle_ratio, % of one core; the rest as \"others\" (max).",
           line_opts("% of one core", 100))

@@ -1,7 +1,8 @@
 """Thread activity: which splunkd thread is pegged, on which host."""
 from __future__ import annotations
 
-from spl import DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, empty_message, host_set, top_series
+from spl import (BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, TH, empty_message, host_set,
+                 top_series)
 from studio import CRIT, OK, WARN, Dash
 from widgets import busy_bands, line_opts, std_inputs, table_colors
 
@@ -86,8 +87,9 @@ def _panels(d: Dash) -> None:
            "size": "> primary | seriesByName(\"busy_pct\")",
            "bubbleColor": "> primary | seriesByName(\"busy_pct\") | rangeValue(heatColors)",
            "legendDisplay": "off", "bubbleLabelDisplay": "all"},
-          context={"heatColors": [{"to": 60, "value": OK}, {"from": 60, "to": 90, "value": WARN},
-                                  {"from": 90, "value": CRIT}]},
+          context={"heatColors": [{"to": BUSY_PCT, "value": OK},
+                                  {"from": BUSY_PCT, "to": TH.thread_busy_pct, "value": WARN},
+                                  {"from": TH.thread_busy_pct, "value": CRIT}]},
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
               {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
     d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
