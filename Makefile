@@ -93,7 +93,7 @@ deps: bin/lib/.stamp build/ta-lib/.stamp
 # for the pipeline tiers (tools/build_ta.py: ucc-gen from ta/globalConfig.json, plus the
 # collector and the core package from bin/).
 build: deps $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
-	$(TOOLSPY) -B tools/gen_conf.py --check
+	$(TOOLSPY) -B tools/generate.py --check
 	$(TOOLSPY) -B tools/build.py --out $(BUILD)
 	$(TOOLSPY) -B tools/build_ta.py --ucc-python $(UCCPY) --lib bin/lib --ta-lib build/ta-lib --out $(TA_BUILD)
 

@@ -61,7 +61,7 @@ def consumers(defn):
 
 def test_every_view_is_there_and_generated_views_are_current():
     assert sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(VIEWS, "*.xml"))) == sorted(EXPECTED + SETUP)
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "dashboards", "gen_views.py"), "--check"],
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "generate.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 

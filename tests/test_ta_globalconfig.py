@@ -7,7 +7,6 @@ defaults, the token is an encrypted field stored where the collector reads it, a
 handlers ucc-gen generated import from the add-on's bin/lib (Splunk's private `splunk` module
 stubbed: it exists only inside splunkd) and validate as the page will.
 """
-import configparser
 import json
 import os
 import subprocess
@@ -18,6 +17,10 @@ import pytest
 
 from conftest import ROOT, need_ta_build
 from ingest_doctor.collector import params as params_mod
+
+if os.path.join(ROOT, "tools") not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+from confcheck import read_conf  # noqa: E402
 
 GLOBAL_CONFIG = os.path.join(ROOT, "ta", "globalConfig.json")
 SPLUNK_OWN = {"name", "index"}         # entity fields that are Splunk's own input settings
@@ -65,10 +68,7 @@ def test_number_ranges_match_the_parser():
 
 
 def test_built_inputs_conf_defaults_are_the_globalconfig_defaults():
-    cp = configparser.RawConfigParser(strict=False, interpolation=None)
-    cp.optionxform = str
-    cp.read(os.path.join(need_ta_build(), "default", "inputs.conf"), encoding="utf-8")
-    scheme = dict(cp.items(params_mod.SCHEME))
+    scheme = read_conf(os.path.join(need_ta_build(), "default", "inputs.conf"))[params_mod.SCHEME]
     defaults = {p.name: p.default for p in params_mod.PARAMS if p.default is not None}
     assert {k: v for k, v in scheme.items() if k in params_mod.PARAM_NAMES} == defaults
     assert params_mod.parse_params(scheme) == params_mod.Params()

@@ -26,11 +26,11 @@ import gzip
 import io
 import json
 import os
-import re
 import sys
 import time
 
 from bench import BUILD, ROOT, register
+from confcheck import read_conf
 
 INSTANCES = 500
 PSETS = 4
@@ -38,19 +38,6 @@ INDEX_LAG_S = 5.0        # ASSUMED: event written by a forwarder's modular input
 DISPATCH_S = 2.0         # ASSUMED: scheduler dispatch of a 1-minute search, and its run over a tiny sourcetype
 NOW = 1763805600.0
 RELAY = "Ingest Doctor - Findings - Collector findings"
-
-
-def _conf(path):
-    out, stanza = {}, None
-    text = open(path, encoding="utf-8").read().replace("\\\n", " ")
-    for line in text.splitlines():
-        m = re.match(r"^\[(.+)\]\s*$", line)
-        if m:
-            stanza = out.setdefault(m.group(1), {})
-        elif stanza is not None and "=" in line and not line.lstrip().startswith("#"):
-            k, v = line.split("=", 1)
-            stanza[k.strip()] = v.strip()
-    return out
 
 
 def cron_every_s(cron: str) -> float:
@@ -144,7 +131,7 @@ def delivery():
     from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.collector.poll import FINDING_REPEAT_S, PARAMS
     from ingest_doctor.diagnose import diagnose
-    saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
+    saved = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
     # the shipped default poll interval (params.PARAMS, held equal to ta/globalConfig.json)
     poll = float([p.default for p in PARAMS if p.name == "poll_interval"][0])
     relay_every = cron_every_s(saved[RELAY]["cron_schedule"])

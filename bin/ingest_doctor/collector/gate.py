@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor.findings import Finding, Report
+from ingest_doctor.logfmt import kv
 
 FINDING_REPEAT_S = 15 * 60          # re-emit a finding that is still there at most this often
 ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind per minute at most
@@ -16,18 +17,6 @@ ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind p
 class LogLine:
     severity: str       # INFO | WARN | ERROR (splunklib EventWriter severities)
     message: str        # key=value, with a category; never a session key or token
-
-
-def kv(category: str, **fields: Any) -> str:
-    parts = ["category=%s" % category]
-    for k, v in fields.items():
-        if v is None or v == "":
-            continue
-        s = str(v)
-        if any(c in s for c in ' ="'):
-            s = '"%s"' % s.replace('"', "'")
-        parts.append("%s=%s" % (k, s))
-    return " ".join(parts)
 
 
 class ErrorLog:
