@@ -87,6 +87,7 @@ def collector_poll_keepalive():
 
 def _bench(keepalive):
     sys.path.insert(0, os.path.join(ROOT, "bin"))
+    sys.path.append(os.path.join(ROOT, "bin", "lib"))      # splunklib, solnlib: as the entry scripts add them
     tmp = tempfile.mkdtemp(prefix="bench_collector_")
     server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r\n%s" % (ROOT, tmp, keepalive, SERVER)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
