@@ -73,7 +73,10 @@ def test_hidden_single_core_sentence():
     ev = Evidence(host="hf", threads=sustained_thread("typing"), cpu=[CpuSample(None, 5.0, 100.0, 24)])
     ev.host_cpu.cores, ev.host_cpu.splunkd_cpu_pct, ev.host_cpu.host_cpu_pct = 24, 100.0, 5.0
     (f,) = diagnose(ev).findings
+    # the sentence of the README's example (the "4% of 24 cores is one core pegged" trap)
     assert "splunkd uses about 4% of 24 cores, which is one core pegged" in f.summary
+    assert [(e.signal, e.value) for e in f.evidence if e.signal == "splunkd_cpu_pct_of_host"] == \
+        [("splunkd_cpu_pct_of_host", 4.2)]
 
 
 def test_host_cpu_one_timed_spike_is_info_sustained_is_warning():
@@ -160,6 +163,7 @@ def test_tcpout_paused_without_queue_data_is_an_output_finding():
 def test_hec_latency_sustained_is_a_warning_a_single_slow_probe_is_info():
     slow = [HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="event") for i in range(4)]
     r = diagnose(Evidence(host="hf", hec_probes=slow))
-    assert bottlenecks(r) == [("hec_input", "warning")] and "2500 ms" in r.findings[0].summary
+    assert bottlenecks(r) == [("hec_input", "warning")]
+    assert [(e.signal, e.value) for e in r.findings[0].evidence] == [("hec_latency_ms", 2500.0)]
     one = [HecProbe(1000.0 + 10 * i, 200, 17, v) for i, v in enumerate([20.0, 3000.0, 25.0])]
     assert bottlenecks(diagnose(Evidence(host="hf", hec_probes=one))) == [("hec_input", "info")]

@@ -18,8 +18,11 @@ def test_typing_advice_carries_the_regex_share():
 def test_indexing_advice_names_the_headroom():
     ev = Evidence(host="idx", queues=queue("indexQueue", 99.0), cpu=cpu([20, 20, 20, 20]))
     st = run(ev, queue_chain.run, stage_advice.run)
-    assert st.drafts[("indexing", None)].details[-1].text == "Host CPU is 20%: there is headroom for another " \
-                                                            "pipeline set."
+    d = st.drafts[("indexing", None)]
+    assert st.headroom() is True
+    assert [(e.signal, e.value) for e in d.evidence if e.signal == "host_cpu_pct"] == [("host_cpu_pct", 20.0)]
+    assert [(r.conf_file, r.stanza, r.setting, r.current, r.suggested) for r in d.recommendations if r.setting] == \
+        [("server.conf", "general", "parallelIngestionPipelines", None, "2")]
 
 
 def test_info_drafts_get_no_advice():
@@ -32,7 +35,11 @@ def test_hec_advice_says_more_threads_barely_help_when_already_raised():
     ev = Evidence(host="hf", threads=thread(model.HEC_THREAD), config=Config(dedicated_io_threads=8))
     ev.host_cpu.cores = 16
     st = run(ev, thread_saturation.run, stage_advice.run)
-    assert "already 8" in st.drafts[("hec_input", None)].details[-1].text
+    d = st.drafts[("hec_input", None)]
+    # first the scale-out advice (no setting), then the threads only as far as the cores go
+    assert [(r.setting, r.current, r.suggested) for r in d.recommendations] == \
+        [(None, None, None), ("dedicatedIoThreads", "8", "16")]
+    assert d.pegged and len(d.details) == 1
 
 
 def test_not_judged_names_every_missing_source_once():

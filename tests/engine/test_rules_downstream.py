@@ -22,7 +22,10 @@ def test_log_symptoms_tcpout_paused_without_queue_data_is_an_output_warning():
 def test_log_symptoms_closed_ports_join_the_chain_finding():
     ev = Evidence(host="idx", queues=queue("indexQueue", 99.0), log_signals=paused("tcpin_stopped", 2))
     st = run(ev, queue_chain.run, log_symptoms.run)
-    assert "closed its receiving ports 2 times" in st.drafts[("indexing", None)].details[-1].text
+    d = st.drafts[("indexing", None)]
+    assert [(e.signal, e.value, e.unit) for e in d.evidence if e.signal == "tcpin_stopped_messages"] == \
+        [("tcpin_stopped_messages", 2, "lines")]
+    assert len(d.details) == 1
 
 
 def test_indexer_throttled_absorbs_indexing_and_keeps_only_hec_symptom_details():
@@ -54,7 +57,8 @@ def test_imbalance_needs_a_saturated_set_beside_an_idle_one():
     ev = Evidence(host="hf", pipelinesets=loads)
     st = run(ev, queue_chain.run, thread_saturation.run, imbalance.run)
     d = st.drafts[(model.PIPELINE_SET_IMBALANCE, None)]
-    assert d.severity == "warning" and "set 1" in d.headline
+    assert (d.severity, d.component) == ("warning", "pipelineSetSelectionPolicy")
+    assert [(e.signal, e.value, e.source) for e in d.evidence] == [("pipeline_set_busy_pct", 5.0, "m ingest_pipe=1")]
     st = run(ev, imbalance.run)         # nothing saturated yet: no imbalance
     assert st.drafts == {}
 
@@ -63,7 +67,11 @@ def test_hidden_saturation_needs_a_pegged_finding_and_a_quiet_host():
     ev = Evidence(host="hf", threads=thread("typing"), cpu=[CpuSample(None, 5.0, 100.0, 24)])
     ev.host_cpu.cores, ev.host_cpu.splunkd_cpu_pct = 24, 100.0
     st = run(ev, thread_saturation.run, hidden_saturation.run)
-    assert "one core pegged" in st.drafts[("typing", None)].hidden
+    d = st.drafts[("typing", None)]
+    # 100% of one core on a 24-core host: 4.2% of the host, one core's worth
+    (share,) = [e for e in d.evidence if e.signal == "splunkd_cpu_pct_of_host"]
+    assert (share.value, round(share.value * 24 / 100.0)) == (4.2, 1) and d.hidden
     ev.host_cpu.splunkd_cpu_pct = 2000.0
     st = run(ev, thread_saturation.run, hidden_saturation.run)
-    assert st.drafts[("typing", None)].hidden == ""
+    d = st.drafts[("typing", None)]
+    assert d.hidden == "" and not [e for e in d.evidence if e.signal == "splunkd_cpu_pct_of_host"]

@@ -2,6 +2,7 @@
 from ingest_doctor.read import metricslog
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
+from ingest_doctor.engine import advice, rules
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.engine.rules import file_monitor, queue_chain, stage_advice, thread_saturation
 from fakes.rules import queue, run, thread
@@ -23,10 +24,10 @@ def test_pegged_tail_is_the_file_monitor_input_with_its_own_advice():
     report = diagnose(tail_pegged())
     (f,) = report.findings
     assert (f.bottleneck, f.severity, f.component) == (model.HEC_INPUT, "warning", "tail")
-    assert "file monitor input (tailing)" in f.summary
-    assert "HEC" not in f.summary
-    assert not any(r.setting == "dedicatedIoThreads" for r in f.recommendations)
-    assert any("ignoreOlderThan" in r.action for r in f.recommendations)
+    d = run(tail_pegged(), *rules.RULES).drafts[(model.HEC_INPUT, None)]
+    assert (d.inputs, d.hec) == ([model.FILE_MONITOR], False)      # the file monitor input, not HEC
+    assert "HEC" not in f.summary                                   # and the admin is not told HEC
+    assert f.recommendations == advice.file_monitor(tail_pegged())  # its own advice only, no HEC threads
     assert not any("services/data/inputs/http" in n for n in report.not_judged)
     assert not any("tail" in n and "not part of the ingestion pipeline" in n for n in report.not_judged)
 
@@ -40,7 +41,10 @@ def test_tail_busy_behind_full_queues_waits_on_them():
     ev.queues = queue("indexQueue", 99.0)
     st = run(ev, queue_chain.run, thread_saturation.run, file_monitor.run)
     assert (model.HEC_INPUT, None) not in st.drafts
-    assert "file monitor input (tailing) thread is busy too" in st.drafts[("indexing", None)].details[-1].text
+    d = st.drafts[("indexing", None)]
+    assert [(e.signal, e.value, e.source) for e in d.evidence if e.signal == "thread_busy_pct"] == \
+        [("thread_busy_pct", 99.0, "logs/metrics.log group=dutycycle thread=%s" % model.FILE_MONITOR.thread)]
+    assert [x.about for x in d.details] == [""]                   # said once; not a HEC symptom
 
 
 def test_tail_and_hec_pegged_together_give_both_advices_in_one_input_finding():
@@ -50,9 +54,12 @@ def test_tail_and_hec_pegged_together_give_both_advices_in_one_input_finding():
     st = run(ev, queue_chain.run, thread_saturation.run, file_monitor.run, stage_advice.run)
     d = st.drafts[(model.HEC_INPUT, None)]
     assert d.hec and d.inputs == [model.FILE_MONITOR]
-    assert any(r.setting == "dedicatedIoThreads" for r in d.recommendations)
-    assert any("ignoreOlderThan" in r.action for r in d.recommendations)
-    assert "file monitor input (tailing)" in d.summary()
+    assert [(r.setting, r.current, r.suggested) for r in d.recommendations if r.setting] == \
+        [("dedicatedIoThreads", "2", "4")]
+    assert all(r in d.recommendations for r in advice.file_monitor(ev))
+    assert [e.source.rsplit("thread=", 1)[1] for e in d.evidence if e.signal == "thread_busy_pct"] == \
+        [model.HEC_THREAD, model.FILE_MONITOR.thread]
+    assert len(d.thread_details) == 1                               # the tail thread's sentence beside HEC's
 
 
 def test_proc_httpinputserver_is_not_counted_as_the_hec_data_thread():

@@ -1,6 +1,7 @@
 """queue_chain: the stage draining the last full queue, per pipeline set."""
 from ingest_doctor.evidence import Evidence, QueueSample
 from ingest_doctor.engine.rules import queue_chain
+from ingest_doctor.engine.series import OK, SUSTAINED
 from fakes.rules import T0, queue, run
 
 
@@ -11,8 +12,14 @@ def test_last_full_queue_names_the_stage_and_fills_the_chain():
     assert st.chain == {None: "typing"}
     d = st.drafts[("typing", None)]
     assert (d.severity, d.component, d.tentative) == ("warning", "typingQueue", False)
-    assert "parsingQueue, aggQueue behind it back up" in d.headline
-    assert [x.text for x in d.details] == ["indexQueue after it is only 10% full."]
+    assert sorted((q.queue, q.level) for q in st.queues) == [("aggQueue", SUSTAINED), ("indexQueue", OK),
+                                                             ("parsingQueue", SUSTAINED), ("typingQueue", SUSTAINED)]
+    # the full queues in chain order (the two behind it, then its own), then the one after it
+    assert [(e.signal, e.value, e.source.rsplit("name=", 1)[1]) for e in d.evidence] == [
+        ("queue_fill_pct", 99.0, "parsingqueue"), ("queue_fill_pct", 98.0, "aggqueue"),
+        ("queue_fill_pct", 97.0, "typingqueue"), ("queue_fill_pct", 10.0, "indexqueue")]
+    assert len(d.details) == 1
+    assert "parsingQueue, aggQueue behind it back up" in d.headline     # the README's example sentence
 
 
 def test_blocked_queue_is_critical_and_each_pipeline_set_has_its_own_chain():
