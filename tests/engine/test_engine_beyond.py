@@ -2,8 +2,10 @@
 import os
 
 from ingest_doctor.diagnose import diagnose
+from ingest_doctor.engine.rules import near_miss
 from ingest_doctor.read.snapshot import load_snapshot
 from ingest_doctor.engine.textreport import render
+from ingest_doctor.thresholds import defaults
 
 from fakes.paths import SCENARIOS as SCEN
 
@@ -57,8 +59,10 @@ def test_late_data_with_busy_but_unsaturated_stages_says_the_evidence_cannot_dec
         if t.thread == "typing":
             t.busy_pct = 70.0
     [f] = diagnose(ev).findings
-    assert f.severity == "info" and "cannot tell whether the delay is in Splunk or in the sender" in f.summary
-    assert "would decide" in f.summary and not f.recommendations
+    assert (f.bottleneck, f.severity, f.component) == ("hec_input", "info", "sender") and not f.recommendations
+    assert (signal(f, "data_age_s").value, signal(f, "thread_busy_pct_max").value) == (420.0, 70.0)
+    # the verdict and what would decide it are said, in no field (README: "the finding says what would decide it")
+    assert "cannot tell whether the delay is in Splunk or in the sender" in f.summary and "would decide" in f.summary
 
 
 def test_late_data_without_queues_or_threads_is_named_not_judged():
@@ -120,6 +124,9 @@ def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
     r = report("indexing_no_headroom")
     for f in r.findings:
         assert "parallelIngestionPipelines" not in settings(f)
+        assert signal(f, "host_cpu_pct").value == 96.0
+    assert [(f.bottleneck, f.severity) for f in r.findings] == [("indexing", "warning"), ("host_cpu", "warning")]
+    # the advice gives the number in its words (a recommendation without a setting)
     actions = " ".join(rc.action for f in r.findings for rc in f.recommendations)
     assert "The host has no CPU headroom (host CPU 96%): more pipeline sets will not help. Scale out" in actions
 
@@ -134,11 +141,13 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
     [f] = warn(r)
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "compressed" not in settings(f)
-    assert "10.0.0.12:9997 refused or timed out 12 times (down or not listening)" in f.summary
-    assert "10.0.0.11:9997 connected but taking 0 KB/s (blocked: its own queues are full)" in f.summary
+    # each receiver by what it did: one refused or timed out (down), one connected taking nothing (blocked)
+    assert [(e.signal, e.value, e.source.rsplit(" ", 1)[1]) for e in f.evidence if e.signal.startswith("tcpout_")
+            and e.signal != "tcpout_paused_messages"] == [("tcpout_connect_failures", 12, "10.0.0.12:9997"),
+                                                          ("tcpout_kbps", 0.0, "10.0.0.11:9997")]
+    assert settings(f) == [None, None]
     actions = " ".join(rc.action for rc in f.recommendations)
     assert "Check 10.0.0.12:9997" in actions and "Diagnose 10.0.0.11:9997" in actions
-    assert signal(f, "tcpout_connect_failures").value == 12
 
 
 def test_output_bound_by_the_network_advises_compression_first():
@@ -146,13 +155,15 @@ def test_output_bound_by_the_network_advises_compression_first():
     [f] = warn(r)
     assert f.recommendations[0].setting == "compressed"
     assert (f.recommendations[0].current, f.recommendations[0].suggested) == ("false", "true")
-    assert "The network holds it back, not the receivers" in f.summary and "94 Mbit/s" in f.summary
-    assert signal(f, "tcpout_kbps_total").value == 11800.0
+    # the network, not the receivers: all taking data together at a flat ceiling, no connection errors
+    assert signal(f, "tcpout_kbps_total").value == signal(f, "tcpout_kbps_peak").value == 11800.0   # 94 Mbit/s
+    assert not [e for e in f.evidence if e.signal in ("tcpout_connect_failures", "tcpout_kbps")]
 
 
 def test_output_blocked_without_per_receiver_data_says_what_would_decide():
     [f] = warn(report("output_blocked"))
-    assert "cannot be told" in f.summary and "group=tcpout_connections" in f.summary
+    assert not [e for e in f.evidence if e.signal.startswith("tcpout_") and e.signal != "tcpout_paused_messages"]
+    assert "cannot be told" in f.summary and "group=tcpout_connections" in f.summary      # what would decide
 
 
 def test_tcpout_lines_are_parsed_by_key():
@@ -173,11 +184,14 @@ def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_nu
     r = report("flapping")
     assert r.healthy
     [f] = r.findings
-    assert (f.bottleneck, f.severity) == ("typing", "info")
-    assert "typingQueue reached 97% full in 3 of 25 samples but never stayed full" in f.summary
-    assert "just under the 90% threshold" in f.summary
-    assert signal(f, "queue_full_samples").value == 3
-    assert 85 < signal(f, "thread_busy_pct").value < 90
+    assert (f.bottleneck, f.severity, f.component) == ("typing", "info", "typingQueue")
+    # full in 3 of 25 samples (97%), never sustained
+    full = signal(f, "queue_full_samples")
+    assert (full.value, full.window, round(signal(f, "queue_fill_pct").value)) == (3, "25 samples", 97)
+    # the thread just under the configured threshold, with its numbers
+    thr = defaults().thread_busy_pct
+    assert 85 < signal(f, "thread_busy_pct").value < thr == 90
+    assert thr - near_miss.NEAR_PCT <= signal(f, "thread_busy_pct").value
     assert not f.recommendations
 
 
@@ -194,8 +208,11 @@ def test_windows_single_set_instance_still_localises():
     r = diagnose(ev)
     [f] = warn(r)
     assert (f.bottleneck, f.pipeline_set, f.component) == ("merging", None, "merging")
-    # Host CPU from user + system (no cpu_idle_pct), splunkd.exe read without process_type.
-    assert "splunkd uses about 15% of 8 cores, which is one core pegged" in f.summary
+    # Host CPU from user + system (no cpu_idle_pct), splunkd.exe read without process_type: about 15% of
+    # 8 cores, one core's worth.
+    share = signal(f, "splunkd_cpu_pct_of_host")
+    assert (round(share.value), round(share.value * 8 / 100.0)) == (15, 1)
+    assert share.source == "rest services/server/status/resource-usage/splunk-processes"
     assert [rc.suggested for rc in f.recommendations if rc.setting == "parallelIngestionPipelines"] == ["2"]
 
 
@@ -223,8 +240,9 @@ def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares(
     assert r.healthy
     [f] = r.findings
     assert (f.bottleneck, f.severity) == ("pipeline_set_imbalance", "info")
-    assert f.summary.startswith("Pipeline set 0 carries 80% of the throughput of 3 sets (a fair share is 33%)")
-    assert signal(f, "pipeline_set_load_share_pct").value == 80.0
+    share = signal(f, "pipeline_set_load_share_pct")
+    assert (share.value, share.source.rsplit(" ", 1)[1]) == (80.0, "ingest_pipe=0")
+    assert "of 3 sets (a fair share is 33%)" in f.summary        # the number of sets is in no field
     assert [rc.suggested for rc in f.recommendations if rc.setting == "pipelineSetSelectionPolicy"] == \
         ["weighted_random"]
 
@@ -238,8 +256,10 @@ def test_two_bottlenecks_in_two_sets_are_two_findings_each_with_its_own_set_and_
     assert [(f.bottleneck, f.pipeline_set) for f in warn(r)] == [("typing", 0), ("indexing", 1)]
     typing, indexing = warn(r)
     assert typing.component == "typingQueue" or typing.component == "typing"
-    assert "Pipeline set 0: typingQueue is full" in typing.summary
-    assert "Pipeline set 1: indexQueue is full" in indexing.summary
+    # each full queue of its own set (splunkd's title with the set's number)
+    assert [e.value for e in typing.evidence if e.source.endswith(" typingQueue.0")] == [97.0]
+    assert [e.value for e in indexing.evidence if e.source.endswith(" indexQueue.1")] == [98.0]
+    assert all(e.source.endswith(".1") for e in indexing.evidence if e.signal == "queue_fill_pct")
     assert all("queues/typingQueue.1" not in e.source and "typingQueue.1" not in e.source for e in typing.evidence)
 
 
