@@ -47,7 +47,7 @@ class FindingGate:
     Only warning and critical (an `info` finding is a transient spike by the
     engine's own rule). A finding is emitted when it is new, when its severity
     changed, and again every `repeat_s` while it lasts, so the findings store's
-    "resolve when not seen" (resolve_after_min, 60 min) never closes a live one.
+    "resolve when not seen" (resolve_after_min) never closes a live one.
     A finding that disappears is forgotten after `repeat_s`, so a flapping one
     is not re-emitted on every flap.
     """
