@@ -121,16 +121,9 @@ def finish(built: str, src: str, libs: List[str]) -> None:
 
 
 def swap(built: str, out: str) -> None:
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, ".%s.tmp%d" % (os.path.basename(out), os.getpid()))
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = manifest.staging(out)
     shutil.move(built, tmp)
-    old = tmp + ".old"
-    if os.path.exists(out):
-        os.rename(out, old)
-    os.rename(tmp, out)
-    shutil.rmtree(old, ignore_errors=True)
+    manifest.land(tmp, out)
 
 
 def main(argv=None) -> int:

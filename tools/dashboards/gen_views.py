@@ -10,6 +10,7 @@ them with every other generated file (`--check`, run by the tests).
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -17,11 +18,27 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spl import ROOT  # noqa: E402
 from spl_macros import MACROS_CONF, macros_conf  # noqa: E402
+from studio import Dash  # noqa: E402
 from views import cpu_by_processor, findings, hec_performance, pipeline_sets, thread_activity  # noqa: E402
+from widgets import std_inputs  # noqa: E402
 
 VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
-DASHBOARDS = (hec_performance.build, thread_activity.build, pipeline_sets.build, cpu_by_processor.build,
-              findings.build)
+
+
+def build_view(view) -> Dash:
+    """One view from its module: NAME, LABEL, DESCRIPTION, the standard inputs (the pipeline-set input
+    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, then its LAYOUT."""
+    d = Dash(view.NAME, view.LABEL, view.DESCRIPTION)
+    std_inputs(d, pset=getattr(view, "PSET", True))
+    for part in view.PARTS:
+        part(d)
+    for row in view.LAYOUT:
+        d.row(*row)
+    return d
+
+
+DASHBOARDS = tuple(functools.partial(build_view, v)
+                   for v in (hec_performance, thread_activity, pipeline_sets, cpu_by_processor, findings))
 
 
 def build() -> dict:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from spl import BUSY_PCT, FINDINGS_BASE, HOSTS, PROPS_STAGES, PSET, any_of, empty_message, host_set, top_series
 from studio import Dash
-from widgets import busy_bands, line_opts, link, std_inputs, table_colors
+from widgets import busy_bands, line_opts, link, table_colors
 
 CPU_BASE = (
     "| tstats fillnull_value=\"none\" max(PREFIX(cpu_seconds=)) AS cpu_seconds max(PREFIX(executes=)) AS executes "
@@ -16,21 +16,14 @@ CPU_BASE = (
 )
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_cpu_by_processor", "CPU by processor",
-             "Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
-             "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
-             "indexer CPU, and what to change in props.conf.")
-    std_inputs(d)
-    _searches(d)
-    _panels(d)
-
-    d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
-    d.row(360, ("viz_cpu_table", 3), ("viz_regex_share", 2))
-    d.row(300, "viz_regex_st", "viz_indexer_cpu")
-    d.row(220, "viz_cpu_unreliable")
-    d.row(260, "viz_props_findings")
-    return d
+NAME, LABEL = "ingest_doctor_cpu_by_processor", "CPU by processor"
+DESCRIPTION = ("Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
+               "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
+               "indexer CPU, and what to change in props.conf.")
+# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
+LAYOUT = ((340, ("viz_cpu_time", 3), ("viz_props_advice", 2)),
+          (360, ("viz_cpu_table", 3), ("viz_regex_share", 2)), (300, "viz_regex_st", "viz_indexer_cpu"),
+          (220, "viz_cpu_unreliable"), (260, "viz_props_findings"))
 
 
 def _searches(d: Dash) -> None:
@@ -127,3 +120,6 @@ def _panels(d: Dash) -> None:
                "what you do not need, anchor regexes, avoid leading `.*`, move field extractions to search time.\n\n"
                "**Indexing (indexer) busy?** Raw write is disk bound; index service is tsidx work. With free cores, "
                "`parallelIngestionPipelines = 2` in server.conf; without, scale the indexers out.")
+
+
+PARTS = (_searches, _panels)   # build_view (gen_views.py) runs these in order

@@ -6,8 +6,9 @@ from __future__ import annotations
 from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
                  one_line, top_series)
-from studio import CRIT, GREY, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors
+from studio import CRIT, OK, WARN, Dash
+from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
+                     table_colors)
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 from ingest_doctor.thresholds import BATCHED_EVENTS_PER_REQUEST as BATCHED  # noqa: E402
@@ -82,29 +83,17 @@ HEC_SETTINGS = (
 )
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_hec_performance", "HEC performance",
-             "Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
-             "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
-             "settings and open findings.")
-    std_inputs(d)
-    _throughput_searches(d)
-    _error_searches(d)
-    _thread_and_queue_searches(d)
-    _throughput_panels(d)
-    _diagnosis_panels(d)
-
-    d.row(400, "viz_overview")
-    d.row(150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
-    d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
-    d.row(320, "viz_hec_thread", "viz_hec_queues")
-    d.row(300, "viz_hec_eps", "viz_hec_mbps")
-    d.row(300, "viz_hec_latency", "viz_hec_lag")
-    d.row(300, "viz_hec_health", "viz_hec_batching")
-    d.row(300, "viz_hec_tokens")
-    d.row(280, "viz_hec_settings")
-    d.row(380, "viz_open_findings")
-    return d
+NAME, LABEL = "ingest_doctor_hec_performance", "HEC performance"
+DESCRIPTION = ("Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
+               "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
+               "settings and open findings.")
+# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
+LAYOUT = ((400, "viz_overview"),
+          (150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3)),
+          (320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3)),
+          (320, "viz_hec_thread", "viz_hec_queues"), (300, "viz_hec_eps", "viz_hec_mbps"),
+          (300, "viz_hec_latency", "viz_hec_lag"), (300, "viz_hec_health", "viz_hec_batching"),
+          (300, "viz_hec_tokens"), (280, "viz_hec_settings"), (380, "viz_open_findings"))
 
 
 def _throughput_searches(d: Dash) -> None:
@@ -268,13 +257,16 @@ def _diagnosis_panels(d: Dash) -> None:
           "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+          {"columnFormat": {"severity": severity_column(),
                             "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
-          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                                 {"match": "info", "value": GREY}]},
+          context=severity_colors(),
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",
                "The **overview** names each instance's worst stage. HEC at 100% of one core "
                "(`httpinputserverdatathread`): raise `dedicatedIoThreads` in `inputs.conf [http]`, then scale out. "
                "Full queues behind HEC (reply=9 *Server is busy*): a later stage is the bottleneck, see *Pipeline "
                "sets*. *Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts.")
+
+
+# build_view (gen_views.py) runs these in order
+PARTS = (_throughput_searches, _error_searches, _thread_and_queue_searches, _throughput_panels, _diagnosis_panels)

@@ -3,31 +3,16 @@ from __future__ import annotations
 
 from spl import BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set, top_series
 from studio import CRIT, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, std_inputs, table_colors
+from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_pipeline_sets", "Pipeline sets",
-             "Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
-             "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
-             "busiest thread per set.")
-    std_inputs(d)
-    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
-                             "options": {"items": [{"label": "Maximum", "value": "max"},
-                                                   {"label": "90th percentile", "value": "perc90"},
-                                                   {"label": "Median", "value": "median"}],
-                                         "token": "agg", "defaultValue": "max"}}
-    d.global_inputs.append("input_agg")
-    _queue_searches(d)
-    _load_searches(d)
-    _panels(d)
-
-    d.row(360, ("viz_fill_time", 3), ("viz_chain_help", 1))
-    d.row(330, "viz_chain")
-    d.row(300, "viz_bands", "viz_psets_time")
-    d.row(260, "viz_psets_table")
-    d.row(300, "viz_headroom")
-    return d
+NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
+DESCRIPTION = ("Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
+               "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
+               "busiest thread per set.")
+# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
+LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, "viz_chain"),
+          (300, "viz_bands", "viz_psets_time"), (260, "viz_psets_table"), (300, "viz_headroom"))
 
 
 def _queue_searches(d: Dash) -> None:
@@ -143,3 +128,16 @@ def _panels(d: Dash) -> None:
                "- **merging/parsing**: line merging and timestamp settings in props.conf.\n"
                "- **indexing**: disk or `parallelIngestionPipelines` (server.conf) when cores are free.\n"
                "- **output**: the indexers or the network; `compressed = true` in outputs.conf.")
+
+
+def _agg_input(d: Dash) -> None:
+    """The statistic the fill chart and the chain table use (a global input)."""
+    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
+                             "options": {"items": [{"label": "Maximum", "value": "max"},
+                                                   {"label": "90th percentile", "value": "perc90"},
+                                                   {"label": "Median", "value": "median"}],
+                                         "token": "agg", "defaultValue": "max"}}
+    d.global_inputs.append("input_agg")
+
+
+PARTS = (_agg_input, _queue_searches, _load_searches, _panels)   # build_view (gen_views.py) runs these in order

@@ -4,24 +4,19 @@ from __future__ import annotations
 from spl import (BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, TH, empty_message, host_set,
                  top_series)
 from studio import CRIT, OK, WARN, Dash
-from widgets import busy_bands, line_opts, std_inputs, table_colors
+from widgets import busy_bands, line_opts, table_colors
+
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_thread_activity", "Thread activity",
-             "Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
-             "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
-             "host x thread heat map of the latest value.")
-    std_inputs(d)
-    d.tokens.update({"thread": "httpinputserverdatathread", "drill_host": "*"})
-    _searches(d)
-    _panels(d)
-
-    d.row(340, ("viz_threads_time", 3), ("viz_trap_text", 2))
-    d.row(300, ("viz_threads_over", 3), ("viz_cpu_trap", 2))
-    d.row(420, "viz_threads_heat")
-    d.row(300, "viz_thread_drill")
-    return d
+NAME, LABEL = "ingest_doctor_thread_activity", "Thread activity"
+DESCRIPTION = ("Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
+               "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
+               "host x thread heat map of the latest value.")
+# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
+LAYOUT = ((340, ("viz_threads_time", 3), ("viz_trap_text", 2)),
+          (300, ("viz_threads_over", 3), ("viz_cpu_trap", 2)), (420, "viz_threads_heat"),
+          (300, "viz_thread_drill"))
 
 
 def _searches(d: Dash) -> None:
@@ -71,6 +66,7 @@ def _searches(d: Dash) -> None:
 
 def _panels(d: Dash) -> None:
     """The charts, the table of threads over the threshold, the heat map, the trap."""
+    d.tokens.update({"thread": model.HEC_THREAD, "drill_host": "*"})   # the drilldown's, until a click
     d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
           "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
           "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
@@ -106,3 +102,6 @@ def _panels(d: Dash) -> None:
                "host's total says. Fix the stage (HEC: `dedicatedIoThreads`; typing: regex cost; indexing: "
                "`parallelIngestionPipelines` when the cores are free) instead of adding cores.\n\n"
                "*Collector rows empty?* Enable the `ingest_doctor_introspection` input for per-thread CPU from /proc.")
+
+
+PARTS = (_searches, _panels)   # build_view (gen_views.py) runs these in order
