@@ -14,6 +14,7 @@ Usage: package.py BUILD_DIR OUT.tgz
 """
 from __future__ import annotations
 
+import argparse
 import gzip
 import io
 import json
@@ -138,11 +139,11 @@ def tar_bytes(tree: str) -> bytes:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    tree, target = argv
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help="the built package folder")
+    ap.add_argument("target", help="the .tgz to write")
+    args = ap.parse_args(argv)
+    tree, target = args.tree, args.target
     found = problems(tree)
     if found:
         for p in found:

@@ -27,7 +27,8 @@ VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
 
 def build_view(view) -> Dash:
     """One view from its module: NAME, LABEL, DESCRIPTION, the standard inputs (the pipeline-set input
-    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, then its LAYOUT."""
+    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, then its LAYOUT: the
+    grid top to bottom, a row as (height in px, panel or (panel, width weight), ...)."""
     d = Dash(view.NAME, view.LABEL, view.DESCRIPTION)
     std_inputs(d, pset=getattr(view, "PSET", True))
     for part in view.PARTS:

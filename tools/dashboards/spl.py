@@ -50,6 +50,13 @@ def top_series(value: str, n: int = TOP_N) -> str:
     return "`ingest_doctor_top_series({},{})`".format(value, n)
 
 
+def top_chart(value: str, agg: str = "max", span: str = "1m", threshold: str = "") -> str:
+    """The tail of every time chart (after `series` is set): the worst series, one timechart column
+    each, and the threshold macro `ingest_doctor_<threshold>` as the dashed line where there is one."""
+    chart = top_series(value) + "\n| timechart span={} {}({}) BY series limit=0 useother=false".format(span, agg, value)
+    return chart + ("\n| eval threshold=`ingest_doctor_{}`".format(threshold) if threshold else "")
+
+
 HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
 PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) "
                 "by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe | sort ingest_pipe | table ingest_pipe")

@@ -1,7 +1,8 @@
 """CPU by processor: where the ingestion CPU goes, on which host and pipeline set."""
 from __future__ import annotations
 
-from spl import BUSY_PCT, FINDINGS_BASE, HOSTS, PROPS_STAGES, PSET, any_of, empty_message, host_set, top_series
+from spl import (BUSY_PCT, FINDINGS_BASE, HOSTS, PROPS_STAGES, PSET, any_of, empty_message, host_set,
+                 top_chart)
 from studio import Dash
 from widgets import busy_bands, line_opts, link, table_colors
 
@@ -20,7 +21,6 @@ NAME, LABEL = "ingest_doctor_cpu_by_processor", "CPU by processor"
 DESCRIPTION = ("Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
                "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
                "indexer CPU, and what to change in props.conf.")
-# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
 LAYOUT = ((340, ("viz_cpu_time", 3), ("viz_props_advice", 2)),
           (360, ("viz_cpu_table", 3), ("viz_regex_share", 2)), (300, "viz_regex_st", "viz_indexer_cpu"),
           (220, "viz_cpu_unreliable"), (260, "viz_props_findings"))
@@ -31,9 +31,8 @@ def _searches(d: Dash) -> None:
     d.search("ds_cpu", "Plausible CPU per processor per minute (tstats over metrics.log group=pipeline)", CPU_BASE)
     d.chain("ds_cpu_time", "% of one core per host, set and processor (top 5)", "ds_cpu",
             "| where isnotnull(pct_one_core)\n"
-            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| " + top_series("pct_one_core") + "\n"
-            "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| "
+            + top_chart("pct_one_core", threshold="thread_busy_pct"))
     d.chain("ds_cpu_table", "Top processors", "ds_cpu",
             "| where isnotnull(pct_one_core)\n"
             "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe stage pipeline processor\n"
@@ -77,8 +76,7 @@ def _searches(d: Dash) -> None:
              "by host PREFIX(ingest_pipe=) _time span=1m\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
              "| eval pct_one_core=round((write_cpu+service_cpu)/60*100, 1)\n"
-             "| " + host_set() + "\n| " + top_series("pct_one_core") + "\n"
-             "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+             "| " + host_set() + "\n| " + top_chart("pct_one_core"))
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " ("
              + any_of("bottleneck", PROPS_STAGES).replace("==", "=") + ")\n"

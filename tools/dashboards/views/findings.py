@@ -12,7 +12,6 @@ NAME, LABEL = "ingest_doctor_findings", "Findings"
 DESCRIPTION = ("What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
                "Open and resolved, from the KV store ingest_doctor_findings.")
 PSET = False                  # no pipeline-set input: findings name their set
-# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
 LAYOUT = ((110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts",
            ("viz_findings_help", 2)),
           (480, "viz_findings_table"), (260, "viz_findings_by"))

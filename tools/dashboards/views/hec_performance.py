@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
-                 one_line, top_series)
+                 one_line, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
                      table_colors)
@@ -87,7 +87,6 @@ NAME, LABEL = "ingest_doctor_hec_performance", "HEC performance"
 DESCRIPTION = ("Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
                "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
                "settings and open findings.")
-# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
 LAYOUT = ((400, "viz_overview"),
           (150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3)),
           (320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3)),
@@ -110,8 +109,7 @@ def _throughput_searches(d: Dash) -> None:
                                      ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
         d.chain(ds_id, name + " per host (top 5)", "ds_hec",
                 "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
-                "| " + top_series(field) + "\n"
-                "| timechart span=1m sum(" + field + ") BY series limit=0 useother=false")
+                "| " + top_chart(field, "sum"))
     d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
             "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
@@ -132,8 +130,7 @@ def _error_searches(d: Dash) -> None:
     d.search("ds_hec_errors", "HEC rejections in splunkd.log (HttpInputDataHandler reply=)", HEC_ERRORS_BASE)
     d.chain("ds_hec_errors_time", "HEC errors per host and reply code (top 5)", "ds_hec_errors",
             "| eval series=host.\" \".reply_label\n| bin _time span=5m\n| stats count AS errors BY _time series\n"
-            "| " + top_series("errors") + "\n"
-            "| timechart span=5m sum(errors) BY series limit=0 useother=false")
+            "| " + top_chart("errors", "sum", span="5m"))
     d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
             "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
             "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\"), tokens=mvjoin(tokens, \", \")\n"
@@ -143,9 +140,7 @@ def _error_searches(d: Dash) -> None:
     d.search("ds_hec_latency", "HEC request latency p95 per host (collector probe, mstats)",
              "| mstats perc95(_value) AS p95 WHERE `ingest_doctor_metrics_index` "
              "metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " BY host span=1m\n"
-             "| eval series=host\n| " + top_series("p95") + "\n"
-             "| timechart span=1m max(p95) BY series limit=0 useother=false\n"
-             "| eval threshold=`ingest_doctor_hec_latency_ms`")
+             "| eval series=host\n| " + top_chart("p95", threshold="hec_latency_ms"))
     d.search("ds_hec_health", "HEC health probes (collector, mstats)",
              "| mstats count(_value) AS probes avg(_value) AS avg_rtt_ms max(_value) AS max_rtt_ms "
              "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.health_rtt_ms\" " + HOSTS + " BY host code\n"
@@ -164,22 +159,18 @@ def _thread_and_queue_searches(d: Dash) -> None:
     d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
             "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
             "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
-            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL) + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL)
+            + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
              findings_annotations("bottleneck=\"hec_input\""))
     d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the HEC hosts (tstats over metrics.log)",
              QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
                                 "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
-             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
-             "| timechart span=1m max(fill_pct) BY series limit=0 useother=false\n"
-             "| eval threshold=`ingest_doctor_queue_fill_pct`")
+             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", threshold="queue_fill_pct"))
     d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time, 1 in 100 events sampled)",
              "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n| bin _time span=5m\n"
              "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
-             "| eval series=splunk_server\n| " + top_series("p95") + "\n"
-             "| timechart span=5m max(p95) BY series limit=0 useother=false",
+             "| eval series=splunk_server\n| " + top_chart("p95", span="5m"),
              earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
     d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
              HEC_SETTINGS)

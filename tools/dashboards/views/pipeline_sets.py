@@ -1,7 +1,8 @@
 """Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
 from __future__ import annotations
 
-from spl import BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set, top_series
+from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set,
+                 top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors
 
@@ -10,7 +11,6 @@ NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
 DESCRIPTION = ("Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
                "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
                "busiest thread per set.")
-# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
 LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, "viz_chain"),
           (300, "viz_bands", "viz_psets_time"), (260, "viz_psets_table"), (300, "viz_headroom"))
 
@@ -20,9 +20,7 @@ def _queue_searches(d: Dash) -> None:
     d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
     d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
     d.chain("ds_fill_time", "Fullest queue per host and pipeline set (top 5)", "ds_queues",
-            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
-            "| timechart span=1m $agg$(fill_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_queue_fill_pct`")
+            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", "$agg$", threshold="queue_fill_pct"))
     d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
             "| where isnotnull(stage)\n"
             "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
@@ -53,9 +51,7 @@ def _load_searches(d: Dash) -> None:
              "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
              "| fields _time host ingest_pipe busiest_thread busy_pct share_pct")
     d.chain("ds_psets_time", "Busiest thread busy % per host and pipeline set (top 5)", "ds_psets_load",
-            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.chain("ds_psets_table", "Busiest thread and share per pipeline set", "ds_psets_load",
             "| stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread\n"
             "| sort 0 host ingest_pipe - max_busy_pct\n| dedup host ingest_pipe\n"

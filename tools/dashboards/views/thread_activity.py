@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from spl import (BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, TH, empty_message, host_set,
-                 top_series)
+                 top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import busy_bands, line_opts, table_colors
 
@@ -13,7 +13,6 @@ NAME, LABEL = "ingest_doctor_thread_activity", "Thread activity"
 DESCRIPTION = ("Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
                "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
                "host x thread heat map of the latest value.")
-# The grid, top to bottom: (height in px, panel or (panel, width weight), ...) per row.
 LAYOUT = ((340, ("viz_threads_time", 3), ("viz_trap_text", 2)),
           (300, ("viz_threads_over", 3), ("viz_cpu_trap", 2)), (420, "viz_threads_heat"),
           (300, "viz_thread_drill"))
@@ -25,9 +24,7 @@ def _searches(d: Dash) -> None:
              DUTYCYCLE_BASE)
     d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
             "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
-            + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
             "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
             "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples "
@@ -46,9 +43,7 @@ def _searches(d: Dash) -> None:
             "| table thread host busy_pct")
     d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
             "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
-            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
              "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
              "(metric_name=\"ingest_doctor.splunkd.cpu_pct\" OR metric_name=\"ingest_doctor.host.cores\") " + HOSTS
