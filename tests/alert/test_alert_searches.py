@@ -32,13 +32,14 @@ from ingest_doctor import thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
 import splcheck
+from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
 from fakes.searches import ALERTS, RELAY, SAVED, final_columns, split_top
 
 FIX = os.path.join(FIXTURES, "alerts")
 
-MACROS = splcheck._conf(os.path.join(ROOT, "default", "macros.conf"))
-TRANSFORMS = splcheck._conf(os.path.join(ROOT, "default", "transforms.conf"))
+MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
+TRANSFORMS = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
 EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
 
 
@@ -414,7 +415,7 @@ def test_resolve_search_keeps_keys_and_uses_the_macro():
 
 
 def test_collection_lookup_and_store_agree():
-    coll = splcheck._conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
+    coll = read_conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
     declared = {k[len("field."):] for k in coll if k.startswith("field.")}
     assert declared == set(alert_store.FIELDS)
     assert lookup_fields("ingest_doctor_findings") == {"_key"} | set(alert_store.FIELDS)
@@ -435,7 +436,7 @@ def test_reply_code_lookup_covers_every_code():
 
 
 def test_alert_action_conf_and_spec_agree():
-    conf = splcheck._conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
+    conf = read_conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
     assert conf["is_custom"] == "1" and conf["payload_format"] == "json"
     assert conf["python.version"] == "python3" and conf["python.required"] == "3.13"
     params = {k for k in conf if k.startswith("param.")}

@@ -10,8 +10,9 @@ from fakes.paths import ROOT, TOOLS
 if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 import splcheck  # noqa: E402
+from confcheck import read_conf  # noqa: E402
 
-SAVED = {k: v for k, v in splcheck._conf(os.path.join(ROOT, "default", "savedsearches.conf")).items()
+SAVED = {k: v for k, v in read_conf(os.path.join(ROOT, "default", "savedsearches.conf")).items()
          if k != "default"}
 FLAGGING = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag") == "1"}
 # The relay of the collectors' findings triggers the action too, but detects nothing itself.
