@@ -60,7 +60,7 @@ def _load_searches(d: Dash) -> None:
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
     # Headroom: a stage busy B% of one core while its set carries E events/s pegs at about E x 100 / B
-    # (bin/ingest_doctor/rules/headroom.py computes the same for the CLI and the findings).
+    # (bin/ingest_doctor/engine/rules/headroom.py computes the same for the CLI and the findings).
     d.search("ds_headroom", "Headroom per host, pipeline set and stage (dutycycle busy share and group=thruput "
              "events/s)",
              "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
