@@ -20,6 +20,9 @@ from test_alert_fakes import KVStore, Splunkd, write_results
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bin", "ingest_doctor_flag.py")
 NOW = 1763805600.0
+# The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
+# tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
+LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 
 HF_CONFIG = {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 2, "max_threads": 0,
              "max_sockets": 0, "hec_enabled": True, "hec_port": 8088, "hec_ssl": True, "hec_tokens": 3,
@@ -145,7 +148,7 @@ def test_resolved_finding_reopens(splunkd, tls, tmp_path):
 def test_min_severity_and_index_and_webhook(splunkd, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row(), queue_row()])
     p = run_action(payload(splunkd.fake, res, min_severity="critical", index="ingest_doctor_findings",
-                           webhook_url=splunkd.fake.url + "/hook"), tls)
+                           webhook_url=splunkd.fake.url + "/hook"), tls, LOOPBACK_HOOK)
     assert p.returncode == exitcodes.OK, p.stderr
     assert list(splunkd.kv.records) == ["idx-01~2Ftyping~2F1"]      # the warning stayed below the floor
     assert [e["index"] for e in splunkd.events] == ["ingest_doctor_findings"]
@@ -399,7 +402,7 @@ def test_webhook_down_is_transient_after_the_store_is_written(splunkd, tls, tmp_
     from fakesplunkd import fault
     splunkd.fake.route("POST", "/hook", fault("503"))
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])
-    p = run_action(payload(splunkd.fake, res, webhook_url=splunkd.fake.url + "/hook"), tls)
+    p = run_action(payload(splunkd.fake, res, webhook_url=splunkd.fake.url + "/hook"), tls, LOOPBACK_HOOK)
     _bad(p, exitcodes.TRANSIENT, "webhook")
     assert list(splunkd.kv.records) == ["hf-01~2Fhec_input~2F-"] and len(splunkd.events) == 1
 
