@@ -187,39 +187,49 @@ class Notifier:
                           min_severity=s.min_severity, pending=len(self.box.entries))
 
     def _run(self) -> None:
-        while True:
-            self._refresh()
-            with self.cond:
-                if self.stopping:
-                    return
-                now = self.clock()
-                for e in self.box.expire(now):
-                    self._log("WARN", "webhook", msg="notification expired unsent", id=e.finding_id,
-                              event=e.event, attempts=e.attempts, error=e.last_error)
-                on = self.settings is not None and self.settings.on
-                entry = self.box.head(now) if on else None
-                if entry is None:
-                    wait = self.box.wait_s(now) if on else None
-                    self.cond.wait(min(wait, SETTINGS_S) if wait is not None else SETTINGS_S)
-                    continue
-                s, header = self.settings, self.header
-                assert s is not None and s.url
-                payload = json.dumps(entry.body, separators=(",", ":")).encode("utf-8")
-            headers = webhook.auth_headers(header)
-            headers["Idempotency-Key"] = quote(entry.key, safe=":/-_.~")
-            attempt = self.post(s.url, payload, s.allow, headers, self.timeout)
-            with self.cond:
-                out = self.box.answered(entry, attempt.verdict(), self.clock(), self.backoff,
-                                       max(self.backoff * 30, self.backoff))
-                self._save()
-                if out.kind == "sent":
-                    self._log("INFO", "webhook", msg="sent", id=entry.finding_id, event=entry.event,
-                              attempts=entry.attempts + 1, notification_id=entry.key)
-                elif out.kind == "retry":
-                    self._log("WARN", "webhook", msg="post failed, will retry", id=entry.finding_id,
-                              event=entry.event, attempt=entry.attempts, error=out.reason[:200],
-                              retry_in_s=round(out.wait_s, 1))
-                else:
-                    self._log("ERROR", "webhook", msg="notification dropped: the receiver refused it",
-                              id=entry.finding_id, event=entry.event, error=out.reason[:300],
-                              action="fix the webhook URL or receiver on Configuration > Webhook")
+        while not self.stopping:
+            try:
+                self._step()
+            except Exception as e:     # a bug must not end notifying: say so, go on after a pause
+                with self.cond:
+                    self._log("ERROR", "webhook", msg="notifier error", error=type(e).__name__,
+                              detail=str(e)[:200])
+                    self.cond.wait(SETTINGS_S)
+
+    def _step(self) -> None:
+        """One turn: refresh the settings when due, then wait for the head or attempt it."""
+        self._refresh()
+        with self.cond:
+            if self.stopping:
+                return
+            now = self.clock()
+            for e in self.box.expire(now):
+                self._log("WARN", "webhook", msg="notification expired unsent", id=e.finding_id,
+                          event=e.event, attempts=e.attempts, error=e.last_error)
+            on = self.settings is not None and self.settings.on
+            entry = self.box.head(now) if on else None
+            if entry is None:
+                wait = self.box.wait_s(now) if on else None
+                self.cond.wait(min(wait, SETTINGS_S) if wait is not None else SETTINGS_S)
+                return
+            s, header = self.settings, self.header
+            assert s is not None and s.url
+            payload = json.dumps(entry.body, separators=(",", ":")).encode("utf-8")
+        headers = webhook.auth_headers(header)
+        headers["Idempotency-Key"] = quote(entry.key, safe=":/-_.~")
+        attempt = self.post(s.url, payload, s.allow, headers, self.timeout)
+        with self.cond:
+            out = self.box.answered(entry, attempt.verdict(), self.clock(), self.backoff,
+                                   max(self.backoff * 30, self.backoff))
+            self._save()
+            if out.kind == "sent":
+                self._log("INFO", "webhook", msg="sent", id=entry.finding_id, event=entry.event,
+                          attempts=entry.attempts + 1, notification_id=entry.key)
+            elif out.kind == "retry":
+                self._log("WARN", "webhook", msg="post failed, will retry", id=entry.finding_id,
+                          event=entry.event, attempt=entry.attempts, error=out.reason[:200],
+                          retry_in_s=round(out.wait_s, 1))
+            else:
+                self._log("ERROR", "webhook", msg="notification dropped: the receiver refused it",
+                          id=entry.finding_id, event=entry.event, error=out.reason[:300],
+                          action="fix the webhook URL or receiver on Configuration > Webhook")

@@ -207,7 +207,12 @@ def parse_settings(content: Dict[str, Any]) -> Settings:
     """The [webhook] stanza's content; raises outbound.Refused (a ValueError) naming the bad field."""
     url = str(content.get("url") or "").strip() or None
     if url is not None:
-        outbound.check_target(outbound.parse_url(url), outbound.parse_allow(str(content.get("allow_targets") or "")))
+        target = outbound.parse_url(url)
+        allow_list = outbound.parse_allow(str(content.get("allow_targets") or ""))
+        outbound.check_target(target, allow_list)
+        literal = outbound.address_of(target.host)
+        if literal is not None:                 # a name is checked by the port, on every address it resolves to
+            outbound.check_address(target, literal, allow_list)
     sev = str(content.get("min_severity") or "warning").strip().lower()
     if sev not in MIN_SEVERITIES:
         raise outbound.Refused("min_severity must be one of %s, not %r" % (", ".join(MIN_SEVERITIES), sev))
