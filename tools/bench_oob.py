@@ -42,11 +42,10 @@ def _stats(xs):
 def webhook_latency():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.insert(0, os.path.join(ROOT, "tests"))
-    sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "modinput"))
-    import fake_instance as fi
-    from collectorproc import SCRIPT, CollectorProc, serve_webhook_settings
-    from fakesplunkd import FakeSplunkd, Messages, make_tls
-    from hookreceiver import HookReceiver
+    from fakes import instance as fi
+    from fakes.collectorproc import SCRIPT, CollectorProc, serve_webhook_settings
+    from fakes.splunkd import FakeSplunkd, Messages, make_tls
+    from fakes.hookreceiver import HookReceiver
     if not os.path.isfile(SCRIPT):
         raise SystemExit("build/TA-ingest_doctor is missing: run `make build`")
     tls = make_tls(tempfile.mkdtemp(prefix="oob_bench_"))
@@ -109,9 +108,9 @@ PHASES = 10
 def relay_lag():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from fakesplunkd import FakeSplunkd, make_tls
-    from relaysim import RELAY, Event, Relay, previous_relay
-    from test_alert_fakes import Splunkd, write_results
+    from fakes.splunkd import FakeSplunkd, make_tls
+    from fakes.relaysim import RELAY, Event, Relay, previous_relay
+    from fakes.kvstore import Splunkd, write_results
     from ingest_doctor.findings import Finding
     shipped, before = Relay.shipped(), previous_relay()
     t0 = 1763805600.0
