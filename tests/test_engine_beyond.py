@@ -135,7 +135,7 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
     [f] = warn(r)
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "compressed" not in settings(f)
-    assert "10.0.0.12:9997 refused or timed out 12 times (down or not listening)" in f.summary
+    assert "10.0.0.12:9997 timed out 12 times (down or unreachable)" in f.summary
     assert "10.0.0.11:9997 connected but taking 0 KB/s (blocked: its own queues are full)" in f.summary
     actions = " ".join(rc.action for rc in f.recommendations)
     assert "Check 10.0.0.12:9997" in actions and "Diagnose 10.0.0.11:9997" in actions

@@ -79,7 +79,9 @@ def test_hec_thread_pegged_with_io_threads_already_raised():
     f = only(run("hec_pegged_io_raised"), "hec_input")
     first = f["recommendations"][0]
     assert first["setting"] is None and "load balancer" in first["action"]
-    assert rec(f, "dedicatedIoThreads")["current"] == "8"
+    # Issue 18: at the host's physical cores (8), scaling out is the only advice: no dedicatedIoThreads change.
+    assert "dedicatedIoThreads is 8" in first["action"] and "8 physical cores" in first["action"]
+    assert not [x for x in f["recommendations"] if x["setting"] == "dedicatedIoThreads"]
     assert "already" in f["summary"]
 
 

@@ -52,36 +52,52 @@ def _timestamp_width(fmt: str) -> Optional[int]:
 
 # --------------------------------------------------------------------------- HEC
 
-def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) -> Tuple[List[Recommendation], bool]:
-    """(recommendations, already_raised)."""
+def _scale_out_hec(why: str) -> Recommendation:
+    return Recommendation(
+        "%s: more I/O threads on this instance cannot add capacity. Scale the HEC tier out: put more HEC "
+        "receivers (heavy forwarders or indexers) behind a load balancer and spread the clients over them; this "
+        "is not a setting." % why)
+
+
+def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool, physical: Optional[int] = None,
+              pegged: bool = False, busy_pct: Optional[float] = None) -> Tuple[List[Recommendation], bool]:
+    """(recommendations, scale_out). dedicatedIoThreads is judged against the physical cores (the logical
+    count when the physical one was not read): below them, raise it to them, exactly, first; at or above
+    them, or raised already while the HEC thread stays pegged, the only advice is to scale out."""
     cfg = ev.config
     cur = cfg.dedicated_io_threads
-    raised = cur is not None and cur > HEC_DEFAULT_IO_THREADS
+    limit = physical or cores
+    kind = "physical" if physical else "logical"
     recs: List[Recommendation] = []
-    if raised:
-        recs.append(Recommendation(
-            "dedicatedIoThreads is already raised to %d and the HEC thread stays pegged: scale the HEC tier out "
-            "behind a load balancer (more heavy forwarders or indexers receiving HEC); this is not a setting." % cur))
-        if cores and cur < cores:
-            recs.append(Recommendation("Raise the HEC I/O threads further, up to the number of cores.",
-                                       "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(cores)))
+    scale_out = False
+    busy = "" if busy_pct is None else " at %.0f%% of one core" % busy_pct
+    if cur is not None and limit and cur >= limit:
+        scale_out = True
+        recs.append(_scale_out_hec("dedicatedIoThreads is %d, already at or above the host's %d %s cores"
+                                   % (cur, limit, kind)))
+    elif cur is not None and cur > HEC_DEFAULT_IO_THREADS and pegged:
+        scale_out = True
+        recs.append(_scale_out_hec(
+            "dedicatedIoThreads is already raised to %d (default %d%s) and the HEC thread stays pegged%s"
+            % (cur, HEC_DEFAULT_IO_THREADS, "; the host has %d %s cores" % (limit, kind) if limit else "", busy)))
     elif cur is None:
         # Unknown is not the default: an admin may already run 16, so no number (it could be lower).
         recs.append(Recommendation(
             "Check dedicatedIoThreads in the [http] stanza of inputs.conf (%s): while it is below the number of "
-            "cores%s, raise it towards that and restart splunkd; if it is already there and the HEC thread stays "
+            "%s cores%s, raise it to that and restart splunkd; if it is already there and the HEC thread stays "
             "pegged, scale the HEC tier out behind a load balancer (more heavy forwarders or indexers receiving "
-            "HEC)." % (UNKNOWN, " (%d)" % cores if cores else ""),
+            "HEC)." % (UNKNOWN, kind, " (%d)" % limit if limit else ""),
             "inputs.conf", "http", "dedicatedIoThreads", None, None))
-    else:
-        if cores:
-            suggested = str(max(cur + 1, min(cores, max(4, cur * 4))))
-        else:
-            suggested = str(max(4, cur * 2))
+    elif limit:
         recs.append(Recommendation(
-            "Raise the HEC I/O threads towards the number of cores%s, then restart splunkd."
-            % (" (%d)" % cores if cores else ""),
-            "inputs.conf", "http", "dedicatedIoThreads", str(cur), suggested))
+            "Raise the HEC I/O threads from %d to the host's %d %s cores, then restart splunkd; if the HEC thread "
+            "stays pegged after that, scale out behind a load balancer instead of raising it further."
+            % (cur, limit, kind), "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(limit)))
+    else:
+        recs.append(Recommendation(
+            "Raise the HEC I/O threads towards the number of physical cores (the core count was not read, so no "
+            "value is suggested), then restart splunkd.", "inputs.conf", "http", "dedicatedIoThreads", str(cur),
+            None))
     if listener_overwhelmed:
         for setting, cur_v in (("maxThreads", cfg.max_threads), ("maxSockets", cfg.max_sockets)):
             recs.append(Recommendation(
@@ -89,7 +105,7 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) ->
                 "process limits) and raise the process ulimits to match%s." % (setting, "" if cur_v is not None
                                                                                else "; " + UNKNOWN),
                 "inputs.conf", "http", setting, _s(cur_v), None))
-    return recs, raised
+    return recs, scale_out
 
 
 # --------------------------------------------------------------------------- props.conf

@@ -103,6 +103,8 @@ def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
             ev.host = part.host
         if part.host_cpu.cores and not ev.host_cpu.cores:
             ev.host_cpu.cores = part.host_cpu.cores
+        if part.host_cpu.physical_cores and not ev.host_cpu.physical_cores:
+            ev.host_cpu.physical_cores = part.host_cpu.physical_cores
         for s in part.sources:
             ev.saw(s)
     ev.config = cfg

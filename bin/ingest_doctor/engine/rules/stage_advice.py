@@ -28,12 +28,17 @@ def more_pipelines(st: State, headroom: Optional[bool], why: str):
     return advice.more_pipelines(st.ev, headroom, why, st.cores(), st.host_cpu()[0])
 
 
+def _hec_busy(st: State) -> Optional[float]:
+    vals = [t.judgement.value for t in st.threads if t.stage is not None and t.stage.name == model.HEC_INPUT]
+    return max(vals) if vals else None
+
+
 def _hec_input(st: State, d: Draft, listener: bool) -> None:
-    recs, raised = advice.hec_input(st.ev, st.cores(), listener)
+    recs, scale_out = advice.hec_input(st.ev, st.cores(), listener, st.physical_cores(), d.pegged, _hec_busy(st))
     d.recommendations.extend(recs)
-    if raised and d.pegged:
+    if scale_out:
         d.detail("dedicatedIoThreads is already %d: one more instance behind a load balancer adds capacity, "
-                 "more threads on this one barely do." % st.ev.config.dedicated_io_threads)
+                 "more threads on this one do not." % st.ev.config.dedicated_io_threads)
 
 
 def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:

@@ -178,6 +178,10 @@ class State:
                 return c.cores
         return None
 
+    def physical_cores(self) -> Optional[int]:
+        """Physical cores (server/info numberOfCores, hostwide cpu_count); None when not read."""
+        return self.ev.host_cpu.physical_cores or None
+
     def host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
         pts = [(c.time, c.host_cpu_pct) for c in self.ev.cpu if c.host_cpu_pct is not None]
         if not pts:
