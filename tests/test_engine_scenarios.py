@@ -41,7 +41,7 @@ def test_committed_scenarios_match_their_builder():
 @pytest.mark.parametrize("name", sorted(n for n in os.listdir(SCEN) if os.path.isdir(os.path.join(SCEN, n))))
 def test_every_report_follows_the_contract(name):
     r = run(name)
-    assert set(r) == {"host", "healthy", "not_judged", "findings"}
+    assert set(r) == {"host", "healthy", "not_judged", "findings", "headroom"}     # headroom: issue 18
     for f in r["findings"]:
         assert set(f) == {"id", "bottleneck", "severity", "host", "pipeline_set", "component", "summary",
                           "evidence", "recommendations"}

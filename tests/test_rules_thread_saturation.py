@@ -12,7 +12,7 @@ def test_pegged_thread_replaces_a_tentative_spike_headline():
     st = run(ev, queue_chain.run, thread_saturation.run)
     d = st.drafts[("typing", None)]
     assert (d.severity, d.pegged, d.tentative, d.component) == ("warning", True, False, "typing")
-    assert d.headline.startswith("The thread typing is busy 99% of one core")
+    assert d.headline.startswith("The thread typing is pegged at 99% of one core")      # issue 18: words follow numbers
 
 
 def test_thread_beside_a_full_queue_adds_a_sentence_not_a_second_headline():
@@ -20,7 +20,8 @@ def test_thread_beside_a_full_queue_adds_a_sentence_not_a_second_headline():
     st = run(ev, queue_chain.run, thread_saturation.run)
     d = st.drafts[("typing", None)]
     assert d.headline.startswith("typingQueue is full")
-    assert d.thread_details == ["The thread typing is busy 99% of one core (4 of the last 4 samples)."]
+    assert d.thread_details == ["The thread typing is pegged at 99% of one core (dutycycle share, in 4 of the last 4 "
+                                "samples)."]
     assert d.component == "typing"
 
 

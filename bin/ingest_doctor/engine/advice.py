@@ -54,7 +54,7 @@ def _timestamp_width(fmt: str) -> Optional[int]:
 
 def _scale_out_hec(why: str) -> Recommendation:
     return Recommendation(
-        "%s: more I/O threads on this instance cannot add capacity. Scale the HEC tier out: put more HEC "
+        "%s: more I/O threads on this instance cannot add capacity, so scale the HEC tier out: put more HEC "
         "receivers (heavy forwarders or indexers) behind a load balancer and spread the clients over them; this "
         "is not a setting." % why)
 
@@ -300,9 +300,16 @@ def imbalance(ev: Evidence) -> List[Recommendation]:
     return recs
 
 
-def host_cpu() -> List[Recommendation]:
-    return [Recommendation("Every core is busy: more pipeline sets or HEC threads will not help. Move load off "
+def host_cpu(splunkd_pct: Optional[float] = None, searches: Optional[int] = None,
+             search_pct: Optional[float] = None) -> List[Recommendation]:
+    recs = [Recommendation("Every core is busy: more pipeline sets or HEC threads will not help. Move load off "
                            "this host or add hosts; this is not a setting.")]
+    if searches and search_pct is not None and (splunkd_pct is None or search_pct > splunkd_pct):
+        recs.insert(0, Recommendation(
+            "Searches take more of the CPU than ingestion (%d search processes, about %.1f cores): move searching "
+            "off this host, spread scheduled searches over time or limit how many run at once; this is not an "
+            "ingestion setting." % (searches, search_pct / 100.0)))
+    return recs
 
 
 _THROTTLE_ADVICE = (
