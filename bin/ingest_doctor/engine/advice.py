@@ -118,80 +118,189 @@ def busy_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[str]:
     return [s for s, _ in sorted(kb.items(), key=lambda x: -x[1])]
 
 
-def _on_defaults(props: Dict[str, str]) -> bool:
-    merge = props.get("SHOULD_LINEMERGE", "true").strip().lower()
-    return merge in ("true", "1") or not props.get("TIME_FORMAT")
+# Which processor of the parsing and merging pipelines costs most decides the first setting to change.
+PARSING_PROCESSORS = {"parsing": ("utf8", "linebreaker", "header"), "merging": ("aggregator",)}
+WHAT_MOVES = {
+    "utf8": "CHARSET (naming the encoding instead of detecting it)",
+    "linebreaker": "LINE_BREAKER (a cheaper pattern, cut where events start) and TRUNCATE",
+    "header": "the source typing of the input (its header and rule-based sourcetype checks)",
+    "aggregator": "SHOULD_LINEMERGE = false with a LINE_BREAKER, then TIME_PREFIX, TIME_FORMAT and "
+                  "MAX_TIMESTAMP_LOOKAHEAD (the aggregator merges lines and finds timestamps)",
+}
+TRUNCATE_DEFAULT = 10000
 
 
-def line_breaking(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recommendation], List[str]]:
-    """Parsing stage (utf8, linebreaker, header): explicit LINE_BREAKER and CHARSET for the busy sourcetypes."""
+def processor_shares(ev: Evidence, pipeline_set: Optional[int], pipeline: str) -> Dict[str, float]:
+    """Each processor's share (%) of the CPU of `pipeline` (metrics.log group=pipeline), over the window."""
+    cpu: Dict[str, float] = defaultdict(float)
+    for p in ev.processors:
+        if p.pipeline == pipeline and (pipeline_set is None or p.pipeline_set in (None, pipeline_set)):
+            cpu[p.processor] += p.cpu_seconds
+    total = sum(cpu.values())
+    return {k: v / total * 100.0 for k, v in cpu.items()} if total > 0 else {}
+
+
+def costliest(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Optional[Tuple[str, float]]:
+    """(processor, share %) of the stage's named processors costing most, or None without group=pipeline."""
+    shares = processor_shares(ev, pipeline_set, stage)
+    named = [(p, shares[p]) for p in PARSING_PROCESSORS.get(stage, ()) if p in shares]
+    return max(named, key=lambda x: x[1]) if named else None
+
+
+def _true(v: Optional[str]) -> bool:
+    return (v or "").strip().lower() in ("true", "1", "yes")
+
+
+def _event_bytes(ev: Evidence, st: str) -> Optional[float]:
+    kb = eps = 0.0
+    for t in ev.thruput:
+        if t.kind == "sourcetype" and t.series == st and t.eps:
+            kb += t.kbps
+            eps += t.eps
+    return kb * 1024.0 / eps if eps > 0 else None
+
+
+def _truncate(ev: Evidence, st: str, p: Dict[str, str]) -> Optional[Recommendation]:
+    """TRUNCATE = 0 (no limit) on a hot sourcetype: one runaway event (a missing line break, a binary file) is
+    read whole and holds the parsing thread. A risk to name, with the bound to set."""
+    if (p.get("TRUNCATE") or "").strip() != "0":
+        return None
+    size = _event_bytes(ev, st)
+    bound = TRUNCATE_DEFAULT if size is None else max(TRUNCATE_DEFAULT, int(-(-size * 4 // TRUNCATE_DEFAULT))
+                                                      * TRUNCATE_DEFAULT)
+    return Recommendation(
+        "TRUNCATE = 0 lets one %s event grow without limit%s: a runaway event (a missing line break, a binary "
+        "file) is read whole and holds the parsing thread. Set a bound above the largest legitimate event."
+        % (st, "" if size is None else " (its events average about {:,.0f} bytes)".format(size)),
+        "props.conf", st, "TRUNCATE", "0", str(bound))
+
+
+def _hot(ev: Evidence, pipeline_set: Optional[int]) -> List[str]:
     props = ev.config.props
+    hot = busy_sourcetypes(ev, pipeline_set)
+    if props and not hot:
+        hot = [st for st in sorted(props) if st != "default" and not st.startswith(("source::", "host::"))]
+    return hot[:MAX_SOURCETYPES]
+
+
+def _utf8(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
+    charset = p.get("CHARSET")
+    if (charset or "").upper() == "AUTO":
+        return [Recommendation("Name the encoding of %s instead of detecting it for every event (CHARSET = AUTO "
+                               "now)." % st, "props.conf", st, "CHARSET", charset, "UTF-8")]
+    if not known:
+        return [Recommendation("Check the CHARSET of %s (conf-props was not read): AUTO detects the encoding for "
+                               "every event; name the real one." % st, "props.conf", st, "CHARSET", None, None)]
+    return []
+
+
+def _linebreaker(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
+    lb = p.get("LINE_BREAKER")
+    if known and lb and lb != DEFAULT_LINE_BREAKER:
+        return [Recommendation(
+            "%s already has an explicit LINE_BREAKER (%s): make that pattern cheaper (anchor it, no leading .*, no "
+            "alternations scanned at every character); tuning a regex is not a setting." % (st, lb),
+            "props.conf", st, None, lb, None)]
+    return [Recommendation(
+        "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so events "
+        "are cut once, in the parsing stage (the pattern depends on your data)." % st,
+        "props.conf", st, "LINE_BREAKER", lb, None)]
+
+
+def _header(st: str) -> List[Recommendation]:
+    return [Recommendation(
+        "The header processor costs most: set the sourcetype of the inputs carrying %s explicitly in inputs.conf "
+        "(no rule-based or learned source typing) and keep CHECK_FOR_HEADER off; this is not a props.conf "
+        "parsing setting." % st, "inputs.conf")]
+
+
+def _aggregator(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
     recs: List[Recommendation] = []
-    named: List[str] = []
-    for st in busy_sourcetypes(ev, pipeline_set)[:MAX_SOURCETYPES] if props else []:
-        p = props.get(st, {})
-        lb, charset = p.get("LINE_BREAKER"), p.get("CHARSET")
-        if lb and lb != DEFAULT_LINE_BREAKER and (charset or "").upper() != "AUTO":
-            continue
-        named.append(st)
+    merge = p.get("SHOULD_LINEMERGE", "true" if known else None)
+    if merge is None or _true(merge):
+        recs.append(Recommendation(
+            ("Sourcetype %s merges lines into events (SHOULD_LINEMERGE = %s): break events with LINE_BREAKER "
+             "instead of merging lines." % (st, merge)) if merge is not None else
+            ("Check SHOULD_LINEMERGE of %s (conf-props was not read): if it merges lines (the default), break "
+             "events with LINE_BREAKER instead." % st), "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
+        lb = p.get("LINE_BREAKER")
         if not lb or lb == DEFAULT_LINE_BREAKER:
             recs.append(Recommendation(
-                "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so "
-                "events are cut once, in the parsing stage (the pattern depends on your data)." % st,
-                "props.conf", st, "LINE_BREAKER", lb, None))
-        if (charset or "").upper() == "AUTO":
-            recs.append(Recommendation("Name the encoding of %s instead of detecting it for every event." % st,
-                                       "props.conf", st, "CHARSET", charset, "UTF-8"))
-    if not named:
+                "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
+                "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
+                "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
+    fmt = p.get("TIME_FORMAT")
+    if not fmt:
         recs.append(Recommendation(
-            "Set an explicit LINE_BREAKER (and CHARSET) for the busiest sourcetypes%s."
-            % ("" if props else "; conf-props was not read, so they are not named"), "props.conf"))
-    return recs, named
+            "Set TIME_PREFIX and TIME_FORMAT for %s so splunkd stops guessing timestamps (the format depends "
+            "on your data)." % st, "props.conf", st, "TIME_FORMAT", None, None))
+    look = p.get("MAX_TIMESTAMP_LOOKAHEAD")
+    width = _timestamp_width(fmt) if fmt else None
+    if width and look and look.isdigit() and int(look) > width + 8:
+        recs.append(Recommendation(
+            "Limit how far %s is scanned for a timestamp after TIME_PREFIX to the width of its TIME_FORMAT."
+            % st, "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", look, str(width + 2)))
+    elif not fmt and (look is None or look == "128"):
+        recs.append(Recommendation(
+            "Once TIME_FORMAT is set for %s, limit MAX_TIMESTAMP_LOOKAHEAD to its width (%s now)."
+            % (st, look or "unknown"), "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", look, None))
+    elif width and look is None:
+        recs.append(Recommendation(
+            "Limit how far %s is scanned for a timestamp after TIME_PREFIX to the width of its TIME_FORMAT."
+            % st, "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", None, str(width + 2)))
+    return recs
 
 
-def line_merging(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
-    """SHOULD_LINEMERGE / LINE_BREAKER / TIME_* for the busy sourcetypes still on defaults."""
+def parsing(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
+    """Parsing and merging stages: for each hot sourcetype, the setting that moves the processor costing most
+    (utf8 -> CHARSET, linebreaker -> LINE_BREAKER, header -> source typing, aggregator -> SHOULD_LINEMERGE and
+    the timestamp settings), read as configured; TRUNCATE = 0 named as a risk. Returns (recs, detail sentences)."""
     props = ev.config.props
+    top = costliest(ev, pipeline_set, stage)
+    if top is not None:
+        order = [top[0]]
+    else:
+        order = list(PARSING_PROCESSORS.get(stage, ()))
     recs: List[Recommendation] = []
+    details: List[str] = []
+    if top is not None:
+        details.append("The %s processor takes %.0f%% of the %s pipeline's CPU (metrics.log group=pipeline): "
+                       "what moves it is %s." % (top[0], top[1], stage, WHAT_MOVES[top[0]]))
     named: List[str] = []
-    candidates = busy_sourcetypes(ev, pipeline_set)
-    if props:
-        if not candidates:
-            candidates = [st for st in sorted(props) if st != "default" and not st.startswith(("source::", "host::"))]
-        candidates = [st for st in candidates if _on_defaults(props.get(st, {}))]
-    for st in candidates[:MAX_SOURCETYPES]:
+    for st in _hot(ev, pipeline_set):
         p = props.get(st, {})
         known = st in props
-        named.append(st)
-        merge = p.get("SHOULD_LINEMERGE", "true" if known else None)
-        if merge is None or merge.strip().lower() in ("true", "1"):
+        mine: List[Recommendation] = []
+        for proc in order:
+            if proc == "utf8":
+                mine.extend(_utf8(st, p, known))
+            elif proc == "linebreaker":
+                mine.extend(_linebreaker(st, p, known) if top is not None or not known or
+                            not p.get("LINE_BREAKER") or p.get("LINE_BREAKER") == DEFAULT_LINE_BREAKER else [])
+            elif proc == "header" and top is not None:
+                mine.extend(_header(st))
+            elif proc == "aggregator":
+                mine.extend(_aggregator(st, p, known))
+        t = _truncate(ev, st, p)
+        if t is not None:
+            mine.append(t)
+        if mine:
+            named.append(st)
+            recs.extend(mine)
+    if named:
+        details.append("Hot sourcetypes with a setting to change: %s." % ", ".join(named))
+    if not recs:
+        if not props:
             recs.append(Recommendation(
-                "Sourcetype %s runs on line-merging defaults: break events with LINE_BREAKER instead of merging "
-                "lines." % st, "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
-            lb = p.get("LINE_BREAKER")
-            if not lb or lb == DEFAULT_LINE_BREAKER:
-                recs.append(Recommendation(
-                    "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
-                    "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
-                    "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
-        fmt = p.get("TIME_FORMAT")
-        if not fmt:
+                "Set an explicit LINE_BREAKER (with SHOULD_LINEMERGE = false), CHARSET, TIME_FORMAT and "
+                "MAX_TIMESTAMP_LOOKAHEAD for the busiest sourcetypes; conf-props was not read, so they are not "
+                "named.", "props.conf"))
+        else:
             recs.append(Recommendation(
-                "Set TIME_PREFIX and TIME_FORMAT for %s so splunkd stops guessing timestamps (the format depends "
-                "on your data)." % st, "props.conf", st, "TIME_FORMAT", None, None))
-        look = p.get("MAX_TIMESTAMP_LOOKAHEAD")
-        width = _timestamp_width(fmt) if fmt else None
-        if look is None or look == "128" or (width and look.isdigit() and int(look) > width + 8):
-            recs.append(Recommendation(
-                "Limit how far %s is scanned for a timestamp after TIME_PREFIX." % st, "props.conf", st,
-                "MAX_TIMESTAMP_LOOKAHEAD", look, str(width + 2) if width else None))
-    if not named:
-        recs.append(Recommendation(
-            "Give every high-volume sourcetype SHOULD_LINEMERGE = false with a LINE_BREAKER, TIME_PREFIX, "
-            "TIME_FORMAT and MAX_TIMESTAMP_LOOKAHEAD (props.conf%s)."
-            % ("" if props else "; conf-props was not read, so the sourcetypes are not named"),
-            "props.conf", None, "SHOULD_LINEMERGE", None, "false"))
-    return recs, named
+                "The hot sourcetypes' parsing settings are already explicit%s: what is left is the volume on this "
+                "one thread; this is not a setting." % (" (%s)" % ", ".join(_hot(ev, pipeline_set))
+                                                        if _hot(ev, pipeline_set) else "")))
+    return recs, details
 
 
 def regex_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[Tuple[str, float]]:

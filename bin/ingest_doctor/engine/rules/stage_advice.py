@@ -58,14 +58,13 @@ def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Opti
 
 
 def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
-    if d.bottleneck == "merging":
-        recs, named = advice.line_merging(st.ev, pset, d.bottleneck)
-        what = "line-merging/timestamp defaults"
-    else:
-        recs, named = advice.line_breaking(st.ev, pset)
-        what = "the default line breaking"
-    if named:
-        d.detail("Busy sourcetypes on %s: %s." % (what, ", ".join(named)))
+    recs, details = advice.parsing(st.ev, pset, d.bottleneck)
+    top = advice.costliest(st.ev, pset, d.bottleneck)
+    if top is not None:
+        d.add(EvidenceItem("processor_cpu_share_pct", r1(top[1]), "%", "window",
+                           "logs/metrics.log group=pipeline name=%s processor=%s" % (d.bottleneck, top[0])))
+    for text in details:
+        d.detail(text)
     d.recommendations.extend(recs)
     if more:
         d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck))
