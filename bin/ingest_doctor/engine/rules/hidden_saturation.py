@@ -21,20 +21,21 @@ def run(st: State) -> None:
     for d in st.drafts.values():
         if d.pegged and d.severity in ("warning", "critical"):
             full = d.busy_pct is not None and d.busy_pct >= thresholds_mod.PEGGED_PCT
-            thread = "one thread pegged at a full core" if full else "one thread over its threshold"
+            if busy_cores <= 1:
+                what = "which is %s" % ("one core pegged" if full else "about one core's worth")
+                thread = "this single thread"
+            else:
+                what = "(about %d cores' worth)" % busy_cores
+                thread = "one thread %s" % ("pegged at a full core" if full else "over its threshold")
             if host_busy:
-                host = ("the host itself is busy (%.0f%% CPU) with work outside splunkd's ingestion, yet %s is "
+                host = ("the host itself is busy (%.0f%% CPU) with work outside splunkd's ingestion, and %s is "
                         "this stage's ceiling." % (latest, thread))
             elif host_busy is False:
-                host = "the host looks idle while this single thread is the ceiling."
+                host = "the host looks idle while %s is the ceiling." % thread
             else:
-                host = "splunkd looks light while this single thread is the ceiling (host CPU was not read)."
-            if busy_cores <= 1:
-                d.hidden = ("splunkd uses about %.0f%% of %d cores, which is %s: %s"
-                            % (share, cores, "one core pegged" if full else "about one core's worth", host))
-            else:
-                d.hidden = ("splunkd uses about %.0f%% of %d cores (about %d cores' worth), yet %s: %s"
-                            % (share, cores, busy_cores, thread, host))
+                host = "splunkd looks light while %s is the ceiling (host CPU was not read)." % thread
+            d.hidden = "splunkd uses about %.0f%% of %d cores, %s: %s" % (share, cores, what, host) \
+                if busy_cores <= 1 else "splunkd uses about %.0f%% of %d cores %s: %s" % (share, cores, what, host)
             d.add(EvidenceItem("splunkd_cpu_pct_of_host", r1(share), "%", "sample", SRC_PROCESSES))
             if latest is not None:
                 d.add(EvidenceItem("host_cpu_pct", r1(latest), "%", "sample", st.cpu_source()))

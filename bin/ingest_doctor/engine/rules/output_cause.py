@@ -96,8 +96,8 @@ def _receivers(st: State, d: Draft, failed: Dict[str, Dict[str, int]], idle: Lis
     states = []
     for r, by_state in sorted(failed.items()):
         n = sum(by_state.values())
-        states.append("%s %s" % (r, ", ".join("%s %s (%s)" % (k, _times(v), MEANS.get(k, MEANS["failed"]))
-                                             for k, v in sorted(by_state.items()))))
+        said = ", ".join("%s %s (%s)" % (k, _times(v), MEANS.get(k, MEANS["failed"])) for k, v in sorted(by_state.items()))
+        states.append("%s on connections the lines do not name" % said if r == UNNAMED else "%s %s" % (r, said))
         d.add(EvidenceItem("tcpout_connect_failures", n, "lines", "window", "logs/splunkd.log %s" % r))
     for r in idle:
         states.append("%s connected but taking %.0f KB/s (blocked: its own queues are full)" % (r, taking[r]))
