@@ -15,7 +15,7 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from test_alert_fakes import KVStore, Splunkd, write_results
+from alertfakes import KVStore, Splunkd, write_results
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPT = os.path.join(ROOT, "bin", "ingest_doctor_flag.py")

@@ -28,7 +28,7 @@ from ingest_doctor import exitcodes  # noqa: E402
 from ingest_doctor.delivery.store import kv_key  # noqa: E402
 from ingest_doctor.delivery.messages import message_name  # noqa: E402
 from test_alert_action import _recent, payload, queue_row, run_action  # noqa: E402
-from test_alert_fakes import Splunkd, write_results  # noqa: E402
+from alertfakes import Splunkd, write_results  # noqa: E402
 from test_alert_searches import RELAY, final_columns  # noqa: E402
 from test_modinput_protocol import runs, start  # noqa: E402,F401
 
