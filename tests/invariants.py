@@ -85,7 +85,7 @@ def _finding_violations(f: Dict[str, Any], limits: Dict[str, int], th: threshold
                     out.append("%s: recommends %s while its own words call that useless" % (fid, setting))
 
     busy = _signals(f, THREAD_SIGNALS)
-    for m in PEGGED_AT.findall(summary):
+    for m in PEGGED_AT.findall(words):
         if float(m) < thresholds_mod.PEGGED_PCT:
             out.append("%s: says 'pegged at %s%%', far from a full core" % (fid, m))
     if FULL_CORE.search(summary) and busy and max(busy) < thresholds_mod.PEGGED_PCT:

@@ -17,8 +17,8 @@ import json
 
 import pytest
 
-from alertfakes import KV_BASE, NS, KVStore, Splunkd, parse_macros, write_results  # noqa: F401
-from fakesplunkd import envelope, fault, messages  # noqa: F401
+from alertfakes import KV_BASE, KVStore, Splunkd, write_results
+from fakesplunkd import fault, messages
 
 
 # ---------------------------------------------------------------------------- tests of the fakes

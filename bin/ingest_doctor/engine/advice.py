@@ -14,6 +14,7 @@ from ingest_doctor import model
 from ingest_doctor.read.endpoints import HEC_SETTINGS
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Recommendation
+from ingest_doctor.thresholds import PEGGED_PCT
 
 HEC_DEFAULT_IO_THREADS = 2       # splunk_httpinput/default/inputs.conf ships dedicatedIoThreads=2
 UNKNOWN = "current value unknown (could not read %s)" % HEC_SETTINGS
@@ -70,6 +71,8 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool, ph
     kind = "physical" if physical else "logical"
     recs: List[Recommendation] = []
     scale_out = False
+    # Words follow the number: "pegged" only near a full core.
+    still = "stays pegged" if busy_pct is None or busy_pct >= PEGGED_PCT else "stays over its threshold"
     busy = "" if busy_pct is None else " at %.0f%% of one core" % busy_pct
     if cur is not None and limit and cur >= limit:
         scale_out = True
@@ -78,8 +81,9 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool, ph
     elif cur is not None and cur > HEC_DEFAULT_IO_THREADS and pegged:
         scale_out = True
         recs.append(_scale_out_hec(
-            "dedicatedIoThreads is already raised to %d (default %d%s) and the HEC thread stays pegged%s"
-            % (cur, HEC_DEFAULT_IO_THREADS, "; the host has %d %s cores" % (limit, kind) if limit else "", busy)))
+            "dedicatedIoThreads is already raised to %d (default %d%s) and the HEC thread %s%s"
+            % (cur, HEC_DEFAULT_IO_THREADS, "; the host has %d %s cores" % (limit, kind) if limit else "", still,
+               busy)))
     elif cur is None:
         # Unknown is not the default: an admin may already run 16, so no number (it could be lower).
         recs.append(Recommendation(

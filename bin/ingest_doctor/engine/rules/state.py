@@ -38,11 +38,6 @@ def window_minutes(window: str) -> Optional[float]:
     return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
 
 
-def sustained_words(window: str) -> str:
-    minutes = window_minutes(window)
-    return "for %d minutes" % minutes if minutes is not None else "(%s)" % window
-
-
 def pset_text(pset: Optional[int]) -> str:
     return "" if pset is None else "Pipeline set %d: " % pset
 

@@ -15,7 +15,7 @@ from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules import stage_cpu
 from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, State, ThreadState, busy_words, measure, r1,
-                                              sustained_words, window_minutes)
+                                              window_minutes)
 
 TKey = Tuple[str, Optional[int]]
 
