@@ -214,10 +214,10 @@ def _throughput_panels(d: Dash) -> None:
           context={"stateColors": states},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     for vid, (title, field, unit, under) in {
-        "viz_kpi_eps": ("Events per second", "eps", "", "events/s now (last 15 min), all HEC hosts"),
-        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "MB/s now (last 15 min), all HEC hosts"),
-        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s now (last 15 min), all HEC"),
-        "viz_kpi_epr": ("Events per request", "epr", "", "last 15 min; below 5 is chatty"),
+        "viz_kpi_eps": ("Events per second", "eps", "", "events/s, last 15 min"),
+        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, last 15 min"),
+        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, last 15 min"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "last 15 min; < 5: chatty"),
     }.items():
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
