@@ -76,8 +76,9 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool, ph
     busy = "" if busy_pct is None else " at %.0f%% of one core" % busy_pct
     if cur is not None and limit and cur >= limit:
         scale_out = True
-        recs.append(_scale_out_hec("dedicatedIoThreads is %d, already at or above the host's %d %s cores"
-                                   % (cur, limit, kind)))
+        recs.append(_scale_out_hec("dedicatedIoThreads is %d, already at or above the host's %d %s cores%s"
+                                   % (cur, limit, kind, "" if busy_pct is None else
+                                      ", and the HEC thread is at %.0f%% of one core" % busy_pct)))
     elif cur is not None and cur > HEC_DEFAULT_IO_THREADS and pegged:
         scale_out = True
         recs.append(_scale_out_hec(
