@@ -138,6 +138,12 @@ class HostCpu:
     host_cpu_pct: Optional[float] = None      # whole host, % of all cores
     splunkd_cpu_pct: Optional[float] = None   # splunkd process, % of one core (as ps reports)
     source: str = ""
+    # Physical cores (server/info numberOfCores, hostwide cpu_count); `cores` counts logical ones.
+    physical_cores: Optional[int] = None
+    # resource-usage/splunk-processes: the search processes (splunkd search) running, and their CPU
+    # summed (% of one core); None when the endpoint was not read.
+    search_processes: Optional[int] = None
+    search_cpu_pct: Optional[float] = None
 
 
 @dataclass
@@ -182,7 +188,8 @@ class LogSignal:
     kind: str
     message: str = ""
     source: str = ""
-    receiver: str = ""          # tcpout lines: the receiver they name (host_dest=, ip=)
+    receiver: str = ""          # tcpout lines: the receiver they name (host_dest=, ip=, host=, idx=)
+    state: str = ""             # tcpout_connect_failed: timed out | refused | failed | reset by peer | quarantined
 
 
 @dataclass

@@ -84,7 +84,8 @@ class Finding:
 @dataclass
 class Headroom:
     """How far one stage of one pipeline set can go: its busy share of one core for the throughput it
-    carries now, so it pegs at about throughput / busy share (linear; `caveat` says when that is not so)."""
+    carries now, so it pegs at about throughput / busy share (linear; `caveat` says when that is not so).
+    Both figures are averages over the same recent window (`window`), never one burst sample."""
     stage: str
     pipeline_set: Optional[int]
     busy_pct: float             # % of one core
@@ -97,6 +98,7 @@ class Headroom:
 
     @property
     def saturates_eps(self) -> Optional[float]:
+        """The events/s at which it pegs (today's when it is pegged already)."""
         if self.eps is None:
             return None
         return self.eps if self.pegged else self.eps * 100.0 / self.busy_pct
@@ -105,13 +107,37 @@ class Headroom:
     def saturates_kbps(self) -> float:
         return self.kbps if self.pegged else self.kbps * 100.0 / self.busy_pct
 
+    @property
+    def headroom_eps(self) -> Optional[float]:
+        """Events/s more before it pegs: none (0) at or over its threshold, never positive there."""
+        if self.eps is None:
+            return None
+        return 0.0 if self.pegged else max(0.0, (self.saturates_eps or 0.0) - self.eps)
+
+    @property
+    def at_load_x(self) -> float:
+        """The multiple of today's load at which it pegs (1.0: pegged now)."""
+        return 1.0 if self.pegged else 100.0 / self.busy_pct
+
+    def to_dict(self) -> Dict[str, Any]:
+        def rnd(v: Optional[float]) -> Optional[float]:
+            return None if v is None else round(v)
+        return {"stage": self.stage, "pipeline_set": self.pipeline_set, "busy_pct": round(self.busy_pct, 1),
+                "eps": rnd(self.eps), "kbps": round(self.kbps, 1), "pegs_at_eps": rnd(self.saturates_eps),
+                "headroom_eps": rnd(self.headroom_eps), "at_load_x": round(self.at_load_x, 2),
+                "pegged": self.pegged, "headroom": "none left" if self.pegged else
+                ("about %s events/s" % "{:,.0f}".format(self.headroom_eps) if self.headroom_eps is not None
+                 else "about %.1fx today's load" % self.at_load_x),
+                "window": self.window, "source": self.source, "caveat": self.caveat}
+
 
 @dataclass
 class Report:
     host: Optional[str]
     findings: List[Finding] = field(default_factory=list)
     not_judged: List[str] = field(default_factory=list)
-    # Not part of the contract's JSON: the text report and the evidence carry it.
+    # The contract allows a `headroom` list beside the other fields (section 5): one entry per stage and
+    # pipeline set, healthy or not.
     headroom: List[Headroom] = field(default_factory=list)
 
     @property
@@ -124,4 +150,5 @@ class Report:
             "healthy": self.healthy,
             "not_judged": list(self.not_judged),
             "findings": [f.to_dict() for f in self.findings],
+            "headroom": [h.to_dict() for h in self.headroom],
         }

@@ -67,6 +67,10 @@ SETTINGS: Tuple[Setting, ...] = (
             "is connected but sending nothing (output blocked)."),
 )
 
+# Words, not a tunable threshold: a thread at or above this % of one core is "pegged" ("at a full core");
+# one over its tuned `thread_busy_pct` but under this is "over its threshold", with both numbers.
+PEGGED_PCT = 95.0
+
 BY_NAME: Dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 

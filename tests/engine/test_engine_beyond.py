@@ -82,7 +82,8 @@ def test_headroom_from_busy_share_and_throughput():
     assert 29500 < typing.saturates_eps < 30500       # 60% of one core for 18k events/s: about 30k
     assert by_stage["indexing"].caveat.startswith("indexing is often bound by disk I/O")
     text = render(r)
-    assert "typing: 60% of one core for 18,000 events/s: about 30,100 events/s before it pegs" in text
+    # Issue 18: over the sustained window (10m), no longer the last 4 samples (30,100).
+    assert "typing: 60% of one core for 18,000 events/s: about 30,000 events/s before it pegs" in text
     assert "events/s x 100 / busy %" in text and "not for\n  I/O-bound indexing" in text
 
 
@@ -91,7 +92,9 @@ def test_headroom_of_a_pegged_stage_is_none_and_is_in_its_findings_evidence():
     [f] = r.findings
     h = [h for h in r.headroom if h.stage == "typing"][0]
     assert h.pegged and "typing: 98% of one core for 9,600 events/s: at its limit, no headroom" in render(r)
-    assert signal(f, "headroom_eps").value == round(h.saturates_eps)
+    # Issue 18: a pegged stage has none left; the events/s it carries (where it pegs) is its own signal.
+    assert signal(f, "headroom_eps").value == 0 and h.headroom_eps == 0
+    assert signal(f, "pegs_at_eps").value == round(h.saturates_eps)
 
 
 def test_headroom_per_pipeline_set_needs_the_sets_own_throughput():

@@ -36,9 +36,8 @@ def test_hec_advice_says_more_threads_barely_help_when_already_raised():
     ev.host_cpu.cores = 16
     st = run(ev, thread_saturation.run, stage_advice.run)
     d = st.drafts[("hec_input", None)]
-    # first the scale-out advice (no setting), then the threads only as far as the cores go
-    assert [(r.setting, r.current, r.suggested) for r in d.recommendations] == \
-        [(None, None, None), ("dedicatedIoThreads", "8", "16")]
+    # issue 18: raised (8) and still pegged: scaling out is the only advice, never "raise further"
+    assert [(r.setting, r.current, r.suggested) for r in d.recommendations] == [(None, None, None)]
     assert d.pegged and len(d.details) == 1
 
 

@@ -108,7 +108,9 @@ class Snap:
                                     "requests_last_period": "12", "share": repr(round(1.0 / len(sets), 4))})
             for p, (th, ratio) in sorted(sets.items())])
 
-    def resources(self, cores: int, host_cpu_pct: float, splunkd_pct_cpu: float, threads: int = 180) -> "Snap":
+    def resources(self, cores: int, host_cpu_pct: float, splunkd_pct_cpu: float, threads: int = 180,
+                  searches: Iterable[float] = ()) -> "Snap":
+        """searches: the pct_cpu (% of one core) of each search process running (`splunkd search --id=...`)."""
         idle = 100.0 - host_cpu_pct
         self.rest("services/server/status/resource-usage/hostwide", [("hostwide", {
             "cpu_arch": "x86_64", "cpu_count": str(cores // 2 or 1), "cpu_idle_pct": "%.2f" % idle,
@@ -124,7 +126,19 @@ class Snap:
             ("splunkd", {"args": "process-runner", "elapsed": "86400.0000", "fd_used": "12", "mem_used": "40.1",
                          "normalized_pct_cpu": "0.01", "page_faults": "0", "pct_cpu": "0.10", "pct_memory": "0.06",
                          "pid": "4230", "ppid": "4211", "process": "splunkd", "process_type": "helper",
-                         "read_mb": "0.0", "status": "S", "t_count": "4", "written_mb": "0.0"})])
+                         "read_mb": "0.0", "status": "S", "t_count": "4", "written_mb": "0.0"})] + [
+            ("splunkd", {"args": "search --id=scheduler__nobody__search__RMD5a1b2c3d4e5f6%04d_at_1763805600_%d "
+                                 "--maxbuckets=300 --ttl=120 --maxout=500000 --maxtime=8640000 --lookups=1 "
+                                 "--reduce_freq=10 --user=nobody --pro --roles=admin:power:user" % (k, k),
+                         "elapsed": "%.4f" % (40.0 + k), "fd_used": "41", "mem_used": "310.5",
+                         "normalized_pct_cpu": "%.2f" % (pct / cores), "page_faults": "0", "pct_cpu": "%.2f" % pct,
+                         "pct_memory": "0.48", "pid": str(5100 + k), "ppid": "4211", "process": "splunkd",
+                         "process_type": "search", "read_mb": "812.0", "search_props.app": "search",
+                         "search_props.mode": "historical batch", "search_props.role": "head",
+                         "search_props.sid": "scheduler__nobody__search__RMD5a1b2c3d4e5f6%04d_at_1763805600_%d"
+                                             % (k, k),
+                         "search_props.type": "scheduled", "search_props.user": "nobody", "status": "R",
+                         "t_count": "9", "written_mb": "2.1"}) for k, pct in enumerate(searches)])
 
     def http(self, dedicated_io_threads: str = "2", max_threads: str = "0", max_sockets: str = "0",
              tokens: Iterable[str] = ("app",), global_entry: bool = True) -> "Snap":

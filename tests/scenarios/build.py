@@ -499,6 +499,172 @@ def two_sets_two_stages() -> Snap:
     return s
 
 
+# --------------------------------------------------------------------------- issue 18: advice an expert signs
+
+def hec_io_raised_below_cores() -> Snap:
+    """HEC thread pegged with dedicatedIoThreads already raised to 4 on 32 logical (16 physical) cores."""
+    s = hec_forwarder("hf-io4", "4")
+    s.server_info(32, ["heavyweight_forwarder"]).resources(32, 9.0, 104.0)
+    return s
+
+
+def hec_io_above_physical() -> Snap:
+    """HEC thread pegged with dedicatedIoThreads 12 on 16 logical but 8 physical cores."""
+    return hec_forwarder("hf-io12", "12")
+
+
+def output_every_wording() -> Snap:
+    """tcpout full; splunkd.log carries every tcpout connection-failure wording, one receiver each:
+    TcpOutputFd `Connection to host=... failed`, `Connect to ... failed. Connection refused`, the
+    AutoLoadBalancedConnectionStrategy `Cooked connection to ip=... timed out` (real 2025 wording) and
+    `Applying quarantine to ip=... port=...`, and `Read error. Connection reset by peer` (no address)."""
+    s = Snap("hf-fail")
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
+                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
+    s.server_general().tcpout("false", "10.0.0.21:9997,10.0.0.22:9997,10.0.0.23:9997,10.0.0.24:9997")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        if i % 3 == 0:
+            s.splunkd_line(t + 1, "ERROR", "TcpOutputFd", "TcpOutEloop", "Connection to host=10.0.0.21:9997 failed",
+                           tid=107804)
+        if i % 4 == 0:
+            s.splunkd_line(t + 2, "WARN", "TcpOutputFd", "TcpOutEloop",
+                           "Connect to 10.0.0.22:9997 failed. Connection refused", tid=107804)
+        if i % 2 == 0:
+            s.splunkd_line(t + 3, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
+                           "Cooked connection to ip=10.0.0.23:9997 timed out", tid=107804)
+        if i % 6 == 0:
+            s.splunkd_line(t + 4, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
+                           "Applying quarantine to ip=10.0.0.24 port=9997 connid=0 _numberOfFailures=2", tid=107804)
+        if i % 8 == 0:
+            s.splunkd_line(t + 5, "ERROR", "TcpOutputFd", "TcpOutEloop", "Read error. Connection reset by peer",
+                           tid=107804)
+        if i % 4 == 0:
+            _paused(s, t, i, "10.0.0.21")
+    return s
+
+
+def _sourcetype_thruput(s: Snap, t: float, st: str, kbps: float, event_bytes: float) -> None:
+    eps = kbps * 1024.0 / event_bytes
+    s.metric(t, 'group=per_sourcetype_thruput, series="%s", kbps=%.3f, eps=%.3f, kb=%.3f, ev=%d, avg_age=1.1, '
+                'max_age=3' % (st, kbps, eps, kbps * 30, int(eps * 30)))
+
+
+def _parsing_full(name: str) -> Snap:
+    s = Snap(name)
+    s.server_info(16, ["heavyweight_forwarder"]).resources(16, 20.0, 130.0).indexer()
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (6, 7, 7, 7), "typingQueue": (4, 5, 5, 5),
+                     "indexQueue": (2, 3, 3, 3)}})
+    s.server_general().server_queue().tcpout("true")
+    return s
+
+
+def parsing_utf8_explicit_breaker() -> Snap:
+    """parsingQueue full, parsing thread pegged; utf8 costs most (CHARSET = AUTO); vendor:xml already has an
+    explicit LINE_BREAKER and TRUNCATE = 0 with ~24 KB events."""
+    s = _parsing_full("hf-utf8")
+    s.props({"vendor:xml": {"LINE_BREAKER": "([\\r\\n]+)(?=<event )", "SHOULD_LINEMERGE": "false",
+                            "CHARSET": "AUTO", "TRUNCATE": "0", "TIME_PREFIX": "<time>",
+                            "TIME_FORMAT": "%Y-%m-%dT%H:%M:%S%z", "MAX_TIMESTAMP_LOOKAHEAD": "26"},
+             "syslog": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S"}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 6.0, "typingqueue": 4.0, "indexqueue": 2.0})
+        pipeline_lines(s, t, None, {"parsing": {"utf8": 19.5 + _wobble(i, 0.2), "linebreaker": 6.1, "header": 1.4},
+                                    "merging": {"aggregator": 2.0}, "typing": {"regexreplacement": 1.0}})
+        dutycycle_long(s, t, None, {"parsing": 0.975, "merging": 0.1, "typing": 0.08, "indexerpipe": 0.06})
+        s.metric(t, "group=thruput, name=index_thruput, instantaneous_kbps=5500.000, instantaneous_eps=1600.000, "
+                    "average_kbps=5480.000, total_k_processed=%.3f, kb=165000.000, ev=48000, load_average=1.10"
+                 % (16500000.0 + 165000 * i))
+        _sourcetype_thruput(s, t, "vendor:xml", 5200.0, 24500.0)
+        _sourcetype_thruput(s, t, "syslog", 300.0, 220.0)
+    return s
+
+
+def parsing_linebreaker_default() -> Snap:
+    """parsingQueue full, parsing pegged; the linebreaker costs most on app:events, still on the default
+    LINE_BREAKER; CHARSET is UTF-8 already."""
+    s = _parsing_full("hf-lb")
+    s.props({"app:events": {"CHARSET": "UTF-8"}})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 6.0, "typingqueue": 4.0, "indexqueue": 2.0})
+        pipeline_lines(s, t, None, {"parsing": {"utf8": 3.0, "linebreaker": 22.0 + _wobble(i, 0.2), "header": 1.1},
+                                    "merging": {"aggregator": 2.0}})
+        dutycycle_long(s, t, None, {"parsing": 0.97, "merging": 0.1, "typing": 0.08, "indexerpipe": 0.06})
+        thruput_lines(s, t, None, {"app:events": 4800.0})
+    return s
+
+
+def host_busy_searches() -> Snap:
+    """Typing pegged behind a full typingQueue on 32 cores; splunkd's server at 290% (9% of the host) while
+    18 scheduled searches take ~30 cores: the host is at 96%, busy with searches."""
+    s = Snap("idx-srch")
+    s.server_info(32, ["indexer"]).resources(32, 96.0, 290.0, threads=210,
+                                             searches=[165.0 + (k % 5) for k in range(18)]).indexer()
+    s.queues({None: {"parsingQueue": (97, 96, 96, 95), "aggQueue": (96, 96, 95, 95), "typingQueue": (99, 98, 98, 97),
+                     "indexQueue": (4, 5, 5, 5)}})
+    s.server_general().server_queue()
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 98.0, "indexqueue": 5.0})
+        dutycycle_long(s, t, None, {"parsing": 0.4, "merging": 0.3, "typing": 0.975, "indexerpipe": 0.3})
+        thruput_lines(s, t, None, {"fw:traffic": 3100.0})
+    return s
+
+
+def thread_over_tuned_threshold() -> Snap:
+    """The admin tuned ingest_doctor_thread_busy_pct to 80; typing runs at ~85% of one core, sustained, with
+    its queue draining: over its threshold, far from a full core."""
+    s = Snap("idx-tuned")
+    s.server_info(16, ["indexer"]).resources(16, 35.0, 260.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    s.macros({"ingest_doctor_thread_busy_pct": "80"})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, None, {"parsingqueue": 20.0, "aggqueue": 12.0, "typingqueue": 35.0, "indexqueue": 5.0})
+        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.85 + _wobble(i, 0.01),
+                                    "indexerpipe": 0.3})
+        thruput_lines(s, t, None, {"cisco:asa": 3600.0})
+    return s
+
+
+def sticky_hot_saturated() -> Snap:
+    """Three sets, round_robin: set 0 carries ~80% of the throughput and its typing is pegged behind a full
+    typingQueue; sets 1 and 2 run at ~45% (not idle, so no imbalance finding)."""
+    s = Snap("idx-hot")
+    s.server_info(16, ["indexer"]).resources(16, 45.0, 260.0).indexer()
+    quiet = dict(REST_QUIET)
+    hot = {"parsingQueue": (97, 96, 96, 95), "aggQueue": (96, 96, 95, 95), "typingQueue": (99, 98, 98, 97),
+           "indexQueue": (4, 5, 5, 5)}
+    s.queues({0: hot, 1: quiet, 2: quiet}).server_general("3", "round_robin").server_queue()
+    s.pipelinesets({0: ("typing", 0.975), 1: ("typing", 0.45), 2: ("typing", 0.44)})
+    for i, t in enumerate(times(MINUTES)):
+        _queues(s, t, i, 0, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 98.0, "indexqueue": 5.0})
+        dutycycle_long(s, t, 0, {"parsing": 0.5, "typing": 0.975, "indexerpipe": 0.4})
+        thruput_lines(s, t, 0, {"fwd:stream": 6400.0})
+        for p in (1, 2):
+            _queues(s, t, i, p, {"parsingqueue": 30.0, "aggqueue": 20.0, "typingqueue": 35.0, "indexqueue": 8.0})
+            dutycycle_long(s, t, p, {"parsing": 0.35, "typing": 0.45, "indexerpipe": 0.36})
+            thruput_lines(s, t, p, {"fwd:stream": 800.0})
+    return s
+
+
+def headroom_burst_fallback() -> Snap:
+    """Healthy, one set, typing at ~50% of one core with ONE burst sample of 99% at the end; metrics.log has
+    group=thruput name=thruput (the instance total) but no name=index_thruput."""
+    s = Snap("idx-fallback")
+    s.server_info(16, ["indexer"]).resources(16, 30.0, 200.0).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    ts_ = times(MINUTES)
+    for i, t in enumerate(ts_):
+        burst = i == len(ts_) - 1
+        _queues(s, t, i, None, QUIET_QUEUES)
+        dutycycle_long(s, t, None, {"parsing": 0.25, "merging": 0.15, "typing": 0.99 if burst else 0.50,
+                                    "indexerpipe": 0.35})
+        s.metric(t, "group=thruput, name=thruput, instantaneous_kbps=3000.000, instantaneous_eps=12000.000, "
+                    "average_kbps=2990.000, total_k_processed=%.3f, kb=90000.000, ev=360000, load_average=0.90"
+                 % (9000000.0 + 90000 * i))
+    return s
+
+
 SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised, typing_regex_hidden,
                                      merging_linemerge, indexing_headroom, indexing_no_headroom, output_blocked,
                                      one_of_four_blocked, indexer_throttled, hec_503_downstream, busy_healthy,
@@ -506,7 +672,11 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      typing_headroom, typing_sets_at_cores,
                                      output_receivers_down, output_bandwidth, flapping,
                                      windows_hf, cloud_restricted, sticky_set,
-                                     two_sets_two_stages)}
+                                     two_sets_two_stages,
+                                     hec_io_raised_below_cores, hec_io_above_physical, output_every_wording,
+                                     parsing_utf8_explicit_breaker, parsing_linebreaker_default,
+                                     host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
+                                     headroom_burst_fallback)}
 
 
 def write_all(root: str) -> None:

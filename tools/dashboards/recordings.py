@@ -8,7 +8,7 @@ from __future__ import annotations
 import sim
 from spl import FILL_BANDS, PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
-                    THREAD_PCT, group,
+                    TH, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
                     step, strftime, timechart, top_series)
 
@@ -16,6 +16,8 @@ HEC, THR, PS, CPU, FND = ("ingest_doctor_hec_performance", "ingest_doctor_thread
                           "ingest_doctor_pipeline_sets", "ingest_doctor_cpu_by_processor", "ingest_doctor_findings")
 TOP = "top(%s,5)"
 THRESHOLD = {"threshold": THREAD_PCT}
+SUSTAINED_WINDOW_MIN = TH.sustained_window_min   # the headroom's window, as the engine's
+RECENT_S = 900              # "now" at the top of a view: the last 15 minutes of the range
 
 
 def tc(rows, value, step, extra=None):
@@ -74,9 +76,13 @@ def tokens(dep):
     return [r for r in dep.hec_rows() if r["series"] == "http_event_collector_token"]
 
 
-@panel(HEC, "ds_hec_kpi", "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes")
+@panel(HEC, "ds_hec_kpi", "eventstats max(_time) AS last_time",
+       "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes")
 def hec_kpi(dep):
+    """Now: the last 15 minutes of the range (`where _time>last_time-900`), not the range."""
     rs = totals(dep)
+    last = max(r["_time"] for r in rs)
+    rs = [r for r in rs if r["_time"] > last - RECENT_S]
     ev, req, b = (sum(r[k] for r in rs) for k in ("events", "requests", "bytes_in"))
     secs = len({r["_time"] for r in rs}) * 60
     return result(["eps", "mbps", "rps", "epr"], [[sround(ev / secs), sround(b / secs / 1048576, 2),
@@ -228,24 +234,30 @@ def threads_time(dep):
     return tc(rows, "busy_pct", step(THR, "ds_threads_time"), THRESHOLD)
 
 
-@panel(THR, "ds_threads_over",
-       "stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
-       "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples values(origin) AS origin "
-       "BY host ingest_pipe thread", "sort - latest_pct - avg_pct", "stats count")
+@panel(THR, "ds_threads_over", "eventstats max(_time) AS last_time",
+       "stats latest(busy_pct) AS latest_pct avg(recent) AS recent_pct avg(busy_pct) AS avg_pct "
+       "max(busy_pct) AS max_pct count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over "
+       "count AS samples values(origin) AS origin BY host ingest_pipe thread", "sort - recent_pct - latest_pct",
+       "stats count")
 def threads_over(dep):
+    every = list(dep.dutycycle_rows())
+    last = max(r["_time"] for r in every)
     rows = []
-    for (h, p, th), rs in group(list(dep.dutycycle_rows()), "host", "ingest_pipe", "thread").items():
-        vals = [r["busy_pct"] for r in sorted(rs, key=lambda r: r["_time"])]
+    for (h, p, th), rs in group(every, "host", "ingest_pipe", "thread").items():
+        rs = sorted(rs, key=lambda r: r["_time"])
+        vals = [r["busy_pct"] for r in rs]
         if max(vals) < THREAD_PCT:
             continue
+        recent = [r["busy_pct"] for r in rs if r["_time"] > last - RECENT_S]
         over = sum(1 for v in vals if v >= THREAD_PCT)
         (origin,) = {r["origin"] for r in rs}          # one source per host, set and thread in sim.py
-        rows.append([h, p, th, vals[-1], sround(sum(vals) / len(vals), 1), max(vals), sround(over / len(vals) * 100),
-                     origin])
+        rows.append([h, p, th, vals[-1], sround(sum(recent) / len(recent), 1) if recent else None, max(vals),
+                     sround(sum(vals) / len(vals), 1), sround(over / len(vals) * 100), origin])
     if not rows:
         return message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts.")
-    rows.sort(key=lambda r: (-r[3], -r[4]))
-    return result(["host", "ingest_pipe", "thread", "latest_pct", "avg_pct", "max_pct", "over_pct", "origin"], rows)
+    rows.sort(key=lambda r: (-(r[4] if r[4] is not None else -1e18), -r[3]))
+    return result(["host", "ingest_pipe", "thread", "latest %", "last 15 min %", "max %", "range avg %",
+                   "% of range over", "origin"], rows)
 
 
 @panel(THR, "ds_threads_heat", "stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread",
@@ -361,23 +373,35 @@ def psets_table(dep):
     return result(["host", "ingest_pipe", "busiest_thread", "minutes busiest", "max busy %", "assignment share %"], rows)
 
 
-@panel(PS, "ds_headroom", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
-       "eventstats max(eps) AS eps BY host ingest_pipe", "sort 0 - busy_pct host ingest_pipe")
+@panel(PS, "ds_headroom", "eventstats max(_time) AS last_time BY host ingest_pipe stage",
+       "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage", "eventstats max(_time) AS last_time BY host ingest_pipe",
+       "stats avg(eps) AS eps BY host ingest_pipe", "eventstats max(eps) AS eps BY host ingest_pipe",
+       "sort 0 - busy_pct host ingest_pipe")
 def headroom(dep):
-    eps = {(r["host"], r["ingest_pipe"]): r["eps"] for r in dep.eps_rows()}
+    """Now, as the engine judges: busy share and events/s averaged over the last sustained_window_min
+    minutes of each series (`where _time>=last_time-window`), a stage at its threshold has none left."""
+    window = SUSTAINED_WINDOW_MIN * 60
+    eps = {}
+    for (h, p), rs in group(list(dep.eps_rows()), "host", "ingest_pipe").items():
+        last = max(r["_time"] for r in rs)
+        vals = [r["eps"] for r in rs if r["_time"] >= last - window]
+        eps[(h, p)] = sum(vals) / len(vals)
     rows = []
     for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0]) for r in dep.dutycycle_rows()],
                                    "host", "ingest_pipe", "stage").items():
         if stage is None or stage in ("hec_input", "output"):
             continue
-        busy = sround(sum(r["busy_pct"] for r in rs) / len(rs), 1)
+        last = max(r["_time"] for r in rs)
+        recent = [r["busy_pct"] for r in rs if r["_time"] >= last - window]
+        busy = sround(sum(recent) / len(recent), 1)
         e = eps.get((h, p))
         e = sround(e) if e is not None else None
         sat = None if busy < HEADROOM_MIN_PCT or e is None else e if busy >= THREAD_PCT else sround(e * 100 / busy)
-        rows.append([h, p, stage, busy, e, sat])
+        left = "-" if sat is None else "none left" if busy >= THREAD_PCT else "{:,}".format(sat - e)
+        rows.append([h, p, stage, busy, e, sat, left])
     rows.sort(key=lambda r: (-r[3], r[0], r[1]))
-    return result(["host", "pipeline set", "stage", "busy % of one core", "events/s now", "events/s before it pegs"],
-                  rows)
+    return result(["host", "pipeline set", "stage", "busy % of one core (now)", "events/s now", "events/s when it pegs",
+                   "events/s left"], rows)
 
 
 # ----------------------------------------------------------------------------- CPU by processor

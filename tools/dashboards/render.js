@@ -59,13 +59,31 @@ const FIRST = {
         ingest_doctor_thread_activity: { viz_threads_time: /^1\. idx-07 set 1 typing$/, viz_threads_over: /^idx-07.*1.*typing/,
             viz_cpu_trap: /^idx-07/ },
         ingest_doctor_pipeline_sets: { viz_fill_time: /^1\. idx-07 set 1$/, viz_chain: /^idx-07.*1.*typing$/,
-            viz_psets_time: /^1\. idx-07 set 1$/, viz_psets_table: /^idx-07.*1.*typing/ },
+            viz_psets_time: /^1\. idx-07 set 1$/, viz_psets_table: /^idx-07.*1.*typing/,
+            // pegged for the last 100 minutes of 4 hours: judged on the recent window, none left
+            viz_headroom: /^idx-07 \| 1 \| typing \| 9\d\.\d \|.*\| none left$/ },
         ingest_doctor_cpu_by_processor: { viz_cpu_time: /^1\. idx-07 set 1 typing\/regexreplacement$/,
             viz_cpu_table: /^idx-07.*1.*typing.*regexreplacement/, viz_regex_share: /^idx-07.*1.*regex-bound/,
             viz_props_findings: /^critical.*idx-07.*1.*typing/ },
         ingest_doctor_findings: { viz_findings_table: /^critical.*idx-07.*typing.*1/ },
     },
 };
+// "Now" where the admin reads "now" (issue 18). The single values at the top of a view show the last
+// 15 minutes: the major value drawn is the recording's (computed over those minutes) and the label says so.
+const NOW_SINGLES = {
+    ingest_doctor_hec_performance: { viz_kpi_eps: 'eps', viz_kpi_mbps: 'mbps', viz_kpi_rps: 'rps', viz_kpi_epr: 'epr' },
+};
+const NOW_LABEL = /last 15 min/;
+// Table cells coloured by the recent window or the maximum: the first row's cell of each named column must
+// be painted this colour (a thread pegged for the last hour is red whatever the range's average says).
+const CELL_COLOURS = {
+    saturated: { ingest_doctor_thread_activity: { viz_threads_over: { 'last 15 min %': '#D41F1F', 'max %': '#D41F1F', 'latest %': '#D41F1F' } },
+        ingest_doctor_pipeline_sets: { viz_headroom: { 'busy % of one core (now)': '#D41F1F' } } },
+};
+function rgb(hex) {
+    const n = parseInt(hex.slice(1), 16);
+    return `rgb(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255})`;
+}
 // A chart draws at most this many series (the views show a top 5 and "others").
 const MAX_SERIES = 10;
 // The landing page's "what to change" must be on the first 1080p screen: below the browser and
@@ -236,6 +254,11 @@ function inspectPage(badSource) {
         const nav = el.querySelector('.highcharts-legend-navigation');
         if (nav && nav.getBoundingClientRect().height > 0 && getComputedStyle(nav).visibility !== 'hidden') truncated.push('legend paged (entries hidden)');
         const firstRow = el.querySelector('[data-test="table"] tbody tr, tbody tr');
+        // the first row's cells: the header above each and the background painted in it (the cell or a child)
+        const headers = [...el.querySelectorAll('[data-test="head-cell"]')].map((h) => h.textContent.trim());
+        const paint = (td) => [td, ...td.querySelectorAll('*')].map((n) => getComputedStyle(n).backgroundColor)
+            .find((c) => c && c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') || '';
+        const cells = firstRow ? [...firstRow.querySelectorAll('td')].map((td, i) => ({ header: headers[i] || '', text: td.textContent.trim(), bg: paint(td) })) : [];
         const status = [...el.querySelectorAll('[data-test="status-icon-container"] button, [data-test="status-icon-container"] [role="button"]')]
             .map((b) => b.getAttribute('aria-label') || b.getAttribute('title') || 'status icon');
         const errors = [];
@@ -246,7 +269,7 @@ function inspectPage(badSource) {
         if (status.length) errors.push(`status icon: ${status.join(', ')}`);
         truncated.forEach((t) => errors.push(`truncated ${t}`));
         const rect = el.getBoundingClientRect();
-        out.vizzes[id] = { type, drawn, detail, errors, legend, firstRow: firstRow ? [...firstRow.querySelectorAll('td')].map((td) => td.textContent.trim()).join(' | ') : null,
+        out.vizzes[id] = { type, drawn, detail, errors, legend, cells, text: text.replace(/\s+/g, ' '), firstRow: firstRow ? [...firstRow.querySelectorAll('td')].map((td) => td.textContent.trim()).join(' | ') : null,
             top: rect.top + window.scrollY, bottom: rect.bottom + window.scrollY };
     }
     for (const el of document.querySelectorAll('[data-test="input-container"], [data-test="input-item"]')) {
@@ -317,6 +340,27 @@ async function renderOne(browser, port, view, state, docs) {
         const v = dom.vizzes[id] || {};
         const first = v.type === 'splunk.table' ? v.firstRow : (v.legend || [])[0];
         if (!re.test((first || '').replace(/\s+/g, ' '))) errs.push(`${id}: shows first "${first}", expected ${re}`);
+    }
+    for (const [id, field] of Object.entries(NOW_SINGLES[view.name] || {})) {
+        const v = dom.vizzes[id] || {};
+        const ds = def.dataSources[def.visualizations[id].dataSources.primary];
+        const col = ds.options.data.fields.findIndex((f) => f.name === field);
+        const values = col < 0 ? [] : ds.options.data.columns[col];
+        const want = values.length ? Number(values[values.length - 1]) : NaN;
+        const digits = String(v.detail || '').replace(/[^\d.-]/g, '');
+        const shown = Number(digits);
+        // drawn with the precision Studio chose: equal to the recording within that precision
+        const places = digits.includes('.') ? digits.split('.')[1].length : 0;
+        if (!(digits && Math.abs(shown - want) <= 0.5 * 10 ** -places + 1e-9)) errs.push(`${id}: shows ${v.detail}, the last 15 minutes' ${field} is ${want}`);
+        if (!NOW_LABEL.test(v.text || '')) errs.push(`${id}: its label does not say it is the last 15 minutes ("${v.text}")`);
+    }
+    for (const [id, cols] of Object.entries((CELL_COLOURS[state] || {})[view.name] || {})) {
+        const cells = (dom.vizzes[id] || {}).cells || [];
+        for (const [header, hex] of Object.entries(cols)) {
+            const cell = cells.find((c) => c.header === header);
+            if (!cell) errs.push(`${id}: no column "${header}" in its first row`);
+            else if (cell.bg !== rgb(hex)) errs.push(`${id}: first row's "${header}" (${cell.text}) painted ${cell.bg || 'nothing'}, expected ${hex}`);
+        }
     }
     for (const [id, limit] of Object.entries(FIRST_SCREEN[view.name] || {})) {
         const v = dom.vizzes[id];

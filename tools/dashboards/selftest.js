@@ -130,6 +130,13 @@ async function main() {
         const chainRec = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_chain.json'), 'utf8'));
         chainRec.rows.reverse();
         fs.writeFileSync(path.join(pfx, 'ds_chain.json'), JSON.stringify(chainRec));
+        // the headroom of a stage pegged now, averaged over the whole range instead of the recent window:
+        // half busy with thousands of events/s to spare (issue 18)
+        const head = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_headroom.json'), 'utf8'));
+        head.rows[0][3] = '47.5';
+        head.rows[0][5] = '11415';
+        head.rows[0][6] = '5,993';
+        fs.writeFileSync(path.join(pfx, 'ds_headroom.json'), JSON.stringify(head));
         r = await quietRender('saturated');
         const perrs = r.report[0].errors.join('\n');
         assert.strictEqual(r.code, 1, 'the unreadable render passed');
@@ -139,6 +146,9 @@ async function main() {
         console.log('ok   render bites: a title cut short in the page fails, naming viz_psets_time');
         assert.match(perrs, /viz_chain: shows first "hf-02 \| none/, perrs);
         console.log('ok   render bites: a saturated chain whose first row is not idx-07 set 1 fails, naming viz_chain');
+        assert.match(perrs, /viz_headroom: shows first "idx-07 \| 1 \| typing \| 47\.5/, perrs);
+        assert.match(perrs, /viz_headroom: first row's "busy % of one core \(now\)" \(47\.5\) painted/, perrs);
+        console.log('ok   render bites: a pegged stage with headroom left, coloured by the range, fails, naming viz_headroom');
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -171,11 +171,13 @@ class Deployment:
 
     @rows
     def eps_rows(self):
-        """tstats avg(instantaneous_eps) of group=thruput name=index_thruput by host and ingest_pipe."""
+        """tstats avg(instantaneous_eps) of group=thruput name=index_thruput by host, ingest_pipe and _time span=1m."""
         for host in HOSTS:
             for pset in psets(host):
                 base = 9000.0 if host in FORWARDERS else 6000.0
-                yield dict(host=host, ingest_pipe=pset, eps=round(base + wave(START, host + pset + "eps", 800.0), 1))
+                for t in range(START, END, 60):
+                    yield dict(_time=t, host=host, ingest_pipe=pset,
+                               eps=round(base + wave(START, host + pset + "eps", 800.0) + wave(t, host + pset, 150.0), 1))
 
     @rows
     def load_rows(self):

@@ -14,6 +14,7 @@ from ingest_doctor import model
 from ingest_doctor.read.endpoints import HEC_SETTINGS
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Recommendation
+from ingest_doctor.thresholds import PEGGED_PCT
 
 HEC_DEFAULT_IO_THREADS = 2       # splunk_httpinput/default/inputs.conf ships dedicatedIoThreads=2
 UNKNOWN = "current value unknown (could not read %s)" % HEC_SETTINGS
@@ -52,36 +53,56 @@ def _timestamp_width(fmt: str) -> Optional[int]:
 
 # --------------------------------------------------------------------------- HEC
 
-def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) -> Tuple[List[Recommendation], bool]:
-    """(recommendations, already_raised)."""
+def _scale_out_hec(why: str) -> Recommendation:
+    return Recommendation(
+        "%s: more I/O threads on this instance cannot add capacity, so scale the HEC tier out: put more HEC "
+        "receivers (heavy forwarders or indexers) behind a load balancer and spread the clients over them; this "
+        "is not a setting." % why)
+
+
+def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool, physical: Optional[int] = None,
+              pegged: bool = False, busy_pct: Optional[float] = None) -> Tuple[List[Recommendation], bool]:
+    """(recommendations, scale_out). dedicatedIoThreads is judged against the physical cores (the logical
+    count when the physical one was not read): below them, raise it to them, exactly, first; at or above
+    them, or raised already while the HEC thread stays pegged, the only advice is to scale out."""
     cfg = ev.config
     cur = cfg.dedicated_io_threads
-    raised = cur is not None and cur > HEC_DEFAULT_IO_THREADS
+    limit = physical or cores
+    kind = "physical" if physical else "logical"
     recs: List[Recommendation] = []
-    if raised:
-        recs.append(Recommendation(
-            "dedicatedIoThreads is already raised to %d and the HEC thread stays pegged: scale the HEC tier out "
-            "behind a load balancer (more heavy forwarders or indexers receiving HEC); this is not a setting." % cur))
-        if cores and cur < cores:
-            recs.append(Recommendation("Raise the HEC I/O threads further, up to the number of cores.",
-                                       "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(cores)))
+    scale_out = False
+    # Words follow the number: "pegged" only near a full core.
+    still = "stays pegged" if busy_pct is None or busy_pct >= PEGGED_PCT else "stays over its threshold"
+    busy = "" if busy_pct is None else " at %.0f%% of one core" % busy_pct
+    if cur is not None and limit and cur >= limit:
+        scale_out = True
+        recs.append(_scale_out_hec("dedicatedIoThreads is %d, already at or above the host's %d %s cores%s"
+                                   % (cur, limit, kind, "" if busy_pct is None else
+                                      ", and the HEC thread is at %.0f%% of one core" % busy_pct)))
+    elif cur is not None and cur > HEC_DEFAULT_IO_THREADS and pegged:
+        scale_out = True
+        recs.append(_scale_out_hec(
+            "dedicatedIoThreads is already raised to %d (default %d%s) and the HEC thread %s%s"
+            % (cur, HEC_DEFAULT_IO_THREADS, "; the host has %d %s cores" % (limit, kind) if limit else "", still,
+               busy)))
     elif cur is None:
         # Unknown is not the default: an admin may already run 16, so no number (it could be lower).
         recs.append(Recommendation(
             "Check dedicatedIoThreads in the [http] stanza of inputs.conf (%s): while it is below the number of "
-            "cores%s, raise it towards that and restart splunkd; if it is already there and the HEC thread stays "
+            "%s cores%s, raise it to that and restart splunkd; if it is already there and the HEC thread stays "
             "pegged, scale the HEC tier out behind a load balancer (more heavy forwarders or indexers receiving "
-            "HEC)." % (UNKNOWN, " (%d)" % cores if cores else ""),
+            "HEC)." % (UNKNOWN, kind, " (%d)" % limit if limit else ""),
             "inputs.conf", "http", "dedicatedIoThreads", None, None))
-    else:
-        if cores:
-            suggested = str(max(cur + 1, min(cores, max(4, cur * 4))))
-        else:
-            suggested = str(max(4, cur * 2))
+    elif limit:
         recs.append(Recommendation(
-            "Raise the HEC I/O threads towards the number of cores%s, then restart splunkd."
-            % (" (%d)" % cores if cores else ""),
-            "inputs.conf", "http", "dedicatedIoThreads", str(cur), suggested))
+            "Raise the HEC I/O threads from %d to the host's %d %s cores, then restart splunkd; if the HEC thread "
+            "stays pegged after that, scale out behind a load balancer instead of raising it further."
+            % (cur, limit, kind), "inputs.conf", "http", "dedicatedIoThreads", str(cur), str(limit)))
+    else:
+        recs.append(Recommendation(
+            "Raise the HEC I/O threads towards the number of physical cores (the core count was not read, so no "
+            "value is suggested), then restart splunkd.", "inputs.conf", "http", "dedicatedIoThreads", str(cur),
+            None))
     if listener_overwhelmed:
         for setting, cur_v in (("maxThreads", cfg.max_threads), ("maxSockets", cfg.max_sockets)):
             recs.append(Recommendation(
@@ -89,7 +110,7 @@ def hec_input(ev: Evidence, cores: Optional[int], listener_overwhelmed: bool) ->
                 "process limits) and raise the process ulimits to match%s." % (setting, "" if cur_v is not None
                                                                                else "; " + UNKNOWN),
                 "inputs.conf", "http", setting, _s(cur_v), None))
-    return recs, raised
+    return recs, scale_out
 
 
 # --------------------------------------------------------------------------- props.conf
@@ -102,80 +123,189 @@ def busy_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[str]:
     return [s for s, _ in sorted(kb.items(), key=lambda x: -x[1])]
 
 
-def _on_defaults(props: Dict[str, str]) -> bool:
-    merge = props.get("SHOULD_LINEMERGE", "true").strip().lower()
-    return merge in ("true", "1") or not props.get("TIME_FORMAT")
+# Which processor of the parsing and merging pipelines costs most decides the first setting to change.
+PARSING_PROCESSORS = {"parsing": ("utf8", "linebreaker", "header"), "merging": ("aggregator",)}
+WHAT_MOVES = {
+    "utf8": "CHARSET (naming the encoding instead of detecting it)",
+    "linebreaker": "LINE_BREAKER (a cheaper pattern, cut where events start) and TRUNCATE",
+    "header": "the source typing of the input (its header and rule-based sourcetype checks)",
+    "aggregator": "SHOULD_LINEMERGE = false with a LINE_BREAKER, then TIME_PREFIX, TIME_FORMAT and "
+                  "MAX_TIMESTAMP_LOOKAHEAD (the aggregator merges lines and finds timestamps)",
+}
+TRUNCATE_DEFAULT = 10000
 
 
-def line_breaking(ev: Evidence, pipeline_set: Optional[int]) -> Tuple[List[Recommendation], List[str]]:
-    """Parsing stage (utf8, linebreaker, header): explicit LINE_BREAKER and CHARSET for the busy sourcetypes."""
+def processor_shares(ev: Evidence, pipeline_set: Optional[int], pipeline: str) -> Dict[str, float]:
+    """Each processor's share (%) of the CPU of `pipeline` (metrics.log group=pipeline), over the window."""
+    cpu: Dict[str, float] = defaultdict(float)
+    for p in ev.processors:
+        if p.pipeline == pipeline and (pipeline_set is None or p.pipeline_set in (None, pipeline_set)):
+            cpu[p.processor] += p.cpu_seconds
+    total = sum(cpu.values())
+    return {k: v / total * 100.0 for k, v in cpu.items()} if total > 0 else {}
+
+
+def costliest(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Optional[Tuple[str, float]]:
+    """(processor, share %) of the stage's named processors costing most, or None without group=pipeline."""
+    shares = processor_shares(ev, pipeline_set, stage)
+    named = [(p, shares[p]) for p in PARSING_PROCESSORS.get(stage, ()) if p in shares]
+    return max(named, key=lambda x: x[1]) if named else None
+
+
+def _true(v: Optional[str]) -> bool:
+    return (v or "").strip().lower() in ("true", "1", "yes")
+
+
+def _event_bytes(ev: Evidence, st: str) -> Optional[float]:
+    kb = eps = 0.0
+    for t in ev.thruput:
+        if t.kind == "sourcetype" and t.series == st and t.eps:
+            kb += t.kbps
+            eps += t.eps
+    return kb * 1024.0 / eps if eps > 0 else None
+
+
+def _truncate(ev: Evidence, st: str, p: Dict[str, str]) -> Optional[Recommendation]:
+    """TRUNCATE = 0 (no limit) on a hot sourcetype: one runaway event (a missing line break, a binary file) is
+    read whole and holds the parsing thread. A risk to name, with the bound to set."""
+    if (p.get("TRUNCATE") or "").strip() != "0":
+        return None
+    size = _event_bytes(ev, st)
+    bound = TRUNCATE_DEFAULT if size is None else max(TRUNCATE_DEFAULT, int(-(-size * 4 // TRUNCATE_DEFAULT))
+                                                      * TRUNCATE_DEFAULT)
+    return Recommendation(
+        "TRUNCATE = 0 lets one %s event grow without limit%s: a runaway event (a missing line break, a binary "
+        "file) is read whole and holds the parsing thread. Set a bound above the largest legitimate event."
+        % (st, "" if size is None else " (its events average about {:,.0f} bytes)".format(size)),
+        "props.conf", st, "TRUNCATE", "0", str(bound))
+
+
+def _hot(ev: Evidence, pipeline_set: Optional[int]) -> List[str]:
     props = ev.config.props
+    hot = busy_sourcetypes(ev, pipeline_set)
+    if props and not hot:
+        hot = [st for st in sorted(props) if st != "default" and not st.startswith(("source::", "host::"))]
+    return hot[:MAX_SOURCETYPES]
+
+
+def _utf8(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
+    charset = p.get("CHARSET")
+    if (charset or "").upper() == "AUTO":
+        return [Recommendation("Name the encoding of %s instead of detecting it for every event (CHARSET = AUTO "
+                               "now)." % st, "props.conf", st, "CHARSET", charset, "UTF-8")]
+    if not known:
+        return [Recommendation("Check the CHARSET of %s (conf-props was not read): AUTO detects the encoding for "
+                               "every event; name the real one." % st, "props.conf", st, "CHARSET", None, None)]
+    return []
+
+
+def _linebreaker(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
+    lb = p.get("LINE_BREAKER")
+    if known and lb and lb != DEFAULT_LINE_BREAKER:
+        return [Recommendation(
+            "%s already has an explicit LINE_BREAKER (%s): make that pattern cheaper (anchor it, no leading .*, no "
+            "alternations scanned at every character); tuning a regex is not a setting." % (st, lb),
+            "props.conf", st, None, lb, None)]
+    return [Recommendation(
+        "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so events "
+        "are cut once, in the parsing stage (the pattern depends on your data)." % st,
+        "props.conf", st, "LINE_BREAKER", lb, None)]
+
+
+def _header(st: str) -> List[Recommendation]:
+    return [Recommendation(
+        "The header processor costs most: set the sourcetype of the inputs carrying %s explicitly in inputs.conf "
+        "(no rule-based or learned source typing) and keep CHECK_FOR_HEADER off; this is not a props.conf "
+        "parsing setting." % st, "inputs.conf")]
+
+
+def _aggregator(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]:
     recs: List[Recommendation] = []
-    named: List[str] = []
-    for st in busy_sourcetypes(ev, pipeline_set)[:MAX_SOURCETYPES] if props else []:
-        p = props.get(st, {})
-        lb, charset = p.get("LINE_BREAKER"), p.get("CHARSET")
-        if lb and lb != DEFAULT_LINE_BREAKER and (charset or "").upper() != "AUTO":
-            continue
-        named.append(st)
+    merge = p.get("SHOULD_LINEMERGE", "true" if known else None)
+    if merge is None or _true(merge):
+        recs.append(Recommendation(
+            ("Sourcetype %s merges lines into events (SHOULD_LINEMERGE = %s): break events with LINE_BREAKER "
+             "instead of merging lines." % (st, merge)) if merge is not None else
+            ("Check SHOULD_LINEMERGE of %s (conf-props was not read): if it merges lines (the default), break "
+             "events with LINE_BREAKER instead." % st), "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
+        lb = p.get("LINE_BREAKER")
         if not lb or lb == DEFAULT_LINE_BREAKER:
             recs.append(Recommendation(
-                "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so "
-                "events are cut once, in the parsing stage (the pattern depends on your data)." % st,
-                "props.conf", st, "LINE_BREAKER", lb, None))
-        if (charset or "").upper() == "AUTO":
-            recs.append(Recommendation("Name the encoding of %s instead of detecting it for every event." % st,
-                                       "props.conf", st, "CHARSET", charset, "UTF-8"))
-    if not named:
+                "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
+                "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
+                "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
+    fmt = p.get("TIME_FORMAT")
+    if not fmt:
         recs.append(Recommendation(
-            "Set an explicit LINE_BREAKER (and CHARSET) for the busiest sourcetypes%s."
-            % ("" if props else "; conf-props was not read, so they are not named"), "props.conf"))
-    return recs, named
+            "Set TIME_PREFIX and TIME_FORMAT for %s so splunkd stops guessing timestamps (the format depends "
+            "on your data)." % st, "props.conf", st, "TIME_FORMAT", None, None))
+    look = p.get("MAX_TIMESTAMP_LOOKAHEAD")
+    width = _timestamp_width(fmt) if fmt else None
+    if width and look and look.isdigit() and int(look) > width + 8:
+        recs.append(Recommendation(
+            "Limit how far %s is scanned for a timestamp after TIME_PREFIX to the width of its TIME_FORMAT."
+            % st, "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", look, str(width + 2)))
+    elif not fmt and (look is None or look == "128"):
+        recs.append(Recommendation(
+            "Once TIME_FORMAT is set for %s, limit MAX_TIMESTAMP_LOOKAHEAD to its width (%s now)."
+            % (st, look or "unknown"), "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", look, None))
+    elif width and look is None:
+        recs.append(Recommendation(
+            "Limit how far %s is scanned for a timestamp after TIME_PREFIX to the width of its TIME_FORMAT."
+            % st, "props.conf", st, "MAX_TIMESTAMP_LOOKAHEAD", None, str(width + 2)))
+    return recs
 
 
-def line_merging(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
-    """SHOULD_LINEMERGE / LINE_BREAKER / TIME_* for the busy sourcetypes still on defaults."""
+def parsing(ev: Evidence, pipeline_set: Optional[int], stage: str) -> Tuple[List[Recommendation], List[str]]:
+    """Parsing and merging stages: for each hot sourcetype, the setting that moves the processor costing most
+    (utf8 -> CHARSET, linebreaker -> LINE_BREAKER, header -> source typing, aggregator -> SHOULD_LINEMERGE and
+    the timestamp settings), read as configured; TRUNCATE = 0 named as a risk. Returns (recs, detail sentences)."""
     props = ev.config.props
+    top = costliest(ev, pipeline_set, stage)
+    if top is not None:
+        order = [top[0]]
+    else:
+        order = list(PARSING_PROCESSORS.get(stage, ()))
     recs: List[Recommendation] = []
+    details: List[str] = []
+    if top is not None:
+        details.append("The %s processor takes %.0f%% of the %s pipeline's CPU (metrics.log group=pipeline): "
+                       "what moves it is %s." % (top[0], top[1], stage, WHAT_MOVES[top[0]]))
     named: List[str] = []
-    candidates = busy_sourcetypes(ev, pipeline_set)
-    if props:
-        if not candidates:
-            candidates = [st for st in sorted(props) if st != "default" and not st.startswith(("source::", "host::"))]
-        candidates = [st for st in candidates if _on_defaults(props.get(st, {}))]
-    for st in candidates[:MAX_SOURCETYPES]:
+    for st in _hot(ev, pipeline_set):
         p = props.get(st, {})
         known = st in props
-        named.append(st)
-        merge = p.get("SHOULD_LINEMERGE", "true" if known else None)
-        if merge is None or merge.strip().lower() in ("true", "1"):
+        mine: List[Recommendation] = []
+        for proc in order:
+            if proc == "utf8":
+                mine.extend(_utf8(st, p, known))
+            elif proc == "linebreaker":
+                mine.extend(_linebreaker(st, p, known) if top is not None or not known or
+                            not p.get("LINE_BREAKER") or p.get("LINE_BREAKER") == DEFAULT_LINE_BREAKER else [])
+            elif proc == "header" and top is not None:
+                mine.extend(_header(st))
+            elif proc == "aggregator":
+                mine.extend(_aggregator(st, p, known))
+        t = _truncate(ev, st, p)
+        if t is not None:
+            mine.append(t)
+        if mine:
+            named.append(st)
+            recs.extend(mine)
+    if named:
+        details.append("Hot sourcetypes with a setting to change: %s." % ", ".join(named))
+    if not recs:
+        if not props:
             recs.append(Recommendation(
-                "Sourcetype %s runs on line-merging defaults: break events with LINE_BREAKER instead of merging "
-                "lines." % st, "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
-            lb = p.get("LINE_BREAKER")
-            if not lb or lb == DEFAULT_LINE_BREAKER:
-                recs.append(Recommendation(
-                    "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
-                    "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
-                    "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
-        fmt = p.get("TIME_FORMAT")
-        if not fmt:
+                "Set an explicit LINE_BREAKER (with SHOULD_LINEMERGE = false), CHARSET, TIME_FORMAT and "
+                "MAX_TIMESTAMP_LOOKAHEAD for the busiest sourcetypes; conf-props was not read, so they are not "
+                "named.", "props.conf"))
+        else:
             recs.append(Recommendation(
-                "Set TIME_PREFIX and TIME_FORMAT for %s so splunkd stops guessing timestamps (the format depends "
-                "on your data)." % st, "props.conf", st, "TIME_FORMAT", None, None))
-        look = p.get("MAX_TIMESTAMP_LOOKAHEAD")
-        width = _timestamp_width(fmt) if fmt else None
-        if look is None or look == "128" or (width and look.isdigit() and int(look) > width + 8):
-            recs.append(Recommendation(
-                "Limit how far %s is scanned for a timestamp after TIME_PREFIX." % st, "props.conf", st,
-                "MAX_TIMESTAMP_LOOKAHEAD", look, str(width + 2) if width else None))
-    if not named:
-        recs.append(Recommendation(
-            "Give every high-volume sourcetype SHOULD_LINEMERGE = false with a LINE_BREAKER, TIME_PREFIX, "
-            "TIME_FORMAT and MAX_TIMESTAMP_LOOKAHEAD (props.conf%s)."
-            % ("" if props else "; conf-props was not read, so the sourcetypes are not named"),
-            "props.conf", None, "SHOULD_LINEMERGE", None, "false"))
-    return recs, named
+                "The hot sourcetypes' parsing settings are already explicit%s: what is left is the volume on this "
+                "one thread; this is not a setting." % (" (%s)" % ", ".join(_hot(ev, pipeline_set))
+                                                        if _hot(ev, pipeline_set) else "")))
+    return recs, details
 
 
 def regex_sourcetypes(ev: Evidence, pipeline_set: Optional[int]) -> List[Tuple[str, float]]:
@@ -284,9 +414,16 @@ def imbalance(ev: Evidence) -> List[Recommendation]:
     return recs
 
 
-def host_cpu() -> List[Recommendation]:
-    return [Recommendation("Every core is busy: more pipeline sets or HEC threads will not help. Move load off "
+def host_cpu(splunkd_pct: Optional[float] = None, searches: Optional[int] = None,
+             search_pct: Optional[float] = None) -> List[Recommendation]:
+    recs = [Recommendation("Every core is busy: more pipeline sets or HEC threads will not help. Move load off "
                            "this host or add hosts; this is not a setting.")]
+    if searches and search_pct is not None and (splunkd_pct is None or search_pct > splunkd_pct):
+        recs.insert(0, Recommendation(
+            "Searches take more of the CPU than ingestion (%d search processes, about %.1f cores): move searching "
+            "off this host, spread scheduled searches over time or limit how many run at once; this is not an "
+            "ingestion setting." % (searches, search_pct / 100.0)))
+    return recs
 
 
 _THROTTLE_ADVICE = (

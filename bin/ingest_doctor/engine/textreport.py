@@ -30,10 +30,16 @@ def headroom_sentence(h: Headroom) -> str:
         now, then = "%s events/s" % _n(h.eps), "%s events/s" % _n(h.saturates_eps)
     else:
         now, then = "%s KB/s" % _n(h.kbps), "%s KB/s" % _n(h.saturates_kbps)
+    when = "%s averages" % h.window if re_minutes(h.window) else h.window
     if h.pegged:
-        return "%s: %.0f%% of one core for %s: at its limit, no headroom" % (where, h.busy_pct, now)
+        return "%s: %.0f%% of one core for %s: at its limit, no headroom (none left; %s)" % (where, h.busy_pct, now,
+                                                                                           when)
     text = "%s: %.0f%% of one core for %s: about %s before it pegs" % (where, h.busy_pct, now, then)
-    return text + (" (%s)" % h.caveat if h.caveat else "")
+    return text + " (%s)" % "; ".join(x for x in (when, h.caveat) if x)
+
+
+def re_minutes(window: str) -> bool:
+    return bool(window) and window[:-1].isdigit() and window.endswith("m")
 
 
 def render(report: Report) -> str:

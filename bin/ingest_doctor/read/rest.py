@@ -209,20 +209,36 @@ def _cpu_sample(ev: Evidence, time: Optional[float], src: str, **values: Any) ->
     ev.host_cpu.source = src
 
 
+def _is_search(ptype: str, proc: str, args: str) -> bool:
+    """A search process: process_type search (9.x), or `splunkd search --id=...` (MC's classification)."""
+    if ptype:
+        return ptype.startswith("search")
+    return proc in ("splunkd", "splunkd.exe") and args.lstrip().startswith("search")
+
+
 def splunk_processes(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     best = None
+    searches = 0
+    search_cpu = 0.0
     for _, c in ents:
         ptype = (as_str(get(c, "process_type")) or "").lower()
         proc = (as_str(get(c, "process")) or "").lower()
         args = as_str(get(c, "args")) or ""
+        pct = as_float(get(c, "pct_cpu"))
+        if _is_search(ptype, proc, args):
+            searches += 1
+            search_cpu += pct or 0.0
+            continue
         # Without process_type: `splunkd -p 8089 start` on Linux, `splunkd.exe service` on Windows (UNVERIFIED).
         is_server = ptype == "splunkd_server" or (proc in ("splunkd", "splunkd.exe") and not ptype and
                                                   ("-p " in args + " " or args.strip() == "service"))
         if not is_server:
             continue
-        pct = as_float(get(c, "pct_cpu"))
         if pct is not None and (best is None or pct > best):
             best = pct
+    if ents:
+        ev.host_cpu.search_processes = searches
+        ev.host_cpu.search_cpu_pct = round(search_cpu, 2)
     if best is not None:
         _cpu_sample(ev, time, src, splunkd_cpu_pct=best)
 
@@ -238,6 +254,9 @@ def hostwide(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -
             if u is not None or s is not None:
                 used = (u or 0.0) + (s or 0.0)
         cores = as_int(get(c, "virtual_cpu_count")) or as_int(get(c, "cpu_count"))
+        physical = as_int(get(c, "cpu_count"))
+        if physical:
+            ev.host_cpu.physical_cores = physical
         _cpu_sample(ev, time, src, host_cpu_pct=used, cores=cores)
 
 
@@ -255,6 +274,9 @@ def server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: str
         cores = as_int(get(c, "numberOfVirtualCores")) or as_int(get(c, "numberOfCores"))
         if cores and not ev.host_cpu.cores:
             ev.host_cpu.cores = cores
+        physical = as_int(get(c, "numberOfCores"))
+        if physical and not ev.host_cpu.physical_cores:
+            ev.host_cpu.physical_cores = physical
 
 
 def health(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:

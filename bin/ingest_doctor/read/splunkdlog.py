@@ -20,18 +20,52 @@ _REPLY = re.compile(r"\breply=(\d+)")
 _TOKEN = re.compile(r"\btoken name=([^,]*)")
 _PERR = re.compile(r'\bparsing_err="([^"]*)"')
 
-# The receiver a tcpout line names: `host_dest=` (TcpOutputProc paused), `ip=` (a cooked connection timed
-# out, real 2025 line), or `Connect to <host:port> failed` (TcpOutputFd).
-_RECEIVER = re.compile(r"\b(?:host_dest=|ip=|[Cc]onnect to )([^\s,]+?)[.,]?(?:\s|$)")
+# The receiver a tcpout line names, in every form splunkd writes: `host_dest=` (TcpOutputProc paused),
+# `ip=<ip>:<port>` (a cooked connection timed out, real 2025 line), `host=<ip>:<port>` (TcpOutputFd
+# "Connection to host=... failed"), `idx=<ip>:<port>` (AutoLoadBalancedConnectionStrategy), `ip=<ip> port=<port>`
+# (its quarantine line), `Connect to <ip>:<port> failed` (TcpOutputFd).
+_ADDRESS = (
+    re.compile(r"\b(?:host_dest|ip|host|idx|dest)=(\[[0-9a-fA-F:.]+\]:\d+|[\w.-]+:\d+)"),
+    re.compile(r"\bip=([\w.:-]+?)[,]? port=(\d+)"),
+    re.compile(r"\b[Cc]onnect(?:ion)? to (?:ip=|host=)?(\[[0-9a-fA-F:.]+\]:\d+|[\w.-]+:\d+)"),
+    re.compile(r"\bhost_dest=([^\s,]+?)[.,]?(?:\s|$)"),
+)
+
+# tcpout connection failures: (pattern in the message, the receiver's state). First match wins.
+_TCPOUT_COMPONENTS = ("TcpOutputFd", "TcpOutputProc", "AutoLoadBalancedConnectionStrategy", "TcpOutputClient")
+_TCPOUT_STATES = (
+    (re.compile(r"connection refused", re.I), "refused"),
+    (re.compile(r"timed out", re.I), "timed out"),
+    (re.compile(r"reset by peer", re.I), "reset by peer"),
+    (re.compile(r"applying quarantine", re.I), "quarantined"),
+    (re.compile(r"\bfail(?:ed|ure)\b", re.I), "failed"),
+)
 
 _SIGNALS = (
     ("HttpListener", "Can't handle request", "hec_listener_overwhelmed"),
     ("TcpOutputProc", "paused the data flow", "tcpout_blocked"),
-    ("AutoLoadBalancedConnectionStrategy", "timed out", "tcpout_connect_failed"),
-    ("TcpOutputFd", "failed", "tcpout_connect_failed"),
     ("TcpInputProc", "Stopping all listening ports", "tcpin_stopped"),
     (None, "index processor has paused data flow", "index_paused"),
 )
+
+
+def receiver(msg: str) -> str:
+    """The receiver (`<host>:<port>`) a tcpout line names, or "" when it names none."""
+    for i, pattern in enumerate(_ADDRESS):
+        m = pattern.search(msg)
+        if m:
+            return "%s:%s" % (m.group(1), m.group(2)) if i == 1 else m.group(1)
+    return ""
+
+
+def tcpout_failure(component: str, msg: str) -> str:
+    """The state a tcpout connection-failure line reports (refused, timed out, ...), or ""."""
+    if component not in _TCPOUT_COMPONENTS or "paused the data flow" in msg:
+        return ""
+    for pattern, state in _TCPOUT_STATES:
+        if pattern.search(msg):
+            return state
+    return ""
 
 
 @dataclass
@@ -50,7 +84,7 @@ class SplunkdLogParser(WindowedParser):
         # Cheap pre-filter: most of splunkd.log is irrelevant here.
         if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
                 and "Stopping all listening" not in line and "TcpOut" not in line
-                and "AutoLoadBalanced" not in line):
+                and "AutoLoadBalanced" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
             return
         t, start = parse_prefix(line)
         if self.outside(t):
@@ -69,11 +103,16 @@ class SplunkdLogParser(WindowedParser):
                                                    "%s HttpInputDataHandler" % self.source))
                 self.stats.used += 1
             return
+        state = tcpout_failure(comp, msg)
+        if state:
+            self.ev.log_signals.append(LogSignal(t, "tcpout_connect_failed", msg[:300], "%s %s" % (self.source, comp),
+                                                 receiver(msg), state))
+            self.stats.used += 1
+            return
         for want_comp, text, kind in _SIGNALS:
             if (want_comp is None or comp == want_comp) and text.lower() in msg.lower():
-                rcv = _RECEIVER.search(msg) if kind.startswith("tcpout") else None
-                self.ev.log_signals.append(LogSignal(t, kind, msg[:300], "%s %s" % (self.source, comp),
-                                                     rcv.group(1) if rcv else ""))
+                rcv = receiver(msg) if kind.startswith("tcpout") else ""
+                self.ev.log_signals.append(LogSignal(t, kind, msg[:300], "%s %s" % (self.source, comp), rcv))
                 self.stats.used += 1
                 return
 

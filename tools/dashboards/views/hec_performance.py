@@ -99,8 +99,9 @@ def _throughput_searches(d: Dash) -> None:
     """The overview, HEC counters and batching."""
     d.search("ds_overview", "Deployment overview: worst stage per instance (last 15 minutes of the range)", OVERVIEW)
     d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
-    d.chain("ds_hec_kpi", "HEC totals", "ds_hec",
+    d.chain("ds_hec_kpi", "HEC totals now (the last 15 minutes of the range)", "ds_hec",
             "| where series==\"http_event_collector\"\n"
+            "| eventstats max(_time) AS last_time\n| where _time>last_time-900\n"
             "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes\n"
             "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
             "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
@@ -196,10 +197,10 @@ def _throughput_panels(d: Dash) -> None:
           context={"stateColors": states},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     for vid, (title, field, unit, under) in {
-        "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
-        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
-        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, all HEC hosts"),
-        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below %d is chatty" % CHATTY),
+        "viz_kpi_eps": ("Events per second", "eps", "", "events/s, last 15 min"),
+        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, last 15 min"),
+        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, last 15 min"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "last 15 min; < %d: chatty" % CHATTY),
     }.items():
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)

@@ -60,28 +60,36 @@ def _load_searches(d: Dash) -> None:
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
     # Headroom: a stage busy B% of one core while its set carries E events/s pegs at about E x 100 / B
-    # (bin/ingest_doctor/engine/rules/headroom.py computes the same for the CLI and the findings).
-    d.search("ds_headroom", "Headroom per host, pipeline set and stage (dutycycle busy share and group=thruput "
-             "events/s)",
+    # (bin/ingest_doctor/engine/rules/headroom.py computes the same for the CLI and the findings). Like the
+    # engine, both are averaged over the last ingest_doctor_sustained_window_min minutes of the range, never
+    # the whole range: a stage pegged now has none left, however idle it was before.
+    recent = "| where _time>=last_time-`ingest_doctor_sustained_window_min`*60\n"
+    d.search("ds_headroom", "Headroom per host, pipeline set and stage, now (the last sustained_window_min "
+             "minutes: dutycycle busy share and group=thruput events/s)",
              "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
              "| `ingest_doctor_dutycycle_rows`\n"
              "| " + PSET + "\n"
              "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
              "| eval stage=mvindex(stage, 0)\n"
              "| where isnotnull(stage) AND " + " AND ".join("stage!=\"%s\"" % s for s in NO_PIPELINE) + "\n"
+             "| eventstats max(_time) AS last_time BY host ingest_pipe stage\n" + recent +
              "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
              "| append [| tstats fillnull_value=\"none\" avg(PREFIX(instantaneous_eps=)) AS eps "
              "where `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=index_thruput) " + HOSTS + " "
-             "by host PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe]\n"
+             "by host PREFIX(ingest_pipe=) _time span=1m | rename \"ingest_pipe=\" AS ingest_pipe "
+             "| eventstats max(_time) AS last_time BY host ingest_pipe " + recent.strip() + " "
+             "| stats avg(eps) AS eps BY host ingest_pipe]\n"
              "| eventstats max(eps) AS eps BY host ingest_pipe\n"
              "| where isnotnull(stage)\n"
              "| eval busy_pct=round(busy_pct, 1), eps=round(eps, 0), "
              "saturates_eps=case(busy_pct<`ingest_doctor_headroom_min_busy_pct` OR isnull(eps), null(), "
-             "busy_pct>=`ingest_doctor_thread_busy_pct`, eps, true(), round(eps*100/busy_pct, 0))\n"
+             "busy_pct>=`ingest_doctor_thread_busy_pct`, eps, true(), round(eps*100/busy_pct, 0)), "
+             "headroom=case(isnull(saturates_eps), \"-\", busy_pct>=`ingest_doctor_thread_busy_pct`, \"none left\", "
+             "true(), tostring(saturates_eps-eps, \"commas\"))\n"
              "| sort 0 - busy_pct host ingest_pipe\n"
-             "| table host ingest_pipe stage busy_pct eps saturates_eps\n"
-             "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" eps AS \"events/s now\" "
-             "saturates_eps AS \"events/s before it pegs\"")
+             "| table host ingest_pipe stage busy_pct eps saturates_eps headroom\n"
+             "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core (now)\" eps AS \"events/s now\" "
+             "saturates_eps AS \"events/s when it pegs\" headroom AS \"events/s left\"")
 
 
 def _panels(d: Dash) -> None:
@@ -112,10 +120,11 @@ def _panels(d: Dash) -> None:
           line_opts("% of one core", 100))
     d.add("viz_psets_table", "splunk.table", "Busiest thread and assignment share per pipeline set", "ds_psets_table",
           "Busiest first. One set busy while the others idle: pipelineSetSelectionPolicy (server.conf).")
-    d.add("viz_headroom", "splunk.table", "Headroom: events/s each stage of each set carries before it pegs one core",
+    hcf, hctx = table_colors({"busy % of one core (now)": busy_bands()})
+    d.add("viz_headroom", "splunk.table", "Headroom now: events/s each stage of each set carries before it pegs one core",
           "ds_headroom",
-          "events/s x 100 / busy %: linear, for the same event mix; not for line merging or disk-bound indexing "
-          "(README: Headroom).")
+          "Both averaged over the last 10 minutes of the range, as the engine judges: a stage at its threshold has "
+          "none left. events/s x 100 / busy %: linear, same event mix (README: Headroom).", hcf, context=hctx)
     d.markdown("viz_chain_help", "How to read the chain",
                "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
                "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "

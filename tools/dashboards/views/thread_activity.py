@@ -26,13 +26,18 @@ def _searches(d: Dash) -> None:
             "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
             + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
-            "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
-            "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples "
-            "values(origin) AS origin BY host ingest_pipe thread\n"
+            "| eventstats max(_time) AS last_time\n"
+            "| eval recent=if(_time>last_time-900, busy_pct, null())\n"
+            "| stats latest(busy_pct) AS latest_pct avg(recent) AS recent_pct avg(busy_pct) AS avg_pct "
+            "max(busy_pct) AS max_pct count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over "
+            "count AS samples values(origin) AS origin BY host ingest_pipe thread\n"
             "| where max_pct>=`ingest_doctor_thread_busy_pct`\n"
-            "| eval avg_pct=round(avg_pct, 1), over_pct=round(samples_over/samples*100, 0)\n"
-            "| sort - latest_pct - avg_pct\n"
-            "| table host ingest_pipe thread latest_pct avg_pct max_pct over_pct origin\n"
+            "| eval recent_pct=round(recent_pct, 1), avg_pct=round(avg_pct, 1), "
+            "over_pct=round(samples_over/samples*100, 0)\n"
+            "| sort - recent_pct - latest_pct\n"
+            "| table host ingest_pipe thread latest_pct recent_pct max_pct avg_pct over_pct origin\n"
+            "| rename latest_pct AS \"latest %\" recent_pct AS \"last 15 min %\" max_pct AS \"max %\" "
+            "avg_pct AS \"range avg %\" over_pct AS \"% of range over\"\n"
             + empty_message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts."))
     d.chain("ds_threads_heat", "Host x thread, latest busy % (the busier pipeline set)", "ds_dc",
             "| stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread\n"
@@ -61,16 +66,22 @@ def _searches(d: Dash) -> None:
 
 def _panels(d: Dash) -> None:
     """The charts, the table of threads over the threshold, the heat map, the trap."""
-    d.tokens.update({"thread": model.HEC_THREAD, "drill_host": "*"})   # the drilldown's, until a click
+    # the drilldown's, until a click; drill_label names the hosts it shows: the busiest 5 until a row or
+    # bubble names one
+    d.tokens.update({"thread": model.HEC_THREAD, "drill_host": "*", "drill_label": "the 5 busiest hosts and sets"})
     d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
           "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
           "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
           line_opts("% of one core", 100))
-    cf, ctx = table_colors({"latest_pct": busy_bands(), "avg_pct": busy_bands(), "max_pct": busy_bands()})
+    # Coloured by what is true now (the last minute, the last 15 minutes) and the worst: never by the range's
+    # average, which paints a thread pegged for the last hour of a day green.
+    cf, ctx = table_colors({"latest %": busy_bands(), "last 15 min %": busy_bands(), "max %": busy_bands()})
     d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",
-          "ds_threads_over", "Latest first. All % of one core.", cf, context=ctx,
+          "ds_threads_over", "Busiest in the last 15 minutes first. All % of one core; the range's average is "
+          "shown, not coloured.", cf, context=ctx,
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
-              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"},
+              {"token": "drill_label", "key": "row.host.value"}]}}])
     d.add("viz_threads_heat", "splunk.punchcard", "Heat map: host x thread, latest busy % of one core", "ds_threads_heat",
           "Each bubble: the thread's latest minute on that host (the busier pipeline set). Click a bubble for its "
           "time series.",
@@ -82,8 +93,9 @@ def _panels(d: Dash) -> None:
                                   {"from": BUSY_PCT, "to": TH.thread_busy_pct, "value": WARN},
                                   {"from": TH.thread_busy_pct, "value": CRIT}]},
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
-              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
-    d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"},
+              {"token": "drill_label", "key": "row.host.value"}]}}])
+    d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on $drill_label$", "ds_thread_drill",
           "Per host and set, the 5 busiest; set by clicking a thread above. The dashed line is the threshold.",
           line_opts("% of one core", 100))
     d.add("viz_cpu_trap", "splunk.table", "splunkd CPU against the host's cores", "ds_cpu_trap",

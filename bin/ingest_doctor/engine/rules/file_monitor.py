@@ -11,7 +11,7 @@ from __future__ import annotations
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import SUSTAINED
-from ingest_doctor.engine.rules.state import State, r1, sustained_words
+from ingest_doctor.engine.rules.state import State, busy_words, measure, r1
 
 INPUT = model.FILE_MONITOR
 
@@ -30,11 +30,13 @@ def run(st: State) -> None:
             continue
         d = st.draft(model.HEC_INPUT, None)
         d.pegged = True
+        d.busy_pct = max(d.busy_pct or 0.0, j.value)
         d.raise_to("warning")
         if INPUT not in d.inputs:
             d.inputs.append(INPUT)
-        text = ("The %s thread %s is busy %.0f%% of one core, sustained %s: the %s reads files no faster, so the "
-                "input is the ceiling." % (INPUT.label, s.thread, j.value, sustained_words(j.window), INPUT.label))
+        words = busy_words("%s thread %s" % (INPUT.label, s.thread), j.value, st.th.thread_busy_pct,
+                           measure(s.kind, s.source, j.window))
+        text = "%s: the %s reads files no faster, so the input is the ceiling." % (words, INPUT.label)
         if not d.headline or d.tentative:
             d.set_headline(text)
             d.component = INPUT.thread

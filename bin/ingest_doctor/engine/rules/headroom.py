@@ -5,6 +5,12 @@ pegs at about E x 100 / B events/s, if its cost per event stays the same
 (typing at 60% for 18k events/s: about 30k events/s). Fills `st.capacity` and
 adds the estimate to the evidence of a finding about the same stage and set.
 
+B and E are averages over the same recent window (`sustained_window_min`, ending at the newest
+sample), never one burst sample; a stage at or over `thread_busy_pct` over that window, or judged
+sustained, has none left. Without `group=thruput name=index_thruput` the instance's `name=thruput`
+is the load, and the caveat says so. `estimate(ev, th)` computes it for one instance's evidence
+alone (a deployment calls it per instance).
+
 Not valid when the cost per event changes with the load or the mix (a new
 sourcetype, longer events, line merging over more lines), nor for indexing when
 the disk, not the CPU, limits it: the caveat says so with each estimate.
@@ -15,12 +21,17 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem, Headroom
-from ingest_doctor.engine.rules.state import THREAD, State, ThreadState
+from ingest_doctor.engine.series import SUSTAINED
+from ingest_doctor.engine.rules import queue_chain, thread_saturation
+from ingest_doctor.engine.rules.state import THREAD, State, ThreadState, start
 from ingest_doctor.engine.rules.upstream import SENDER
 
 THRUPUT_NAME = "index_thruput"
-SIGNAL = "headroom_eps"
+SIGNAL = "headroom_eps"         # events/s more before it pegs: 0 at or over its threshold
+PEGS_AT = "pegs_at_eps"         # the events/s at which it pegs
 
 CAVEATS = {
     "indexing": "indexing is often bound by disk I/O before its thread pegs: a ceiling, not a promise",
@@ -32,24 +43,45 @@ CAVEATS = {
 }
 
 
-def _load(st: State) -> Dict[Optional[int], Tuple[Optional[float], float, str]]:
-    """Per pipeline set: mean events/s, mean KB/s and the source (group=thruput name=index_thruput)."""
-    eps: Dict[Optional[int], List[float]] = defaultdict(list)
-    kbps: Dict[Optional[int], List[float]] = defaultdict(list)
-    src = ""
-    for t in st.ev.thruput:
-        if t.kind != "thruput" or t.series != THRUPUT_NAME:
+FALLBACK_NAME = "thruput"
+FALLBACK_CAVEAT = "load from group=thruput name=thruput (the instance's total: name=index_thruput is missing)"
+
+
+def _recent(points: List[Tuple[Optional[float], float]], window_s: float) -> Tuple[List[float], Optional[float]]:
+    """The values within `window_s` of the newest timed one (untimed readings: all of them), and that span's end."""
+    timed = [(t, v) for t, v in points if t is not None]
+    if not timed:
+        return [v for _, v in points], None
+    end = max(t for t, _ in timed)
+    return [v for t, v in timed if t >= end - window_s], end
+
+
+def _load(st: State) -> Tuple[Dict[Optional[int], Tuple[Optional[float], float, str]], str]:
+    """Per pipeline set: mean events/s, mean KB/s and the source over the sustained window
+    (group=thruput name=index_thruput, else the instance's name=thruput), and the caveat that choice adds."""
+    window_s = st.th.sustained_window_min * 60.0
+    for name, caveat in ((THRUPUT_NAME, ""), (FALLBACK_NAME, FALLBACK_CAVEAT)):
+        rows = [t for t in st.ev.thruput if t.kind == "thruput" and t.series == name]
+        if not rows:
             continue
-        pset = None if st.single_pset else t.pipeline_set
-        kbps[pset].append(t.kbps)
-        if t.eps is not None:
-            eps[pset].append(t.eps)
-        src = src or t.source
-    out = {}
-    for pset, ks in kbps.items():
-        es = eps.get(pset)
-        out[pset] = (sum(es) / len(es) if es else None, sum(ks) / len(ks), src)
-    return out
+        _, end = _recent([(t.time, 0.0) for t in rows], window_s)
+        eps: Dict[Optional[int], List[float]] = defaultdict(list)
+        kbps: Dict[Optional[int], List[float]] = defaultdict(list)
+        src = ""
+        for t in rows:
+            if end is not None and t.time is not None and t.time < end - window_s:
+                continue
+            pset = None if st.single_pset else t.pipeline_set
+            kbps[pset].append(t.kbps)
+            if t.eps is not None:
+                eps[pset].append(t.eps)
+            src = src or "%s name=%s" % (t.source, name)
+        out = {}
+        for pset, ks in kbps.items():
+            es = eps.get(pset)
+            out[pset] = (sum(es) / len(es) if es else None, sum(ks) / len(ks), src)
+        return out, caveat
+    return {}, ""
 
 
 def _total(load: Dict[Optional[int], Tuple[Optional[float], float, str]]) -> Tuple[Optional[float], float, str]:
@@ -59,33 +91,47 @@ def _total(load: Dict[Optional[int], Tuple[Optional[float], float, str]]) -> Tup
             sum(k for _, k, _ in load.values()), src)
 
 
-def _busiest(st: State) -> Dict[Tuple[str, Optional[int]], ThreadState]:
+def _busy(st: State, t: ThreadState) -> Tuple[float, str, bool]:
+    """(busy % of one core over the sustained window, that window, at or over its threshold)."""
+    window_s = st.th.sustained_window_min * 60.0
+    vals, end = _recent(t.points, window_s)
+    if vals:
+        busy = sum(vals) / len(vals)
+        window = "%dm" % int(st.th.sustained_window_min) if end is not None else t.judgement.window
+    else:
+        busy, window = t.judgement.value, t.judgement.window
+    return busy, window, busy >= st.th.thread_busy_pct or t.judgement.level == SUSTAINED
+
+
+def _busiest(st: State) -> Dict[Tuple[str, Optional[int]], Tuple[ThreadState, float, str, bool]]:
     """One reading per stage and set: a thread's own busy share before the sum of its processors."""
-    out: Dict[Tuple[str, Optional[int]], ThreadState] = {}
+    out: Dict[Tuple[str, Optional[int]], Tuple[ThreadState, float, str, bool]] = {}
     for t in st.threads:
         if t.stage is None:
             continue
         pset = None if st.single_pset else t.pipeline_set
         key = (t.stage.name, pset)
+        busy = _busy(st, t)
         prev = out.get(key)
-        if prev is None or (prev.kind != THREAD and t.kind == THREAD) or \
-                (prev.kind == t.kind and t.judgement.value > prev.judgement.value):
-            out[key] = t
+        if prev is None or (prev[0].kind != THREAD and t.kind == THREAD) or \
+                (prev[0].kind == t.kind and busy[0] > prev[1]):
+            out[key] = (t,) + busy
     return out
 
 
-def run(st: State) -> None:
-    load = _load(st)
+def compute(st: State) -> Tuple[List[Headroom], List[str]]:
+    """The headroom of every stage and set of the State's judged threads, and what could not be estimated."""
+    load, load_caveat = _load(st)
     if not load:
-        return
+        return [], []
     busiest = _busiest(st)
     sets = {p for _, p in busiest}
     skipped: List[str] = []
-    for (stage, pset), t in sorted(busiest.items(), key=lambda x: (model.BOTTLENECK_ORDER.get(x[0][0], 9),
-                                                                      -1 if x[0][1] is None else x[0][1])):
-        busy = t.judgement.value
+    out: List[Headroom] = []
+    for (stage, pset), (t, busy, window, pegged) in sorted(
+            busiest.items(), key=lambda x: (model.BOTTLENECK_ORDER.get(x[0][0], 9), -1 if x[0][1] is None else x[0][1])):
         # Under headroom_min_busy_pct the estimate multiplies measurement noise (1% busy -> "100x").
-        if busy < st.th.headroom_min_busy_pct:
+        if busy < st.th.headroom_min_busy_pct and not pegged:
             continue
         if stage == model.HEC_INPUT or pset is None or len(sets) == 1:
             eps, kbps, src = _total(load)
@@ -96,14 +142,27 @@ def run(st: State) -> None:
             continue
         if kbps <= 0:
             continue
-        h = Headroom(stage, pset, min(busy, 100.0), eps, kbps, t.judgement.window,
-                     "%s + %s name=%s" % (t.source, src, THRUPUT_NAME), CAVEATS.get(stage, ""),
-                     busy >= st.th.thread_busy_pct)
-        st.capacity.append(h)
-        d = st.drafts.get((stage, pset))
-        if d is not None and d.component != SENDER and h.saturates_eps is not None:
-            d.add(EvidenceItem(SIGNAL, round(h.saturates_eps), "events/s", h.window, h.source))
+        caveat = "; ".join(c for c in (CAVEATS.get(stage, ""), load_caveat) if c)
+        out.append(Headroom(stage, pset, min(busy, 100.0), eps, kbps, window, "%s + %s" % (t.source, src),
+                            caveat, pegged))
+    return out, skipped
+
+
+def estimate(ev: Evidence, th: Optional[thresholds_mod.Thresholds] = None) -> List[Headroom]:
+    """One instance's headroom from its evidence alone (the queue and thread rules it needs run here)."""
+    st = start(ev, th or thresholds_mod.defaults())
+    queue_chain.run(st)
+    thread_saturation.run(st)
+    return compute(st)[0]
+
+
+def run(st: State) -> None:
+    st.capacity, skipped = compute(st)
+    for h in st.capacity:
+        d = st.drafts.get((h.stage, h.pipeline_set))
+        if d is not None and d.component != SENDER and h.headroom_eps is not None:
+            d.add(EvidenceItem(SIGNAL, round(h.headroom_eps), "events/s", h.window, h.source))
+            d.add(EvidenceItem(PEGS_AT, round(h.saturates_eps or 0.0), "events/s", h.window, h.source))
     if skipped:
         st.note("metrics.log group=thruput has no line with their ingest_pipe, so their own load is unknown: headroom "
                 "not estimated for %s" % "; ".join(skipped))
-

@@ -38,10 +38,24 @@ def _most(st: State, psets: List[int]) -> Optional[Tuple[int, float]]:
     return (top, sh[top]) if sh[top] >= max(0.5, UNEVEN / n) else None
 
 
+def _psets(st: State) -> List[int]:
+    ev = st.ev
+    return sorted({p for p in [q.pipeline_set for q in ev.queues] + [p.pipeline_set for p in ev.pipelinesets]
+                   + [t.pipeline_set for t in ev.threads] if p is not None})
+
+
+def hot_set(st: State) -> Optional[Tuple[int, float, int]]:
+    """(set, share of the throughput, number of sets) when one pipeline set carries most of the load."""
+    psets = _psets(st)
+    if len(psets) < 2:
+        return None
+    most = _most(st, psets)
+    return None if most is None else (most[0], most[1], max(len(psets), len(shares(st))))
+
+
 def run(st: State) -> None:
     ev = st.ev
-    psets = sorted({p for p in [q.pipeline_set for q in ev.queues] + [p.pipeline_set for p in ev.pipelinesets]
-                    + [t.pipeline_set for t in ev.threads] if p is not None})
+    psets = _psets(st)
     if len(psets) < 2:
         return
     saturated = sorted({k[1] for k, d in st.drafts.items()

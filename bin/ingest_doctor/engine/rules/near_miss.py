@@ -7,7 +7,7 @@ from __future__ import annotations
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK
-from ingest_doctor.engine.rules.state import THREAD, State, r1
+from ingest_doctor.engine.rules.state import THREAD, State, measure, r1
 
 # How close to the threshold (points of one core) a thread is "just under" it.
 NEAR_PCT = 10.0
@@ -25,7 +25,7 @@ def run(st: State) -> None:
             continue
         text = ("The %s is busy %.0f%% of one core (%s, at most %.0f%%), just under the %.0f%% threshold: not "
                 "saturated by the configured rule, about %.0f points of one core left."
-                % (s.label, j.value, j.window, j.peak, thr, 100.0 - j.value))
+                % (s.label, j.value, measure(s.kind, s.source, j.window), j.peak, thr, 100.0 - j.value))
         d.detail(text)
         d.add(EvidenceItem("thread_busy_pct", r1(j.value), "%", j.window,
                            "%s thread=%s" % (s.source, s.thread)))

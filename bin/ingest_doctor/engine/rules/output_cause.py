@@ -46,10 +46,7 @@ def run(st: State) -> None:
     outs = [d for (b, _), d in st.drafts.items() if b == "output" and d.severity != "info"]
     if not outs:
         return
-    failed: Dict[str, int] = defaultdict(int)
-    for s in st.ev.log_signals:
-        if s.kind == "tcpout_connect_failed":
-            failed[s.receiver or "unnamed receiver"] += 1
+    failed = failures(st)
     series: Dict[str, List] = defaultdict(list)
     totals: Dict[Optional[float], float] = defaultdict(float)
     for c in sorted(st.ev.tcpout, key=lambda c: c.time or 0):
@@ -71,10 +68,36 @@ def run(st: State) -> None:
             _undecided(d, "no group=tcpout_connections lines and no connection errors were found")
 
 
-def _receivers(st: State, d: Draft, failed: Dict[str, int], idle: List[str], taking: Dict[str, float]) -> None:
+def failures(st: State) -> Dict[str, Dict[str, int]]:
+    """Per receiver (`<host>:<port>` as the line names it), each state's count: every failure line counted.
+    A line naming no address (`Read error. Connection reset by peer`) goes to the one configured server
+    when outputs.conf has exactly one, else to "a receiver the line does not name"."""
+    servers = [x.strip() for x in (st.ev.config.tcpout_servers or "").split(",") if x.strip()]
+    out: Dict[str, Dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for s in st.ev.log_signals:
+        if s.kind == "tcpout_connect_failed":
+            name = s.receiver or (servers[0] + " (the only server in outputs.conf)" if len(servers) == 1
+                                  else UNNAMED)
+            out[name][s.state or "failed"] += 1
+    return out
+
+
+UNNAMED = "a receiver the line does not name"
+MEANS = {"refused": "not listening", "timed out": "down or unreachable", "failed": "down, not listening or unreachable",
+         "reset by peer": "the receiver dropped the connection", "quarantined": "taken out of the rotation after failures"}
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else "%d times" % n
+
+
+def _receivers(st: State, d: Draft, failed: Dict[str, Dict[str, int]], idle: List[str],
+               taking: Dict[str, float]) -> None:
     states = []
-    for r, n in sorted(failed.items()):
-        states.append("%s refused or timed out %d time%s (down or not listening)" % (r, n, "" if n == 1 else "s"))
+    for r, by_state in sorted(failed.items()):
+        n = sum(by_state.values())
+        said = ", ".join("%s %s (%s)" % (k, _times(v), MEANS.get(k, MEANS["failed"])) for k, v in sorted(by_state.items()))
+        states.append("%s on connections the lines do not name" % said if r == UNNAMED else "%s %s" % (r, said))
         d.add(EvidenceItem("tcpout_connect_failures", n, "lines", "window", "logs/splunkd.log %s" % r))
     for r in idle:
         states.append("%s connected but taking %.0f KB/s (blocked: its own queues are full)" % (r, taking[r]))
@@ -84,8 +107,13 @@ def _receivers(st: State, d: Draft, failed: Dict[str, int], idle: List[str], tak
             states.append("%s takes %s" % (r, _kbps_words(k)))
     d.detail("The receivers hold it back, not the bandwidth: %s. Compressing would not help: the link is not what "
              "is full." % "; ".join(states))
+    named = sorted(r for r in failed if r != UNNAMED)
     recs = [Recommendation("Check %s: is splunkd running there and its splunktcp port open and reachable from "
-                           "this host? This is not a setting." % ", ".join(sorted(failed)))] if failed else []
+                           "this host? This is not a setting." % ", ".join(named))] if named else []
+    if UNNAMED in failed:
+        recs.append(Recommendation("Some tcpout failure lines name no receiver: the lines around them in splunkd.log "
+                                   "(same thread) name it; check that receiver the same way. This is not a "
+                                   "setting."))
     if idle:
         recs.append(Recommendation(
             "Diagnose %s: a receiver that is connected but takes nothing has its own queues full (run Ingest Doctor "

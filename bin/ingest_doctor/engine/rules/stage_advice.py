@@ -6,6 +6,7 @@ from typing import Optional
 from ingest_doctor.engine import advice
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
+from ingest_doctor.engine.rules import imbalance
 from ingest_doctor.engine.rules.state import Draft, State, r1
 
 TYPING_SOURCE = "logs/metrics.log group=pipeline name=typing"
@@ -24,16 +25,36 @@ def regex_share(st: State, pset: Optional[int]) -> Optional[float]:
     return regex / total * 100.0
 
 
-def more_pipelines(st: State, headroom: Optional[bool], why: str):
-    return advice.more_pipelines(st.ev, headroom, why, st.cores(), st.host_cpu()[0])
+def more_pipelines(st: State, headroom: Optional[bool], why: str, pset: Optional[int] = None, d: Optional[Draft] = None):
+    """Another pipeline set, but first what moves a sticky stream when this set carries most of the load."""
+    return stream_first(st, pset, d) + advice.more_pipelines(st.ev, headroom, why, st.cores(), st.host_cpu()[0])
+
+
+def stream_first(st: State, pset: Optional[int], d: Optional[Draft]):
+    hot = imbalance.hot_set(st)
+    recs = []
+    if hot is not None and pset is not None and hot[0] == pset:
+        if d is not None:
+            d.detail("Set %d carries %.0f%% of the throughput of %d sets (a fair share is %.0f%%): one stream sticks "
+                     "to it, so spreading that stream comes before another pipeline set."
+                     % (hot[0], hot[1] * 100.0, hot[2], 100.0 / hot[2]))
+            d.add(EvidenceItem("pipeline_set_load_share_pct", r1(hot[1] * 100.0), "%", "window",
+                               "%s ingest_pipe=%d" % (imbalance.THRUPUT_SOURCE, hot[0])))
+        recs.extend(advice.imbalance(st.ev))
+    return recs
+
+
+def _hec_busy(st: State) -> Optional[float]:
+    vals = [t.judgement.value for t in st.threads if t.stage is not None and t.stage.name == model.HEC_INPUT]
+    return max(vals) if vals else None
 
 
 def _hec_input(st: State, d: Draft, listener: bool) -> None:
-    recs, raised = advice.hec_input(st.ev, st.cores(), listener)
+    recs, scale_out = advice.hec_input(st.ev, st.cores(), listener, st.physical_cores(), d.pegged, _hec_busy(st))
     d.recommendations.extend(recs)
-    if raised and d.pegged:
+    if scale_out:
         d.detail("dedicatedIoThreads is already %d: one more instance behind a load balancer adds capacity, "
-                 "more threads on this one barely do." % st.ev.config.dedicated_io_threads)
+                 "more threads on this one do not." % st.ev.config.dedicated_io_threads)
 
 
 def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
@@ -49,25 +70,26 @@ def _typing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Opti
                            "logs/metrics.log group=per_sourcetype_regex_cpu series=%s" % stype))
     d.recommendations.extend(recs)
     if more:
-        d.recommendations.extend(more_pipelines(st, headroom, "typing"))
+        d.recommendations.extend(more_pipelines(st, headroom, "typing", pset, d))
 
 
 def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
-    if d.bottleneck == "merging":
-        recs, named = advice.line_merging(st.ev, pset, d.bottleneck)
-        what = "line-merging/timestamp defaults"
-    else:
-        recs, named = advice.line_breaking(st.ev, pset)
-        what = "the default line breaking"
-    if named:
-        d.detail("Busy sourcetypes on %s: %s." % (what, ", ".join(named)))
+    recs, details = advice.parsing(st.ev, pset, d.bottleneck)
+    top = advice.costliest(st.ev, pset, d.bottleneck)
+    if top is not None:
+        d.add(EvidenceItem("processor_cpu_share_pct", r1(top[1]), "%", "window",
+                           "logs/metrics.log group=pipeline name=%s processor=%s" % (d.bottleneck, top[0])))
+    for text in details:
+        d.detail(text)
     d.recommendations.extend(recs)
     if more:
-        d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck))
+        d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck, pset, d))
 
 
-def _indexing(st: State, d: Draft, more: bool, headroom: Optional[bool]) -> None:
+def _indexing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
     latest, _ = st.host_cpu()
+    if more:
+        d.recommendations.extend(stream_first(st, pset, d))
     d.recommendations.extend(advice.indexing(st.ev, headroom, more, st.cores(), latest))
     if latest is not None:
         d.add(EvidenceItem("host_cpu_pct", r1(latest), "%", "sample", st.cpu_source()))
@@ -96,6 +118,6 @@ def run(st: State) -> None:
         elif bottleneck in ("merging", "parsing"):
             _line_handling(st, d, pset, more, headroom)
         elif bottleneck == "indexing":
-            _indexing(st, d, more, headroom)
+            _indexing(st, d, pset, more, headroom)
         elif bottleneck == "output":
             d.recommendations.extend(advice.output(st.ev))

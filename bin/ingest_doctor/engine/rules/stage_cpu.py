@@ -44,7 +44,7 @@ def stage_states(st: State) -> List[ThreadState]:
         pts = sorted(by_time.items(), key=lambda x: (x[0] is None, x[0] or 0))
         j = judge(pts, st.th.thread_busy_pct, st.th)
         out.append(ThreadState(pipeline, stage, pset, j, src[(pipeline, pset)], "%s pipeline" % pipeline,
-                               STAGE_CPU))
+                               STAGE_CPU, pts))
     return out
 
 

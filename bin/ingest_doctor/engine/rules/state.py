@@ -38,11 +38,6 @@ def window_minutes(window: str) -> Optional[float]:
     return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
 
 
-def sustained_words(window: str) -> str:
-    minutes = window_minutes(window)
-    return "for %d minutes" % minutes if minutes is not None else "(%s)" % window
-
-
 def pset_text(pset: Optional[int]) -> str:
     return "" if pset is None else "Pipeline set %d: " % pset
 
@@ -70,7 +65,8 @@ class Draft:
     details: List[Detail] = field(default_factory=list)
     evidence: List[EvidenceItem] = field(default_factory=list)
     recommendations: List[Recommendation] = field(default_factory=list)
-    pegged: bool = False        # a thread or stage is pegged at one core (hidden-saturation candidate)
+    pegged: bool = False        # a thread or stage sustained over its threshold (hidden-saturation candidate)
+    busy_pct: Optional[float] = None    # the busiest such thread's sustained value (% of one core)
     thread_details: List[str] = field(default_factory=list)
     hidden: str = ""
     # Inputs other than HEC that this input finding is about (model.INPUT_THREADS): their own advice.
@@ -138,6 +134,42 @@ class ThreadState:
     source: str
     label: str                  # how the summary names it
     kind: str = THREAD
+    # The series it was judged from, (time or None, % of one core): headroom averages it over the
+    # sustained window itself (a spike's judgement value is its peak).
+    points: List[Tuple[Optional[float], float]] = field(default_factory=list)
+
+
+def measure(kind: str, source: str, window: str) -> str:
+    """What a busy figure is and over which window, so two pages' different numbers for one thread
+    each say what they measure: 'dutycycle share, 10m average'."""
+    if kind == STAGE_CPU:
+        what = "sum of its processors' CPU (metrics.log group=pipeline)"
+    elif "proc" in source and "metrics.log" not in source:
+        what = "/proc CPU"
+    elif "pipelinesets" in source:
+        what = "pipelinesets duty cycle"
+    elif "pipelineset" in source:
+        what = "metrics.log group=pipelineset duty cycle"
+    else:
+        what = "dutycycle share"
+    m = window_minutes(window.split(" ")[0]) if window else None
+    if m is not None:
+        when = "%d-minute average" % m
+    elif window in ("sample", ""):
+        when = "one reading"
+    elif re.match(r"^\d+ of the last \d+ samples$", window):
+        when = "in " + window
+    else:
+        when = window
+    return "%s, %s" % (what, when)
+
+
+def busy_words(label: str, value: float, threshold: float, how: str) -> str:
+    """'The X is pegged at 98% of one core (how)' at or near a full core; 'The X is over its threshold
+    (85% of one core, threshold 80%; how)' when far from it: the words follow the number."""
+    if value >= thresholds_mod.PEGGED_PCT:
+        return "The %s is pegged at %.0f%% of one core (%s)" % (label, value, how)
+    return "The %s is over its threshold (%.0f%% of one core, threshold %.0f%%; %s)" % (label, value, threshold, how)
 
 
 @dataclass
@@ -178,6 +210,10 @@ class State:
                 return c.cores
         return None
 
+    def physical_cores(self) -> Optional[int]:
+        """Physical cores (server/info numberOfCores, hostwide cpu_count); None when not read."""
+        return self.ev.host_cpu.physical_cores or None
+
     def host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
         pts = [(c.time, c.host_cpu_pct) for c in self.ev.cpu if c.host_cpu_pct is not None]
         if not pts:
@@ -194,6 +230,14 @@ class State:
             return self.ev.cpu[-1].source
         return SRC_HOSTWIDE if REST_HOSTWIDE in self.ev.sources else \
             (self.ev.cpu[-1].source if self.ev.cpu else "")
+
+    def host_busy(self) -> Optional[bool]:
+        """The host's CPU is at least `cpu_headroom_pct` (no longer idle); None when not read."""
+        latest, j = self.host_cpu()
+        if latest is None:
+            return None
+        value = max(latest, j.value if j is not None and j.level == SUSTAINED else latest)
+        return value >= self.th.cpu_headroom_pct
 
     def headroom(self) -> Optional[bool]:
         latest, j = self.host_cpu()

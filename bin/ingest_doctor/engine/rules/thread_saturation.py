@@ -10,10 +10,12 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model, threadnames
+from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules import stage_cpu
-from ingest_doctor.engine.rules.state import HEC_SYMPTOM, STAGE_CPU, State, ThreadState, r1, sustained_words, window_minutes
+from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, State, ThreadState, busy_words, measure, r1,
+                                              window_minutes)
 
 TKey = Tuple[str, Optional[int]]
 
@@ -48,7 +50,8 @@ def thread_states(st: State) -> List[ThreadState]:
         elif avg and j.level == OK and not series.get(key):
             j = Judgement(OK, avg[0], avg[0], "%s average" % avg[1], 1)
         label = ("HEC server data thread (%s)" % thread if thread == model.HEC_THREAD else "thread %s" % thread)
-        out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[key], label))
+        out.append(ThreadState(thread, model.stage_for_thread(thread), pset, j, sources[key], label,
+                               points=list(series.get(key, []))))
     return out
 
 
@@ -110,15 +113,17 @@ def run(st: State) -> None:
         d = st.draft(stage.name, pset)
         d.hec = d.hec or stage.name == model.HEC_INPUT
         d.pegged = True
+        d.busy_pct = max(d.busy_pct or 0.0, j.value)
         d.raise_to("warning")
+        how = measure(s.kind, s.source, j.window)
+        words = busy_words(s.label, j.value, st.th.thread_busy_pct, how)
         if not d.headline or d.tentative:
-            d.set_headline("The %s is busy %.0f%% of one core, sustained %s: the %s stage is saturated."
-                           % (s.label, j.value, sustained_words(j.window),
-                              "HEC input" if stage.name == model.HEC_INPUT else stage.name))
+            d.set_headline("%s: the %s stage is %s." % (
+                words, "HEC input" if stage.name == model.HEC_INPUT else stage.name,
+                "saturated" if j.value >= thresholds_mod.PEGGED_PCT else "the bottleneck"))
             d.component = s.thread
         else:
-            d.thread_details.append("The %s is busy %.0f%% of one core %s."
-                                    % (s.label, j.value, sustained_words(j.window)))
+            d.thread_details.append(words + ".")
         if stage.name != model.HEC_INPUT and d.component and "Queue" in d.component:
             d.component = s.thread
         d.add(item)

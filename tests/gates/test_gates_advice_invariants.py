@@ -1,0 +1,248 @@
+"""Every scenario the project has, through the invariants of tests/fakes/invariants.py (issue 18).
+
+- each snapshot folder under tests/ (tests/scenarios/*), through the CLI as a user runs it:
+  `diagnose <dir> --format json` and `--format text` (in-process `cli.main`, and once as a subprocess);
+- the alert action run as splunkd runs it (`--execute`, JSON payload, gzipped results CSV, loopback HTTPS
+  fake splunkd) over rows of every signal kind, its findings read back from the events it wrote;
+- and the checker itself, on planted violations of each invariant: it must fail them.
+A new rule or scenario is checked for free: nothing here names a rule.
+"""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import ingest_doctor_cli as cli
+from fakes.invariants import limits_of, violations
+from fakes.kvstore import Splunkd, write_results
+from fakes.paths import BIN, TESTS
+from ingest_doctor import exitcodes
+from ingest_doctor.read.snapshot import load_snapshot, recorded_thresholds
+
+HERE = TESTS
+ACTION = os.path.join(BIN, "ingest_doctor_flag.py")
+CLI = os.path.join(BIN, "ingest_doctor_cli.py")
+NOW = 1763805600.0
+
+
+def snapshot_dirs():
+    """Every snapshot folder in tests/: a folder holding snapshot.json or rest/ (not inside another one)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(HERE):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "node_modules"))
+        if "snapshot.json" in filenames or "rest" in dirnames:
+            out.append(os.path.relpath(dirpath, HERE))
+            dirnames[:] = []
+    return sorted(out)
+
+
+SNAPSHOTS = snapshot_dirs()
+
+
+def test_every_scenario_folder_is_found():
+    assert len(SNAPSHOTS) >= 30 and all(p.startswith("scenarios" + os.sep) for p in SNAPSHOTS), SNAPSHOTS
+
+
+def cli_run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), io.StringIO(), out, err)
+    assert code == exitcodes.OK, err.getvalue()
+    return out.getvalue()
+
+
+def instance_limits(path):
+    ev = load_snapshot(path)
+    return limits_of(ev.host_cpu.cores, ev.host_cpu.physical_cores)
+
+
+@pytest.mark.parametrize("rel", SNAPSHOTS)
+def test_cli_reports_keep_the_invariants(rel):
+    path = os.path.join(HERE, rel)
+    report = json.loads(cli_run("diagnose", path, "--format", "json"))
+    text = cli_run("diagnose", path, "--format", "text")
+    th, _ = recorded_thresholds(path)
+    assert violations(report, text, instance_limits(path), th) == []
+
+
+def test_the_cli_as_a_subprocess_gives_the_same_report():
+    path = os.path.join(HERE, "scenarios", "host_busy_searches")
+    p = subprocess.run([sys.executable, CLI, "diagnose", path, "--format", "json"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert json.loads(p.stdout) == json.loads(cli_run("diagnose", path, "--format", "json"))
+    assert violations(json.loads(p.stdout), None, instance_limits(path)) == []
+
+
+def test_a_healthy_busy_instance_carries_headroom_and_the_contract_fields():
+    report = json.loads(cli_run("diagnose", os.path.join(HERE, "scenarios", "typing_headroom")))
+    assert report["healthy"] is True
+    assert set(report) == {"host", "healthy", "not_judged", "findings", "headroom"}
+    typing = [h for h in report["headroom"] if h["stage"] == "typing"][0]
+    assert set(typing) >= {"stage", "pipeline_set", "busy_pct", "eps", "pegs_at_eps", "headroom_eps", "window",
+                           "caveat"}
+    assert typing["window"] == "10m" and typing["headroom_eps"] > 0 and not typing["pegged"]
+
+
+# ---------------------------------------------------------------------------- the alert action's findings
+CONFIGS = {
+    "hf-io2": {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 2, "max_threads": 0,
+               "max_sockets": 0, "hec_enabled": True, "hec_tokens": 3, "parallel_ingestion_pipelines": 1},
+    "hf-io6": {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 6,
+               "parallel_ingestion_pipelines": 1},
+    "hf-io16": {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 16,
+                "parallel_ingestion_pipelines": 2},
+    "idx-q": {"version": "9.3.2", "roles": ["indexer"], "parallel_ingestion_pipelines": 2,
+              "pipeline_set_selection_policy": "round_robin",
+              "props": {"cisco:asa": {"SHOULD_LINEMERGE": "true", "TRUNCATE": "0", "CHARSET": "AUTO"}}},
+}
+
+
+def _samples(values, last=NOW):
+    return ["%d:%s" % (last - 30 * i, v) for i, v in enumerate(reversed(values))]
+
+
+def thread_row(host, thread, stage, busy, pset="none"):
+    values = [busy + ((i * 7) % 3 - 1) * 0.5 for i in range(20)]
+    return {"signal": "thread_busy", "host": host, "component": thread, "thread": thread, "pipeline_set": pset,
+            "stage": stage, "busy_pct": round(sum(values) / len(values), 1), "samples": _samples(values),
+            "samples_over": sum(1 for v in values if v >= 90), "window_min": 10, "span_s": 30, "last_time": NOW,
+            "source": "metrics.log group=dutycycle", "threshold": 90}
+
+
+def queue_row(host, pset, fills):
+    queues = ["parsingqueue", "aggqueue", "typingqueue", "indexqueue"]
+    recent = [" ".join("%d:%s%s" % (NOW - 30 * i, f, "b" if f >= 100 else "") for i in range(10)) for f in fills]
+    return {"signal": "queue_fill", "host": host, "component": "queues", "pipeline_set": pset,
+            "queue": queues, "fill_pct": [str(f) for f in fills], "recent": recent,
+            "blocked_samples": ["10" if f >= 100 else "0" for f in fills], "window_min": 10, "span_s": 30,
+            "last_time": NOW, "threshold": 90}
+
+
+def alert_rows():
+    t = NOW
+    return [
+        thread_row("hf-io2", "httpinputserverdatathread", "hec_input", 98.0),
+        thread_row("hf-io6", "httpinputserverdatathread", "hec_input", 98.0),
+        thread_row("hf-io16", "httpinputserverdatathread", "hec_input", 97.0),
+        thread_row("hf-85", "httpinputserverdatathread", "hec_input", 85.0),
+        thread_row("idx-t", "typing", "typing", 98.0, "0"),
+        thread_row("idx-t", "parsing", "parsing", 93.0, "1"),
+        thread_row("idx-m", "merging", "merging", 99.0),
+        thread_row("idx-i", "indexerpipe", "indexing", 97.0),
+        queue_row("idx-q", "0", [97, 98, 100, 4]),
+        queue_row("idx-q", "1", [98, 97, 99, 100]),
+        {"signal": "hec_busy", "host": "hf-busy", "component": "hec", "stage": "hec_input", "busy_replies": 42,
+         "health_codes": ["18"], "health_samples": ["%d:%s" % (t - 10 * i, 18 if i < 5 else 17) for i in range(8)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "hec_latency", "host": "hf-slow", "component": "hec_latency", "stage": "hec_input",
+         "latency_ms": 2400.0, "samples": ["%d:%s" % (t - 10 * i, 2300 + i) for i in range(6)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1000},
+        {"signal": "hec_listener", "host": "hf-io6", "component": "httplistener", "stage": "hec_input",
+         "overwhelmed": 12, "message": "Can't handle request for /services/collector/event",
+         "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "indexer_throttled", "host": "idx-thr", "component": "indexer", "stage": "indexing",
+         "status": "throttled", "reason": "Low disk space on the partition of index main", "samples": 3,
+         "last_time": t, "window_min": 10, "threshold": 1},
+    ]
+
+
+def run_action(fake, results, tls, sid):
+    data = {"app": "ingest_doctor", "owner": "nobody", "results_file": results,
+            "results_link": "https://sh-01:8000/app/ingest_doctor/@go?sid=" + sid,
+            "search_name": "Ingest Doctor - Saturated splunkd thread", "server_host": "sh-01",
+            "server_uri": fake.url, "session_key": "s3cr3t-session-key", "sid": sid,
+            "configuration": {"min_severity": "info", "webhook_url": "", "index": ""}, "result": {}}
+    env = dict(os.environ, INGEST_DOCTOR_RETRY_BACKOFF_S="0.01", SSL_CERT_FILE=tls[0], PYTHONDONTWRITEBYTECODE="1")
+    env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
+    return subprocess.run([sys.executable, ACTION, "--execute"], input=json.dumps(data), capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("tuned", [None, "80"])
+def test_alert_action_findings_keep_the_invariants(fake_splunkd, tls, tmp_path, tuned):
+    overrides = {"ingest_doctor_thread_busy_pct": tuned} if tuned else None
+    sd = Splunkd(fake_splunkd, configs=CONFIGS, macro_overrides=overrides)
+    res = write_results(str(tmp_path / "results.csv.gz"), alert_rows())
+    p = run_action(fake_splunkd, res, tls, "inv%s" % (tuned or ""))
+    assert p.returncode == exitcodes.OK, p.stderr
+    findings = [e["event"] for e in sd.events]
+    assert len({f["host"] for f in findings}) >= 9, findings
+    from ingest_doctor import thresholds
+    th = thresholds.load({"thread_busy_pct": tuned} if tuned else None)
+    assert violations(findings, th=th) == []
+    hec = {f["host"]: f for f in findings if f["bottleneck"] == "hec_input"}
+    # Raised (6) or far above the cores (16) and pegged: scaling out is the only advice.
+    for host in ("hf-io6", "hf-io16"):
+        assert not [r for r in hec[host]["recommendations"]
+                    if r["setting"] == "dedicatedIoThreads" and r["suggested"] is not None], hec[host]
+    if tuned:
+        assert "over its threshold (85% of one core, threshold 80%" in hec["hf-85"]["summary"]
+        assert "pegged" not in hec["hf-85"]["summary"]
+
+
+# ---------------------------------------------------------------------------- planted violations
+BASE = {
+    "host": "hf", "healthy": False, "not_judged": [],
+    "findings": [{
+        "id": "hf/hec_input/-", "bottleneck": "hec_input", "severity": "warning", "host": "hf", "pipeline_set": None,
+        "component": "httpinputserverdatathread",
+        "summary": "The HEC server data thread is pegged at 98% of one core (dutycycle share, 10-minute average).",
+        "evidence": [{"signal": "thread_busy_pct", "value": 98.0, "unit": "%", "window": "10m", "source": "m"},
+                     {"signal": "host_cpu_pct", "value": 20.0, "unit": "%", "window": "sample", "source": "h"}],
+        "recommendations": [{"action": "Raise the HEC I/O threads from 2 to the host's 8 physical cores.",
+                             "conf_file": "inputs.conf", "stanza": "http", "setting": "dedicatedIoThreads",
+                             "current": "2", "suggested": "8"}]}],
+    "headroom": [{"stage": "hec_input", "pipeline_set": None, "busy_pct": 98.0, "eps": 3000, "pegs_at_eps": 3000,
+                  "headroom_eps": 0, "at_load_x": 1.0, "pegged": True, "headroom": "none left", "window": "10m",
+                  "source": "m", "caveat": ""}],
+}
+
+
+def planted(change):
+    r = copy.deepcopy(BASE)
+    change(r)
+    return r
+
+
+def _rec(r):
+    return r["findings"][0]["recommendations"][0]
+
+
+PLANTED = {
+    "raise to the current value": lambda r: _rec(r).update(current="8", suggested="8"),
+    "raise below the current value": lambda r: _rec(r).update(current="8", suggested="4"),
+    "past the cores": lambda r: _rec(r).update(suggested="16"),
+    "useless by its own words": lambda r: r["findings"][0].update(
+        summary=r["findings"][0]["summary"] + " More threads on this one do not help."),
+    "pegged far from a core": lambda r: (r["findings"][0].update(
+        summary="The HEC server data thread is pegged at 85% of one core."),
+        r["findings"][0]["evidence"][0].update(value=85.0)),
+    "idle on a busy host": lambda r: (r["findings"][0].update(
+        summary=r["findings"][0]["summary"] + " The host looks idle while this thread is the ceiling."),
+        r["findings"][0]["evidence"][1].update(value=96.0)),
+    "healthy in a warning": lambda r: r["findings"][0].update(summary="HEC is healthy."),
+    "headroom on a pegged stage": lambda r: r["headroom"][0].update(headroom_eps=2500, headroom="about 2,500"),
+    "headroom evidence on a pegged stage": lambda r: r["findings"][0]["evidence"].append(
+        {"signal": "headroom_eps", "value": 2500, "unit": "events/s", "window": "10m", "source": "m"}),
+}
+
+
+def test_the_planted_base_is_clean():
+    assert violations(BASE, limits={"dedicatedIoThreads": 8}) == []
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED))
+def test_a_planted_violation_fails(name):
+    got = violations(planted(PLANTED[name]), limits={"dedicatedIoThreads": 8})
+    assert got, "the checker missed: %s" % name
+
+
+def test_a_planted_violation_in_the_text_report_fails():
+    text = "Ingest Doctor: hf: healthy\n"
+    assert violations(BASE, text) == ["text report says healthy, JSON says not"]
