@@ -22,7 +22,7 @@ import ingest_doctor_cli as cli
 from fakes.invariants import limits_of, violations
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import BIN, TESTS
-from ingest_doctor import exitcodes
+from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.read.snapshot import load_snapshot, recorded_thresholds
 
 HERE = TESTS
@@ -103,6 +103,9 @@ CONFIGS = {
 }
 
 
+TH = thresholds.defaults()
+
+
 def _samples(values, last=NOW):
     return ["%d:%s" % (last - 30 * i, v) for i, v in enumerate(reversed(values))]
 
@@ -111,8 +114,8 @@ def thread_row(host, thread, stage, busy, pset="none"):
     values = [busy + ((i * 7) % 3 - 1) * 0.5 for i in range(20)]
     return {"signal": "thread_busy", "host": host, "component": thread, "thread": thread, "pipeline_set": pset,
             "stage": stage, "busy_pct": round(sum(values) / len(values), 1), "samples": _samples(values),
-            "samples_over": sum(1 for v in values if v >= 90), "window_min": 10, "span_s": 30, "last_time": NOW,
-            "source": "metrics.log group=dutycycle", "threshold": 90}
+            "samples_over": sum(1 for v in values if v >= TH.thread_busy_pct), "window_min": 10, "span_s": 30,
+            "last_time": NOW, "source": "metrics.log group=dutycycle", "threshold": TH.thread_busy_pct}
 
 
 def queue_row(host, pset, fills):
@@ -121,7 +124,7 @@ def queue_row(host, pset, fills):
     return {"signal": "queue_fill", "host": host, "component": "queues", "pipeline_set": pset,
             "queue": queues, "fill_pct": [str(f) for f in fills], "recent": recent,
             "blocked_samples": ["10" if f >= 100 else "0" for f in fills], "window_min": 10, "span_s": 30,
-            "last_time": NOW, "threshold": 90}
+            "last_time": NOW, "threshold": TH.queue_fill_pct}
 
 
 def alert_rows():
