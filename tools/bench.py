@@ -20,6 +20,13 @@ Register a bench in this file or in a `tools/bench_<area>.py` module:
 Each bench runs in a fresh interpreter, so peak RSS (`ru_maxrss`) is its own; the
 harness prints wall time, CPU time, Python peak allocation (tracemalloc, a second run)
 and peak RSS.
+
+A figure against its floor: a bench registered with `ratio=<target>` runs, in the same
+process and the same run, the cheapest program that does the same I/O (its floor: bare
+keep-alive requests, a loop that only splits the lines, an action that only parses its
+results) and returns `figure`, `floor` (same unit) and `unit`. The harness prints, after the
+benches, a table of figure, floor, ratio and target: on a busy machine both sides slow down
+together, so the ratio is what a run says.
 """
 from __future__ import annotations
 
@@ -32,20 +39,44 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
 BUILD = os.path.join(ROOT, "build", "bench")
 
 REGISTRY: Dict[str, Tuple[Callable[[], Callable[[], object]], str]] = {}
+RATIOS: Dict[str, float] = {}       # bench -> the ratio to its floor it must stay under
 
 
-def register(name: str, targets: str = ""):
+def register(name: str, targets: str = "", ratio: Optional[float] = None):
     def deco(fn):
         REGISTRY[name] = (fn, targets)
+        if ratio is not None:
+            RATIOS[name] = ratio
         return fn
     return deco
+
+
+def best_of(fn: Callable[[], float], runs: int = 5) -> float:
+    """The least of a few measurements: what the work costs when the machine lets it run."""
+    return min(fn() for _ in range(runs))
+
+
+def table(rows) -> str:
+    """figure | floor | ratio | target, one line a bench (the README quotes this table)."""
+    out = ["| bench | figure | floor (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
+    for name, n in rows:
+        ratio = n["figure"] / n["floor"] if n["floor"] else float("inf")
+        target = RATIOS[name]
+        out.append("| %s | %s %s | %s %s | %.2fx | <= %.2gx | %s |" % (
+            name, _num(n["figure"]), n["unit"], _num(n["floor"]), n.get("floor_unit", n["unit"]), ratio, target,
+            "yes" if ratio <= target else "NO"))
+    return "\n".join(out)
+
+
+def _num(x: float) -> str:
+    return "%.3g" % x if x < 100 else "%.0f" % x
 
 
 # ---------------------------------------------------------------- the engine's bench
@@ -76,6 +107,7 @@ def discover() -> None:
     sys.modules.setdefault("bench", sys.modules[__name__])
     sys.path.insert(0, TOOLS)
     sys.path.insert(0, os.path.join(ROOT, "tests"))     # benches may build on the test fakes and builders
+    sys.path.append(os.path.join(ROOT, "bin", "lib"))    # splunklib, solnlib: as the entry scripts find them
     for path in sorted(glob.glob(os.path.join(TOOLS, "bench_*.py"))):
         importlib.import_module(os.path.splitext(os.path.basename(path))[0])
 
@@ -109,6 +141,7 @@ def main(argv) -> int:
         return 2
     os.makedirs(BUILD, exist_ok=True)
     failed = 0
+    ratios = []
     for name in names:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", name], capture_output=True,
                            text=True, env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
@@ -120,6 +153,10 @@ def main(argv) -> int:
         targets = REGISTRY[name][1]
         print("bench %s: %s%s" % (name, ", ".join("%s=%s" % kv for kv in numbers.items()),
                                   "  (targets: %s)" % targets if targets else ""))
+        if name in RATIOS and "figure" in numbers and "floor" in numbers:
+            ratios.append((name, numbers))
+    if ratios:
+        print("\n" + table(ratios))
     return 1 if failed else 0
 
 

@@ -142,7 +142,8 @@ def delivery():
     from ingest_doctor.delivery import messages
     from ingest_doctor.alert.action import run
     from ingest_doctor.alert.payload import parse_payload
-    from ingest_doctor.collector.poll import FINDING_REPEAT_S, PARAMS
+    from ingest_doctor.collector.gate import FINDING_REPEAT_S
+    from ingest_doctor.collector.params import PARAMS
     from ingest_doctor.diagnose import diagnose
     saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
     # the shipped default poll interval (params.PARAMS, held equal to ta/globalConfig.json)
