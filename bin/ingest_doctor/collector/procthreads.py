@@ -133,6 +133,8 @@ class StatFiles:
         self.pid: Optional[int] = None
         self.fds: Dict[int, int] = {}
         self.cap = _open_cap()
+        self._parsed: Dict[int, Tuple[bytes, int]] = {}    # the last poll's readings, and their bytes
+        self._raw: Dict[int, bytes] = {}
 
     def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
         if pid != self.pid:
@@ -147,6 +149,8 @@ class StatFiles:
             return out
         live = set()
         fds = self.fds
+        last, last_raw = self._parsed, self._raw
+        raws: Dict[int, bytes] = {}
         for name in names:
             if not name.isdigit():
                 continue
@@ -175,11 +179,16 @@ class StatFiles:
                     fds[tid] = fd
                 else:
                     os.close(fd)
-            parsed = parse_stat(raw) if raw else None
+            if raw and raw == last_raw.get(tid):
+                parsed = last.get(tid)          # the same bytes as last poll (an idle thread): parsed already
+            else:
+                parsed = parse_stat(raw) if raw else None
             if parsed is not None:
                 out[tid] = parsed
+                raws[tid] = raw
         for tid in [t for t in fds if t not in live]:
             os.close(fds.pop(tid))
+        self._parsed, self._raw = out, raws
         return out
 
     def close(self) -> None:
@@ -189,6 +198,7 @@ class StatFiles:
             except OSError:
                 pass
         self.fds = {}
+        self._parsed, self._raw = {}, {}
 
 
 @dataclass

@@ -9,9 +9,12 @@ that reached the threshold otherwise is a spike: `info` at most.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from operator import itemgetter
+from typing import Optional, Sequence, Tuple
 
 from ingest_doctor.thresholds import Thresholds
+
+_time = itemgetter(0)
 
 SUSTAINED = "sustained"
 SPIKE = "spike"
@@ -40,8 +43,10 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
     # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest.
-    timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])  # type: ignore[arg-type,return-value]
-    pts: List[Tuple[Optional[float], float]] = list(timed) + [p for p in points if p[0] is None]
+    timed = [p for p in points if p[0] is not None]
+    timed.sort(key=_time)               # stable, as sorted() was: equal times keep their order
+    pts: Sequence[Tuple[Optional[float], float]] = (
+        timed if len(timed) == len(points) else timed + [p for p in points if p[0] is None])
     values = [v for _, v in pts]
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
