@@ -73,13 +73,20 @@ class _Resuming(http.client.HTTPSConnection):
         super().__init__(netloc, timeout=timeout, context=context)
         self._sessions, self._key = sessions, key
 
+    _full = False       # the current socket made a full handshake: its session is worth keeping
+
     def connect(self) -> None:          # HTTPSConnection.connect, with the session offered
         http.client.HTTPConnection.connect(self)
         self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host or self.host,
                                               session=self._sessions.get(self._key))
+        self._full = not getattr(self.sock, "session_reused", False)
 
     def keep_session(self, sock: object) -> None:
-        """The session of `sock`, this connection's socket, to offer on the next connection."""
+        """The session of `sock`, this connection's socket, to offer on the next connection: read once,
+        after a full handshake (reading it costs; a resumed session is the one kept already)."""
+        if not self._full:
+            return
+        self._full = False
         session = getattr(sock, "session", None)
         if session is not None and getattr(session, "has_ticket", True):
             self._sessions[self._key] = session
