@@ -70,7 +70,7 @@ def cron_every_s(cron: str) -> float:
 
 def detection_times(poll_interval: float):
     """Onset -> finding, at ten phases of the poll cycle; the core's own CPU per poll."""
-    from test_modinput_core import Q, FakeHttp, collector_for, queues, routes
+    from fakes.collector_http import Q, FakeHttp, collector_for, queues, routes
     out, cpu = [], []
     for k in range(10):
         state = {"fill": 2.0}
@@ -123,7 +123,7 @@ def write_relay_results(path: str, n_instances: int):
 
 
 def _port():
-    from bench_alerts import MemoryPort
+    from fakes.memory_port import MemoryPort
 
     class Port(MemoryPort):
         posted = 0
