@@ -9,6 +9,7 @@ that reached the threshold otherwise is a spike: `info` at most.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from bisect import bisect_left
 from operator import itemgetter
 from typing import Optional, Sequence, Tuple
 
@@ -54,13 +55,13 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     hits = sum(1 for v in last if v >= threshold)
     agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
-    times = [t for t, _ in timed]
     if len(timed) >= n_need:
         window_s = th.sustained_window_min * 60.0
+        times = [t for t, _ in timed]
         end = times[-1]
-        recent = [v for t, v in timed if t >= end - window_s]
-        first = next(t for t in times if t >= end - window_s)
-        span = end - first
+        k = bisect_left(times, end - window_s)      # in time order: the window is a suffix
+        recent = [v for _, v in timed[k:]]
+        span = end - times[k]
         if len(recent) >= n_need and span >= window_s / 2.0:
             value = agg(recent)
             if value >= threshold:

@@ -12,10 +12,11 @@ from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
-from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, judge
+from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
 
 QKey = Tuple[str, Optional[int]]
+_NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
 def queue_states(st: State) -> List[QueueState]:
@@ -62,8 +63,9 @@ def queue_states(st: State) -> List[QueueState]:
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
         j = judge(series.get(key, []), thr, st.th, use_median=True)
-        bj = judge(blocked.get(key, []), 100.0, st.th)
         nblocked = sum(1 for _, v in blocked.get(key, []) if v)
+        # Never blocked: the blocked series is all zeros, judged ok whatever its length.
+        bj = judge(blocked.get(key, []), 100.0, st.th) if nblocked else _NEVER_BLOCKED
         src = sources.get(key, "")
         if best is None and j.level == SUSTAINED:
             best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)
