@@ -131,9 +131,9 @@ class MetricsLogParser(WindowedParser):
                 st.out_of_order += 1
             elif self._latest is None or t > self._latest:
                 self._latest = t
-        body = line[i + 3:]
-        end = body.find(",")
-        group = (body[6:end] if end > 0 else body[6:]).strip()
+        # The group, read in place: the line's body is copied only for the groups the rules read.
+        end = line.find(",", i + 9)
+        group = (line[i + 9:end] if end > 0 else line[i + 9:]).strip()
         handler = _HANDLERS.get(group)
         if handler is None:
             # Decide on the group before splitting the line: most lines of a busy indexer
@@ -145,7 +145,7 @@ class MetricsLogParser(WindowedParser):
             else:
                 st.unknown_groups += 1
                 return
-        kv = parse_kv(body.rstrip("\r\n"))
+        kv = parse_kv(line[i + 3:].rstrip("\r\n"))
         if handler(self, t, kv):
             st.used += 1
         else:
