@@ -63,15 +63,46 @@ class TooLarge(Exception):
     pass
 
 
+class _Resuming(http.client.HTTPSConnection):
+    """An HTTPS connection that offers the server the TLS session of its last connection, so a
+    server that closes connections costs an abbreviated handshake, not a full one, per request
+    (the certificate was verified by the full handshake that made the session)."""
+
+    def __init__(self, netloc: str, timeout: float, context: ssl.SSLContext,
+                 sessions: Dict[Tuple[str, str, str], ssl.SSLSession], key: Tuple[str, str, str]):
+        super().__init__(netloc, timeout=timeout, context=context)
+        self._sessions, self._key = sessions, key
+
+    _full = False       # the current socket made a full handshake: its session is worth keeping
+
+    def connect(self) -> None:          # HTTPSConnection.connect, with the session offered
+        http.client.HTTPConnection.connect(self)
+        self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host or self.host,
+                                              session=self._sessions.get(self._key))
+        self._full = not getattr(self.sock, "session_reused", False)
+
+    def keep_session(self, sock: object) -> None:
+        """The session of `sock`, this connection's socket, to offer on the next connection: read once,
+        after a full handshake (reading it costs; a resumed session is the one kept already)."""
+        if not self._full:
+            return
+        self._full = False
+        session = getattr(sock, "session", None)
+        if session is not None and getattr(session, "has_ticket", True):
+            self._sessions[self._key] = session
+
+
 class Http:
     """HTTP(S) calls with a bounded total time per call; keeps a connection open when the server
-    allows it (splunkd does), one per (scheme, host, port, TLS context name)."""
+    allows it (splunkd does), one per (scheme, host, port, TLS context name), and resumes the
+    TLS session when the server closed it."""
 
     def __init__(self, timeout: float, contexts: Mapping[str, ssl.SSLContext], max_body: int = MAX_BODY_BYTES):
         self.timeout = timeout
         self.max_body = max_body
         self.contexts = dict(contexts)
         self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
+        self.sessions: Dict[Tuple[str, str, str], ssl.SSLSession] = {}
 
     def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
         key = (scheme, netloc, tls)
@@ -79,7 +110,7 @@ class Http:
         if conn is not None and conn.sock is not None:
             return conn, True
         if scheme == "https":
-            conn = http.client.HTTPSConnection(netloc, timeout=self.timeout, context=self.contexts[tls])
+            conn = _Resuming(netloc, self.timeout, self.contexts[tls], self.sessions, key)
         else:
             conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
         self.conns[key] = conn
@@ -120,7 +151,10 @@ class Http:
                   body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
         conn.request(method, target, body=body, headers=headers)
         _remaining(conn, deadline)
+        sock = conn.sock
         resp = conn.getresponse()
+        if isinstance(conn, _Resuming):
+            conn.keep_session(sock)     # the answer has begun: TLS 1.3's session tickets came before it
         length = resp.getheader("Content-Length")
         if length and length.isdigit() and int(length) > self.max_body:
             raise TooLarge("Content-Length %s" % length)

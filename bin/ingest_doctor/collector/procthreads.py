@@ -144,6 +144,8 @@ class StatFiles:
         self.pid: Optional[int] = None
         self.fds: Dict[int, int] = {}
         self.cap = _open_cap()
+        self._parsed: Dict[int, Tuple[bytes, int]] = {}    # the last poll's readings, and their bytes
+        self._raw: Dict[int, bytes] = {}
 
     def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
         if pid != self.pid:
@@ -157,6 +159,8 @@ class StatFiles:
         task_dir, names = listed
         live = set()
         fds = self.fds
+        last, last_raw = self._parsed, self._raw
+        raws: Dict[int, bytes] = {}
         for name in names:
             tid = int(name)
             live.add(tid)
@@ -177,11 +181,16 @@ class StatFiles:
                     fds[tid] = fd
                 else:
                     os.close(fd)
-            parsed = parse_stat(raw) if raw else None
+            if raw and raw == last_raw.get(tid):
+                parsed = last.get(tid)          # the same bytes as last poll (an idle thread): parsed already
+            else:
+                parsed = parse_stat(raw) if raw else None
             if parsed is not None:
                 out[tid] = parsed
+                raws[tid] = raw
         for tid in [t for t in fds if t not in live]:
             os.close(fds.pop(tid))
+        self._parsed, self._raw = out, raws
         return out
 
     def close(self) -> None:
@@ -191,6 +200,7 @@ class StatFiles:
             except OSError:
                 pass
         self.fds = {}
+        self._parsed, self._raw = {}, {}
 
 
 @dataclass

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Deque, Dict
+from typing import Any, Callable, Deque, Dict, List
 
 from ingest_doctor import model
 from ingest_doctor.evidence import AVERAGES, LATEST, NAMES, PER_READ, SAMPLES, Evidence, policies
@@ -15,6 +15,12 @@ KEEPS: Dict[str, Callable[[Any], bool]] = {
     "queues": lambda q: q.queue in model.QUEUE_ORDER,
     "threads": lambda t: model.stage_for_thread(t.thread) is not None or t.busy_pct >= THREAD_FLOOR_PCT,
 }
+_LISTS = (SAMPLES, AVERAGES)
+
+
+def _instant(items: List[Any]) -> List[Any]:
+    """What an AVERAGES field of a poll keeps once a newer poll came: its instant samples."""
+    return [x for x in items if x.window == "sample"]
 
 
 class Window:
@@ -27,6 +33,10 @@ class Window:
     10 s) or 600 (at 1 s). Each poll keeps only what the rules read, the
     newest REST averages supersede older ones, and at most `max_polls` polls
     are held: memory is bounded whatever the interval.
+
+    The merged lists are kept up to date poll by poll (a poll adds its part, a poll that leaves
+    cuts its part out), so `merged` costs a copy, not a rebuild; `rebuilt` is the same from the
+    polls themselves.
     """
 
     def __init__(self, max_polls: int, span_s: float, recent: int = 4, thin_s: float = 60.0):
@@ -36,6 +46,10 @@ class Window:
         self.max_polls = max(self.recent, max_polls)
         self.polls: Deque[Evidence] = deque()
         self.times: Deque[float] = deque()
+        self._fields = {name: p.merge for name, p in policies(Evidence).items()}
+        self._lists: Dict[str, List[Any]] = {n: [] for n, m in self._fields.items() if m in _LISTS}
+        self._counts: Deque[Dict[str, int]] = deque()    # per poll: how many items of each list are its
+        self._newest: Dict[str, int] = {}                # AVERAGES: the newest poll's items at the end
 
     def add(self, poll: Evidence, now: float) -> None:
         """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
@@ -45,24 +59,44 @@ class Window:
             value = getattr(poll, name)
             if policy.merge == PER_READ:
                 continue
-            if policy.merge in (SAMPLES, AVERAGES):
+            if policy.merge in _LISTS:
                 wanted = KEEPS.get(name)
                 value = [x for x in value if wanted(x)] if wanted else list(value)
             elif policy.merge == NAMES:
                 value = list(value)
             setattr(keep, name, value)
+        counts: Dict[str, int] = {}
+        for name, lst in self._lists.items():
+            value = getattr(keep, name)
+            if self._fields[name] == AVERAGES:
+                if self.polls:                  # the previous newest's averages are superseded
+                    del lst[len(lst) - self._newest[name]:]
+                    lst.extend(_instant(getattr(self.polls[-1], name)))
+                self._newest[name] = len(value)
+                counts[name] = len(_instant(value))
+            else:
+                counts[name] = len(value)
+            lst.extend(value)
         self.polls.append(keep)
         self.times.append(now)
+        self._counts.append(counts)
         # The poll that just left the recent part stays only a minute after the older one kept before it.
         n = len(self.times)
         if n > self.recent + 1:
             aging = n - self.recent - 1
             if self.times[aging] - self.times[aging - 1] < self.thin_s:
-                del self.times[aging]
-                del self.polls[aging]
+                self._drop(aging)
         while len(self.times) > 1 and (now - self.times[0] > self.span_s or len(self.times) > self.max_polls):
-            self.times.popleft()
-            self.polls.popleft()
+            self._drop(0)
+
+    def _drop(self, i: int) -> None:
+        """Cut poll `i` (never the newest) out of the window and out of the merged lists."""
+        for name, lst in self._lists.items():
+            start = sum(self._counts[k][name] for k in range(i))
+            del lst[start:start + self._counts[i][name]]
+        del self._counts[i]
+        del self.times[i]
+        del self.polls[i]
 
     def merged(self) -> Evidence:
         """One Evidence of the window: the newest poll's LATEST values and NAMES, every poll's
@@ -71,17 +105,32 @@ class Window:
             return Evidence()
         last = self.polls[-1]
         ev = type(last)()
-        for name, policy in policies(type(last)).items():
-            if policy.merge == LATEST:
+        for name, merge in self._fields.items():
+            if merge == LATEST:
                 setattr(ev, name, getattr(last, name))
-            elif policy.merge == NAMES:
+            elif merge == NAMES:
                 setattr(ev, name, list(getattr(last, name)))
-            elif policy.merge == SAMPLES:
+            elif merge in _LISTS:
+                setattr(ev, name, list(self._lists[name]))
+        return ev
+
+    def rebuilt(self) -> Evidence:
+        """What `merged` keeps up to date, built from the polls themselves (the tests' reference)."""
+        if not self.polls:
+            return Evidence()
+        last = self.polls[-1]
+        ev = type(last)()
+        for name, merge in self._fields.items():
+            if merge == LATEST:
+                setattr(ev, name, getattr(last, name))
+            elif merge == NAMES:
+                setattr(ev, name, list(getattr(last, name)))
+            elif merge == SAMPLES:
                 out = getattr(ev, name)
                 for p in self.polls:
                     out.extend(getattr(p, name))
-            elif policy.merge == AVERAGES:
+            elif merge == AVERAGES:
                 out = getattr(ev, name)
                 for p in self.polls:
-                    out.extend(x for x in getattr(p, name) if p is last or x.window == "sample")
+                    out.extend(getattr(p, name) if p is last else _instant(getattr(p, name)))
         return ev

@@ -39,6 +39,8 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 
 def kv_key(finding_id: str) -> str:
+    if _SAFE.issuperset(finding_id):     # the common case: nothing to escape
+        return finding_id
     out = []
     for ch in finding_id:
         if ch in _SAFE:

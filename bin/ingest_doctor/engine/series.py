@@ -9,9 +9,13 @@ that reached the threshold otherwise is a spike: `info` at most.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from bisect import bisect_left
+from operator import itemgetter
+from typing import Optional, Sequence, Tuple
 
 from ingest_doctor.thresholds import Thresholds
+
+_time = itemgetter(0)
 
 SUSTAINED = "sustained"
 SPIKE = "spike"
@@ -40,8 +44,10 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
     # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest.
-    timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])  # type: ignore[arg-type,return-value]
-    pts: List[Tuple[Optional[float], float]] = list(timed) + [p for p in points if p[0] is None]
+    timed = [p for p in points if p[0] is not None]
+    timed.sort(key=_time)               # stable, as sorted() was: equal times keep their order
+    pts: Sequence[Tuple[Optional[float], float]] = (
+        timed if len(timed) == len(points) else timed + [p for p in points if p[0] is None])
     values = [v for _, v in pts]
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
@@ -49,13 +55,13 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     hits = sum(1 for v in last if v >= threshold)
     agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
-    times = [t for t, _ in timed]
     if len(timed) >= n_need:
         window_s = th.sustained_window_min * 60.0
+        times = [t for t, _ in timed]
         end = times[-1]
-        recent = [v for t, v in timed if t >= end - window_s]
-        first = next(t for t in times if t >= end - window_s)
-        span = end - first
+        k = bisect_left(times, end - window_s)      # in time order: the window is a suffix
+        recent = [v for _, v in timed[k:]]
+        span = end - times[k]
         if len(recent) >= n_need and span >= window_s / 2.0:
             value = agg(recent)
             if value >= threshold:

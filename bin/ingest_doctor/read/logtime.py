@@ -5,7 +5,6 @@ second, so the epoch of each (date, time, zone) prefix is computed once.
 """
 from __future__ import annotations
 
-import calendar
 from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ def parse_prefix(line: str) -> Tuple[Optional[float], int]:
 
 
 def _compute(stamp: str, zone: str) -> Optional[float]:
+    import calendar     # here, not at the top: once a distinct second, and `diagnose` of REST only never needs it
     try:
         mo, d, y = int(stamp[0:2]), int(stamp[3:5]), int(stamp[6:10])
         h, mi, s = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])

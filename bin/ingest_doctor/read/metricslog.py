@@ -93,6 +93,9 @@ class MetricsLogParser(WindowedParser):
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
         self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
         self._latest: Optional[float] = None
+        self._prefix: Optional[str] = None         # the last line's first 29 characters, and their time
+        self._prefix_t: Optional[float] = None
+        self._second_of: Optional[float] = None    # the last time whose second is in _seconds
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
                       "tcpout_connections")}
@@ -105,7 +108,14 @@ class MetricsLogParser(WindowedParser):
             if line.strip():
                 st.garbage += 1
             return
-        t, _ = parse_prefix(line)
+        # The time is a function of the line's first 29 characters (date, time, millis, zone), which
+        # whole batches of lines share: parsed once a batch.
+        prefix = line[:29]
+        if prefix == self._prefix:
+            t = self._prefix_t
+        else:
+            t, _ = parse_prefix(line)
+            self._prefix, self._prefix_t = prefix, t
         if self.outside(t):
             return
         h = hash(line.rstrip("\r\n"))
@@ -114,14 +124,16 @@ class MetricsLogParser(WindowedParser):
             return
         self._seen.add(h)
         if t is not None:
-            self._seconds.add(int(t))
+            if t != self._second_of:
+                self._second_of = t
+                self._seconds.add(int(t))
             if self._latest is not None and t < self._latest - 1:
                 st.out_of_order += 1
             elif self._latest is None or t > self._latest:
                 self._latest = t
-        body = line[i + 3:]
-        end = body.find(",")
-        group = (body[6:end] if end > 0 else body[6:]).strip()
+        # The group, read in place: the line's body is copied only for the groups the rules read.
+        end = line.find(",", i + 9)
+        group = (line[i + 9:end] if end > 0 else line[i + 9:]).strip()
         handler = _HANDLERS.get(group)
         if handler is None:
             # Decide on the group before splitting the line: most lines of a busy indexer
@@ -133,7 +145,7 @@ class MetricsLogParser(WindowedParser):
             else:
                 st.unknown_groups += 1
                 return
-        kv = parse_kv(body.rstrip("\r\n"))
+        kv = parse_kv(line[i + 3:].rstrip("\r\n"))
         if handler(self, t, kv):
             st.used += 1
         else:

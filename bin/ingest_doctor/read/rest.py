@@ -42,6 +42,11 @@ def as_str(v: Any) -> Optional[str]:
 
 
 def as_float(v: Any) -> Optional[float]:
+    t = type(v)
+    if t is float:                      # the common case first: a JSON number
+        return v if math.isfinite(v) else None
+    if t is int:
+        return float(v)
     if v is None or isinstance(v, bool):
         return None
     if isinstance(v, (int, float)):
@@ -81,8 +86,9 @@ def as_bool(v: Any) -> Optional[bool]:
 def get(content: Dict[str, Any], key: str) -> Any:
     """Exact key first; then a case-insensitive match (splunkd sometimes adds
     lowercased duplicates such as `enablessl`, so exact wins)."""
-    if key in content:
-        return content[key]
+    v = content.get(key)
+    if v is not None or key in content:
+        return v
     low = key.lower()
     for k, v in content.items():
         if k.lower() == low:

@@ -12,7 +12,7 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ingest_doctor.read import hec, logtime, metricslog, readstep, splunkdlog
+from ingest_doctor.read import hec, logtime, readstep
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
@@ -102,11 +102,21 @@ def _log_window(path: str, captured_at: Optional[float], window_min: float) -> T
     return end - window_min * 60.0, None if captured_at is None else captured_at + 60.0
 
 
-def _load_log(root: str, ev: Evidence, name: str, parser_cls: Any, captured_at: Optional[float],
-              window_min: float) -> None:
+def _parser(name: str) -> Any:
+    """The log's parser, imported only when the snapshot has that log (a REST-only `diagnose`
+    never pays for the log parsers' imports)."""
+    if name == "metrics.log":
+        from ingest_doctor.read import metricslog
+        return metricslog.MetricsLogParser
+    from ingest_doctor.read import splunkdlog
+    return splunkdlog.SplunkdLogParser
+
+
+def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float) -> None:
     fname = os.path.join(root, "logs", name)
     if not os.path.exists(fname):
         return
+    parser_cls = _parser(name)
     rel = "logs/" + name
     since, until = _log_window(fname, captured_at, window_min)
     parser = parser_cls(ev, since, until, rel)
@@ -118,7 +128,7 @@ def _load_log(root: str, ev: Evidence, name: str, parser_cls: Any, captured_at: 
         ev.problems.append("%s: %s" % (rel, _short(e)))
         return
     stats = parser.finish()
-    if parser_cls is metricslog.MetricsLogParser:
+    if name == "metrics.log":
         kept = stats.lines - stats.outside_window
         if stats.lines and not kept:
             ev.not_judged.append("%s: no lines in the last %d minutes before the capture time"
@@ -154,8 +164,8 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
     captured_at = logtime.iso_epoch(meta.get("captured_at"))
     _read_rest(path, SNAPSHOT, ev)
     window = float(th.log_window_min)
-    _load_log(path, ev, "metrics.log", metricslog.MetricsLogParser, captured_at, window)
-    _load_log(path, ev, "splunkd.log", splunkdlog.SplunkdLogParser, captured_at, window)
+    _load_log(path, ev, "metrics.log", captured_at, window)
+    _load_log(path, ev, "splunkd.log", captured_at, window)
     _load_hec(path, ev)
     return ev
 

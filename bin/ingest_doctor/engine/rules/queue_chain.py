@@ -12,32 +12,48 @@ from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
-from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, judge
+from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
 
 QKey = Tuple[str, Optional[int]]
+_NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
 def queue_states(st: State) -> List[QueueState]:
-    series: Dict[QKey, List] = defaultdict(list)
+    series: Dict[QKey, List] = {}
     avgs: Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]] = defaultdict(dict)
-    blocked: Dict[QKey, List] = defaultdict(list)
+    blocked: Dict[QKey, List] = {}
     sources: Dict[QKey, str] = {}
     bsources: Dict[QKey, str] = {}
+    samples: Dict[QKey, List] = {}
+    order = model.QUEUE_ORDER
+    minutes: Dict[str, float] = {}
     for q in st.ev.queues:
-        if q.queue not in model.QUEUE_ORDER:
+        if q.queue not in order:
             continue
-        key = (q.queue, q.pipeline_set)
         if q.window == "sample":
-            series[key].append((q.time, q.fill_pct))
-            blocked[key].append((q.time, 100.0 if q.blocked else 0.0))
-            sources.setdefault(key, q.source)
-            if q.blocked:
-                bsources.setdefault(key, q.source)
-        elif (window_minutes(q.window) or 0) >= st.th.sustained_window_min:
+            key = (q.queue, q.pipeline_set)
+            same = samples.get(key)
+            if same is None:
+                samples[key] = [q]
+            else:
+                same.append(q)
+            continue
+        m = minutes.get(q.window)
+        if m is None:
+            m = minutes[q.window] = window_minutes(q.window) or 0
+        if m >= st.th.sustained_window_min:
+            key = (q.queue, q.pipeline_set)
             prev = avgs[key].get(q.window)
             if prev is None or (q.time or 0) >= (prev[0] or 0):
                 avgs[key][q.window] = (q.time, q.fill_pct, q.source)
+    for key, qs in samples.items():
+        series[key] = [(q.time, q.fill_pct) for q in qs]
+        blocked[key] = [(q.time, 100.0 if q.blocked else 0.0) for q in qs]
+        sources[key] = qs[0].source
+        first_blocked = next((q for q in qs if q.blocked), None)
+        if first_blocked is not None:
+            bsources[key] = first_blocked.source
     out = []
     thr = st.th.queue_fill_pct
     for key in set(series) | set(avgs):
@@ -47,8 +63,9 @@ def queue_states(st: State) -> List[QueueState]:
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
         j = judge(series.get(key, []), thr, st.th, use_median=True)
-        bj = judge(blocked.get(key, []), 100.0, st.th)
         nblocked = sum(1 for _, v in blocked.get(key, []) if v)
+        # Never blocked: the blocked series is all zeros, judged ok whatever its length.
+        bj = judge(blocked.get(key, []), 100.0, st.th) if nblocked else _NEVER_BLOCKED
         src = sources.get(key, "")
         if best is None and j.level == SUSTAINED:
             best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)

@@ -8,7 +8,9 @@ hidden attributes or through the wording of a sentence.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -30,6 +32,7 @@ def r1(v: float) -> float:
     return round(v, 1)
 
 
+@functools.lru_cache(maxsize=256)      # a handful of distinct windows, asked once a sample
 def window_minutes(window: str) -> Optional[float]:
     """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
     m = re.match(r"^(\d+(?:\.\d+)?)([ms])$", window or "")
@@ -261,8 +264,8 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
 
     def keep(items, *attrs):
         nonlocal dropped
-        try:    # fast path: a NaN or an infinity anywhere makes the sum non-finite
-            if math.isfinite(sum(getattr(x, a) or 0.0 for x in items for a in attrs)):
+        try:    # fast path: a NaN or an infinity anywhere makes the sum non-finite (a None: the slow path)
+            if math.isfinite(sum(sum(map(operator.attrgetter(a), items)) for a in attrs)):
                 return items
         except (TypeError, OverflowError):
             pass

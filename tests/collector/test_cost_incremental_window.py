@@ -1,0 +1,100 @@
+"""Issue 21 (cost): the collector's window keeps its merged evidence up to date poll by poll (a poll's
+items appended when it arrives, cut out when it is thinned or ages out) instead of merging the whole
+window again every poll. Pinned here: the incremental merge equals the merge from scratch after every
+poll, item for item and in order, and so does the diagnosis of it, for every scenario and for long
+random runs at several poll intervals."""
+import os
+import random
+from dataclasses import replace
+
+import pytest
+
+from fakes.paths import SCENARIOS as SCENARIOS_DIR
+from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.evidence import (CpuSample, Evidence, HecProbe, PipelineSetLoad, QueueSample, ThreadSample)
+from ingest_doctor.read.snapshot import load_snapshot
+
+SCEN = SCENARIOS_DIR
+SCENARIOS = sorted(n for n in os.listdir(SCEN) if os.path.isdir(os.path.join(SCEN, n)))
+QUEUES = ["parsingqueue", "aggqueue", "typingqueue", "indexqueue", "tcpout_default"]
+THREADS = ["parsing", "merging", "typing", "indexerpipe", "httpinputserverdatathread", "tcpchannelthread"]
+
+
+def _same(window: Window) -> None:
+    inc, full = window.merged(), window.rebuilt()
+    assert inc == full
+    assert diagnose(inc).to_dict() == diagnose(full).to_dict()
+
+
+def _polls_of(ev: Evidence):
+    """A scenario's evidence as the polls a collector would have made: its timed items by time."""
+    times = sorted({x.time for x in ev.queues + ev.threads + ev.pipelinesets + ev.hec_probes + ev.cpu
+                    if x.time is not None})
+    for i, t in enumerate(times):
+        last = i == len(times) - 1
+        yield t, Evidence(
+            host=ev.host, indexer=ev.indexer, host_cpu=ev.host_cpu, config=ev.config, health=ev.health,
+            sources=list(ev.sources),
+            queues=[q for q in ev.queues if q.time == t or (last and q.time is None)],
+            threads=[x for x in ev.threads if x.time == t or (last and x.time is None)],
+            pipelinesets=[x for x in ev.pipelinesets if x.time == t or (last and x.time is None)],
+            hec_probes=[x for x in ev.hec_probes if x.time == t or (last and x.time is None)],
+            cpu=[x for x in ev.cpu if x.time == t or (last and x.time is None)])
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_scenario_judged_incrementally_gives_the_whole_windows_findings(name):
+    ev = load_snapshot(os.path.join(SCEN, name))
+    polls = list(_polls_of(ev))
+    for span, recent in ((600.0, 4), (1800.0, 2)):
+        w = Window(WINDOW_MAX_POLLS, span, recent)
+        for t, poll in polls:
+            w.add(poll, t)
+            _same(w)
+
+
+def _poll(rnd: random.Random, t: float, psets: int) -> Evidence:
+    ev = Evidence(host="idx-r")
+    for p in range(psets):
+        for q in QUEUES:
+            if rnd.random() < 0.9:
+                ev.queues.append(QueueSample(t, q, p, rnd.choice([5.0, 50.0, 95.0, 100.0]), "sample",
+                                             rnd.random() < 0.2, "rest"))
+            if rnd.random() < 0.3:
+                ev.queues.append(QueueSample(t, q, p, rnd.uniform(0, 100), rnd.choice(["1m", "10m", "15m"]),
+                                             False, "rest"))
+        ev.queues.append(QueueSample(t, "someotherqueue", p, 50.0, "sample", False, "rest"))   # not kept
+        ev.pipelinesets.append(PipelineSetLoad(t, p, rnd.choice(THREADS[:4]), rnd.uniform(40, 100), 0.25, 10.0,
+                                               "rest"))
+    for name in THREADS + ["reaper", "mgmt_httpd"]:
+        ev.threads.append(ThreadSample(t, name, rnd.choice([0.0, 3.0, 12.0, 99.0]), None, "sample", "proc"))
+    if rnd.random() < 0.7:
+        ev.hec_probes.append(HecProbe(t, rnd.choice([200, 503]), 17, rnd.uniform(1, 50), "health", "", "probe"))
+    ev.cpu.append(CpuSample(t, rnd.uniform(0, 100), rnd.uniform(0, 100), 8, "rest"))
+    return ev
+
+
+@pytest.mark.parametrize("interval,psets,seed", [(10.0, 4, 1), (1.0, 2, 2), (30.0, 1, 3), (7.0, 8, 4)])
+def test_random_runs_merge_incrementally_as_from_scratch(interval, psets, seed):
+    rnd = random.Random(seed)
+    w = Window(min(WINDOW_MAX_POLLS, int(600 / interval) + 1), 600.0, 4)
+    t = 1763805600.0
+    for i in range(150):
+        t += interval * rnd.choice([1.0, 1.0, 1.0, 0.5, 3.0, 20.0])      # late polls, and a long gap
+        w.add(_poll(rnd, t, psets), t)
+        assert w.merged() == w.rebuilt()
+        if i % 10 == 0:
+            _same(w)
+    assert len(w.polls) <= w.max_polls
+
+
+def test_merged_is_a_copy_the_diagnosis_cannot_change():
+    w = Window(10, 600.0, 4)
+    rnd = random.Random(5)
+    for i in range(6):
+        w.add(_poll(rnd, 1000.0 + 10 * i, 2), 1000.0 + 10 * i)
+    ev = w.merged()
+    ev.queues.clear()
+    ev.threads.append(replace(ev.threads[0], busy_pct=1.0) if ev.threads else None)
+    assert w.merged() == w.rebuilt()
