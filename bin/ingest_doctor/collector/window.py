@@ -46,14 +46,17 @@ class Window:
         self.max_polls = max(self.recent, max_polls)
         self.polls: Deque[Evidence] = deque()
         self.times: Deque[float] = deque()
-        self._fields = {name: p.merge for name, p in policies(Evidence).items()}
-        self._lists: Dict[str, List[Any]] = {n: [] for n, m in self._fields.items() if m in _LISTS}
+        self._fields: Dict[str, str] = {}                # field -> merge policy, of the polls' type
+        self._lists: Dict[str, List[Any]] = {}           # the merged list fields
         self._counts: Deque[Dict[str, int]] = deque()    # per poll: how many items of each list are its
         self._newest: Dict[str, int] = {}                # AVERAGES: the newest poll's items at the end
 
     def add(self, poll: Evidence, now: float) -> None:
         """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
         PER_READ, are reported with the poll and not kept)."""
+        if not self._fields:                # the polls' type (an Evidence, or a subclass with more fields)
+            self._fields = {name: p.merge for name, p in policies(type(poll)).items()}
+            self._lists = {n: [] for n, m in self._fields.items() if m in _LISTS}
         keep = type(poll)()
         for name, policy in policies(type(poll)).items():
             value = getattr(poll, name)
