@@ -111,5 +111,10 @@ def test_hanging_failing_slow_receiver_never_stalls_polling(fake_splunkd, tls, t
     assert [s for _, s in rec.seen[:4]] == ["hang", 500, (503, {"Retry-After": "1"}), "slow"]
     times = c.polls()
     gaps = [b - a for a, b in zip(times, times[1:])]
-    assert len(gaps) >= 8 and all(abs(g - 2.0) <= 0.2 for g in gaps), gaps      # within 10% of the setting
+    # Within 10% of the setting; a poll that itself ran longer than the interval (a CPU-starved test
+    # machine) starts the next at once, so the slot is the longer of the two: the webhook adds nothing.
+    took = [e["data"]["ingest_doctor.poll.duration_ms"] / 1000.0 for e in c.events()
+            if e["sourcetype"] == "ingest_doctor:metrics" and "ingest_doctor.poll.duration_ms" in e["data"]]
+    slots = [max(2.0, d) for d in took[:-1]]
+    assert len(gaps) >= 8 and all(abs(g - s) <= 0.1 * s for g, s in zip(gaps, slots)), list(zip(gaps, slots))
     assert "Traceback" not in c.stderr()
