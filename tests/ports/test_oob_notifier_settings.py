@@ -53,6 +53,8 @@ def test_settings_and_encrypted_header_reach_the_receiver(tls, tmp_path):
             crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
             n.submit([Change(warn, "new"), Change(crit, "new")], time.time())      # the warning: below the floor
             assert wait_for(lambda: len(rec.bodies) == 1, 15), [l.message for l in n.logs]
+            # the receiver has the body before the worker reads its answer and logs it
+            assert wait_for(lambda: any("sent" in l.message for l in list(n.logs)), 15), [l.message for l in n.logs]
         finally:
             n.close()
         assert rec.bodies[0]["id"] == "hf-01/indexing/1" and rec.headers[0]["Authorization"] == SECRET
