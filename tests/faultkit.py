@@ -233,3 +233,65 @@ def hostile_snapshot(root: str, seed: int, big: bool = False) -> str:
         os.makedirs(os.path.join(root, "rest", "services", "server"), exist_ok=True)
         os.symlink(os.path.join(root, "nowhere"), _rest(root, "services/server/info"))
     return kind
+
+
+# ---------------------------------------------------------------------------- the fault suite's figures
+FULL_ENV = "INGEST_DOCTOR_FAULT_FULL"        # set by `make fault` (tools/fault.py): the whole set
+REPORT_ENV = "INGEST_DOCTOR_FAULT_REPORT"    # where each fault test appends its figures (JSON lines)
+COUNTERS = ("cases", "failures", "tracebacks", "hangs", "false_healthy", "lost_updates", "lost_notifications",
+            "duplicated_notifications", "forged_changes")
+
+
+def full() -> bool:
+    import os as _os
+    return bool(_os.environ.get(FULL_ENV))
+
+
+def scale(quick: int, whole: int) -> int:
+    """How many cases: `quick` in `make test`, `whole` in `make fault`."""
+    return whole if full() else quick
+
+
+def record(section: str, peak_rss_mb: float = 0.0, **counts: int) -> None:
+    """Append one section's figures to the fault report (no-op outside `make fault`)."""
+    import os as _os
+    path = _os.environ.get(REPORT_ENV)
+    if not path:
+        return
+    row = {"section": section, "peak_rss_mb": round(peak_rss_mb, 1)}
+    row.update({k: int(counts.get(k, 0)) for k in COUNTERS})
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+def run_measured(cmd, stdin: bytes = b"", timeout: float = 60.0, env=None, cwd=None):
+    """Run a subprocess as Splunk would; returns (returncode or None when it hung and was killed,
+    stdout, stderr, peak RSS in MB of that child)."""
+    import os as _os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, cwd=cwd)
+        killed = []
+
+        def kill() -> None:
+            killed.append(True)
+            p.kill()
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            try:
+                p.stdin.write(stdin)
+                p.stdin.close()
+            except OSError:
+                pass
+            _, status, usage = _os.wait4(p.pid, 0)
+        finally:
+            timer.cancel()
+        hung = bool(killed)
+        p.returncode = _os.waitstatus_to_exitcode(status) if hasattr(_os, "waitstatus_to_exitcode") else (
+            _os.WEXITSTATUS(status) if _os.WIFEXITED(status) else -_os.WTERMSIG(status))
+        out.seek(0)
+        err.seek(0)
+        return (None if hung else p.returncode), out.read().decode("utf-8", "replace"), \
+            err.read().decode("utf-8", "replace"), usage.ru_maxrss / 1024.0
