@@ -57,6 +57,11 @@ SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
 RELAY_DETECTOR = "collector"    # the only detector whose findings the relay search hands over
 NOTIFIED_KINDS = ("new", "reopened", "escalated", "resolved")
+MAX_HOST = 255                  # a longer "host" is no host name (and its KV key would not fit a URL)
+
+
+def plausible_host(host: Optional[str]) -> bool:
+    return host is None or (len(host) <= MAX_HOST and not any(ord(ch) < 32 or ord(ch) == 127 for ch in host))
 
 Diagnose = Callable[..., Report]
 
@@ -215,13 +220,19 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
-    foreign = [r for r in reported if r.detected_by != RELAY_DETECTOR]
+    foreign = [r for r in reported if r.detected_by != RELAY_DETECTOR or not plausible_host(r.finding.host)]
     if foreign:
         summary.refused = len(foreign)
-        port.log("WARN", "relay", msg="finding rows not from the collector refused (a relayed row may only be "
-                                      "the collector's own)", refused=len(foreign),
+        port.log("WARN", "relay", msg="finding rows not from the collector (or with no plausible host name) "
+                                      "refused: a relayed row may only be the collector's own", refused=len(foreign),
                  detected_by=",".join(sorted({r.detected_by[:40] for r in foreign}))[:200])
-    reported = [r for r in reported if r.detected_by == RELAY_DETECTOR]
+    reported = [r for r in reported if r.detected_by == RELAY_DETECTOR and plausible_host(r.finding.host)]
+    odd = [f for f in findings if not plausible_host(f.host)]
+    if odd:
+        summary.refused += len(odd)
+        port.log("WARN", "judge", msg="findings on a host name longer than %d characters or with control "
+                                      "characters refused" % MAX_HOST, refused=len(odd))
+        findings = [f for f in findings if plausible_host(f.host)]
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
     summary.reported = len(kept)
