@@ -220,13 +220,15 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
-    foreign = [r for r in reported if r.detected_by != RELAY_DETECTOR or not plausible_host(r.finding.host)]
+    def trusted(r: Reported) -> bool:        # a relayed event only from the collector, and on a plausible host
+        return (not r.relayed or r.detected_by == RELAY_DETECTOR) and plausible_host(r.finding.host)
+    foreign = [r for r in reported if not trusted(r)]
     if foreign:
         summary.refused = len(foreign)
         port.log("WARN", "relay", msg="finding rows not from the collector (or with no plausible host name) "
                                       "refused: a relayed row may only be the collector's own", refused=len(foreign),
                  detected_by=",".join(sorted({r.detected_by[:40] for r in foreign}))[:200])
-    reported = [r for r in reported if r.detected_by == RELAY_DETECTOR and plausible_host(r.finding.host)]
+    reported = [r for r in reported if trusted(r)]
     odd = [f for f in findings if not plausible_host(f.host)]
     if odd:
         summary.refused += len(odd)

@@ -275,6 +275,7 @@ class Reported:
     status: str                 # open | resolved
     resolution: str             # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
     detected_by: str
+    relayed: bool = False       # an ingest_doctor:finding event handed over (the relay search), not judged here
 
 
 def finding_from_dict(d: Dict[str, object]) -> Finding:
@@ -314,7 +315,7 @@ def reported_row(row: Row, now: float) -> Reported:
         if when is None:
             raise _fail(row, "resolved_at=%r is not a time (epoch seconds)" % (str(at)[:40],))
     return Reported(f, when, status, str(d.get("resolution") or ""),
-                    str(d.get("detected_by") or row.get("detected_by") or "collector"))
+                    str(d.get("detected_by") or row.get("detected_by") or "collector"), relayed=True)
 
 
 def _finite(v: object) -> Optional[float]:
