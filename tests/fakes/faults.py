@@ -247,7 +247,7 @@ def full() -> bool:
     return bool(_os.environ.get(FULL_ENV))
 
 
-def scale(quick: int, whole: int) -> int:
+def scale(quick, whole):
     """How many cases: `quick` in `make test`, `whole` in `make fault`."""
     return whole if full() else quick
 

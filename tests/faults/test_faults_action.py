@@ -223,3 +223,21 @@ def test_a_100k_row_results_file_is_streamed(sh, tls, tmp_path):
            hangs=int(rc is None), tracebacks=int("Traceback" in err))
     assert rc == exitcodes.OK, err[-500:]
     assert rss < 200, rss
+
+
+def test_a_redirecting_webhook_fails_the_notification_naming_the_location(sh, tls, tmp_path):
+    """A 301/302/303 to a POST is never followed (no body-less GET, no downgrade): the delivery fails,
+    with the location, and is not counted as sent."""
+    lost = 0
+    for status in scale((302,), (301, 302, 303, 307, 308)):
+        _reset(sh)
+        sh.fake.route("POST", "/hook", Response(status, b"", headers={"Location": "http://127.0.0.1:9/elsewhere"}))
+        res = write_results(str(tmp_path / ("r%d.csv.gz" % status)), [thread_row()])
+        p = run(payload(sh.fake.url, res, "redirect%d" % status, webhook_url=sh.fake.url + "/hook"), tls)
+        rec = sh.kv.records.get(KEY) or {}
+        ok = (p.returncode == exitcodes.BAD_CONFIG and rec.get("delivery") == "failed"
+              and "elsewhere" in rec.get("delivery_error", "") and done_counts(p.stderr).get("webhooks", 0) == 0)
+        lost += not ok
+    record("action: webhook answering a redirect", 0.0, cases=len(scale((302,), (301, 302, 303, 307, 308))),
+           lost_notifications=lost)
+    assert lost == 0
