@@ -264,19 +264,40 @@ def record(section: str, peak_rss_mb: float = 0.0, **counts: int) -> None:
         f.write(json.dumps(row) + "\n")
 
 
+# A child's ru_maxrss starts at its parent's high-water mark (exec records the old memory's), so a
+# large test process would inflate every child's figure: a small wrapper process starts the command
+# and reports the command's own peak (the wrapper's small memory is all it inherits).
+_WRAPPER = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+os.write(2, b"\\n@@peak_rss_kb=%d\\n" % usage.ru_maxrss)
+sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+"""
+
+
 def run_measured(cmd, stdin: bytes = b"", timeout: float = 60.0, env=None, cwd=None):
     """Run a subprocess as Splunk would; returns (returncode or None when it hung and was killed,
-    stdout, stderr, peak RSS in MB of that child)."""
+    stdout, stderr, peak RSS in MB of that command)."""
     import os as _os
+    import re
+    import signal
     import subprocess
+    import sys
     import tempfile
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, cwd=cwd)
+        p = subprocess.Popen([sys.executable, "-c", _WRAPPER] + list(cmd), stdin=subprocess.PIPE, stdout=out,
+                             stderr=err, env=env, cwd=cwd, start_new_session=True)
         killed = []
 
         def kill() -> None:
             killed.append(True)
-            p.kill()
+            try:
+                _os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
         timer = threading.Timer(timeout, kill)
         timer.start()
         try:
@@ -285,13 +306,14 @@ def run_measured(cmd, stdin: bytes = b"", timeout: float = 60.0, env=None, cwd=N
                 p.stdin.close()
             except OSError:
                 pass
-            _, status, usage = _os.wait4(p.pid, 0)
+            p.wait()
         finally:
             timer.cancel()
-        hung = bool(killed)
-        p.returncode = _os.waitstatus_to_exitcode(status) if hasattr(_os, "waitstatus_to_exitcode") else (
-            _os.WEXITSTATUS(status) if _os.WIFEXITED(status) else -_os.WTERMSIG(status))
         out.seek(0)
         err.seek(0)
-        return (None if hung else p.returncode), out.read().decode("utf-8", "replace"), \
-            err.read().decode("utf-8", "replace"), usage.ru_maxrss / 1024.0
+        text = err.read().decode("utf-8", "replace")
+        m = re.search(r"\n@@peak_rss_kb=(\d+)\n$", text)
+        rss = int(m.group(1)) / 1024.0 if m else 0.0
+        if m:
+            text = text[:m.start()]
+        return (None if killed else p.returncode), out.read().decode("utf-8", "replace"), text, rss
