@@ -220,6 +220,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
+
     def trusted(r: Reported) -> bool:        # a relayed event only from the collector, and on a plausible host
         return (not r.relayed or r.detected_by == RELAY_DETECTOR) and plausible_host(r.finding.host)
     foreign = [r for r in reported if not trusted(r)]
@@ -274,7 +275,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
             if claimed:
                 port.kv_save(claimed)
     finally:
-        port.store_unlock(run_id)
+        _unlock(port, run_id)
     # 4. Splunk Web messages
     if payload.params.web_messages and (findings or kept):
         summary.messages = post_messages(port, changes, payload.params.min_severity)
@@ -282,6 +283,16 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     if claimed:
         deliver(port, payload, claimed, set(keys), run_id, now, summary)
     return summary
+
+
+def _unlock(port: Port, run_id: str) -> None:
+    """Release the findings store's lock; a failure is logged (the lock expires on its own), never
+    raised over what the run is already raising or has done."""
+    try:
+        port.store_unlock(run_id)
+    except AlertError as e:
+        port.log("WARN", "kvstore", msg="findings store lock not released; it expires on its own",
+                 error=str(e)[:300])
 
 
 def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_run: set, run_id: str, now: float,
@@ -314,7 +325,7 @@ def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_ru
         if saves:
             port.kv_save(saves)
     finally:
-        port.store_unlock(run_id)
+        _unlock(port, run_id)
     summary.pending = sum(1 for _, o, _ in outcomes if o == "retry")
     if down:
         raise Transient("%s; %d notification(s) stay pending and are retried on the next run of this alert"
