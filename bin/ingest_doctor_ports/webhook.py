@@ -114,9 +114,7 @@ def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optio
         # The answer's status decides; a body still trickling at the deadline is cut, not waited for.
         return Attempt(status, detail="answer cut at the deadline" if expired.is_set() else "",
                        location=location, retry_after=retry_after, body=data, elapsed_s=time.monotonic() - start)
-    except BaseException as e:      # noqa: B902 - every fault becomes an Attempt; KeyboardInterrupt passes
-        if isinstance(e, (KeyboardInterrupt, SystemExit)):
-            raise
+    except Exception as e:          # every fault becomes an Attempt (the watchdog's shutdown included)
         kind = _kind(e)
         if expired.is_set() or kind == "timeout":
             return Attempt(error="timeout", detail="no complete answer within %.0f s" % timeout,

@@ -19,6 +19,10 @@ from fakes.kvstore import KVStore, Splunkd, write_results
 # tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
 LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 
+# The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
+# tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
+LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
+
 
 @pytest.fixture
 def splunkd(fake_splunkd):

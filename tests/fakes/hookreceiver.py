@@ -5,7 +5,8 @@ Each POST is answered by the next entry of a script (`plan`), then by `default`:
 - "hang": keep the connection open without answering until the receiver stops;
 - "trickle": answer 200 with a long body, one byte a second;
 - "trickle_head": send the status line itself one byte a second;
-- "drop": close the connection without answering.
+- "drop": close the connection without answering;
+- "slow": answer 200 after `slow_s` seconds (within the client's deadline).
 Only answered 2xx POSTs count as received (`bodies`, `times`); every POST is in `seen`.
 The receiver can stop and start again on the same port (a receiver restarted mid-outage).
 """
@@ -28,6 +29,7 @@ class HookReceiver:
         self.port = port
         self.plan: List[Step] = []
         self.default: Step = 200
+        self.slow_s = 1.5
         self.bodies: List[Dict[str, Any]] = []
         self.times: List[float] = []
         self.seen: List[Tuple[float, Step]] = []
@@ -65,6 +67,9 @@ class HookReceiver:
                     outer.stopping.wait(600)
                     self.close_connection = True
                     return
+                if step == "slow":
+                    outer.stopping.wait(outer.slow_s)
+                    step = 200
                 if step == "drop":
                     self.close_connection = True
                     return

@@ -27,6 +27,7 @@ from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.evidence import Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, ThreadSample
+from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
@@ -60,8 +61,12 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     # a finding the collector reported: its event (`finding`, the JSON of docs/events.md), whether it
     # is open or resolved, and the event's time (last_time)
     Signal("finding", ("finding",), ("id", "severity", "status", "detected_by")),
+    # an instance that stopped reporting (engine/silence.py): why (connected_idle | gone), when it was
+    # last heard, what its receivers got from it over the window; `threshold` is silence_kb
+    Signal("silence", ("reason", "last_heard"), ("silent_min", "kb_recent", "receivers")),
 )}
 REPORTED = "finding"
+SILENCE = "silence"
 
 KNOWN_COLUMNS = frozenset(COMMON).union(*(set(s.required) | set(s.optional) for s in SIGNALS.values()))
 
@@ -247,7 +252,7 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
     out: Dict[str, Evidence] = {}
     for row in rows:
         sig_name = (row.get("signal") or "").strip()
-        if sig_name == REPORTED:
+        if sig_name in (REPORTED, SILENCE):
             continue
         sig = SIGNALS.get(sig_name)
         if sig is None:
@@ -326,10 +331,39 @@ def _finite(v: object) -> Optional[float]:
     return f if math.isfinite(f) else None
 
 
+def _silence(row: Row, now: float) -> Reported:
+    """A silence row: judged here, by engine/silence.py (the search found it; the words are the core's)."""
+    host = (row.get("host") or "").strip()
+    if not host:
+        raise _fail(row, "column host is empty")
+    last = _num(row, "last_heard", row.get("last_heard"))
+    if last is None:
+        raise _fail(row, "signal silence needs column last_heard")
+    try:
+        f = silence.silence_finding(host, (row.get("reason") or "").strip(), last, now,
+                                    _num(row, "kb_recent", row.get("kb_recent")) or 0.0, row.values("receivers"),
+                                    _num(row, "threshold", row.get("threshold")) or 0.0,
+                                    _num(row, "silent_min", row.get("silent_min")))
+    except ValueError as e:
+        raise _fail(row, str(e)) from None
+    when = _num(row, "last_time", row.get("last_time")) or now
+    return Reported(f, when, "open", "", silence.DETECTED_BY)
+
+
+def _reported(row: Row, now: float) -> Optional[Reported]:
+    """A `finding` row (relayed) or a `silence` row (judged here); None for the other rows."""
+    sig_name = (row.get("signal") or "").strip()
+    if sig_name == SILENCE:
+        return _silence(row, now)
+    if sig_name == REPORTED:
+        return reported_row(row, now)
+    return None
+
+
 def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[Reported]:
-    """The `finding` rows, parsed; the other rows are rows_to_evidence's."""
+    """The `finding` and `silence` rows, parsed; the other rows are rows_to_evidence's."""
     now = _time.time() if now is None else now
-    return [reported_row(row, now) for row in rows if (row.get("signal") or "").strip() == REPORTED]
+    return [r for r in (_reported(row, now) for row in rows) if r is not None]
 
 
 def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Dict[str, Evidence], List[Reported]]:
@@ -340,8 +374,9 @@ def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Dict[s
 
     def judged() -> Iterator[Row]:
         for row in rows:
-            if (row.get("signal") or "").strip() == REPORTED:
-                reported.append(reported_row(row, now))
+            r = _reported(row, now)
+            if r is not None:
+                reported.append(r)
             else:
                 yield row
     return rows_to_evidence(judged(), now), reported

@@ -74,6 +74,11 @@ def _ip(text: str) -> Optional[IP]:
         return None
 
 
+def address_of(host: str) -> Optional[IP]:
+    """The address a host is written as (an IP literal), or None for a name."""
+    return _ip(host)
+
+
 def parse_allow(text: Union[str, Iterable[str], None]) -> List[AllowEntry]:
     """The admin's allow-list: comma or space separated host names, addresses or networks, each with
     an optional port (`hooks.corp.example`, `10.1.2.3`, `10.0.0.0/8`, `127.0.0.1:9000`, `[::1]:8089`).
