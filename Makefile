@@ -4,6 +4,8 @@
 #                  runs AppInspect on each
 #   make test      every gate (pytest on 3.13 and 3.9, AppInspect, conf, SPL, dashboards, min Python)
 #   make bench     speed and memory benchmarks (prints numbers)
+#   make fault     the whole fault suite (hostile snapshots, races, outages, forged input, slow and
+#                  flooding servers; loopback only) and its table: every count 0, peak RSS < 200 MB
 # Everything it needs (venvs, npm packages, chromium) it installs itself.
 
 SHELL := /bin/bash
@@ -38,7 +40,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 LOCK     := flock $(VENV)/.lock
 
 .PHONY: all venv deps build package test test-py test-py313 test-py39 test-generated \
-        test-appinspect test-conf test-spl test-minpy test-make test-dashboards bench clean distclean
+        test-appinspect test-conf test-spl test-minpy test-make test-dashboards bench fault clean distclean
 
 all: package
 
@@ -139,7 +141,7 @@ test-minpy: $(VENV)/tools/.stamp
 test-make:
 	@test -z "$${INGEST_DOCTOR_MAKE_N:-}" || exit 0; export INGEST_DOCTOR_MAKE_N=1; \
 	for t in package build deps venv test test-generated test-py test-py313 test-py39 test-appinspect \
-	          test-conf test-spl test-minpy test-dashboards bench; do \
+	          test-conf test-spl test-minpy test-dashboards bench fault; do \
 	  out=$$(env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -n --no-print-directory $$t) || { echo "make -n $$t failed"; exit 1; }; \
 	  test -n "$$out" || { echo "make -n $$t does nothing"; exit 1; }; \
 	done; echo "make -n: every advertised target expands"
@@ -171,6 +173,12 @@ dashboard-screenshots: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 
 bench: $(VENV)/py313/.stamp deps build   # build: the webhook bench runs the add-on as built
 	$(VENV)/py313/bin/python tools/bench.py
+
+# The whole fault suite (tests/faults/ with their full case counts; make test runs their quick
+# counts): prints cases, failures, tracebacks, hangs, false healthy, lost updates, lost/duplicated
+# notifications, forged changes and peak RSS per section.
+fault: venv build
+	$(VENV)/py313/bin/python -B tools/fault.py --python $(VENV)/py313/bin/python
 
 clean:
 	rm -rf build dist bin/lib

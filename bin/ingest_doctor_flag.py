@@ -51,7 +51,7 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
     log("INFO", "done", hosts=summary.rows_hosts, findings=summary.findings, below_min=summary.below_min,
         new=summary.new, updated=summary.updated, reopened=summary.reopened, unchanged=summary.unchanged,
         events=summary.events, webhooks=summary.webhooks, reported=summary.reported, resolved=summary.resolved,
-        messages=summary.messages)
+        messages=summary.messages, pending=summary.pending, refused=summary.refused)
     return exitcodes.OK
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from typing import Any, Callable, Dict, Optional, Sequence, Set
 from urllib.parse import urlsplit
@@ -47,6 +48,11 @@ BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
 ALLOW_ENV = "INGEST_DOCTOR_WEBHOOK_ALLOW"   # admin-only (splunk-launch.conf): targets the policy would refuse
 WEBHOOK_BACKOFF_CAP_S = 30.0
 CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
+LOCKS = "ingest_doctor_locks"
+LOCK_KEY = "findings"
+LOCK_WAIT_S = 60.0        # how long a run waits for the findings store (then TRANSIENT: the next run redoes it)
+LOCK_TTL_S = 150.0        # above the action's maxtime (2 min): a lock older than this, its run is dead
+PENDING_MAX = 200         # deliveries retried per run, at most
 
 
 def _quote(value: str) -> str:
@@ -187,6 +193,59 @@ class SplunkdPort:
 
     def webhook(self, url: str, body: bytes) -> None:
         post_webhook(url, body, self.log, self.sleep, self.backoff)
+
+    def kv_pending(self, search_name: str) -> Dict[str, Dict[str, Any]]:
+        """Records whose delivery by this alert is pending (retried every run)."""
+        q = json.dumps({"delivery": "pending", "delivery_search": search_name}, separators=(",", ":"))
+        f = self._call("read pending deliveries from KV store %s" % COLLECTION, "GET",
+                       NS + "storage/collections/data/" + COLLECTION,
+                       params={"output_mode": "json", "query": q, "limit": str(PENDING_MAX)})
+        data = self._json("read pending deliveries", f)
+        if not isinstance(data, list):
+            raise Transient("KV store %s answered with something that is not a list" % COLLECTION)
+        return {r["_key"]: r for r in data if isinstance(r, dict) and "_key" in r}
+
+    # The findings store's lock: one document in the collection ingest_doctor_locks. It rests on one
+    # KV store rule: inserting a document whose _key exists fails (409). Held while a run reads, plans
+    # and saves; a lock past its expiry (its run died: the action's maxtime is 2 min) is taken over by
+    # the one run whose insert of a takeover marker for exactly that lock succeeds.
+    def store_lock(self, owner: str) -> None:
+        base = NS + "storage/collections/data/" + LOCKS
+        deadline = time.monotonic() + LOCK_WAIT_S
+        wait = 0.02
+        while True:
+            doc = {"_key": LOCK_KEY, "owner": owner, "expires": time.time() + LOCK_TTL_S}
+            f = self._call("take the findings store lock", "POST", base, ok=(409,),
+                           headers={"Content-Type": "application/json"}, body=json.dumps(doc).encode("utf-8"))
+            if f.status in (200, 201):
+                return
+            g = self._call("read the findings store lock", "GET", base + "/" + LOCK_KEY, ok=(404,),
+                           params={"output_mode": "json"})
+            held = json_body(g) if g.status == 200 else None
+            if isinstance(held, dict) and float(held.get("expires") or 0) < time.time():
+                marker = {"_key": "takeover~%s~%s" % (held.get("owner"), held.get("expires")), "owner": owner,
+                          "expires": time.time() + 86400}
+                t = self._call("take over an expired findings store lock", "POST", base, ok=(409,),
+                               headers={"Content-Type": "application/json"}, body=json.dumps(marker).encode("utf-8"))
+                if t.status in (200, 201):
+                    self.log("WARN", "kvstore", msg="took over the findings store lock of a run that died",
+                             holder=str(held.get("owner"))[:80])
+                    self._call("drop an expired findings store lock", "DELETE", base + "/" + LOCK_KEY, ok=(404,))
+                    continue
+            if time.monotonic() >= deadline:
+                raise Transient("the findings store stayed locked by another run for %d s (%s); nothing was "
+                                "written, the next run redoes this one" % (LOCK_WAIT_S, str(
+                                    held.get("owner") if isinstance(held, dict) else "?")[:80]))
+            self.sleep(wait * (0.5 + random.random()))
+            wait = min(wait * 2, 0.5)
+
+    def store_unlock(self, owner: str) -> None:
+        base = NS + "storage/collections/data/" + LOCKS
+        g = self._call("read the findings store lock", "GET", base + "/" + LOCK_KEY, ok=(404,),
+                       params={"output_mode": "json"})
+        held = json_body(g) if g.status == 200 else None
+        if isinstance(held, dict) and held.get("owner") == owner:
+            self._call("release the findings store lock", "DELETE", base + "/" + LOCK_KEY, ok=(404,))
 
     # Splunk Web messages: solnlib's BulletinRestClient over this port (same TLS, same timeout).
     def messages_shown(self) -> Dict[str, str]:

@@ -20,6 +20,7 @@ import json
 import re
 import socket
 import ssl
+import threading
 import time
 from typing import Callable, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlencode, urlsplit
@@ -92,10 +93,36 @@ class _Resuming(http.client.HTTPSConnection):
             self._sessions[self._key] = session
 
 
+class _Deadline:
+    """A wall-clock bound on one exchange: at the deadline the connection's socket is shut down
+    (from a timer thread), so a server trickling one byte a second, or stalling in the TLS
+    handshake or the headers, ends the call at `timeout`, not at `timeout` per read."""
+
+    def __init__(self, conn: http.client.HTTPConnection, deadline: float):
+        self.conn = conn
+        self.fired = False
+        self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = self.conn.sock
+        if sock is not None:
+            try:    # the plain socket's shutdown: an SSL socket's would drop its state under the reader
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self.timer.cancel()
+
+
 class Http:
-    """HTTP(S) calls with a bounded total time per call; keeps a connection open when the server
-    allows it (splunkd does), one per (scheme, host, port, TLS context name), and resumes the
-    TLS session when the server closed it."""
+    """HTTP(S) calls with a bounded total (wall-clock) time per call; keeps a connection open when
+    the server allows it (splunkd does), one per (scheme, host, port, TLS context name), and resumes
+    the TLS session when the server closed it. A body over `max_body` is cut there (a `too_large`
+    fault), with or without a Content-Length."""
 
     def __init__(self, timeout: float, contexts: Mapping[str, ssl.SSLContext], max_body: int = MAX_BODY_BYTES):
         self.timeout = timeout
@@ -119,12 +146,16 @@ class Http:
     def __call__(self, method: str, url: str, headers: Dict[str, str], body: Optional[bytes],
                  tls: str) -> Fetched:
         start = time.monotonic()
+        deadline = start + self.timeout
         parts = urlsplit(url)
         target = parts.path + ("?" + parts.query if parts.query else "")
         for attempt in (0, 1):
             conn, reused = self._conn(parts.scheme, parts.netloc, tls)
+            guard = _Deadline(conn, deadline)
             try:
-                status, data = self._exchange(conn, method, target, headers, body, start + self.timeout)
+                status, data = self._exchange(conn, method, target, headers, body, deadline)
+                if guard.fired:
+                    raise socket.timeout("request took longer than its timeout")
                 return Fetched(status, data, (time.monotonic() - start) * 1000.0)
             except TooLarge as e:
                 kind, err = "too_large", e
@@ -140,9 +171,14 @@ class Http:
                 kind, err = "reset", e
             except (OSError, http.client.HTTPException) as e:
                 kind, err = "error", e
+            finally:
+                guard.cancel()
+            if guard.fired:
+                kind, err = "timeout", socket.timeout("request took longer than its timeout (%.0f s)"
+                                                      % self.timeout)
             conn.close()
             # A kept-alive connection the server closed while idle fails at once: retry it fresh, once.
-            if reused and attempt == 0 and kind in ("reset", "tls", "error"):
+            if reused and attempt == 0 and kind in ("reset", "tls", "error") and time.monotonic() < deadline:
                 continue
             return self._fault(kind, err, start)
         return self._fault("reset", None, start)
@@ -162,12 +198,12 @@ class Http:
         size = 0
         while True:
             _remaining(conn, deadline)
-            chunk = resp.read(65536)
+            chunk = resp.read1(min(65536, self.max_body + 1 - size))   # what one read brings, never past the cap
             if not chunk:
                 break
             size += len(chunk)
             if size > self.max_body:
-                raise TooLarge("more than %d bytes" % self.max_body)
+                raise TooLarge("more than %d bytes (cut there)" % self.max_body)
             chunks.append(chunk)
         if resp.length:                 # the server closed before its Content-Length
             raise http.client.IncompleteRead(b"".join(chunks), resp.length)

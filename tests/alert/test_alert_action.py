@@ -13,7 +13,11 @@ import pytest
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, thread_row
-from fakes.kvstore import Splunkd, write_results
+from fakes.kvstore import KVStore, Splunkd, write_results
+
+# The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
+# tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
+LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 
 # The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
 # tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).

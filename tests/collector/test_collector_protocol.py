@@ -189,7 +189,7 @@ def test_each_fault_injected_keeps_the_rest_flowing(fake_splunkd, runs):
     assert len(fake_splunkd.requests_to("/services/server/introspection/indexer")) == 1
     err = r.stderr()
     assert "missing_capability=list_pipeline_sets" in err
-    assert "kind=404" in err and "skipped until the input restarts" in err
+    assert "kind=404" in err and "re-probed in 120 s" in err
     assert err.count("endpoint=services/server/pipelinesets kind=403") == 1      # once a minute at most
     assert "Traceback" not in err
 

@@ -1,10 +1,14 @@
 """The search head as the alert action sees it (its tests: tests/gates/test_fakes_kvstore.py).
 
 - KVStore: an in-memory KV store collection served as route handlers on the
-  fake splunkd (`GET data/<c>?query=`, `GET/POST data/<c>/<key>`,
-  `POST data/<c>/batch_save`), answering like splunkd (JSON lists, 404 with a
-  messages body). `unavailable=N` makes its first N calls answer 503
-  "KV Store is initializing"; `unavailable=-1` is the twin that always does.
+  fake splunkd (`GET data/<c>?query=&limit=`, `GET/POST/DELETE data/<c>/<key>`,
+  `POST data/<c>` (insert), `POST data/<c>/batch_save`), answering like splunkd
+  (JSON lists, 404 with a messages body). `unavailable=N` makes its first N
+  calls answer 503 "KV Store is initializing"; `unavailable=-1` is the twin that
+  always does. The KV store semantics the action relies on, as real KV store has
+  them: every call is atomic (one lock); an insert (`POST data/<c>`) of a `_key`
+  that exists fails with 409 and changes nothing (the findings store's lock rests
+  on it); batch_save and `POST data/<c>/<key>` replace whole documents.
 - Splunkd routes for the rest of the action's needs: conf-macros built from
   the app's own default/macros.conf, a oneshot search returning the latest
   ingest_doctor:config events, receivers/simple recording events, server/info
@@ -31,6 +35,7 @@ if TOOLS not in sys.path:
 from confcheck import read_conf  # noqa: E402
 NS = "/servicesNS/nobody/ingest_doctor"
 COLL = "ingest_doctor_findings"
+LOCKS = "ingest_doctor_locks"
 KV_BASE = NS + "/storage/collections/data/" + COLL
 
 
@@ -51,30 +56,49 @@ def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
 
 
 class KVStore:
-    def __init__(self, unavailable: int = 0):
+    def __init__(self, unavailable: int = 0, collection: str = COLL):
         self.records: Dict[str, Dict[str, Any]] = {}
         self.unavailable = unavailable
         self.calls: List[str] = []
         self.saves: List[List[Dict[str, Any]]] = []
+        self.inserts = 0
+        self.conflicts = 0
+        self.base = NS + "/storage/collections/data/" + collection
         self._lock = threading.Lock()
 
     def install(self, fake) -> "KVStore":
-        fake.route_prefix("GET", KV_BASE, self.handle)
-        fake.route_prefix("POST", KV_BASE, self.handle)
-        fake.route_prefix("DELETE", KV_BASE, self.handle)
+        fake.route_prefix("GET", self.base, self.handle)
+        fake.route_prefix("POST", self.base, self.handle)
+        fake.route_prefix("DELETE", self.base, self.handle)
         return self
 
     def handle(self, req: Request) -> Response:
         with self._lock:
-            self.calls.append("%s %s" % (req.method, req.path[len(KV_BASE):] or "/"))
+            rest = req.path[len(self.base):]
+            if rest and not rest.startswith("/"):      # another collection whose name starts like ours
+                return messages(404, "Collection not found")
+            self.calls.append("%s %s" % (req.method, rest or "/"))
             if self.unavailable:
                 if self.unavailable > 0:
                     self.unavailable -= 1
                 return fault("503")
-            rest = req.path[len(KV_BASE):].lstrip("/")
+            rest = rest.lstrip("/")
             if req.method == "GET" and not rest:
                 q = json.loads(req.query.get("query", ["{}"])[0])
-                return Response(200, [dict(r) for r in self.records.values() if _match(r, q)])
+                hits = [dict(r) for r in self.records.values() if _match(r, q)]
+                limit = int(req.query.get("limit", ["0"])[0] or 0)
+                return Response(200, hits[:limit] if limit else hits)
+            if req.method == "POST" and not rest:
+                doc = req.json()
+                if not isinstance(doc, dict):
+                    return messages(400, "Request body must be a JSON object")
+                key = doc.get("_key") or "k%d" % (len(self.records) + 1)
+                if key in self.records:
+                    self.conflicts += 1
+                    return messages(409, "A document with the same key and user already exists.")
+                self.inserts += 1
+                self.records[key] = dict(doc, _key=key, _user="nobody")
+                return Response(201, {"_key": key})
             if req.method == "POST" and rest == "batch_save":
                 docs = req.json()
                 if not isinstance(docs, list):
@@ -113,6 +137,7 @@ class Splunkd:
                  macro_overrides: Optional[Dict[str, str]] = None, server_name: str = "sh-01"):
         self.fake = fake
         self.kv = (kv or KVStore()).install(fake)
+        self.locks = KVStore(collection=LOCKS).install(fake)
         self.configs = configs or {}
         self.events: List[Dict[str, Any]] = []
         self.posts = 0

@@ -30,6 +30,16 @@ class MemoryPort:
     def webhook(self, url, body):
         pass
 
+    def kv_pending(self, search_name):
+        return {k: r for k, r in self.kv.items()
+                if r.get("delivery") == "pending" and r.get("delivery_search") == search_name}
+
+    def store_lock(self, owner):
+        pass
+
+    def store_unlock(self, owner):
+        pass
+
     def messages_shown(self):
         return {}
 

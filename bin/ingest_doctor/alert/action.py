@@ -19,9 +19,22 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 Rows of the `finding` signal carry findings the collector already judged
 (alert_rows.rows_to_reported): they are stored as they are, not judged again,
 and no second event is written for them; a resolved one closes its record.
+
+Issue 23 (nothing lost, nothing forged):
+- steps 2-3 run under the findings store's lock (port.store_lock), so two runs at
+  once (the relay and a detection alert in the same minute) never lose an update,
+  never both announce "new", and merge `detected_by` and counts;
+- a relayed row is taken only from the collector (`detected_by=collector`; the relay
+  search also asks for the collector's source in the app's events index), and
+  opens or updates only the collector's own records (store.plan / plan_resolution);
+- with a webhook, each state change (new, reopened, escalated, resolved) is marked
+  pending in its record, in the same save; pending ones of this alert are claimed
+  under the lock, posted after it, and their outcome saved under it again: sent,
+  still pending (retried on every run of this alert), or failed with why.
 """
 from __future__ import annotations
 
+import secrets
 import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
@@ -29,10 +42,11 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Proto
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, index_from_macro
+from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, index_from_macro
 from ingest_doctor.alert.results import read_rows
-from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, rows_to_evidence, rows_to_reported
-from ingest_doctor.delivery.store import Upsert, finding_event, kv_key, plan, plan_resolution, webhook_body
+from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, split_rows
+from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, kv_key,
+                                          mark_pending, plan, plan_resolution, record_webhook_body)
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 
@@ -41,6 +55,13 @@ FALLBACK_INDEX = "main"
 SOURCETYPE = "ingest_doctor:finding"
 SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
+RELAY_DETECTOR = "collector"    # the only detector whose findings the relay search hands over
+NOTIFIED_KINDS = ("new", "reopened", "escalated", "resolved")
+MAX_HOST = 255                  # a longer "host" is no host name (and its KV key would not fit a URL)
+
+
+def plausible_host(host: Optional[str]) -> bool:
+    return host is None or (len(host) <= MAX_HOST and not any(ord(ch) < 32 or ord(ch) == 127 for ch in host))
 
 Diagnose = Callable[..., Report]
 
@@ -69,6 +90,15 @@ class Port(Protocol):
     def webhook(self, url: str, body: bytes) -> None:
         ...
 
+    def kv_pending(self, search_name: str) -> Dict[str, Dict[str, Any]]:   # this alert's pending deliveries
+        ...
+
+    def store_lock(self, owner: str) -> None:      # the findings store's lock (waits, bounded; else Transient)
+        ...
+
+    def store_unlock(self, owner: str) -> None:
+        ...
+
     def messages_shown(self) -> Dict[str, str]:     # our Splunk Web messages: name -> severity (info|warn|error)
         ...
 
@@ -90,6 +120,8 @@ class Summary:
     unchanged: int = 0
     events: int = 0
     webhooks: int = 0
+    pending: int = 0            # notifications left pending (retried on the next run of this alert)
+    refused: int = 0            # forged or foreign relay rows refused
     reported: int = 0           # findings the collector reported (1-minute search)
     resolved: int = 0
     messages: int = 0
@@ -177,9 +209,8 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     now = _time.time() if now is None else now
     summary = Summary()
     # 1. everything that can be refused, before any write
-    all_rows = list(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS))
-    by_host = rows_to_evidence(all_rows, now)
-    reported = rows_to_reported(all_rows, now)
+    by_host, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
+                                   now)
     summary.rows_hosts = len(by_host)
     macros = port.macros()
     th = load_thresholds(macros)
@@ -188,37 +219,118 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
+
+    def trusted(r: Reported) -> bool:        # a relayed event only from the collector, and on a plausible host
+        return (not r.relayed or r.detected_by == RELAY_DETECTOR) and plausible_host(r.finding.host)
+    foreign = [r for r in reported if not trusted(r)]
+    if foreign:
+        summary.refused = len(foreign)
+        port.log("WARN", "relay", msg="finding rows not from the collector (or with no plausible host name) "
+                                      "refused: a relayed row may only be the collector's own", refused=len(foreign),
+                 detected_by=",".join(sorted({r.detected_by[:40] for r in foreign}))[:200])
+    reported = [r for r in reported if trusted(r)]
+    odd = [f for f in findings if not plausible_host(f.host)]
+    if odd:
+        summary.refused += len(odd)
+        port.log("WARN", "judge", msg="findings on a host name longer than %d characters or with control "
+                                      "characters refused" % MAX_HOST, refused=len(odd))
+        findings = [f for f in findings if plausible_host(f.host)]
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
+    webhook = payload.params.webhook_url
     if not findings and not kept:
         port.log("INFO", "judge", msg="no finding at or above min_severity", hosts=len(by_host),
                  below_min=summary.below_min, min_severity=payload.params.min_severity)
-        return summary
-    # 2. read what the store knows
-    existing = port.kv_read([kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept])
-    # 3. events, then records
-    planned, changes = _plan_all(findings, kept, existing, now, payload, summary)
-    by_event_host: Dict[str, List[str]] = {}
-    for f, up, judged in planned:
-        if judged:
-            by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
-    for host in sorted(by_event_host):
-        port.write_events(index, host, by_event_host[host])
-        summary.events += len(by_event_host[host])
-    if planned:
-        port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
+        if not webhook:
+            return summary
+    run_id = "%s#%s" % ((payload.sid or "run")[:80], secrets.token_hex(4))
+    keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept]
+    claimed: List[Dict[str, Any]] = []
+    changes: List[messages_mod.Change] = []
+    port.store_lock(run_id)
+    try:
+        # 2. read what the store knows
+        existing = port.kv_read(keys) if keys else {}
+        # 3. events, then records (with the state changes to notify marked pending)
+        planned, changes = _plan_all(findings, kept, existing, now, payload, summary)
+        if webhook:
+            for (_, up, _), change in zip(planned, changes):      # one change per upsert, in order
+                if change.kind in NOTIFIED_KINDS:
+                    mark_pending(up.record, now, payload.search_name)
+        by_event_host: Dict[str, List[str]] = {}
+        for f, up, judged in planned:
+            if judged:
+                by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
+        for host in sorted(by_event_host):
+            port.write_events(index, host, by_event_host[host])
+            summary.events += len(by_event_host[host])
+        if planned:
+            port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
+        if webhook:
+            claimed = [claim(r, run_id, now) for r in port.kv_pending(payload.search_name).values()
+                       if claimable(r, payload.search_name, now)]
+            if claimed:
+                port.kv_save(claimed)
+    finally:
+        _unlock(port, run_id)
     # 4. Splunk Web messages
-    if payload.params.web_messages:
+    if payload.params.web_messages and (findings or kept):
         summary.messages = post_messages(port, changes, payload.params.min_severity)
-    # 5. the webhook
-    if payload.params.webhook_url:
-        for f, up, _ in planned:
-            port.webhook(payload.params.webhook_url,
-                         webhook_body(f, up.record, payload.search_name, payload.results_link))
-            summary.webhooks += 1
+    # 5. the webhook: this run's state changes and the earlier ones still pending
+    if claimed:
+        deliver(port, payload, claimed, set(keys), run_id, now, summary)
     return summary
+
+
+def _unlock(port: Port, run_id: str) -> None:
+    """Release the findings store's lock; a failure is logged (the lock expires on its own), never
+    raised over what the run is already raising or has done."""
+    try:
+        port.store_unlock(run_id)
+    except AlertError as e:
+        port.log("WARN", "kvstore", msg="findings store lock not released; it expires on its own",
+                 error=str(e)[:300])
+
+
+def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_run: set, run_id: str, now: float,
+            summary: Summary) -> None:
+    """Post each claimed delivery; then, under the lock, save what became of it. A receiver that is
+    down stops this run's posting (the rest stay pending); one that refuses fails that state."""
+    outcomes: List[Tuple[Dict[str, Any], str, str]] = []
+    down = ""
+    refused = ""
+    for rec in claimed:
+        if down:
+            outcomes.append((rec, "retry", "not tried this run: " + down))
+            continue
+        link = payload.results_link if rec.get("_key") in this_run else ""
+        try:
+            port.webhook(payload.params.webhook_url, record_webhook_body(rec, payload.search_name, link))
+            outcomes.append((rec, "sent", ""))
+            summary.webhooks += 1
+        except AlertError as e:
+            if e.code == exitcodes.TRANSIENT:
+                down = str(e)[:300]
+                outcomes.append((rec, "retry", down))
+            else:
+                refused = str(e)[:300]
+                outcomes.append((rec, "refused", refused))
+    port.store_lock(run_id)
+    try:
+        current = port.kv_read([r["_key"] for r, _, _ in outcomes])
+        saves = [x for x in (delivery_result(current.get(r["_key"]), r, o, e, now) for r, o, e in outcomes) if x]
+        if saves:
+            port.kv_save(saves)
+    finally:
+        _unlock(port, run_id)
+    summary.pending = sum(1 for _, o, _ in outcomes if o == "retry")
+    if down:
+        raise Transient("%s; %d notification(s) stay pending and are retried on the next run of this alert"
+                        % (down, summary.pending))
+    if refused:
+        raise BadConfig(refused)
 
 
 def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[str, Dict[str, Any]], now: float,
@@ -232,7 +344,8 @@ def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[
     for f, rep in items:
         key = kv_key(f.id)
         if rep is not None and rep.status == "resolved":
-            up = plan_resolution(existing.get(key), f.id, rep.time, rep.resolution, payload.sid, payload.search_name)
+            up = plan_resolution(existing.get(key), f.id, rep.time, rep.resolution, payload.sid, payload.search_name,
+                                 rep.detected_by)
         elif rep is not None:
             up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time)
         else:

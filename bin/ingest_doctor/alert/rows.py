@@ -17,11 +17,12 @@ already judged (its `ingest_doctor:finding` event, handed over by the search
 from __future__ import annotations
 
 import json
+import math
 import re
 from operator import itemgetter
 import time as _time
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
@@ -301,6 +302,7 @@ class Reported:
     status: str                 # open | resolved
     resolution: str             # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
     detected_by: str
+    relayed: bool = False       # an ingest_doctor:finding event handed over (the relay search), not judged here
 
 
 def finding_from_dict(d: Dict[str, object]) -> Finding:
@@ -317,6 +319,38 @@ def finding_from_dict(d: Dict[str, object]) -> Finding:
     if d.get("id") not in (None, f.id):
         raise ValueError("id %r does not match host, bottleneck and pipeline_set (%s)" % (d.get("id"), f.id))
     return f
+
+
+def reported_row(row: Row, now: float) -> Reported:
+    """One `finding` row, parsed; BadInput (through _fail) for anything that is not the collector's event."""
+    raw = row.get("finding") or ""
+    try:
+        d = json.loads(raw)
+        if not isinstance(d, dict):
+            raise ValueError("not a JSON object")
+        f = finding_from_dict(d)
+    except (ValueError, TypeError, KeyError, OverflowError, RecursionError) as e:
+        raise _fail(row, "column finding is not an ingest_doctor:finding event (%s: %s)"
+                    % (type(e).__name__, str(e)[:200])) from None
+    status = str(d.get("status") or row.get("status") or "open").strip().lower()
+    if status not in ("open", "resolved"):
+        raise _fail(row, "status=%r is neither open nor resolved" % status)
+    when = _num(row, "last_time", row.get("last_time")) or _num(row, "_time", row.get("_time"))
+    if when is None:
+        at = d.get("resolved_at")
+        when = _finite(at) if at not in (None, "") else now
+        if when is None:
+            raise _fail(row, "resolved_at=%r is not a time (epoch seconds)" % (str(at)[:40],))
+    return Reported(f, when, status, str(d.get("resolution") or ""),
+                    str(d.get("detected_by") or row.get("detected_by") or "collector"), relayed=True)
+
+
+def _finite(v: object) -> Optional[float]:
+    try:
+        f = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return f if math.isfinite(f) else None
 
 
 def _silence(row: Row, now: float) -> Reported:
@@ -338,32 +372,33 @@ def _silence(row: Row, now: float) -> Reported:
     return Reported(f, when, "open", "", silence.DETECTED_BY)
 
 
+def _reported(row: Row, now: float) -> Optional[Reported]:
+    """A `finding` row (relayed) or a `silence` row (judged here); None for the other rows."""
+    sig_name = (row.get("signal") or "").strip()
+    if sig_name == SILENCE:
+        return _silence(row, now)
+    if sig_name == REPORTED:
+        return reported_row(row, now)
+    return None
+
+
 def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[Reported]:
-    """The `finding` rows, parsed; the other rows are rows_to_evidence's."""
+    """The `finding` and `silence` rows, parsed; the other rows are rows_to_evidence's."""
     now = _time.time() if now is None else now
-    out: List[Reported] = []
-    for row in rows:
-        sig_name = (row.get("signal") or "").strip()
-        if sig_name == SILENCE:
-            out.append(_silence(row, now))
-            continue
-        if sig_name != REPORTED:
-            continue
-        raw = row.get("finding") or ""
-        try:
-            d = json.loads(raw)
-            if not isinstance(d, dict):
-                raise ValueError("not a JSON object")
-            f = finding_from_dict(d)
-        except (ValueError, TypeError, KeyError) as e:
-            raise _fail(row, "column finding is not an ingest_doctor:finding event (%s: %s)"
-                        % (type(e).__name__, str(e)[:200])) from None
-        status = str(d.get("status") or row.get("status") or "open").strip().lower()
-        if status not in ("open", "resolved"):
-            raise _fail(row, "status=%r is neither open nor resolved" % status)
-        when = _num(row, "last_time", row.get("last_time")) or _num(row, "_time", row.get("_time"))
-        if when is None:
-            when = float(d.get("resolved_at") or now)  # type: ignore[arg-type]
-        out.append(Reported(f, when, status, str(d.get("resolution") or ""),
-                            str(d.get("detected_by") or row.get("detected_by") or "collector")))
-    return out
+    return [r for r in (_reported(row, now) for row in rows) if r is not None]
+
+
+def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Dict[str, Evidence], List[Reported]]:
+    """rows_to_evidence and rows_to_reported in one pass: a results file is read once, as a stream,
+    and no row is kept after it is used (a 100k-row file costs its evidence, not its rows)."""
+    now = _time.time() if now is None else now
+    reported: List[Reported] = []
+
+    def judged() -> Iterator[Row]:
+        for row in rows:
+            r = _reported(row, now)
+            if r is not None:
+                reported.append(r)
+            else:
+                yield row
+    return rows_to_evidence(judged(), now), reported

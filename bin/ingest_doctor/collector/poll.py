@@ -22,8 +22,10 @@ One poll:
    (new, severity changed, or still present after `FINDING_REPEAT_S`).
 Faults never stop a poll: each endpoint's failure is classified, counted as a
 metric, logged at most once a minute per endpoint and kind, and the poll goes
-on with the rest. A 404 means the endpoint does not exist in this splunkd
-version: it is noted once and skipped from then on.
+on with the rest. A 404 means the endpoint does not exist (this splunkd
+version, or an app or a role not there yet): it is noted once and skipped, then
+re-probed on a back-off (ABSENT_RETRY_S, doubling up to ABSENT_MAX_S); the log
+says when it answers again.
 """
 from __future__ import annotations
 
@@ -51,6 +53,8 @@ from ingest_doctor.collector.params import HEC_HEALTH_PATH, SCHEME, Params
 from ingest_doctor.delivery.resolution import OpenFindings
 
 CREDENTIAL_RETRY_S = 300.0          # a probe token that could not be read is retried this often
+ABSENT_RETRY_S = 120.0              # an endpoint that answered 404 is asked again after this ...
+ABSENT_MAX_S = 960.0                # ... doubling each time it is still absent, up to this
 MAX_BODY_BYTES = readstep.MAX_BODY_BYTES
 
 
@@ -135,7 +139,7 @@ class Collector:
         self.errors = ErrorLog()
         self.gate = FindingGate()
         self.open_findings = OpenFindings()
-        self.absent: Set[str] = set()               # endpoints that answered 404: skipped
+        self.absent: Dict[str, Tuple[float, float]] = {}   # 404 endpoint -> (re-probe at, back-off)
         self._good: Set[str] = set()                  # config endpoints with a good reading
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
@@ -169,7 +173,9 @@ class Collector:
             if kind == "401":
                 fields["hint"] = "the session key was rejected"
         if kind == "404":
-            fields["action"] = "endpoint absent in this splunkd version: skipped until the input restarts"
+            back = self.absent.get(endpoint, (0.0, ABSENT_RETRY_S))[1]
+            fields["action"] = ("endpoint absent (this splunkd version, or not installed yet): re-probed in %d s, "
+                                "then less often" % back)
         if f.detail:
             fields["detail"] = f.detail[:200]
         elif f.body and kind not in ("malformed",):
@@ -252,11 +258,21 @@ class Collector:
         t0, c0 = self.clock(), self.cpu_clock()
         res = PollResult()
         errors: List[Tuple[str, str]] = []
-        reading = readstep.read(self._fetch, self._due(now), now, MAX_BODY_BYTES, self.check_stop)
+        due = self._due(now)
+        reading = readstep.read(self._fetch, due, now, MAX_BODY_BYTES, self.check_stop)
         ev, lat = reading.evidence, dict(reading.latency_ms)
+        faulted = {fault.path: fault.kind for fault in reading.faults}
+        for ep in due:
+            if ep.path in self.absent and faulted.get(ep.path) != "404":
+                del self.absent[ep.path]           # it exists again (another fault is reported as such)
+                if ep.path not in faulted:
+                    res.logs.append(LogLine("INFO", kv("endpoint", endpoint=ep.path, kind="back",
+                                                       action="answers again after a 404: read from now on")))
         for fault in reading.faults:
             if fault.kind == "404":
-                self.absent.add(fault.path)
+                prev = self.absent.get(fault.path)
+                back = min(prev[1] * 2, ABSENT_MAX_S) if prev else ABSENT_RETRY_S
+                self.absent[fault.path] = (now + back, back)
             self._failure(res, fault.path, fault.kind, fault.fetched, now, fault.endpoint.capability, errors)
         self._config_parts.update(reading.config)
         self._good.update(reading.config)
@@ -331,7 +347,12 @@ class Collector:
         refresh = min(known)[2] if known else None
         due = []
         for ep in ENDPOINTS:
-            if ep.path in self.absent or (ep.config and ep.path in self._good and ep.path != refresh):
+            if ep.path in self.absent:
+                if now < self.absent[ep.path][0]:
+                    continue                       # absent: not asked again before its back-off
+                due.append(ep)                     # re-probed (a config one is read whole: _good or not)
+                continue
+            if ep.config and ep.path in self._good and ep.path != refresh:
                 continue
             if ep.config:
                 self._config_read_at[ep.path] = now

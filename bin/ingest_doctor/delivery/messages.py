@@ -14,8 +14,10 @@ The port (bin/ingest_doctor_ports/messages.py) performs the plan.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
+from urllib.parse import quote
 
 from ingest_doctor import model
 from ingest_doctor.delivery.store import kv_key
@@ -30,6 +32,19 @@ LEVEL = {"info": "info", "warning": "warn", "critical": "error"}
 POSTED_KINDS = ("new", "reopened", "escalated")
 KINDS = POSTED_KINDS + ("updated", "resolved")
 MAX_TEXT = 480
+MAX_VALUE = 120                 # one data value (host, setting, summary part) in a message, at most
+# Splunk Web renders `[[path|text]]` in a message as a link: a data value never carries the markup's
+# characters, nor angle brackets, nor control characters (a host name cannot hold any of them).
+_UNSAFE = re.compile(r"[\[\]|<>\x00-\x1f\x7f]")
+
+
+def safe_text(value: Any, limit: int = MAX_VALUE) -> str:
+    """A data value as message text: link markup, HTML and control characters replaced, a value
+    a spreadsheet would run as a formula (=, +, -, @ first) quoted, at most `limit` characters."""
+    text = _UNSAFE.sub("_", "" if value is None else str(value))
+    if text[:1] in ("=", "+", "@") or (text[:1] == "-" and not text[1:2].isdigit()):
+        text = "'" + text
+    return text if len(text) <= limit else text[:max(0, limit - 3)] + "..."
 
 
 @dataclass(frozen=True)
@@ -70,24 +85,26 @@ def _where(f: Finding) -> str:
     stage = model.STAGE_BY_NAME.get(f.bottleneck)
     what = stage.label if stage else f.bottleneck.replace("_", " ")
     pset = "all pipeline sets" if f.pipeline_set is None else "pipeline set %d" % f.pipeline_set
-    return "%s, %s stage, %s" % (f.host or "unknown host", what, pset)
+    return "%s, %s stage, %s" % (safe_text(f.host or "unknown host"), safe_text(what), pset)
 
 
 def _change_to_make(f: Finding) -> str:
     for r in f.recommendations:
         if r.setting:
-            where = " in %s" % r.conf_file if r.conf_file else ""
+            where = " in %s" % safe_text(r.conf_file) if r.conf_file else ""
             if r.stanza:
-                where += " [%s]" % r.stanza
-            now = " (now %s)" % r.current if r.current not in (None, "") else ""
-            to = " = %s" % r.suggested if r.suggested not in (None, "") else ""
-            return "Change %s%s%s%s." % (r.setting, to, where, now)
-    return f.recommendations[0].action if f.recommendations else ""
+                where += " [%s]" % safe_text(r.stanza)
+            now = " (now %s)" % safe_text(r.current) if r.current not in (None, "") else ""
+            to = " = %s" % safe_text(r.suggested) if r.suggested not in (None, "") else ""
+            return "Change %s%s%s%s." % (safe_text(r.setting), to, where, now)
+    return safe_text(f.recommendations[0].action, 240) if f.recommendations else ""
 
 
 def findings_link(f: Finding) -> str:
-    """Splunk Web's link markup in messages: [[path|text]]."""
-    return "[[%s?form.host=%s|Open the Findings view]]" % (FINDINGS_VIEW, f.host or "*")
+    """Splunk Web's link markup in messages: [[path|text]]; the host is URL-encoded (a host name
+    never ends the markup), and one longer than a host name can be is left out (all hosts)."""
+    host = f.host if f.host and len(f.host) <= 255 else "*"
+    return "[[%s?form.host=%s|Open the Findings view]]" % (FINDINGS_VIEW, quote(host, safe="*.-_:"))
 
 
 def message_text(f: Finding, kind: str = "new") -> str:
@@ -97,14 +114,14 @@ def message_text(f: Finding, kind: str = "new") -> str:
     change = _change_to_make(f)
     link = findings_link(f)
     room = MAX_TEXT - len(head) - len(change) - len(link) - 3
-    summary = f.summary if len(f.summary) <= room else f.summary[:max(0, room - 3)].rstrip() + "..."
+    summary = safe_text(f.summary, max(3, room))
     text = " ".join(p for p in (head, summary, change, link) if p)
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - len(link) - 4].rstrip() + "... " + link
 
 
 def summary_text(held: List[Finding]) -> str:
     critical = sum(1 for f in held if f.severity == "critical")
-    hosts = sorted({f.host or "unknown host" for f in held})
+    hosts = sorted({safe_text(f.host or "unknown host", 64) for f in held})
     shown = ", ".join(hosts[:5]) + (" and %d more" % (len(hosts) - 5) if len(hosts) > 5 else "")
     return ("Ingest Doctor: %d more new bottleneck finding(s)%s on %s, not posted one by one. "
             "[[%s|Open the Findings view]]" % (len(held), " (%d critical)" % critical if critical else "",

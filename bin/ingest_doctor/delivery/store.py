@@ -20,6 +20,23 @@ for a REST path (`/` and everything outside [A-Za-z0-9_.-] escaped as `~XX`,
 
 `plan_resolution` closes a record when the collector reports the finding gone
 (its resolution note says what changed), unless something flagged it since.
+
+Ownership (issue 23, no forged finding): `opened_by` names the detector that opened
+the record. A relayed event (`event_time` given) of another detector may add itself
+to `detected_by` and count the sighting, never change the record's severity, summary
+or status; and it never resolves a record another detector opened.
+
+Every save carries `version` (+1 per save) and keeps the fields it does not know
+(another branch's, the delivery state) as they were: a save never drops a field.
+
+Delivery (issue 23, no lost notification): a record whose state changed (new,
+reopened, escalated, resolved) in a run with a webhook gets `delivery = pending`
+for that state (`delivery_state` "status:severity", `delivery_since`,
+`delivery_search`: only runs of that alert retry it, with its own webhook).
+`claim_delivery` / `delivery_result` move it to sent, keep it pending (with the
+error, retried on every run of that alert) or fail it (refused, or still pending
+after DELIVERY_EXPIRY_S), exactly once per state: a claim keeps two concurrent
+runs from sending the same state twice.
 """
 from __future__ import annotations
 
@@ -31,9 +48,14 @@ from ingest_doctor.findings import Finding, severity_rank
 
 COLLECTION = "ingest_doctor_findings"
 # Field order of the collection and of its lookup (collections.conf, transforms.conf).
+DELIVERY_FIELDS = ("delivery", "delivery_state", "delivery_error", "delivery_since", "delivery_attempts",
+                   "delivery_search", "delivery_claim")
 FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "status", "summary",
           "evidence", "recommendations", "first_seen", "last_seen", "count", "resolved_at",
-          "detected_by", "last_search", "last_sid", "resolution")
+          "detected_by", "last_search", "last_sid", "resolution", "opened_by", "version") + DELIVERY_FIELDS
+DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
+CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
+MAX_ERROR = 300
 JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -80,6 +102,26 @@ def detectors(existing: Optional[str], detected_by: str) -> str:
     return ",".join(sorted(names))
 
 
+def owner(record: Dict[str, Any]) -> str:
+    """The detector that opened a record; for a record saved before `opened_by` existed: the alert
+    action when it is among its detectors (it is the trusted one), else its only detector."""
+    if record.get("opened_by"):
+        return str(record["opened_by"])
+    names = [d.strip() for d in str(record.get("detected_by") or "").split(",") if d.strip()]
+    if "alert_action" in names or not names:
+        return "alert_action"
+    return names[0]
+
+
+def _kept(existing: Dict[str, Any]) -> Dict[str, Any]:
+    """What a save carries over: every field but the KV store's own (_user, ...), _key excepted."""
+    return {k: v for k, v in existing.items() if not k.startswith("_")}
+
+
+def _version(existing: Optional[Dict[str, Any]]) -> int:
+    return int(_float((existing or {}).get("version") or 0, 0.0)) + 1
+
+
 def _float(value: Any, default: float) -> float:
     try:
         return float(value)
@@ -111,35 +153,105 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
             if existing.get("status") == "resolved" and _float(existing.get("resolved_at"), 0.0) >= event_time:
                 return None
         count = int(_float(existing.get("count") or 0, 0.0))
+        if event_time is not None and owner(existing) != detected_by:
+            # Another detector's record: count the sighting, change nothing it said.
+            if existing.get("status") != "open":
+                return None
+            rec = _kept(existing)
+            rec.update({"_key": key, "last_seen": max(last, seen), "count": count if same_run else count + 1,
+                        "detected_by": detectors(existing.get("detected_by"), detected_by),
+                        "opened_by": owner(existing), "last_search": search_name, "last_sid": sid,
+                        "version": _version(existing)})
+            return Upsert(key, rec, False, False, False)
         first = _float(existing.get("first_seen") or seen, seen)
         reopened = existing.get("status") == "resolved"
         escalated = not reopened and existing.get("severity") in ("info", "warning", "critical") and \
             severity_rank(finding.severity) > severity_rank(existing["severity"])
-        rec = dict(content)
+        rec = _kept(existing)
+        rec.update(content)
         rec.update({"_key": key, "first_seen": min(first, seen), "last_seen": max(last, seen),
                     "count": count if same_run else count + 1, "status": "open", "resolved_at": "",
                     "resolution": "", "detected_by": detectors(existing.get("detected_by"), detected_by),
-                    "last_search": search_name, "last_sid": sid})
+                    "opened_by": detected_by if reopened else owner(existing),
+                    "last_search": search_name, "last_sid": sid, "version": _version(existing)})
         return Upsert(key, rec, False, reopened, escalated)
     rec = dict(content)
     rec.update({"_key": key, "first_seen": seen, "last_seen": seen, "count": 1, "status": "open",
                 "resolved_at": "", "resolution": "", "detected_by": detected_by, "last_search": search_name,
-                "last_sid": sid})
+                "last_sid": sid, "opened_by": detected_by, "version": 1})
     return Upsert(key, rec, True, False)
 
 
 def plan_resolution(existing: Optional[Dict[str, Any]], finding_id: str, resolved_at: float, note: str,
-                    sid: str, search_name: str) -> Optional[Upsert]:
+                    sid: str, search_name: str, detected_by: str = "collector") -> Optional[Upsert]:
     """Close an open record the collector reports gone; None when there is nothing to close
-    (no record, already resolved, or flagged again after the collector saw it end)."""
+    (no record, already resolved, flagged again after the collector saw it end, or opened by
+    another detector: a relayed event never resolves what it did not open)."""
     if not existing or existing.get("status") != "open":
         return None
     if _float(existing.get("last_seen"), 0.0) > resolved_at:
         return None
-    rec = {k: v for k, v in existing.items() if not k.startswith("_") or k == "_key"}
+    if owner(existing) != detected_by:
+        return None
+    rec = _kept(existing)
     rec.update({"_key": kv_key(finding_id), "status": "resolved", "resolved_at": resolved_at,
-                "resolution": note, "last_search": search_name, "last_sid": sid})
+                "resolution": note, "last_search": search_name, "last_sid": sid, "opened_by": owner(existing),
+                "version": _version(existing)})
     return Upsert(rec["_key"], rec, False, False)
+
+
+# ---------------------------------------------------------------------------- delivery state
+def delivery_state(record: Dict[str, Any]) -> str:
+    return "%s:%s" % (record.get("status") or "open", record.get("severity") or "")
+
+
+def mark_pending(record: Dict[str, Any], now: float, search_name: str) -> None:
+    """This record's state (just changed) is to be sent by this alert's webhook."""
+    record.update({"delivery": "pending", "delivery_state": delivery_state(record), "delivery_since": now,
+                   "delivery_attempts": 0, "delivery_error": "", "delivery_search": search_name,
+                   "delivery_claim": ""})
+
+
+def _claim_time(record: Dict[str, Any]) -> float:
+    claim = str(record.get("delivery_claim") or "")
+    return _float(claim.rsplit("@", 1)[-1], 0.0) if "@" in claim else 0.0
+
+
+def claimable(record: Dict[str, Any], search_name: str, now: float) -> bool:
+    """A pending delivery of this alert that no live run has claimed."""
+    return (record.get("delivery") == "pending" and record.get("delivery_search") == search_name
+            and now - _claim_time(record) > CLAIM_TTL_S)
+
+
+def claim(record: Dict[str, Any], run_id: str, now: float) -> Dict[str, Any]:
+    rec = _kept(record)
+    rec.update({"_key": record.get("_key") or kv_key(str(record.get("id"))),
+                "delivery_claim": "%s@%.3f" % (run_id, now), "version": _version(record)})
+    return rec
+
+
+def delivery_result(current: Optional[Dict[str, Any]], claimed: Dict[str, Any], outcome: str, error: str,
+                    now: float) -> Optional[Dict[str, Any]]:
+    """The record to save after one delivery attempt (`outcome` sent | retry | refused), or None
+    when the record moved on meanwhile (another state to send, or claimed by another run)."""
+    if not current or current.get("delivery_claim") != claimed.get("delivery_claim") \
+            or current.get("delivery_state") != claimed.get("delivery_state"):
+        return None
+    rec = _kept(current)
+    rec.update({"_key": current.get("_key") or claimed.get("_key"), "delivery_claim": "",
+                "version": _version(current)})
+    attempts = int(_float(current.get("delivery_attempts") or 0, 0.0)) + 1
+    if outcome == "sent":
+        rec.update({"delivery": "sent", "delivery_error": "", "delivery_attempts": attempts})
+    elif outcome == "refused":
+        rec.update({"delivery": "failed", "delivery_error": error[:MAX_ERROR], "delivery_attempts": attempts})
+    elif now - _float(current.get("delivery_since"), now) >= DELIVERY_EXPIRY_S:
+        rec.update({"delivery": "failed", "delivery_attempts": attempts,
+                    "delivery_error": ("expired: still undelivered after %d attempts over %d h (last: %s)"
+                                       % (attempts, DELIVERY_EXPIRY_S // 3600, error))[:MAX_ERROR]})
+    else:
+        rec.update({"delivery": "pending", "delivery_error": error[:MAX_ERROR], "delivery_attempts": attempts})
+    return rec
 
 
 def kv_query(keys: List[str]) -> str:
@@ -154,15 +266,43 @@ def finding_event(finding: Finding, detected_by: str = "alert_action") -> str:
     return json.dumps(d, separators=(",", ":"))
 
 
+MAX_WEBHOOK_VALUE = 2000
+
+
+def _hook_value(value: Any) -> Any:
+    """A data value for a webhook receiver: JSON escapes the rest; a text a spreadsheet would run as a
+    formula (=, +, @, - not a number) gets a leading apostrophe; no value longer than MAX_WEBHOOK_VALUE."""
+    if not isinstance(value, str):
+        return value
+    text = "".join(ch for ch in value if ch >= " " or ch in "\n\t")
+    if text[:1] in ("=", "+", "@") or (text[:1] == "-" and not text[1:2].isdigit()):
+        text = "'" + text
+    return text if len(text) <= MAX_WEBHOOK_VALUE else text[:MAX_WEBHOOK_VALUE - 3] + "..."
+
+
 def webhook_body(finding: Finding, record: Dict[str, Any], search_name: str, results_link: str) -> bytes:
     """A compact JSON finding for a webhook receiver (chat, paging, ticketing)."""
-    d = finding.to_dict()
+    rec = dict(record)
+    rec.update(record_content(finding))
+    return record_webhook_body(rec, search_name, results_link)
+
+
+def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: str) -> bytes:
+    """The webhook body from a stored record (a delivery retried in a later run has only that)."""
+    try:
+        recs = json.loads(record.get("recommendations") or "[]")
+    except ValueError:
+        recs = []
+    pset = str(record.get("pipeline_set") or "")
     body = {
-        "id": d["id"], "severity": d["severity"], "host": d["host"], "bottleneck": d["bottleneck"],
-        "pipeline_set": d["pipeline_set"], "component": d["component"], "summary": d["summary"],
-        "recommendations": [r["action"] for r in d["recommendations"]],
+        "id": record.get("id"), "severity": record.get("severity"), "host": record.get("host") or None,
+        "bottleneck": record.get("bottleneck"), "pipeline_set": int(pset) if pset.isdigit() else None,
+        "component": record.get("component") or None, "summary": record.get("summary"),
+        "recommendations": [r.get("action") for r in recs if isinstance(r, dict)] if isinstance(recs, list) else [],
         "status": record.get("status"), "count": record.get("count"),
         "first_seen": record.get("first_seen"), "last_seen": record.get("last_seen"),
+        "resolution": record.get("resolution") or None,
         "search_name": search_name, "results_link": results_link or None,
     }
+    body = {k: ([_hook_value(x) for x in v] if isinstance(v, list) else _hook_value(v)) for k, v in body.items()}
     return json.dumps(body, separators=(",", ":")).encode("utf-8")

@@ -11,7 +11,6 @@ performs the calls and returns `Fetched`.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
@@ -146,7 +145,7 @@ def error_text(body: bytes, limit: int = 200) -> str:
     """splunkd's own error text from a JSON or Atom error body (all messages, first `limit` characters)."""
     text = body[:4096].decode("utf-8", "replace")
     try:
-        data = json.loads(text)
+        data = rest.loads(text)
         msgs = data.get("messages") if isinstance(data, dict) else None
         if isinstance(msgs, list) and msgs:
             return "; ".join(str(m.get("text", "")) for m in msgs if isinstance(m, dict))[:limit]

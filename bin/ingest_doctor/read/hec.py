@@ -7,12 +7,11 @@ means is model.HEC_CODES.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, List, Optional
 
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, HecProbe
-from ingest_doctor.read.rest import as_float, as_int, as_str
+from ingest_doctor.read.rest import as_float, as_int, as_str, error_message, loads
 
 SOURCE = "hec/health.json"
 HEALTHY = model.HEC_HEALTHY
@@ -32,7 +31,7 @@ def probe_from_dict(d: Any, source: str = SOURCE) -> Optional[HecProbe]:
         code, text = as_int(body.get("code")), as_str(body.get("text"))
     elif isinstance(body, str):
         try:
-            parsed = json.loads(body)
+            parsed = loads(body)
             if isinstance(parsed, dict):
                 code, text = as_int(parsed.get("code")), as_str(parsed.get("text"))
         except ValueError:
@@ -57,9 +56,9 @@ def apply_probes(evidence: Evidence, data: Any, source: str = SOURCE) -> int:
 
 def parse_text(text: str) -> List[Any]:
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as e:
-        raise HecProbeError("malformed JSON (%s)" % e.msg) from None
+        raise HecProbeError("malformed JSON (%s)" % error_message(e)) from None
     if not isinstance(data, list):
         raise HecProbeError("not a list of HEC health probes")
     return data

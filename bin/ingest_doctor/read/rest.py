@@ -22,6 +22,28 @@ class RestError(ValueError):
     """A body that is not a splunkd JSON envelope (HTML page, truncated JSON, error messages)."""
 
 
+MAX_INT_DIGITS = 64     # a longer integer in a body is read as a float (infinite: not a number we use)
+
+
+def _int(text: str) -> Any:
+    return int(text) if len(text) <= MAX_INT_DIGITS else float(text)
+
+
+def loads(text: str) -> Any:
+    """json.loads for bodies and files we did not write: a nesting too deep for the decoder, or an
+    integer of thousands of digits, is a ValueError like any other malformed JSON, never a
+    RecursionError or Python's integer-size limit."""
+    try:
+        return json.loads(text, parse_int=_int)
+    except RecursionError:
+        raise ValueError("malformed JSON (nested too deeply)") from None
+
+
+def error_message(e: ValueError) -> str:
+    """The few words of a JSON ValueError ('Expecting value', 'nested too deeply')."""
+    return getattr(e, "msg", None) or str(e).replace("malformed JSON ", "").strip("()") or type(e).__name__
+
+
 class Entry(NamedTuple):
     name: str
     content: Dict[str, Any]
@@ -109,9 +131,9 @@ def decode(body: Body) -> Any:
     if text[0] == "<":
         raise RestError("not JSON (an HTML or XML page)")
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError as e:
-        raise RestError("malformed JSON (%s)" % e.msg) from None
+        raise RestError("malformed JSON (%s)" % error_message(e)) from None
 
 
 def entries(body: Body) -> List[Entry]:

@@ -5,23 +5,100 @@ page saved as .json) is named in `evidence.problems` and the rest is judged.
 Logs are read as streams, line by line, and only the last `log_window_min`
 minutes before the capture time (snapshot.json, else the log's last line) are
 kept: a log far larger than its window costs time, never memory.
+
+A snapshot may come from anyone: only regular files are read (a FIFO, a device
+or a link to /dev/zero is named, never opened for reading), each JSON file up to
+MAX_REST_BYTES, each log up to its last MAX_LOG_BYTES in lines of at most
+MAX_LINE_BYTES (a longer "line" is skipped and counted), JSON nesting and integer
+sizes are bounded (rest.loads). A log without one dated line is not evidence.
 """
 from __future__ import annotations
 
-import json
 import os
+import stat
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ingest_doctor.read import hec, logtime, readstep
+from ingest_doctor.read import hec, logtime, readstep, rest
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 
-MAX_REST_BYTES = 64 * 1024 * 1024   # a REST body larger than this is not a splunkd answer
+MAX_REST_BYTES = readstep.MAX_BODY_BYTES   # a REST body larger than this is not a splunkd answer
+MAX_LOG_BYTES = 512 * 1024 * 1024         # a larger log: only its last MAX_LOG_BYTES are read
+MAX_LINE_BYTES = 64 * 1024                # a longer line is not a splunkd log line: skipped
+_CHUNK = 1024 * 1024
 
 
 class SnapshotError(Exception):
     """The snapshot cannot be analysed at all (no such folder)."""
+
+
+class NotRegular(OSError):
+    """A path that exists but is not a regular file (FIFO, device, socket, folder)."""
+
+
+def open_regular(path: str):
+    """A regular file opened for binary reading, checked on the open descriptor (no race with a
+    FIFO swapped in, no blocking open of a FIFO: O_NONBLOCK). Raises OSError / NotRegular."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else
+                    "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+            raise NotRegular("%s, not read" % kind)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_capped(path: str, cap: int) -> bytes:
+    """A regular file's bytes; raises NotRegular, OSError, or ValueError when larger than `cap`."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size      # read() of n bytes allocates n at once: ask for what is there
+        data = f.read(min(size, cap) + 1)
+    if len(data) > cap:
+        raise ValueError("larger than %d MiB, not read" % (cap >> 20))
+    return data
+
+
+def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None):
+    """The lines of a binary stream, decoded (bad bytes replaced); a line longer than `max_line`
+    is skipped without ever being held whole (counted in counter[0])."""
+    rest_ = b""
+    skipping = False
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                break
+            if skipping:
+                skipping = False
+                if counter is not None:
+                    counter[0] += 1
+            else:
+                line = rest_ + chunk[start:nl + 1]
+                rest_ = b""
+                if len(line) > max_line:
+                    if counter is not None:
+                        counter[0] += 1
+                else:
+                    yield line.decode("utf-8", "replace")
+            start = nl + 1
+        if not skipping:
+            rest_ += chunk[start:]
+            if len(rest_) > max_line:
+                rest_, skipping = b"", True
+    if skipping:
+        if counter is not None:
+            counter[0] += 1
+    elif rest_:
+        yield rest_.decode("utf-8", "replace")
 
 
 def rest_file(root: str, path: str) -> str:
@@ -30,11 +107,10 @@ def rest_file(root: str, path: str) -> str:
 
 def read_meta(root: str, ev: Evidence) -> Dict[str, Any]:
     path = os.path.join(root, "snapshot.json")
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         return {}
     try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
+        meta = rest.loads(read_capped(path, 1024 * 1024).decode("utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("not an object")
     except (OSError, ValueError, UnicodeDecodeError) as e:
@@ -44,8 +120,10 @@ def read_meta(root: str, ev: Evidence) -> Dict[str, Any]:
 
 
 def _short(e: BaseException) -> str:
-    if isinstance(e, json.JSONDecodeError):
-        return "malformed JSON: %s" % e.msg
+    if isinstance(e, ValueError) and hasattr(e, "msg"):
+        return "malformed JSON: %s" % getattr(e, "msg")
+    if isinstance(e, NotRegular):
+        return str(e)
     if isinstance(e, OSError):
         return e.strerror or type(e).__name__
     return str(e) or type(e).__name__
@@ -58,11 +136,9 @@ def _file_fetch(root: str) -> readstep.Fetch:
         if not os.path.exists(fname):
             return Fetched(404)
         try:
-            size = os.path.getsize(fname)
-            if size > MAX_REST_BYTES:
-                return Fetched(None, b"", 0.0, "too_large", "too large for a REST body (%d bytes)" % size)
-            with open(fname, "rb") as f:
-                return Fetched(200, f.read())
+            return Fetched(200, read_capped(fname, MAX_REST_BYTES))
+        except ValueError as e:
+            return Fetched(None, b"", 0.0, "too_large", "too large for a REST body (%s)" % e)
         except OSError as e:
             return Fetched(None, b"", 0.0, "error", _short(e))
     return fetch
@@ -114,20 +190,36 @@ def _parser(name: str) -> Any:
 
 def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float) -> None:
     fname = os.path.join(root, "logs", name)
-    if not os.path.exists(fname):
+    if not os.path.lexists(fname):
         return
     parser_cls = _parser(name)
     rel = "logs/" + name
-    since, until = _log_window(fname, captured_at, window_min)
-    parser = parser_cls(ev, since, until, rel)
+    skipped = [0]
     try:
-        with open(fname, encoding="utf-8", errors="replace") as f:
-            for line in f:
+        with open_regular(fname) as f:
+            last = logtime.last_time(fname)
+            since, until = _log_window(fname, captured_at, window_min) if last is not None else (None, None)
+            parser = parser_cls(ev, since, until, rel)
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_LOG_BYTES:
+                f.seek(size - MAX_LOG_BYTES)
+                ev.not_judged.append("%s: larger than %d MiB, only its end was read" % (rel, MAX_LOG_BYTES >> 20))
+                skipped[0] -= 1     # the first, partial line
+            for line in bounded_lines(f, MAX_LINE_BYTES, skipped):
                 parser.feed(line)
     except OSError as e:
         ev.problems.append("%s: %s" % (rel, _short(e)))
         return
     stats = parser.finish()
+    if skipped[0] > 0:
+        ev.not_judged.append("%s: %d line(s) longer than %d KiB skipped" % (rel, skipped[0], MAX_LINE_BYTES >> 10))
+    if last is None or (name == "metrics.log" and stats.lines and not stats.used
+                        and stats.garbage >= stats.lines - stats.outside_window):
+        # Not a splunkd log (no dated line, or nothing but garbage): it judges nothing.
+        if rel in ev.sources:
+            ev.sources.remove(rel)
+        ev.problems.append("%s: not a splunkd log (no usable dated line)" % rel)
+        return
     if name == "metrics.log":
         kept = stats.lines - stats.outside_window
         if stats.lines and not kept:
@@ -143,13 +235,12 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
 
 def _load_hec(root: str, ev: Evidence) -> None:
     fname = os.path.join(root, "hec", "health.json")
-    if not os.path.exists(fname):
+    if not os.path.lexists(fname):
         return
     try:
-        with open(fname, encoding="utf-8", errors="replace") as f:
-            data = hec.parse_text(f.read(MAX_REST_BYTES))
+        data = hec.parse_text(read_capped(fname, MAX_REST_BYTES).decode("utf-8", "replace"))
         hec.apply_probes(ev, data, "hec/health.json")
-    except (OSError, hec.HecProbeError) as e:
+    except (OSError, ValueError) as e:
         ev.problems.append("hec/health.json: %s" % _short(e))
 
 
@@ -171,5 +262,6 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
 
 
 def has_evidence(ev: Evidence) -> bool:
-    """True when at least one source could be read."""
-    return bool(ev.sources)
+    """True when at least one source that can be judged was read (server/info alone names the
+    host, it judges nothing)."""
+    return any(s != "services/server/info" for s in ev.sources)

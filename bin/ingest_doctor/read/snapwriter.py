@@ -15,7 +15,11 @@ from ingest_doctor.read.snapshot import rest_file
 
 FORMAT = 1
 SECRET_KEYS = {"token", "password", "pass4symmkey", "sslpassword", "sslkeysfilepassword", "clear_password",
-               "session_key", "sessionkey", "authtoken"}
+               "session_key", "sessionkey", "authtoken", "secret", "accesskey", "access_key", "secretkey",
+               "secret_key", "privatekey", "private_key", "apikey", "api_key", "passwd", "credential"}
+# Any key containing one of these (case-insensitive) is a secret too: `*token*`, `*password*`, `*secret*`, ...
+SECRET_PARTS = ("token", "password", "passwd", "secret", "pass4symmkey", "accesskey", "access_key", "privatekey",
+                "private_key", "apikey", "api_key", "credential", "sessionkey", "session_key")
 REDACTED = "********"
 
 # Lines of splunkd.log the engine uses (HEC replies, listener, output and index processor pauses, and the
@@ -26,16 +30,17 @@ SPLUNKD_COMPONENTS = ("HttpInputDataHandler", "HttpListener", "TcpOutputProc", "
 
 def is_secret(key: str) -> bool:
     low = key.lower()
-    return low in SECRET_KEYS or low.endswith("password") or low.endswith("_token") or low == "hec_token"
+    return low in SECRET_KEYS or any(part in low for part in SECRET_PARTS)
 
 
 def redact(data: Any) -> Tuple[Any, int]:
-    """Drop every secret-looking key anywhere in a decoded body; returns (data, how many were dropped)."""
+    """Drop every secret-looking key anywhere in a decoded body, whatever its value (a string, a
+    number, a list of values, an object); returns (data, how many were dropped)."""
     dropped = 0
     if isinstance(data, dict):
         out = {}
         for k, v in data.items():
-            if isinstance(k, str) and is_secret(k) and not isinstance(v, (dict, list)):
+            if isinstance(k, str) and is_secret(k):
                 dropped += 1
                 continue
             out[k], n = redact(v)

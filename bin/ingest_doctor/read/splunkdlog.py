@@ -16,7 +16,7 @@ from ingest_doctor.read.logtime import WindowedParser, parse_prefix
 SOURCE = "logs/splunkd.log"
 
 _BODY = re.compile(r"^\s*(?P<level>[A-Z]+) +(?P<component>\S+)(?: \[(?P<tid>\d+) (?P<thread>[^\]]+)\])? - (?P<msg>.*)$")
-_REPLY = re.compile(r"\breply=(\d+)")
+_REPLY = re.compile(r"\breply=(\d{1,6})\b")
 _TOKEN = re.compile(r"\btoken name=([^,]*)")
 _PERR = re.compile(r'\bparsing_err="([^"]*)"')
 
