@@ -454,7 +454,7 @@ def test_reply_code_lookup_covers_every_code():
 def test_alert_action_conf_and_spec_agree():
     conf = splcheck._conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
     assert conf["is_custom"] == "1" and conf["payload_format"] == "json"
-    assert conf["python.version"] == "python3" and conf["python.required"] == "3.13"
+    assert conf["python.version"] == "python3.9" and conf["python.required"] == "3.13"
     params = {k for k in conf if k.startswith("param.")}
     spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
     assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \

@@ -12,7 +12,9 @@ sees the committed one):
   2. ucc-gen build, with its build number fixed to a hash of the inputs (ucc-gen takes the
      clock; the same sources must give the same bytes);
   3. the shipped collector instance (ta/instance_inputs.conf) appended to the generated
-     inputs.conf; bin/lib = the app's libraries (bin/lib from `make deps`) plus the
+     inputs.conf; ucc-gen's `python.version = python3` (scheme stanza, REST handlers) set to the
+     floor's interpreter (tools/floor.py: python3.9, which Splunk 9.3 selects even where an
+     admin's server.conf says `python3`, i.e. 3.7); bin/lib = the app's libraries (bin/lib from `make deps`) plus the
      handlers' own (build/ta-lib from requirements-ta.txt).
 Then swapped in whole, like tools/build.py.
 
@@ -25,12 +27,14 @@ import argparse
 import configparser
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 from typing import List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import floor  # noqa: E402
 import manifest  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -103,7 +107,17 @@ def run_ucc(ucc_python: str, staging: str, ver: str, build_number: int) -> str:
     return os.path.join(out, TA_NAME)
 
 
+def pin_python(path: str) -> None:
+    """ucc-gen writes `python.version = python3`; every entry point names the floor's Python."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(re.sub(r"(?m)^python\.version = python3$", "python.version = " + floor.PYTHON_VERSION, text))
+
+
 def finish(built: str, src: str, libs: List[str]) -> None:
+    for conf in ("inputs.conf", "restmap.conf"):
+        pin_python(os.path.join(built, "default", conf))
     with open(os.path.join(src, "ta", "instance_inputs.conf"), encoding="utf-8") as fh:
         instance = fh.read()
     with open(os.path.join(built, "default", "inputs.conf"), "a", encoding="utf-8") as fh:
