@@ -142,4 +142,4 @@ def test_events_index_falls_back_when_the_macro_is_not_plain():
     port = _Port()
     p = parse_payload(json.dumps({"server_uri": "https://127.0.0.1:8089", "session_key": "k",
                                   "results_file": "/r"}))
-    assert events_index(p, port.macros(), port) == "main" and port.calls[0][1] == "WARN"
+    assert events_index(p, port.macros(), port) == "ingest_doctor" and port.calls[0][1] == "WARN"

@@ -37,7 +37,7 @@ from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 
 EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
-FALLBACK_INDEX = "main"
+FALLBACK_INDEX = "ingest_doctor"
 SOURCETYPE = "ingest_doctor:finding"
 SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
