@@ -22,7 +22,8 @@ TH = thresholds.defaults()
 # ---------------------------------------------------------------------------- payload
 def test_params_defaults_and_validation():
     assert parse_params({}) == AlertParams("warning", None, None)
-    assert parse_params({"min_severity": "CRITICAL ", "index": "ops"}) == AlertParams("critical", None, "ops")
+    assert parse_params({"min_severity": "CRITICAL ", "index": "ops"}) == AlertParams("critical", None, "ops",
+                                                                               given=frozenset({"min_severity"}))
     with pytest.raises(BadConfig):
         parse_params({"min_severity": "high"})
     for bad in ("Main", "_internal", "-x", "a b", "x" * 81):

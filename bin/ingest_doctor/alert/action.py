@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Proto
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, index_from_macro
+from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, apply_settings, index_from_macro
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, rows_to_evidence, rows_to_reported
 from ingest_doctor.delivery.store import Upsert, finding_event, kv_key, plan, plan_resolution, webhook_body
@@ -185,17 +185,18 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
+    params = apply_settings(payload.params, macros)
     summary.not_judged.extend(complete_config(by_host, port))
-    findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
+    findings, summary.below_min, notes = judge(by_host, th, params.min_severity, diagnose)
     summary.not_judged.extend(notes)
-    floor = severity_rank(payload.params.min_severity)
+    floor = severity_rank(params.min_severity)
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     if not findings and not kept:
         port.log("INFO", "judge", msg="no finding at or above min_severity", hosts=len(by_host),
-                 below_min=summary.below_min, min_severity=payload.params.min_severity)
+                 below_min=summary.below_min, min_severity=params.min_severity)
         return summary
     # 2. read what the store knows
     existing = port.kv_read([kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept])
@@ -211,12 +212,12 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     if planned:
         port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
     # 4. Splunk Web messages
-    if payload.params.web_messages:
-        summary.messages = post_messages(port, changes, payload.params.min_severity)
+    if params.web_messages:
+        summary.messages = post_messages(port, changes, params.min_severity)
     # 5. the webhook
-    if payload.params.webhook_url:
+    if params.webhook_url:
         for f, up, _ in planned:
-            port.webhook(payload.params.webhook_url,
+            port.webhook(params.webhook_url,
                          webhook_body(f, up.record, payload.search_name, payload.results_link))
             summary.webhooks += 1
     return summary
