@@ -160,7 +160,7 @@ class CollectorInput(Script):
         server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
         http_call = Http(params.request_timeout, hec_context(params))
         coll = collector.Collector(params, server_uri, session_key, http_call,
-                                   credential_reader(params, session_key, server_uri),
+                                   credential_reader(params, session_key, server_uri, http_call),
                                    meta.get("server_host"), check_stop=self.life.check)
         web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
         tracker, pid, pid_source = None, None, "off"
