@@ -112,7 +112,10 @@ _HANDLER_PROBE = textwrap.dedent("""
             # name (and the credentials' realm) come from that path.
             sys.modules["__main__"].__file__ = os.path.join(bin_dir, name)
             mod = importlib.import_module(name[:-3])
-            fields = mod.model.fields
+            # one model per handler, or several (the Logging tab's settings handler: MultipleModel)
+            models = [mod.model] if hasattr(mod, "model") else \
+                [v for k, v in sorted(vars(mod).items()) if k.startswith("model_")]
+            fields = [f for m in models for f in m.fields]
             errors = {}
             for f in fields:
                 for value in ("0", "10", "3601", "https://127.0.0.1:8088", "a b", "_metrics", "x"):
@@ -151,6 +154,8 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
     assert "_metrics" in rejects["metrics_index"] and "x" not in rejects["metrics_index"]
     assert "a b" in rejects["hec_sslCommonNameToCheck"]
     assert "https://127.0.0.1:8088" not in rejects["hec_health_url"] and "x" in rejects["hec_health_url"]
+    # the Logging tab (the collector's log level): one plain field
+    assert out["ta_ingest_doctor_rh_settings.py"]["fields"] == [["loglevel", False]]
 
 
 def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
@@ -170,6 +175,7 @@ def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
         (src / "bin" / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
     shutil.copytree(os.path.join(ROOT, "default"), str(src / "default"))
+    shutil.copytree(os.path.join(ROOT, "static"), str(src / "static"))      # the icons the add-on ships too
     shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))
     proc = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "build_ta.py"), "--src", str(src),
                            "--ucc-python", os.path.join(ROOT, ".venv", "ucc", "bin", "python"),

@@ -14,7 +14,9 @@ from typing import Any, Callable, Dict, Optional
 from urllib.parse import urlsplit
 
 from ingest_doctor.collector import poll as collector, params as params_mod, tls
+from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import Fetched
+from ingest_doctor_ports import logfile
 from ingest_doctor_ports.splunkd import Http as _Http
 from ingest_doctor_ports.splunkd import unverified
 
@@ -74,3 +76,22 @@ def credential_reader(params: params_mod.Params, session_key: str, server_uri: s
         bound_service(manager.service, http)
         return params_mod.probe_token(manager.get_password(name))
     return read
+
+
+SETTINGS_PATH = "/servicesNS/nobody/%s/configs/conf-ta_ingest_doctor_settings/logging" % APP
+
+
+def log_level(http: HttpCall, server_uri: str, session_key: str) -> Optional[str]:
+    """The add-on's Logging tab (ta_ingest_doctor_settings.conf [logging] loglevel, written by UCC's
+    page), read over the collector's port; None when it cannot be read (the caller keeps its level)."""
+    f = http("GET", server_uri.rstrip("/") + SETTINGS_PATH + "?output_mode=json",
+             {"Authorization": "Splunk " + session_key}, None, "splunkd")
+    if f.error or f.status != 200:
+        return None
+    try:
+        found = [e.content.get("loglevel") for e in rest.entries(f.body) if e.name == "logging"]
+    except rest.RestError:
+        return None
+    if not found or not found[0]:
+        return None
+    return logfile.level_name(found[0], "") or None

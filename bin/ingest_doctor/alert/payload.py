@@ -42,6 +42,8 @@ class Transient(AlertError):
 
 
 DEFAULT_MIN_SEVERITY = "warning"
+LOG_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR")
+_LEVEL_ALIASES = {"WARNING": "WARN", "CRITICAL": "ERROR", "FATAL": "ERROR"}
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 # Splunk index names: lowercase letters, digits, `_` and `-`, not starting with
@@ -66,6 +68,7 @@ class AlertParams:
     index: Optional[str] = None        # None: follow the `ingest_doctor_events_index` macro
     web_messages: bool = True          # new or escalated findings as Splunk Web messages
     given: FrozenSet[str] = frozenset()   # parameters set (non-empty) in the payload: the macros do not apply
+    log_level: str = "INFO"            # the action's log (splunkd.log and ingest_doctor_flag.log)
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,11 @@ def parse_params(conf: Mapping[str, Any]) -> AlertParams:
     raw_msgs = str(conf.get("web_messages", "1") or "1").strip().lower()
     if raw_msgs not in _TRUE + _FALSE:
         raise BadConfig("web_messages=%r is neither true nor false (1/0)" % raw_msgs)
-    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE, given)
+    raw_level = str(conf.get("log_level") or "INFO").strip().upper()
+    level = _LEVEL_ALIASES.get(raw_level, raw_level)
+    if level not in LOG_LEVELS:
+        raise BadConfig("log_level=%r is not one of %s" % (raw_level, ", ".join(LOG_LEVELS)))
+    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE, given, level)
 
 
 def _macro_value(definition: Optional[str]) -> str:
@@ -201,11 +208,31 @@ def _fmt(value: Any) -> str:
     return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
 
 
-def make_logger(stderr: IO[str]):
-    """The action's log: `LEVEL category=... key=value` lines on stderr, which splunkd files in splunkd.log."""
-    def log(level: str, category: str, **fields: Any) -> None:
+def _rank(level: str) -> int:
+    name = _LEVEL_ALIASES.get(level, level)
+    return LOG_LEVELS.index(name) if name in LOG_LEVELS else LOG_LEVELS.index("INFO")
+
+
+class Logger:
+    """The action's log: `LEVEL category=... key=value` lines at or above `level`, on stderr (splunkd
+    files them in splunkd.log) and, when given, in the action's own file (anything with `write(line)`)."""
+
+    def __init__(self, stderr: IO[str], file: Any = None, level: str = "INFO"):
+        self.stderr = stderr
+        self.file = file
+        self.level = level
+
+    def __call__(self, level: str, category: str, **fields: Any) -> None:
+        if _rank(level) < _rank(self.level):
+            return
         parts = ["%s category=%s" % (level, category)]
         parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
-        stderr.write(" ".join(parts) + "\n")
-        stderr.flush()
-    return log
+        line = " ".join(parts)
+        self.stderr.write(line + "\n")
+        self.stderr.flush()
+        if self.file is not None:
+            self.file.write(line)
+
+
+def make_logger(stderr: IO[str], file: Any = None) -> Logger:
+    return Logger(stderr, file)
