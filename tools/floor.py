@@ -5,7 +5,7 @@ Splunk Enterprise runs app scripts on Python 3.7 by default up to 9.2 and offers
 `python.version = python3.9`); 10.x adds 3.13, chosen by `python.required = 3.13`. Our code
 needs 3.9 (typing.Protocol, importlib.metadata, ...), so 9.3 is the floor. README, both
 packages' app.conf and app.manifest and the Splunkbase text (docs/splunkbase.md) say it in the
-words below (tests/test_install_floor.py); tools/minpy.py and tools/confcheck.py read it here.
+words below (tests/install/test_install_floor.py); tools/minpy.py and tools/confcheck.py read it here.
 """
 
 SPLUNK = "9.3"                        # the oldest Splunk Enterprise release supported

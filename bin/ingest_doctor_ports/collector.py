@@ -54,7 +54,7 @@ def bound_service(service: Any, http: HttpCall) -> Any:
     """Route a solnlib client's splunklib Service through our port. solnlib builds its Service with
     splunklib's default handler, which has no timeout when `requests` is absent (we do not vendor it),
     and takes no handler of its own; the Service it exposes (`CredentialManager.service`, public) keeps
-    its handler in splunklib's public `Context.http.handler`. tests/test_install_bounded.py fails if
+    its handler in splunklib's public `Context.http.handler`. tests/install/test_install_bounded.py fails if
     solnlib stops sending its calls through that Service."""
     service.http.handler = splunklib_handler(http)
     return service
