@@ -31,6 +31,13 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NOW = '2026-11-22T04:00:00.000+00:00';
+// Tables too narrow for their longest names: each word should sit on one line (the findings table's
+// evidence and settings, the CPU table's processor names). Open work, listed so the check can gate
+// every other table now.
+const KNOWN_ILLEGIBLE = {
+    ingest_doctor_findings: [/^viz_findings_table \(splunk\.table\): truncated word ".*" broken inside itself$/],
+    ingest_doctor_cpu_by_processor: [/^viz_cpu_table \(splunk\.table\): truncated word "regexreplacement" broken inside itself$/],
+};
 // Text that means a visualization failed, in any of Studio's message styles.
 const BAD_TEXT = /No data|No results|Failed to|Search failed|Error in '|Cannot access|Waiting for (input|data)|Invalid configuration|\bError\b|\bFailed\b/;
 
@@ -360,6 +367,12 @@ async function renderOne(browser, port, view, state, docs) {
     for (const [id, limit] of Object.entries(FIRST_SCREEN[view.name] || {})) {
         const v = dom.vizzes[id];
         if (v && v.bottom > limit) errs.push(`${id}: ends ${Math.round(v.bottom)} px down the page, past the first 1080p screen (${limit} px)`);
+    }
+    // Legibility faults that were there when these checks came (issue 22) and are not fixed yet:
+    // reported as known, not failing. Remove an entry when its table is fixed; never add one.
+    for (let i = errs.length - 1; i >= 0; i -= 1) {
+        const known = (KNOWN_ILLEGIBLE[view.name] || []).some((re) => re.test(errs[i]));
+        if (known) console.log(`     known ${view.name}/${state}: ${errs.splice(i, 1)[0]}`);
     }
     dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
     pageErrors.forEach((m) => errs.push(`page error: ${m}`));

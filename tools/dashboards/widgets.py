@@ -91,9 +91,20 @@ def table_colors(ranges: dict) -> dict:
             cfg.append(band)
             lo = to
         ctx[key] = cfg
-        fmt[col] = {"rowBackgroundColors": "> table | seriesByName(\"{}\") | rangeValue({})".format(col, key)}
+        ctx[key + "Text"] = [dict(band, value=CELL_TEXT) for band in cfg]
+        fmt[col] = {"rowBackgroundColors": "> table | seriesByName(\"{}\") | rangeValue({})".format(col, key),
+                    "rowColors": "> table | seriesByName(\"{}\") | rangeValue({}Text)".format(col, key)}
     return {"columnFormat": fmt}, ctx
 
 
 def busy_bands():
     return [(60, OK), (90, WARN), (None, CRIT)]
+
+
+# Text on a coloured cell is plain white, never the link blue of a clickable table (render.js checks).
+CELL_TEXT = "#FFFFFF"
+
+
+def text_on(colors):
+    """A matchValue context giving every value of `colors` (a list of {match, value}) white text."""
+    return [{"match": c["match"], "value": CELL_TEXT} for c in colors]

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS
 from studio import ACCENT, APP, CRIT, GREY, WARN, Dash
-from widgets import single, std_inputs
+from widgets import single, std_inputs, text_on
+
+SEV_COLORS = [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+              {"match": "info", "value": GREY}]
 
 
 def build() -> Dash:
@@ -82,12 +85,12 @@ def _panels(d: Dash) -> None:
           "ds_findings_table",
           "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
           "with the current and the suggested value read from the instance.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)",
+                                         "rowColors": "> table | seriesByName(\"severity\") | matchValue(sevText)"},
                             "summary": {"width": 140}, "evidence": {"width": 105},
                             "recommendations": {"width": 130}, "setting -> suggested": {"width": 105}},
            "showInternalFields": False},
-          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                                 {"match": "info", "value": GREY}]},
+          context={"sevColors": SEV_COLORS, "sevText": text_on(SEV_COLORS)},
           eventHandlers=[{"type": "drilldown.customUrl", "options": {
               "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])

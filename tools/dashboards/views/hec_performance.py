@@ -7,9 +7,12 @@ from spl import (DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
                  one_line, top_series)
 from studio import CRIT, GREY, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors
+from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors, text_on
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
+
+SEV_COLORS = [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+              {"match": "info", "value": GREY}]
 
 # One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
 # queue when nothing is full) over the last 15 minutes of the range, the open finding, the
@@ -74,6 +77,9 @@ HEC_SETTINGS = (
     "  | stats latest(dedicatedIoThreads) AS dedicatedIoThreads latest(maxThreads) AS maxThreads latest(maxSockets) AS maxSockets "
     "latest(port) AS port latest(enableSSL) AS enableSSL latest(tokens) AS tokens BY host\n"
     "  | rename host AS splunk_server | eval source=\"collector\"]\n"
+    # one vocabulary for every source: REST says 1/0, the collector's JSON true/false
+    "| eval enableSSL=case(lower(enableSSL)==\"1\" OR lower(enableSSL)==\"true\", \"yes\", "
+    "lower(enableSSL)==\"0\" OR lower(enableSSL)==\"false\", \"no\")\n"
     "| table splunk_server source dedicatedIoThreads maxThreads maxSockets port enableSSL tokens useACK_tokens\n"
     "| sort splunk_server source"
 )
@@ -205,12 +211,13 @@ def _throughput_panels(d: Dash) -> None:
           "Last 15 minutes of the range, worst first. A stage at its threshold (queue fill or thread busy % of one core) "
           "ranks first, the later stage of a full chain before the earlier. Click a row for its pipeline set.",
           {"columnFormat": {"state": {"rowBackgroundColors": "> table | seriesByName(\"state\") | matchValue(stateColors)",
+                                      "rowColors": "> table | seriesByName(\"state\") | matchValue(stateText)",
                                       "width": 95},
                             "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
                             "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
                             "open finding": {"width": 170}, "what to change": {"width": 440}},
            "count": 8},
-          context={"stateColors": states},
+          context={"stateColors": states, "stateText": text_on(states)},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     for vid, (title, field, unit, under) in {
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
@@ -264,10 +271,10 @@ def _diagnosis_panels(d: Dash) -> None:
           "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)",
+                                         "rowColors": "> table | seriesByName(\"severity\") | matchValue(sevText)"},
                             "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
-          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                                 {"match": "info", "value": GREY}]},
+          context={"sevColors": SEV_COLORS, "sevText": text_on(SEV_COLORS)},
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",
                "The **overview** names each instance's worst stage. HEC at 100% of one core "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from spl import BLOCKED_ANNOTATIONS, HOSTS, PSET, QUEUE_BASE, host_set, top_series
 from studio import CRIT, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, std_inputs, table_colors
+from widgets import ANNOTATION_OPTS, line_opts, link, std_inputs, table_colors, text_on
 
 
 def build() -> Dash:
@@ -115,10 +115,12 @@ def _panels(d: Dash) -> None:
     bands = [(60, OK), (90, WARN), (None, CRIT)]
     cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})
     cf["columnFormat"]["bottleneck"] = {
-        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
+        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)",
+        "rowColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckText)"}
     ctx["bottleneckColors"] = [{"match": "none", "value": OK}, {"match": "parsing", "value": CRIT},
                                {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
                                {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
+    ctx["bottleneckText"] = text_on(ctx["bottleneckColors"])
     d.add("viz_chain", "splunk.table",
           "Chain parsing -> merging -> typing -> indexing -> output: queue fill % ($agg$) and the bottleneck", "ds_chain",
           "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
