@@ -65,7 +65,7 @@ def test_search_heads_and_universal_forwarders_are_not_expected_to_run_the_colle
     q = queries()["ds_instances"]
     assert '"not expected"' in q and '"search head"' in q and '"universal forwarder"' in q
     rows = recording("ds_instances")["rows"]
-    roles = {r[1]: (r[4], r[-2]) for r in rows}
+    roles = {r[1]: (r[3], r[-2]) for r in rows}      # host role metrics_log collector ...
     assert roles["search head"] == ("not expected", "ok") and roles["universal forwarder"] == ("not expected", "ok")
 
 
