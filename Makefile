@@ -170,7 +170,7 @@ test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 dashboard-screenshots: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	node tools/dashboards/render.js --docs
 
-bench: $(VENV)/py313/.stamp deps
+bench: $(VENV)/py313/.stamp deps build   # build: the webhook bench runs the add-on as built
 	$(VENV)/py313/bin/python tools/bench.py
 
 clean:

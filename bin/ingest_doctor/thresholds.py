@@ -59,6 +59,11 @@ SETTINGS: Tuple[Setting, ...] = (
             "A finding not seen for this long is marked resolved."),
     Setting("log_window_min", 30, "min", 1, 1440,
             "How much recent metrics.log/splunkd.log history the diagnosis reads (snapshots, CLI)."),
+    Setting("silence_after_min", 5, "min", 1, 1440,
+            "An instance whose metrics.log has not arrived for this long (it did in the last 24 hours) is silent."),
+    Setting("silence_kb", 1, "KB", 0, 1000000,
+            "A silent instance whose receivers got at most this many KB from it over the silence window "
+            "is connected but sending nothing (output blocked)."),
 )
 
 BY_NAME: Dict[str, Setting] = {s.name: s for s in SETTINGS}

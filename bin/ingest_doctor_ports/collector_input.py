@@ -25,6 +25,7 @@ from ingest_doctor import exitcodes
 from ingest_doctor_ports.collector import Http, credential_reader, hec_context, log_level
 from ingest_doctor_ports.logfile import COLLECTOR_LOG, LogFile, passes
 from ingest_doctor_ports.messages import MessageError, WebMessages
+from ingest_doctor_ports.notifier import Notifier, settings_reader
 
 SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
                "finding": "ingest_doctor:finding"}
@@ -185,6 +186,11 @@ class CollectorInput(Script):
                                    credential_reader(params, session_key, server_uri, http_call),
                                    meta.get("server_host"), check_stop=self.life.check)
         web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
+        # The webhook, out of band: its own thread and its own connection (Http is not thread-safe).
+        notifier_http = Http(params.request_timeout, hec_context(params))
+        notifier = Notifier(meta.get("checkpoint_dir") or ".", meta.get("server_host"),
+                            settings_reader(notifier_http, server_uri, session_key))
+        notifier.start()
         tracker, pid, pid_source = None, None, "off"
         if params.thread_cpu:
             pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
@@ -207,6 +213,8 @@ class CollectorInput(Script):
                     result = collector.PollResult(logs=[gate.LogLine("ERROR", gate.kv(
                         "poll_error", input=name, error=type(e).__name__,
                         detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
+                notifier.submit(result.changes, time.time())
+                result.logs.extend(notifier.drain_logs())
                 self._write(name, result, indexes, ew)
                 if result.messages:
                     self._post_messages(name, web, result.messages, ew)
@@ -219,6 +227,7 @@ class CollectorInput(Script):
                     level_at = now
                 self.life.wait(next_at - now)
         finally:
+            notifier.close()
             http_call.close()
             try:
                 self.logs.log(EventWriter.INFO, gate.kv("stop", input=name, polls=coll.polls))

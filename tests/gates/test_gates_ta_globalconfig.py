@@ -112,9 +112,9 @@ _HANDLER_PROBE = textwrap.dedent("""
             # name (and the credentials' realm) come from that path.
             sys.modules["__main__"].__file__ = os.path.join(bin_dir, name)
             mod = importlib.import_module(name[:-3])
-            # one model per handler, or several (the Logging tab's settings handler: MultipleModel)
-            models = [mod.model] if hasattr(mod, "model") else \
-                [v for k, v in sorted(vars(mod).items()) if k.startswith("model_")]
+            # a table tab has one `model`; the settings tabs (Webhook) are a MultipleModel of them
+            models = [mod.model] if hasattr(mod, "model") else mod.endpoint.models
+            models = list(models.values()) if isinstance(models, dict) else list(models)
             fields = [f for m in models for f in m.fields]
             errors = {}
             for f in fields:
@@ -141,6 +141,13 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
                           timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
+    settings = out["ta_ingest_doctor_rh_settings.py"]          # Configuration > Webhook (issue 20)
+    # Configuration > Webhook, then Configuration > Logging (the collector's log level, issue 22)
+    assert settings["fields"] == [["url", False], ["auth_header", True], ["min_severity", False],
+                                  ["allow_targets", False], ["loglevel", False]]
+    from ingest_doctor_ports.notifier import SETTINGS_REALM
+    assert settings["realm"] == SETTINGS_REALM
+    assert "a b" in settings["rejects"]["url"] and "https://127.0.0.1:8088" not in settings["rejects"]["url"]
     account = out["ta_ingest_doctor_rh_account.py"]
     assert account["fields"] == [["token", True]]
     assert account["realm"] == params_mod.DEFAULT_CREDENTIAL_REALM
@@ -154,8 +161,6 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
     assert "_metrics" in rejects["metrics_index"] and "x" not in rejects["metrics_index"]
     assert "a b" in rejects["hec_sslCommonNameToCheck"]
     assert "https://127.0.0.1:8088" not in rejects["hec_health_url"] and "x" in rejects["hec_health_url"]
-    # the Logging tab (the collector's log level): one plain field
-    assert out["ta_ingest_doctor_rh_settings.py"]["fields"] == [["loglevel", False]]
 
 
 def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):

@@ -61,7 +61,7 @@ def effective(macros, local_alert_actions=None):
 
 def test_no_shipped_alert_sets_its_own_notification_settings():
     confs = configurations()
-    assert len(confs) == 7                       # six detection alerts and the relay
+    assert len(confs) == 8                       # seven detection alerts (with Silence) and the relay
     text = open(os.path.join(ROOT, "default", "savedsearches.conf"), encoding="utf-8").read()
     assert not re.search(r"^action\.%s\.param\.(min_severity|webhook_url)\s*=" % ACTION, text, re.M)
     for conf in confs.values():

@@ -91,6 +91,7 @@ class PollResult:
     logs: List[LogLine] = field(default_factory=list)
     report: Optional[Report] = None
     messages: Optional[messages_mod.MessagePlan] = None    # Splunk Web messages to post on this instance
+    changes: List[messages_mod.Change] = field(default_factory=list)   # opened/escalated/resolved: the webhook's
 
 
 def hec_urls(params: Params, config: Config, host: str = "127.0.0.1") -> Optional[Tuple[str, str]]:
@@ -311,6 +312,7 @@ class Collector:
         """Findings that ended become resolution events (resolution.py); new, escalated and ended
         findings become this instance's Splunk Web messages (messages.py)."""
         tracked = self.open_findings.update(report.findings, config, now)
+        res.changes = tracked.changes
         for d in tracked.resolved:
             self.gate.forget(d["id"])
             res.events.append(Out("finding", now, d))
