@@ -1,7 +1,8 @@
 # Ingest Doctor: build, package and every offline gate.
 #   make package   builds the two packages, dist/ingest_doctor-<version>.tgz (search heads) and
 #                  dist/TA-ingest_doctor-<version>.tgz (indexers, heavy forwarders; ucc-gen), and
-#                  runs AppInspect on each
+#                  runs AppInspect on each (not again on an unchanged package: the archives are
+#                  reproducible and tools/appinspect_gate.py keys its reports on their sha256)
 #   make test      every gate (pytest on 3.13 and 3.9, AppInspect, conf, SPL, dashboards, min Python)
 #   make bench     speed and memory benchmarks (prints numbers)
 #   make fault     the whole fault suite (hostile snapshots, races, outages, forged input, slow and

@@ -4,7 +4,8 @@ splunkd runs `ingest_doctor_flag.py --execute` with a JSON payload on stdin
 (alert_actions.conf: payload_format = json). The work is done by
 ingest_doctor.alert.action.run over the port in ingest_doctor_ports.action; this
 script only wires streams, logging and exit codes. stderr lines are
-`LEVEL category=... key=value`; splunkd files them in splunkd.log.
+`LEVEL category=... key=value`; splunkd files them in splunkd.log; the same lines,
+timestamped, go to $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log.
 """
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from ingest_doctor.alert.payload import AlertError, describe, make_logger, parse
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
-    log = make_logger(stderr)
+    from ingest_doctor_ports.logfile import ACTION_LOG, LogFile
+    log = make_logger(stderr, LogFile(ACTION_LOG))     # also $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log
     if argv != ["--execute"]:
         log("ERROR", "usage", msg="run by splunkd as: ingest_doctor_flag.py --execute (JSON payload on stdin)")
         return exitcodes.USAGE
     try:
         payload = parse_payload(stdin.read())
+        log.level = payload.params.log_level              # param.log_level (alert_actions.conf)
         log("INFO", "start", **describe(payload))
         from ingest_doctor.alert.action import run
         from ingest_doctor.diagnose import diagnose

@@ -12,11 +12,18 @@ and on any warning whose check name is not explained for that package in docs/ap
 (as `check_name` in a table row under a heading naming the package in backticks, or under a
 heading naming none; when the row names paths, only warnings in those files are explained).
 
-Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] TGZ [TGZ ...]
+A report is reused when the package has not changed: beside each report, `<mode>.key` holds the
+sha256 of the .tgz, the AppInspect version and the mode's arguments; the packages are reproducible
+(same sources, same bytes), so an unchanged tree costs no AppInspect run (`make package` twice
+inspects once). The report is still judged every time (docs/appinspect.md may have changed).
+`--fresh` always runs.
+
+Usage: appinspect_gate.py [--docs docs/appinspect.md] [--out build/appinspect] [--fresh] TGZ [TGZ ...]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -44,6 +51,38 @@ def run(tgz: str, out_json: str, extra: List[str]) -> None:
     if proc.returncode != 0 or not os.path.exists(out_json):
         sys.stdout.write(proc.stdout[-4000:])
         raise SystemExit("appinspect: `%s` exited %d without a report" % (" ".join(cmd), proc.returncode))
+
+
+def appinspect_version() -> str:
+    try:
+        from importlib import metadata
+        return metadata.version("splunk-appinspect")
+    except Exception:       # not installed here: the key still changes with the package
+        return "unknown"
+
+
+def cache_key(tgz: str, extra: List[str]) -> str:
+    h = hashlib.sha256()
+    with open(tgz, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return "%s appinspect=%s args=%s\n" % (h.hexdigest(), appinspect_version(), " ".join(extra) or "-")
+
+
+def inspect(tgz: str, out_json: str, extra: List[str], fresh: bool = False) -> bool:
+    """Runs AppInspect unless the report of this exact package is there; True when it ran."""
+    key_file = out_json[:-len(".json")] + ".key"
+    key = cache_key(tgz, extra)
+    if not fresh and os.path.exists(out_json) and os.path.exists(key_file):
+        with open(key_file, encoding="utf-8") as fh:
+            if fh.read() == key:
+                return False
+    if os.path.exists(key_file):
+        os.remove(key_file)
+    run(tgz, out_json, extra)
+    with open(key_file, "w", encoding="utf-8") as fh:
+        fh.write(key)
+    return True
 
 
 def checks(report: dict) -> List[dict]:
@@ -137,6 +176,7 @@ def main(argv=None) -> int:
     ap.add_argument("tgz", nargs="+")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "appinspect.md"))
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "appinspect"))
+    ap.add_argument("--fresh", action="store_true", help="run AppInspect even for an unchanged package")
     args = ap.parse_args(argv)
     all_problems = []
     for tgz in args.tgz:
@@ -149,11 +189,12 @@ def main(argv=None) -> int:
         docs_checks = explained(args.docs, app)
         for mode, extra in MODES:
             out_json = os.path.join(out_dir, mode + ".json")
-            run(tgz, out_json, extra)
+            ran = inspect(tgz, out_json, extra, args.fresh)
             with open(out_json, encoding="utf-8") as fh:
                 report = json.load(fh)
             label = "%s %s" % (app, mode)
-            print("appinspect %s (%s):" % (label, os.path.relpath(out_json, ROOT)))
+            print("appinspect %s (%s%s):" % (label, os.path.relpath(out_json, ROOT),
+                                             "" if ran else ", package unchanged: report reused"))
             counts, problems = judge(report, docs_checks, label)
             print("  " + ", ".join("%s=%d" % kv for kv in counts.items()))
             all_problems += problems

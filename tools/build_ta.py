@@ -7,12 +7,14 @@ restmap.conf, default/inputs.conf (the parameter defaults) and README/inputs.con
 
 Steps, in a fresh staging folder (ucc-gen rewrites the globalConfig it is given, so it never
 sees the committed one):
-  1. ta/package/ + LICENSE + what tools/manifest.py lists for the add-on from bin/ (the
+  1. ta/package/ + LICENSE + the app's icons (static/appIcon*.png) + what tools/manifest.py lists for the add-on from bin/ (the
      collector's entry script, its ports, the core without the action; copied, never committed twice);
   2. ucc-gen build, with its build number fixed to a hash of the inputs (ucc-gen takes the
      clock; the same sources must give the same bytes);
   3. the shipped collector instance (ta/instance_inputs.conf) appended to the generated
-     inputs.conf; bin/lib = the app's libraries (bin/lib from `make deps`) plus the
+     inputs.conf; ucc-gen's `python.version = python3` (scheme stanza, REST handlers) set to the
+     floor's interpreter (tools/floor.py: python3.9, which Splunk 9.3 selects even where an
+     admin's server.conf says `python3`, i.e. 3.7); bin/lib = the app's libraries (bin/lib from `make deps`) plus the
      handlers' own (build/ta-lib from requirements-ta.txt).
 Then swapped in whole, like tools/build.py.
 
@@ -24,18 +26,21 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 from typing import List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import floor  # noqa: E402
 import manifest  # noqa: E402
 from confcheck import read_conf  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TA_NAME = "TA-ingest_doctor"
 SKIP = ("__pycache__",)
+ICONS = ("appIcon.png", "appIcon_2x.png", "appIconAlt.png", "appIconAlt_2x.png")
 
 # ucc-gen stamps app.conf [install] build and its page's cache-busting URLs with time.time();
 # this runs it with that clock pinned (sys.argv[1] is the build number).
@@ -81,6 +86,11 @@ def stage(src: str, staging: str) -> str:
     _copytree(os.path.join(src, "ta", "package"), package)
     shutil.copyfile(os.path.join(src, "ta", "globalConfig.json"), os.path.join(staging, "globalConfig.json"))
     shutil.copyfile(os.path.join(src, "LICENSE"), os.path.join(package, "LICENSE"))
+    # The add-on shows the app's icons (Apps menu, Manage Apps): the same files, drawn once by
+    # tools/draw_icons.py into static/; the app's logo is not needed (the add-on has no app bar).
+    os.makedirs(os.path.join(package, "static"), exist_ok=True)
+    for icon in ICONS:
+        shutil.copyfile(os.path.join(src, "static", icon), os.path.join(package, "static", icon))
     for rel in manifest.bin_files(manifest.TA, os.path.join(src, "bin")):
         dest = os.path.join(package, "bin", rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
@@ -101,7 +111,17 @@ def run_ucc(ucc_python: str, staging: str, ver: str, build_number: int) -> str:
     return os.path.join(out, TA_NAME)
 
 
+def pin_python(path: str) -> None:
+    """ucc-gen writes `python.version = python3`; every entry point names the floor's Python."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(re.sub(r"(?m)^python\.version = python3$", "python.version = " + floor.PYTHON_VERSION, text))
+
+
 def finish(built: str, src: str, libs: List[str]) -> None:
+    for conf in ("inputs.conf", "restmap.conf"):
+        pin_python(os.path.join(built, "default", conf))
     with open(os.path.join(src, "ta", "instance_inputs.conf"), encoding="utf-8") as fh:
         instance = fh.read()
     with open(os.path.join(built, "default", "inputs.conf"), "a", encoding="utf-8") as fh:
@@ -139,7 +159,7 @@ def main(argv=None) -> int:
             sys.stderr.write("build_ta: %s is missing or incomplete (run `make deps`)\n" % lib)
             return 1
     ver = version(args.src)
-    digest = _inputs_digest([os.path.join(args.src, "ta")]
+    digest = _inputs_digest([os.path.join(args.src, "ta")] + [os.path.join(args.src, "static", i) for i in ICONS]
                             + [os.path.join(args.src, "bin", f) for f in manifest.bin_files(manifest.TA, os.path.join(args.src, "bin"))])
     build_number = int(digest[:8], 16)
     staging = os.path.join(os.path.dirname(os.path.abspath(args.out)), ".ta-stage%d" % os.getpid())

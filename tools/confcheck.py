@@ -16,7 +16,7 @@ Checks, each reported as `file:line: [stanza] problem`:
   the reason Splunk's bundled specs lack it);
 - savedsearches.conf `action.<our alert action>.param.<name>` names a parameter that action
   has (Splunk's spec takes any `action.<action_name>.<parameter>`);
-- Python entry points declare `python.version = python3` and `python.required = 3.13`
+- Python entry points declare `python.version = python3.9` and `python.required = 3.13` (tools/floor.py)
   (AppInspect's future_failure): modular input scheme and instance stanzas of every scheme in
   README/inputs.conf.spec, and every custom alert action (`is_custom = 1`).
 
@@ -38,7 +38,10 @@ from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALLOW_FILE = os.path.join(ROOT, "tools", "confcheck_allow.txt")
-PY_SETTINGS = (("python.version", "python3"), ("python.required", "3.13"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import floor  # noqa: E402
+
+PY_SETTINGS = (("python.version", floor.PYTHON_VERSION), ("python.required", floor.PYTHON_REQUIRED))
 
 
 class Setting(NamedTuple):

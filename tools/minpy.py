@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The minimum Python version of our code in bin/ (not the vendored bin/lib) must be <= 3.9.
+"""The minimum Python version of our code in bin/ (not the vendored bin/lib) must be <= the floor's.
 
-Splunk 9.x runs app scripts on Python 3.9. Runs `vermin --no-tips --violations -t=3.9-` (pinned
+The oldest Splunk we support (tools/floor.py, 9.3) runs app scripts on Python 3.9. Runs `vermin --no-tips --violations -t=3.9-` (pinned
 in requirements-tools.txt; run from .venv/tools) on every .py file under the given folders,
 skipping bin/lib and __pycache__, and fails with vermin's own message naming each file, line
 and feature that needs a newer Python.
@@ -20,7 +20,10 @@ import subprocess
 import sys
 from typing import List
 
-TARGET = "3.9"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import floor  # noqa: E402
+
+TARGET = floor.PYTHON
 
 
 def python_files(paths: List[str]) -> List[str]:
@@ -89,7 +92,7 @@ def main(argv=None) -> int:
         sys.stdout.write(proc.stdout if proc.returncode != 0 else "")
         for msg in unions:
             print("minpy: " + msg)
-        print("minpy: FAILED, code in %s needs a Python newer than %s (Splunk 9.x runs 3.9)" % (" ".join(argv), TARGET))
+        print("minpy: FAILED, code in %s needs a Python newer than %s (Splunk %s runs %s)" % (" ".join(argv), TARGET, floor.SPLUNK, TARGET))
         return 1
     print("minpy: %d files run on Python %s (vermin)" % (len(files), TARGET))
     return 0

@@ -77,7 +77,7 @@ class SplunkdPort:
                                sleep=sleep, on_retry=self._retrying)
         self.host = self.splunkd.host
         self.tls = self.splunkd.tls
-        # Splunk Web messages: solnlib's BulletinRestClient over this same port (TLS, timeout).
+        # Splunk Web messages over this same port (TLS, timeout).
         self.web = WebMessages(server_uri or "https://127.0.0.1:8089", session_key, self.splunkd.http)
 
     # ------------------------------------------------------------------ transport
@@ -247,7 +247,7 @@ class SplunkdPort:
         if isinstance(held, dict) and held.get("owner") == owner:
             self._call("release the findings store lock", "DELETE", base + "/" + LOCK_KEY, ok=(404,))
 
-    # Splunk Web messages: solnlib's BulletinRestClient over this port (same TLS, same timeout).
+    # Splunk Web messages over this port (same TLS, same timeout).
     def messages_shown(self) -> Dict[str, str]:
         try:
             return self.web.shown()

@@ -23,7 +23,8 @@ from ingest_doctor.collector import poll as collector, params as params_mod, pro
 from ingest_doctor.collector import gate
 from ingest_doctor import exitcodes
 from ingest_doctor.logfmt import kv
-from ingest_doctor_ports.collector import Http, credential_reader, hec_context
+from ingest_doctor_ports.collector import Http, credential_reader, hec_context, log_level
+from ingest_doctor_ports.logfile import COLLECTOR_LOG, LogFile, passes
 from ingest_doctor_ports.messages import MessageError, WebMessages
 from ingest_doctor_ports.notifier import Notifier, settings_reader
 
@@ -117,12 +118,30 @@ class Lifecycle:
                 time.sleep(min(left, 0.5))
 
 
+LEVEL_REREAD_S = 300.0     # the Logging tab's level is read at start and again every 5 minutes
+
+
+class Logs:
+    """The collector's log lines at or above `level` (the add-on's Logging tab): to splunkd.log through
+    the EventWriter, as before, and to its own file $SPLUNK_HOME/var/log/splunk/ingest_doctor_collector.log."""
+
+    def __init__(self, ew: EventWriter, file: Any):
+        self.ew, self.file, self.level = ew, file, "INFO"
+
+    def log(self, severity: str, message: str) -> None:
+        if not passes(severity, self.level):
+            return
+        self.ew.log(severity, message)
+        self.file.write("%s %s" % (severity, message))
+
+
 class CollectorInput(Script):
     def __init__(self, life: Lifecycle, out: Any = None):
         super().__init__()
         self.life = life
         self.out = out if out is not None else sys.stdout
         self.exit_code: Optional[int] = None
+        self.logs: Optional[Logs] = None
 
     def get_scheme(self) -> Scheme:
         scheme = Scheme("Ingest Doctor introspection")
@@ -150,10 +169,11 @@ class CollectorInput(Script):
             return
 
     def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
+        logs = self.logs = Logs(ew, LogFile(COLLECTOR_LOG))
         try:
             params = params_mod.parse_params(stanza, os.path.isfile)
         except params_mod.ParamError as e:
-            ew.log(EventWriter.ERROR, kv("bad_parameter", input=name, message=str(e)))
+            self.logs.log(EventWriter.ERROR, kv("bad_parameter", input=name, message=str(e)))
             self.exit_code = exitcodes.BAD_CONFIG
             return
         index = stanza.get("index")
@@ -161,8 +181,10 @@ class CollectorInput(Script):
         indexes = {"metrics": params.metrics_index, "config": index, "finding": index}
         server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
         http_call = Http(params.request_timeout, hec_context(params))
+        logs.level = log_level(http_call, server_uri, session_key) or logs.level
+        level_at = time.monotonic()
         coll = collector.Collector(params, server_uri, session_key, http_call,
-                                   credential_reader(params, session_key, server_uri),
+                                   credential_reader(params, session_key, server_uri, http_call),
                                    meta.get("server_host"), check_stop=self.life.check)
         web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
         # The webhook, out of band: its own thread and its own connection (Http is not thread-safe).
@@ -175,12 +197,12 @@ class CollectorInput(Script):
             pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
                                                       os.getppid())
             tracker = procthreads.ThreadCpu() if pid else None
-        ew.log(EventWriter.INFO, kv(
+        self.logs.log(EventWriter.INFO, kv(
             "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
         if not params.hec_tls_verify:
-            ew.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
+            logs.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
         next_at = time.monotonic()
         try:
             while True:
@@ -201,12 +223,15 @@ class CollectorInput(Script):
                 now = time.monotonic()
                 if next_at < now:               # a slow poll: skip the missed slots, never overlap
                     next_at = now
+                if now - level_at >= LEVEL_REREAD_S:
+                    logs.level = log_level(http_call, server_uri, session_key) or logs.level
+                    level_at = now
                 self.life.wait(next_at - now)
         finally:
             notifier.close()
             http_call.close()
             try:
-                ew.log(EventWriter.INFO, kv("stop", input=name, polls=coll.polls))
+                self.logs.log(EventWriter.INFO, kv("stop", input=name, polls=coll.polls))
             except (OSError, ValueError):
                 pass
 
@@ -216,7 +241,7 @@ class CollectorInput(Script):
         except MessageError as e:           # apply() collects per-message errors; this is a safety net
             error = str(e)
         if error:
-            ew.log(EventWriter.WARN, kv("web_message", input=name, error=error[:300],
+            self.logs.log(EventWriter.WARN, kv("web_message", input=name, error=error[:300],
                                                   action="the finding events are written; set web_messages "
                                                          "= 0 to stop posting"))
 
@@ -225,10 +250,11 @@ class CollectorInput(Script):
         """The poll's log lines, then its events as one buffered write and one flush (the same XML
         as splunklib's EventWriter.write_event would write event by event)."""
         life = self.life
+        log = self.logs.log if self.logs is not None else ew.log      # _run sets self.logs
         life.writing = True
         try:
             for line in result.logs:
-                ew.log(line.severity, line.message)
+                log(line.severity, line.message)
             if result.events:
                 parts = []
                 if not ew.header_written:

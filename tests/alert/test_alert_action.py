@@ -52,7 +52,7 @@ def test_flags_findings_into_kv_store_and_events(splunkd, tls, tmp_path):
     # one ingest_doctor:finding event per finding, the contract's object plus detected_by
     assert len(splunkd.events) == 2
     for ev in splunkd.events:
-        assert ev["sourcetype"] == "ingest_doctor:finding" and ev["index"] == "main"
+        assert ev["sourcetype"] == "ingest_doctor:finding" and ev["index"] == "ingest_doctor"
         assert ev["source"] == "ingest_doctor_flag"
         body = ev["event"]
         assert set(body) == {"id", "bottleneck", "severity", "host", "pipeline_set", "component", "summary",

@@ -22,7 +22,8 @@ TH = thresholds.defaults()
 # ---------------------------------------------------------------------------- payload
 def test_params_defaults_and_validation():
     assert parse_params({}) == AlertParams("warning", None, None)
-    assert parse_params({"min_severity": "CRITICAL ", "index": "ops"}) == AlertParams("critical", None, "ops")
+    assert parse_params({"min_severity": "CRITICAL ", "index": "ops"}) == AlertParams("critical", None, "ops",
+                                                                               given=frozenset({"min_severity"}))
     with pytest.raises(BadConfig):
         parse_params({"min_severity": "high"})
     for bad in ("Main", "_internal", "-x", "a b", "x" * 81):
@@ -142,4 +143,4 @@ def test_events_index_falls_back_when_the_macro_is_not_plain():
     port = _Port()
     p = parse_payload(json.dumps({"server_uri": "https://127.0.0.1:8089", "session_key": "k",
                                   "results_file": "/r"}))
-    assert events_index(p, port.macros(), port) == "main" and port.calls[0][1] == "WARN"
+    assert events_index(p, port.macros(), port) == "ingest_doctor" and port.calls[0][1] == "WARN"

@@ -114,10 +114,13 @@ def test_inputs_conf_ships_one_enabled_local_instance_without_interval():
     # The add-on goes only where the collector runs (indexers, heavy forwarders, standalone), so
     # its one instance is on: installing it is the whole setup (README "Install").
     inputs = conf("inputs.conf")
-    scheme, local = inputs["ingest_doctor_introspection"], inputs["ingest_doctor_introspection://local"]
+    scheme, local = inputs["ingest_doctor_introspection"], inputs["ingest_doctor_introspection://splunkd"]
     for stanza in (scheme, local):
-        assert (stanza["python.version"], stanza["python.required"]) == ("python3", "3.13")
-    assert [k for k in inputs if k.startswith("ingest_doctor_introspection://")] == ["ingest_doctor_introspection://local"]
+        assert (stanza["python.version"], stanza["python.required"]) == ("python3.9", "3.13")
+    # named for what it watches, not `local` (a word Splunk uses for the folder of admins' changes)
+    assert [k for k in inputs if k.startswith("ingest_doctor_introspection://")] == ["ingest_doctor_introspection://splunkd"]
+    # events go to the add-on's own event index, never main
+    assert scheme["index"] == "ingest_doctor"
     assert local["disabled"] == "0" and "interval" not in local and "interval" not in scheme
     # Instance settings over the scheme stanza's, as Splunk merges them.
     ours = {k: v for k, v in dict(scheme, **local).items() if k in params_mod.PARAM_NAMES}

@@ -143,7 +143,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert rec["status"] == "resolved" and rec["resolution"].startswith("resolved") and "resolved=1" in p.stderr
     assert rec["resolved_at"] >= event_time
     assert name not in search_head.messages.shown and search_head.messages.deletes == [name]
-    # every message went through BulletinRestClient's request shape: form fields name/value/severity
+    # every message went through the port's /services/messages POST: form fields name/value/severity
     assert all(set(x) >= {"name", "value", "severity"} for x in local.posts + search_head.messages.posts)
     assert "Traceback" not in r.stderr()
 

@@ -50,7 +50,7 @@ def test_docs_explain_by_check_name_and_tell_about_python_required():
     assert "bin/lib/solnlib/splunkenv.py" in explained["check_for_possible_threading"]
     with open(docs) as fh:
         text = fh.read()
-    assert "python.required = 3.13" in text and "python.version = python3" in text
+    assert "python.required = 3.13" in text and "python.version = python3.9" in text
 
 
 def test_a_table_under_a_package_heading_explains_that_package_only(tmp_path):

@@ -46,13 +46,13 @@ def test_each_kind_of_problem(tmp_path):
     (app / "README" / "inputs.conf.spec").write_text("[ingest_doctor_introspection://<name>]\npoll_interval = <integer>\n")
     (app / "default" / "inputs.conf").write_text(textwrap.dedent("""\
         [ingest_doctor_introspection]
-        python.version = python3
+        python.version = python3.9
         python.required = 3.13
 
         [ingest_doctor_introspection://local]
         poll_intervall = 10
         disabled = 1
-        python.version = python3
+        python.version = python3.9
         """))
     (app / "default" / "savedsearches.conf").write_text(textwrap.dedent("""\
         [Queue full]

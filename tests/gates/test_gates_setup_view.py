@@ -1,7 +1,7 @@
 """The search app's setup view (default/data/ui/views/ingest_doctor_setup.xml).
 
 It checks the install from the search head, one table per question, each row ending in a
-status (ok | gap) and the fix for a gap: which instances send metrics.log and run the
+status (ok | optional | gap) and, unless ok, how to fix or enable it: which instances send metrics.log and run the
 collector, whether the metrics index exists on the indexers, whether the events-index macro
 points at a real index, and where notifications go. Notifications have one place: every alert
 triggers ingest_doctor_flag and none overrides the action's webhook, so the action's own
@@ -38,13 +38,15 @@ def final_fields(query):
 def test_each_check_is_a_table_ending_in_status_and_fix():
     defn = definition()
     queries = {k: d["options"]["query"] for k, d in defn["dataSources"].items()}
-    assert set(queries) == {"ds_instances", "ds_metrics_index", "ds_events_index", "ds_notifications"}
+    assert set(queries) == {"ds_instances", "ds_metrics_index", "ds_events_index", "ds_hec_data", "ds_notifications",
+                            "ds_logs"}
     for key, q in queries.items():
         assert final_fields(q)[-2:] == ["status", "fix"], key
     assert "`ingest_doctor_metrics_log`" in queries["ds_instances"] and "`ingest_doctor_metrics_index`" in queries["ds_instances"]
     assert "datatype=metric" in queries["ds_metrics_index"] and "conf-macros/ingest_doctor_metrics_index" in queries["ds_metrics_index"]
     assert "conf-macros/ingest_doctor_events_index" in queries["ds_events_index"]
     assert "conf-alert_actions/ingest_doctor_flag" in queries["ds_notifications"]
+    assert "ingest_doctor_webhook_url" in queries["ds_notifications"] and "ingest_doctor_min_severity" in queries["ds_notifications"]
 
 
 def test_searches_pass_the_spl_checker():
@@ -59,7 +61,7 @@ def test_recordings_for_the_offline_render(state):
         with open(os.path.join(FIXTURES, state, "ingest_doctor_setup", key + ".json"), encoding="utf-8") as fh:
             rec = json.load(fh)
         assert rec["fields"] == final_fields(d["options"]["query"]) and rec["rows"], key
-        assert all(r[-2] in ("ok", "gap") and (r[-1] == "-") == (r[-2] == "ok") for r in rec["rows"]), key
+        assert all(r[-2] in ("ok", "optional", "gap") and (r[-1] == "-") == (r[-2] == "ok") for r in rec["rows"]), key
 
 
 def test_the_view_is_in_the_nav():

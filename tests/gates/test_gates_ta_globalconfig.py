@@ -139,8 +139,9 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     settings = out["ta_ingest_doctor_rh_settings.py"]          # Configuration > Webhook (issue 20)
+    # Configuration > Webhook, then Configuration > Logging (the collector's log level, issue 22)
     assert settings["fields"] == [["url", False], ["auth_header", True], ["min_severity", False],
-                                  ["allow_targets", False]]
+                                  ["allow_targets", False], ["loglevel", False]]
     from ingest_doctor_ports.notifier import SETTINGS_REALM
     assert settings["realm"] == SETTINGS_REALM
     assert "a b" in settings["rejects"]["url"] and "https://127.0.0.1:8088" not in settings["rejects"]["url"]
@@ -176,6 +177,7 @@ def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
         (src / "bin" / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
     shutil.copytree(os.path.join(ROOT, "default"), str(src / "default"))
+    shutil.copytree(os.path.join(ROOT, "static"), str(src / "static"))      # the icons the add-on ships too
     shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))
     proc = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "build_ta.py"), "--src", str(src),
                            "--ucc-python", os.path.join(ROOT, ".venv", "ucc", "bin", "python"),

@@ -43,7 +43,8 @@ def test_no_scheduled_search_view_or_kv_store_ships_in_the_addon():
 
 def test_the_metrics_index_is_defined_in_the_addon_as_a_metrics_index():
     conf = read_conf(os.path.join(need_ta_build(), "default", "indexes.conf"))
-    assert list(conf) == [params_mod.DEFAULT_METRICS_INDEX]
+    # beside it, the event index ingest_doctor (tests/install/test_install_index.py)
+    assert list(conf) == [params_mod.DEFAULT_METRICS_INDEX, "ingest_doctor"]
     idx = conf[params_mod.DEFAULT_METRICS_INDEX]
     assert idx["datatype"] == "metric"
     for key in ("homePath", "coldPath", "thawedPath"):
@@ -63,8 +64,9 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
     shipped = files(app)
     assert "bin/ingest_doctor_introspection.py" not in shipped
     assert "bin/ingest_doctor_ports/collector.py" not in shipped
-    for conf in ("inputs.conf", "indexes.conf"):
-        assert "default/" + conf not in shipped
+    assert "default/inputs.conf" not in shipped
+    # only the event index its action writes to (known to a forwarding search head), no metrics index
+    assert read_conf(os.path.join(app, "default", "indexes.conf")).sections() == ["ingest_doctor"]
     assert "README/inputs.conf.spec" not in shipped
     props = read_conf(os.path.join(app, "default", "props.conf"))
     for st, settings in props.items():

@@ -10,7 +10,7 @@ from ingest_doctor.delivery.messages import Change, message_name
 
 # ---------------------------------------------------------------------------- the message port
 def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd):
-    """solnlib's BulletinRestClient over our splunkd port: a 403 names the HTTP status, a hung splunkd
+    """The Splunk Web messages port (/services/messages over our splunkd port): a 403 names the HTTP status, a hung splunkd
     costs the port's timeout (solnlib's own handler has none), a missing message deletes fine."""
     import time
     from fakes.splunkd import Messages, fault

@@ -31,6 +31,13 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const NOW = '2026-11-22T04:00:00.000+00:00';
+// Tables too narrow for their longest names: each word should sit on one line (the findings table's
+// evidence and settings, the CPU table's processor names). Open work, listed so the check can gate
+// every other table now.
+const KNOWN_ILLEGIBLE = {
+    ingest_doctor_findings: [/^viz_findings_table \(splunk\.table\): truncated word ".*" broken inside itself$/],
+    ingest_doctor_cpu_by_processor: [/^viz_cpu_table \(splunk\.table\): truncated word "regexreplacement" broken inside itself$/],
+};
 // Text that means a visualization failed, in any of Studio's message styles.
 const BAD_TEXT = /No data|No results|Failed to|Search failed|Error in '|Cannot access|Waiting for (input|data)|Invalid configuration|\bError\b|\bFailed\b/;
 
@@ -240,6 +247,45 @@ function inspectPage(badSource) {
                 if (lines > words) truncated.push(`header "${label.textContent.trim()}" broken inside a word`);
             }
         }
+        // A word broken inside itself in a table cell, a title, a description or a markdown block
+        // ("ingest_doctor_in | dex_internal" reads as two words): each word's box must sit on one line.
+        const textRoots = [...el.querySelectorAll('td, [data-test="viz-title"], [data-test="viz-description"], [data-test="markdown"]')];
+        const broken = new Set();
+        for (const root of textRoots) {
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const re = /\S{4,}/g;
+                let m;
+                while ((m = re.exec(node.data)) !== null) {
+                    const range = document.createRange();
+                    range.setStart(node, m.index);
+                    range.setEnd(node, m.index + m[0].length);
+                    const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+                    // a break after a hyphen or a slash is a line break between parts, not inside a word
+                    const parts = m[0].split(/(?<=[-\/])/);
+                    if (lines.size > parts.length) broken.add(m[0]);
+                }
+            }
+        }
+        [...broken].slice(0, 5).forEach((w) => truncated.push(`word "${w}" broken inside itself`));
+        // Link-coloured text over a coloured cell: blue link text on a red or green background is
+        // unreadable; a coloured cell carries plain (white or dark) text.
+        const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+        const painted = (c) => { const [r, g, b, a] = rgb(c); return a !== 0 && c !== 'transparent' && Math.max(r, g, b) - Math.min(r, g, b) > 60; };
+        const linkBlue = (c) => { const [r, g, b] = rgb(c); return b > 150 && b > r + 60 && b > g + 10; };
+        const clash = new Set();
+        for (const td of el.querySelectorAll('td')) {
+            for (const leaf of [td, ...td.querySelectorAll('*')]) {
+                if (![...leaf.childNodes].some((n) => n.nodeType === 3 && n.data.trim())) continue;
+                let bg = null;
+                for (let n = leaf; n && n !== td.parentElement; n = n.parentElement) {
+                    const c = getComputedStyle(n).backgroundColor;
+                    if (c && c !== 'transparent' && rgb(c)[3] !== 0) { bg = c; break; }
+                }
+                if (bg && painted(bg) && linkBlue(getComputedStyle(leaf).color)) clash.add(leaf.textContent.trim());
+            }
+        }
+        [...clash].slice(0, 5).forEach((t) => truncated.push(`link-coloured text "${t}" on a coloured cell`));
         // the entry as drawn: Highcharts keeps the full name in a <title> beside the shortened text
         const shown = (n) => { const c = n.cloneNode(true); c.querySelectorAll('title').forEach((t) => t.remove()); return c.textContent.trim(); };
         const legend = [...el.querySelectorAll('.highcharts-legend-item')].map(shown);
@@ -365,6 +411,12 @@ async function renderOne(browser, port, view, state, docs) {
     for (const [id, limit] of Object.entries(FIRST_SCREEN[view.name] || {})) {
         const v = dom.vizzes[id];
         if (v && v.bottom > limit) errs.push(`${id}: ends ${Math.round(v.bottom)} px down the page, past the first 1080p screen (${limit} px)`);
+    }
+    // Legibility faults that were there when these checks came (issue 22) and are not fixed yet:
+    // reported as known, not failing. Remove an entry when its table is fixed; never add one.
+    for (let i = errs.length - 1; i >= 0; i -= 1) {
+        const known = (KNOWN_ILLEGIBLE[view.name] || []).some((re) => re.test(errs[i]));
+        if (known) console.log(`     known ${view.name}/${state}: ${errs.splice(i, 1)[0]}`);
     }
     dom.inputs.forEach((m) => errs.push(`input shows: ${m}`));
     pageErrors.forEach((m) => errs.push(`page error: ${m}`));

@@ -149,6 +149,29 @@ async function main() {
         assert.match(perrs, /viz_headroom: shows first "idx-07 \| 1 \| typing \| 47\.5/, perrs);
         assert.match(perrs, /viz_headroom: first row's "busy % of one core \(now\)" \(47\.5\) painted/, perrs);
         console.log('ok   render bites: a pegged stage with headroom left, coloured by the range, fails, naming viz_headroom');
+
+        // 4. render: legibility. The Setup view with its fix column too narrow for its words, and its
+        //    status cells painted red under their (link-blue "optional") text, must fail, named.
+        const su = loadViews().find((v) => v.name === 'ingest_doctor_setup');
+        const sdef = JSON.parse(JSON.stringify(su.definition));
+        sdef.visualizations.viz_logs.options.columnFormat.fix.width = 60;
+        const st = sdef.visualizations.viz_instances;
+        st.options.columnFormat.status.rowBackgroundColors = '> table | seriesByName("status") | matchValue(redCells)';
+        st.context.redCells = [{ match: 'ok', value: '#D41F1F' }, { match: 'optional', value: '#D41F1F' }, { match: 'gap', value: '#D41F1F' }];
+        fs.rmSync(viewsDir, { recursive: true, force: true });
+        fs.mkdirSync(viewsDir);
+        fs.writeFileSync(path.join(viewsDir, 'ingest_doctor_setup.xml'), viewXml('Setup (selftest)', sdef));
+        const sfx = path.join(tmp, 'fixtures', 'saturated', 'ingest_doctor_setup');
+        fs.mkdirSync(sfx, { recursive: true });
+        const ssrc = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'saturated', 'ingest_doctor_setup');
+        for (const f of fs.readdirSync(ssrc)) fs.copyFileSync(path.join(ssrc, f), path.join(sfx, f));
+        r = await quietRender('saturated');
+        const serrs = r.report[0].errors.join('\n');
+        assert.strictEqual(r.code, 1, 'the illegible render passed');
+        assert.match(serrs, /viz_logs \(splunk\.table\): truncated word ".*" broken inside itself/, serrs);
+        console.log('ok   render bites: a word broken inside itself fails, naming viz_logs');
+        assert.match(serrs, /viz_instances \(splunk\.table\): truncated link-coloured text "optional" on a coloured cell/, serrs);
+        console.log('ok   render bites: link-coloured text on a coloured cell fails, naming viz_instances');
     } finally {
         fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -360,6 +360,7 @@ class Deployment:
         return out
 
     def hec_settings(self):
-        rows = [[h, "collector", "2", "0", "0", "8088", "true", "2", None] for h in FORWARDERS]
-        rows += [[h, "REST", "2", "0", "0", "8088", "1", "2", None] for h in INDEXERS]
+        # enableSSL as the view's eval words it for both sources (REST 1, the collector's JSON true)
+        rows = [[h, "collector", "2", "0", "0", "8088", "yes", "2", None] for h in FORWARDERS]
+        rows += [[h, "REST", "2", "0", "0", "8088", "yes", "2", None] for h in INDEXERS]
         return sorted(rows, key=lambda r: (r[0], r[1]))

@@ -35,9 +35,15 @@ def macro(name: str, description: str, *parts: str, args: str = "") -> None:
 
 
 macro("ingest_doctor_hec_data",
-      "HEC data for the ingestion-lag panel: events whose source is http:<token name> (HEC's default source). "
-      "Narrow the indexes, or match the source your tokens set.",
-      "index=* source=http:*")
+      "HEC data for the ingestion-lag panel: events whose source is http:<token name> (HEC's default source), in "
+      "the indexes the enabled HEC tokens of the search peers write to (never every index). HEC on heavy "
+      "forwarders (not search peers): set it to your HEC indexes, e.g. index=web source=http:* (the Setup view says "
+      "when).",
+      "[| rest splunk_server=* count=0 /services/data/inputs/http | search disabled=0",
+      "| eval index=mvappend(index, indexes) | mvexpand index | eval index=if(index==\"default\", \"main\", index)",
+      "| where index!=\"\" | stats count BY index | fields index",
+      "| append [| makeresults | eval index=\"ingest_doctor_no_hec_token\" | fields index] | format]",
+      "source=http:*")
 macro("ingest_doctor_dutycycle_rows",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
       "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",

@@ -10,12 +10,14 @@ from studio import APP, CRIT, GREY, OK, THRESHOLD_STYLE, WARN, Dash
 def severity_column() -> dict:
     """A findings table's severity column format (a fresh one: the grid sets each table's widths),
     coloured by the context severity_colors()."""
-    return {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}
+    return {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)",
+            "rowColors": "> table | seriesByName(\"severity\") | matchValue(sevText)"}
 
 
 def severity_colors() -> dict:
-    return {"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                          {"match": "info", "value": GREY}]}
+    colors = [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+              {"match": "info", "value": GREY}]
+    return {"sevColors": colors, "sevText": text_on(colors)}
 
 
 def std_inputs(d: Dash, pset: bool = True) -> None:
@@ -97,10 +99,21 @@ def table_colors(ranges: dict) -> dict:
             cfg.append(band)
             lo = to
         ctx[key] = cfg
-        fmt[col] = {"rowBackgroundColors": "> table | seriesByName(\"{}\") | rangeValue({})".format(col, key)}
+        ctx[key + "Text"] = [dict(band, value=CELL_TEXT) for band in cfg]
+        fmt[col] = {"rowBackgroundColors": "> table | seriesByName(\"{}\") | rangeValue({})".format(col, key),
+                    "rowColors": "> table | seriesByName(\"{}\") | rangeValue({}Text)".format(col, key)}
     return {"columnFormat": fmt}, ctx
 
 
 def busy_bands(limit: float = TH.thread_busy_pct) -> list:
     """Green below BUSY_PCT, amber up to the threshold `limit`, red from it."""
     return [(BUSY_PCT, OK), (limit, WARN), (None, CRIT)]
+
+
+# Text on a coloured cell is plain white, never the link blue of a clickable table (render.js checks).
+CELL_TEXT = "#FFFFFF"
+
+
+def text_on(colors):
+    """A matchValue context giving every value of `colors` (a list of {match, value}) white text."""
+    return [{"match": c["match"], "value": CELL_TEXT} for c in colors]

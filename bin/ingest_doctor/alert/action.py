@@ -34,6 +34,8 @@ Issue 23 (nothing lost, nothing forged):
 """
 from __future__ import annotations
 
+import dataclasses
+
 import secrets
 import time as _time
 from dataclasses import dataclass, field
@@ -42,7 +44,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Proto
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, index_from_macro
+from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, kv_key,
@@ -51,7 +53,7 @@ from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 
 EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
-FALLBACK_INDEX = "main"
+FALLBACK_INDEX = "ingest_doctor"
 SOURCETYPE = "ingest_doctor:finding"
 SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
@@ -215,8 +217,10 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
+    params = apply_settings(payload.params, macros)
+    payload = dataclasses.replace(payload, params=params)      # the app's settings macros filled in
     summary.not_judged.extend(complete_config(by_host, port))
-    findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
+    findings, summary.below_min, notes = judge(by_host, th, params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
 

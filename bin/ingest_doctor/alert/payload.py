@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import IO, Any, Dict, Mapping, Optional
+from dataclasses import dataclass, replace
+from typing import IO, Any, Dict, FrozenSet, Mapping, Optional
 from urllib.parse import urlsplit
 
 from ingest_doctor import exitcodes
@@ -43,6 +43,8 @@ class Transient(AlertError):
 
 
 DEFAULT_MIN_SEVERITY = "warning"
+LOG_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR")
+_LEVEL_ALIASES = {"WARNING": "WARN", "CRITICAL": "ERROR", "FATAL": "ERROR"}
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 # Splunk index names: lowercase letters, digits, `_` and `-`, not starting with
@@ -52,12 +54,22 @@ _HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")
 _IPV6 = re.compile(r"^[0-9A-Fa-f:.]+$")
 
 
+# The app's settings for every alert at once, editable in Splunk Web (Settings > Advanced search >
+# Search macros, linked from the Setup view); an alert's own non-empty parameter (its *Trigger
+# actions* form, or param.* in local/alert_actions.conf for all) still wins.
+MIN_SEVERITY_MACRO = "ingest_doctor_min_severity"
+WEBHOOK_MACRO = "ingest_doctor_webhook_url"
+_UNSET = ("", "none", "-")
+
+
 @dataclass(frozen=True)
 class AlertParams:
     min_severity: str = DEFAULT_MIN_SEVERITY
     webhook_url: Optional[str] = None
     index: Optional[str] = None        # None: follow the `ingest_doctor_events_index` macro
     web_messages: bool = True          # new or escalated findings as Splunk Web messages
+    given: FrozenSet[str] = frozenset()   # parameters set (non-empty) in the payload: the macros do not apply
+    log_level: str = "INFO"            # the action's log (splunkd.log and ingest_doctor_flag.log)
 
 
 @dataclass(frozen=True)
@@ -99,11 +111,13 @@ def validate_webhook_url(url: str) -> str:
 def parse_params(conf: Mapping[str, Any]) -> AlertParams:
     if not isinstance(conf, Mapping):
         raise BadInput("payload 'configuration' is not an object")
-    sev = str(conf.get("min_severity") or DEFAULT_MIN_SEVERITY).strip().lower()
+    raw_sev = str(conf.get("min_severity") or "").strip().lower()
+    sev = raw_sev or DEFAULT_MIN_SEVERITY
     if sev not in SEVERITIES:
         raise BadConfig("min_severity=%r is not one of %s" % (sev, ", ".join(SEVERITIES)))
     raw_url = str(conf.get("webhook_url") or "").strip()
     url = validate_webhook_url(raw_url) if raw_url else None
+    given = frozenset(k for k, v in (("min_severity", raw_sev), ("webhook_url", raw_url)) if v)
     raw_index = str(conf.get("index") or "").strip()
     if raw_index and not _INDEX.match(raw_index):
         raise BadConfig("index=%r is not a valid index name (lowercase letters, digits, _ and -; "
@@ -111,7 +125,35 @@ def parse_params(conf: Mapping[str, Any]) -> AlertParams:
     raw_msgs = str(conf.get("web_messages", "1") or "1").strip().lower()
     if raw_msgs not in _TRUE + _FALSE:
         raise BadConfig("web_messages=%r is neither true nor false (1/0)" % raw_msgs)
-    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE)
+    raw_level = str(conf.get("log_level") or "INFO").strip().upper()
+    level = _LEVEL_ALIASES.get(raw_level, raw_level)
+    if level not in LOG_LEVELS:
+        raise BadConfig("log_level=%r is not one of %s" % (raw_level, ", ".join(LOG_LEVELS)))
+    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE, given, level)
+
+
+def _macro_value(definition: Optional[str]) -> str:
+    v = (definition or "").strip()
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
+        v = v[1:-1].strip()
+    return "" if v.lower() in _UNSET else v
+
+
+def apply_settings(params: AlertParams, macros: Mapping[str, str]) -> AlertParams:
+    """The parameters an alert left empty, from the app's settings macros (one place for all alerts)."""
+    sev, url = params.min_severity, params.webhook_url
+    if "min_severity" not in params.given and MIN_SEVERITY_MACRO in macros:
+        sev = _macro_value(macros[MIN_SEVERITY_MACRO]).lower() or DEFAULT_MIN_SEVERITY
+        if sev not in SEVERITIES:
+            raise BadConfig("macro %s is %r, not one of %s (Settings > Advanced search > Search macros)"
+                            % (MIN_SEVERITY_MACRO, sev, ", ".join(SEVERITIES)))
+    if "webhook_url" not in params.given and WEBHOOK_MACRO in macros:
+        raw = _macro_value(macros[WEBHOOK_MACRO])
+        try:
+            url = validate_webhook_url(raw) if raw else None
+        except BadConfig as e:
+            raise BadConfig("macro %s: %s" % (WEBHOOK_MACRO, e)) from None
+    return replace(params, min_severity=sev, webhook_url=url)
 
 
 def _required_str(data: Mapping[str, Any], key: str) -> str:
@@ -162,9 +204,29 @@ def describe(payload: Payload) -> Dict[str, str]:
             "web_messages": "on" if payload.params.web_messages else "off"}
 
 
-def make_logger(stderr: IO[str]):
-    """The action's log: `LEVEL category=... key=value` lines on stderr, which splunkd files in splunkd.log."""
-    def log(level: str, category: str, **fields: Any) -> None:
-        stderr.write("%s %s\n" % (level, kv(category, **fields)))
-        stderr.flush()
-    return log
+def _rank(level: str) -> int:
+    name = _LEVEL_ALIASES.get(level, level)
+    return LOG_LEVELS.index(name) if name in LOG_LEVELS else LOG_LEVELS.index("INFO")
+
+
+class Logger:
+    """The action's log: `LEVEL category=... key=value` lines at or above `level`, on stderr (splunkd
+    files them in splunkd.log) and, when given, in the action's own file (anything with `write(line)`)."""
+
+    def __init__(self, stderr: IO[str], file: Any = None, level: str = "INFO"):
+        self.stderr = stderr
+        self.file = file
+        self.level = level
+
+    def __call__(self, level: str, category: str, **fields: Any) -> None:
+        if _rank(level) < _rank(self.level):
+            return
+        line = "%s %s" % (level, kv(category, **fields))
+        self.stderr.write(line + "\n")
+        self.stderr.flush()
+        if self.file is not None:
+            self.file.write(line)
+
+
+def make_logger(stderr: IO[str], file: Any = None) -> Logger:
+    return Logger(stderr, file)

@@ -8,11 +8,12 @@ from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_B
                  one_line, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
-                     table_colors)
+                     table_colors, text_on)
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 from ingest_doctor.thresholds import BATCHED_EVENTS_PER_REQUEST as BATCHED  # noqa: E402
 from ingest_doctor.thresholds import CHATTY_EVENTS_PER_REQUEST as CHATTY  # noqa: E402
+
 
 # One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
 # queue when nothing is full) over the last 15 minutes of the range, the open finding, the
@@ -78,6 +79,9 @@ HEC_SETTINGS = (
     "  | stats latest(dedicatedIoThreads) AS dedicatedIoThreads latest(maxThreads) AS maxThreads latest(maxSockets) AS maxSockets "
     "latest(port) AS port latest(enableSSL) AS enableSSL latest(tokens) AS tokens BY host\n"
     "  | rename host AS splunk_server | eval source=\"collector\"]\n"
+    # one vocabulary for every source: REST says 1/0, the collector's JSON true/false
+    "| eval enableSSL=case(lower(enableSSL)==\"1\" OR lower(enableSSL)==\"true\", \"yes\", "
+    "lower(enableSSL)==\"0\" OR lower(enableSSL)==\"false\", \"no\")\n"
     "| table splunk_server source dedicatedIoThreads maxThreads maxSockets port enableSSL tokens useACK_tokens\n"
     "| sort splunk_server source"
 )
@@ -189,12 +193,13 @@ def _throughput_panels(d: Dash) -> None:
           "Last 15 minutes of the range, worst first. A stage at its threshold (queue fill or thread busy % of one core) "
           "ranks first, the later stage of a full chain before the earlier. Click a row for its pipeline set.",
           {"columnFormat": {"state": {"rowBackgroundColors": "> table | seriesByName(\"state\") | matchValue(stateColors)",
+                                      "rowColors": "> table | seriesByName(\"state\") | matchValue(stateText)",
                                       "width": 95},
                             "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
                             "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
                             "open finding": {"width": 170}, "what to change": {"width": 440}},
            "count": 8},
-          context={"stateColors": states},
+          context={"stateColors": states, "stateText": text_on(states)},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     for vid, (title, field, unit, under) in {
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, last 15 min"),

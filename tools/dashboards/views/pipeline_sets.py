@@ -4,7 +4,7 @@ from __future__ import annotations
 from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set,
                  top_chart)
 from studio import CRIT, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors
+from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
 
 
 NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
@@ -102,8 +102,10 @@ def _panels(d: Dash) -> None:
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
     cf, ctx = table_colors({s: busy_bands(TH.queue_fill_pct) for s in CHAIN})
     cf["columnFormat"]["bottleneck"] = {
-        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
+        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)",
+        "rowColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckText)"}
     ctx["bottleneckColors"] = [{"match": "none", "value": OK}] + [{"match": s, "value": CRIT} for s in CHAIN]
+    ctx["bottleneckText"] = text_on(ctx["bottleneckColors"])
     d.add("viz_chain", "splunk.table",
           "Chain " + " -> ".join(CHAIN) + ": queue fill % ($agg$) and the bottleneck", "ds_chain",
           "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "

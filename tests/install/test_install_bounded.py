@@ -1,0 +1,128 @@
+"""Every outbound call is bounded by the port's timeout: the probe-token read from storage/passwords
+(through solnlib) and the Splunk Web messages, against a fake splunkd that never answers.
+
+A request that hangs is held until the test ends; each call runs in a worker thread that the test
+waits for at most HANG_GUARD_S, so an unbounded call fails the test instead of hanging it (a guard,
+not a measurement: no speed is asserted). The pin: if solnlib stops sending the credential read through
+the Service our port is wired into (CredentialManager.service), the read hangs here and the test fails.
+"""
+import os
+import threading
+
+import pytest
+
+from fakes import instance as fi  # noqa: E402
+from fakes.splunkd import Response  # noqa: E402
+from ingest_doctor.collector import params as params_mod  # noqa: E402
+from ingest_doctor.delivery import messages  # noqa: E402
+from ingest_doctor_ports import collector as collector_port  # noqa: E402
+from ingest_doctor_ports.messages import MessageError, WebMessages  # noqa: E402
+from ingest_doctor_ports.splunkd import Http, unverified  # noqa: E402
+
+PASSWORDS = "/servicesNS/nobody/TA-ingest_doctor/storage/passwords"
+HANG_GUARD_S = 60.0
+PORT_TIMEOUT_S = 0.5
+
+
+class Hang:
+    """A route that never answers until released (the end of the test)."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.calls = 0
+
+    def __call__(self, req):
+        self.calls += 1
+        self.release.wait(HANG_GUARD_S + 30)
+        return Response(200, b"", fault="reset")
+
+
+@pytest.fixture
+def hang(fake_splunkd):
+    h = Hang()
+    yield h
+    h.release.set()
+
+
+def counted(http):
+    calls = []
+
+    def call(method, url, headers, body, tls):
+        calls.append((method, url.split("?")[0]))
+        return http(method, url, headers, body, tls)
+    return call, calls
+
+
+def in_thread(fn):
+    """fn() in a worker; (finished, result or exception)."""
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as e:       # the call's own failure is the result under test
+            out["error"] = e
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(HANG_GUARD_S)
+    return not t.is_alive(), out
+
+
+def reader(fake, http):
+    params = params_mod.parse_params({"hec_token_credential": "hec_probe", "index": "x"})
+    return collector_port.credential_reader(params, fi.SESSION_KEY, fake.url, http)
+
+
+def test_probe_token_is_read_through_the_port(fake_splunkd):
+    with open(os.path.join(fi.TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as fh:
+        atom = fh.read().replace("{token}", fi.PROBE_TOKEN).replace("{base}", fake_splunkd.url)
+    fake_splunkd.route("GET", PASSWORDS, Response(200, atom, content_type="text/xml; charset=UTF-8"))
+    http, calls = counted(Http(5.0, {"splunkd": unverified()}))
+    done, out = in_thread(reader(fake_splunkd, http))
+    assert done and out.get("value") == fi.PROBE_TOKEN, out
+    # every request solnlib made went through our port
+    assert calls and all(path.endswith("/storage/passwords") for _, path in calls)
+    assert len(calls) == len(fake_splunkd.requests_to(PASSWORDS))
+
+
+def test_probe_token_read_is_bounded_by_the_port_timeout(fake_splunkd, hang):
+    fake_splunkd.route("GET", PASSWORDS, hang)
+    http, calls = counted(Http(PORT_TIMEOUT_S, {"splunkd": unverified()}))
+    done, out = in_thread(reader(fake_splunkd, http))
+    assert done, "the storage/passwords read hung: solnlib no longer uses the Service our port is wired into"
+    assert "timeout" in str(out.get("error")), out
+    assert hang.calls >= 1 and calls
+
+
+def test_solnlib_seam_is_where_we_wire_it():
+    """solnlib 8.2.0: CredentialManager keeps a public splunklib Service whose handler lives in
+    Context.http.handler, and its password collection is bound to that same Service."""
+    from solnlib.credentials import CredentialManager
+    from splunklib import binding, client
+    m = CredentialManager(fi.SESSION_KEY, "TA-ingest_doctor", realm="r", scheme="https", host="127.0.0.1",
+                          port=8089)
+    assert isinstance(m.service, client.Service) and isinstance(m.service.http, binding.HttpLib)
+    mark = object()
+    collector_port.bound_service(m.service, lambda *a: mark)
+    assert m._storage_passwords.service is m.service and m.service.http.handler is not None
+
+
+def test_messages_are_bounded_by_the_port_timeout(fake_splunkd, hang):
+    fake_splunkd.route("GET", "/services/messages", hang)
+    fake_splunkd.route("POST", "/services/messages", hang)
+    http, calls = counted(Http(PORT_TIMEOUT_S, {"splunkd": unverified()}))
+    web = WebMessages(fake_splunkd.url, "KEY", http)
+    done, out = in_thread(web.shown)
+    assert done and isinstance(out.get("error"), MessageError) and "timeout" in str(out["error"]), out
+    plan = messages.MessagePlan(posts=[messages.Post("ingest_doctor_finding_x", "text", "warn")])
+    done, out = in_thread(lambda: web.apply(plan))
+    assert done and "timeout" in (out.get("value") or ""), out
+    assert [m for m, _ in calls] == ["GET", "POST"]
+
+
+def test_messages_port_uses_no_solnlib_internals():
+    import inspect
+    from ingest_doctor_ports import messages as port
+    src = inspect.getsource(port)
+    assert "solnlib" not in "".join(l for l in src.splitlines() if l.startswith(("import", "from")))
+    assert "._rest_client" not in src

@@ -1,0 +1,79 @@
+"""Conventions an admin checks in the first hour: the add-on's icons, an Alerts menu listing the
+app's alerts, and `make package` not re-running AppInspect on an unchanged package."""
+import json
+import os
+import xml.etree.ElementTree as ET
+
+from fakes.paths import ROOT, need_build
+
+import appinspect_gate
+from confcheck import read_conf
+
+TA_BUILD = os.path.join(ROOT, "build", "TA-ingest_doctor")
+ICONS = ("appIcon.png", "appIcon_2x.png", "appIconAlt.png", "appIconAlt_2x.png")
+
+
+def test_the_add_on_has_the_apps_icons():
+    need_build()
+    for icon in ICONS:
+        with open(os.path.join(ROOT, "static", icon), "rb") as fh:
+            drawn = fh.read()
+        path = os.path.join(TA_BUILD, "static", icon)
+        assert os.path.isfile(path), "%s missing from the add-on (run `make build`)" % icon
+        with open(path, "rb") as fh:
+            assert fh.read() == drawn, icon
+
+
+def test_the_alerts_menu_lists_every_alert_of_the_app():
+    nav = ET.parse(os.path.join(ROOT, "default", "data", "ui", "nav", "default.xml")).getroot()
+    alerts = [c for c in nav.iter("collection") if c.get("label") == "Alerts"]
+    assert len(alerts) == 1
+    listed = [s.get("name") for s in alerts[0].iter("saved")]
+    assert "alerts" in [v.get("name") for v in alerts[0].iter("view")]       # Splunk's list of this app's alerts
+    saved = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
+    tracked = [name for name, st in saved.items() if st.get("alert.track", "").lower() in ("1", "true")]
+    assert sorted(listed) == sorted(tracked) and len(listed) == 8
+
+
+def _fake_report(result="success"):
+    return {"summary": {result: 1}, "reports": [{"groups": [{"checks": [
+        {"name": "check_something", "result": result, "messages": []}]}]}]}
+
+
+def test_an_unchanged_package_is_not_inspected_again(tmp_path, monkeypatch, capsys):
+    tgz = tmp_path / "ingest_doctor-0.1.0.tgz"
+    tgz.write_bytes(b"package bytes")
+    runs = []
+
+    def fake_run(path, out_json, extra):
+        runs.append((os.path.basename(path), extra))
+        with open(out_json, "w", encoding="utf-8") as fh:
+            json.dump(_fake_report(), fh)
+    monkeypatch.setattr(appinspect_gate, "run", fake_run)
+    argv = ["--out", str(tmp_path / "out"), "--docs", str(tmp_path / "none.md"), str(tgz)]
+    assert appinspect_gate.main(argv) == 0
+    assert len(runs) == 2                                    # precert and cloud
+    assert appinspect_gate.main(argv) == 0
+    assert len(runs) == 2                                    # same bytes: both reports reused
+    assert "package unchanged: report reused" in capsys.readouterr().out
+    tgz.write_bytes(b"package bytes, changed")
+    assert appinspect_gate.main(argv) == 0
+    assert len(runs) == 4
+    assert appinspect_gate.main(argv + ["--fresh"]) == 0
+    assert len(runs) == 6
+
+
+def test_a_reused_report_is_still_judged(tmp_path, monkeypatch):
+    tgz = tmp_path / "ingest_doctor-0.1.0.tgz"
+    tgz.write_bytes(b"package bytes")
+
+    def fake_run(path, out_json, extra):
+        with open(out_json, "w", encoding="utf-8") as fh:
+            json.dump(_fake_report("warning"), fh)
+    monkeypatch.setattr(appinspect_gate, "run", fake_run)
+    docs = tmp_path / "appinspect.md"
+    docs.write_text("| check | where | why |\n|---|---|---|\n| `check_something` | | reason |\n")
+    argv = ["--out", str(tmp_path / "out"), "--docs", str(docs), str(tgz)]
+    assert appinspect_gate.main(argv) == 0
+    docs.write_text("nothing explained\n")
+    assert appinspect_gate.main(argv) == 1                   # no run, but the warning is now unexplained
