@@ -19,9 +19,15 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 Rows of the `finding` signal carry findings the collector already judged
 (alert_rows.rows_to_reported): they are stored as they are, not judged again,
 and no second event is written for them; a resolved one closes its record.
+
+A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections, the findings of
+the run are linked across instances (deployment/link.py): a sender's blocked output whose receivers
+are saturated is stored with `caused_by` and a summary naming the cause; only root causes get a Splunk
+Web message (naming how many instances they hold back) and a webhook (carrying their symptoms).
 """
 from __future__ import annotations
 
+import dataclasses
 import time as _time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
@@ -33,6 +39,8 @@ from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, index_fr
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, rows_to_evidence, rows_to_reported
 from ingest_doctor.delivery.store import Upsert, finding_event, kv_key, plan, plan_resolution, webhook_body
+from ingest_doctor.deployment import link as link_mod
+from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 
@@ -191,6 +199,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     floor = severity_rank(payload.params.min_severity)
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
+    findings, kept, caused = link_deployment(by_host, findings, kept)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     if not findings and not kept:
@@ -200,11 +209,11 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     # 2. read what the store knows
     existing = port.kv_read([kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept])
     # 3. events, then records
-    planned, changes = _plan_all(findings, kept, existing, now, payload, summary)
+    planned, changes = _plan_all(findings, kept, existing, now, payload, summary, caused)
     by_event_host: Dict[str, List[str]] = {}
     for f, up, judged in planned:
         if judged:
-            by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
+            by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY, caused.get(f.id)))
     for host in sorted(by_event_host):
         port.write_events(index, host, by_event_host[host])
         summary.events += len(by_event_host[host])
@@ -215,29 +224,66 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         summary.messages = post_messages(port, changes, payload.params.min_severity)
     # 5. the webhook
     if payload.params.webhook_url:
+        # Root and symptoms once: a symptom rides with its root cause when the root is sent this run.
+        sent = {f.id for f, _, _ in planned}
+        byid = {f.id: f for f in findings + [r.finding for r in kept]}
         for f, up, _ in planned:
+            root = link_mod.root_of(f.id, caused)
+            if root != f.id and root in sent:
+                continue
+            symptoms = [byid[s] for s in link_mod.symptoms(f.id, caused) if s in byid]
             port.webhook(payload.params.webhook_url,
-                         webhook_body(f, up.record, payload.search_name, payload.results_link))
+                         webhook_body(f, up.record, payload.search_name, payload.results_link, symptoms))
             summary.webhooks += 1
     return summary
 
 
+def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], reported: List[Reported]
+                    ) -> Tuple[List[Finding], List[Reported], Dict[str, Optional[str]]]:
+    """Link the run's findings across instances when the rows say who sends to whom; otherwise unchanged."""
+    hosts = dict(by_host)
+    for r in reported:
+        h = r.finding.host or ""
+        if h and h not in hosts:
+            hosts[h] = Evidence(host=h)
+    topo = topology.build([topology.Instance(h, ev) for h, ev in sorted(hosts.items())])
+    if not topo.receivers:
+        return findings, reported, {}
+    open_findings = findings + [r.finding for r in reported if r.status == "open"]
+    caused = link_mod.link(open_findings, topo)
+    byid = {f.id: f for f in open_findings}
+
+    def fix(f: Finding) -> Finding:
+        cause = caused.get(f.id)
+        if not cause or cause not in byid:
+            return f
+        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
+
+    return ([fix(f) for f in findings],
+            [dataclasses.replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
+            {k: v for k, v in caused.items() if v})
+
+
 def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[str, Dict[str, Any]], now: float,
-              payload: Payload, summary: Summary) -> Tuple[List[Tuple[Finding, Upsert, bool]],
-                                                           List[messages_mod.Change]]:
+              payload: Payload, summary: Summary, caused: Optional[Dict[str, Optional[str]]] = None
+              ) -> Tuple[List[Tuple[Finding, Upsert, bool]], List[messages_mod.Change]]:
     """Upserts in order (judged, then reported); a record planned twice in one run builds on itself."""
     planned: List[Tuple[Finding, Upsert, bool]] = []
     changes: List[messages_mod.Change] = []
     items: List[Tuple[Finding, Optional[Reported]]] = [(f, None) for f in sorted(findings, key=lambda x: x.id)]
     items += [(r.finding, r) for r in sorted(reported, key=lambda r: (r.time, r.finding.id))]
+    caused = caused or {}
+    hosts = {f.id: f.host or "-" for f, _ in items}
     for f, rep in items:
         key = kv_key(f.id)
         if rep is not None and rep.status == "resolved":
             up = plan_resolution(existing.get(key), f.id, rep.time, rep.resolution, payload.sid, payload.search_name)
         elif rep is not None:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time)
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time,
+                      caused.get(f.id))
         else:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY)
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY,
+                      caused_by=caused.get(f.id))
         if up is None:
             summary.unchanged += 1
             continue
@@ -254,7 +300,10 @@ def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[
         if up.reopened:
             summary.reopened += 1
         kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
-        changes.append(messages_mod.Change(f, kind))
+        if caused.get(f.id):
+            continue        # a symptom: its root cause's message names it
+        held = tuple(sorted({hosts.get(s, s.split("/", 1)[0]) for s in link_mod.symptoms(f.id, caused)}))
+        changes.append(messages_mod.Change(f, kind, "", held))
     return planned, changes
 
 

@@ -25,7 +25,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
-from ingest_doctor.evidence import Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, ThreadSample
+from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, TcpinConnection,
+                                   TcpoutConnection, ThreadSample)
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
@@ -59,6 +60,11 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     # a finding the collector reported: its event (`finding`, the JSON of docs/events.md), whether it
     # is open or resolved, and the event's time (last_time)
     Signal("finding", ("finding",), ("id", "severity", "status", "detected_by")),
+    # a receiver's metrics.log group=tcpin_connections, one row per sender seen: the sender's hostname=
+    # (peer), sourceIp= (peer_ip), guid=, fwdType= and its mean _tcp_KBps (the deployment's topology)
+    Signal("tcpin", ("peer",), ("peer_ip", "guid", "fwd_type", "kbps")),
+    # a sender's metrics.log group=tcpout_connections, one row per receiver: destIp:destPort (dest), _tcp_KBps
+    Signal("tcpout", ("dest",), ("kbps",)),
 )}
 REPORTED = "finding"
 
@@ -235,9 +241,23 @@ def _indexer(ev: Evidence, row: Row, ctx: Context) -> None:
     ev.saw("services/server/introspection/indexer")
 
 
+def _tcpin(ev: Evidence, row: Row, ctx: Context) -> None:
+    peer = (row.get("peer") or "").strip()
+    ev.tcpin.append(TcpinConnection(ctx.last_time, (row.get("peer_ip") or "").strip(), peer,
+                                    (row.get("peer_ip") or "").strip(), (row.get("guid") or "").strip(),
+                                    (row.get("fwd_type") or "").strip(), _num(row, "kbps", row.get("kbps")) or 0.0,
+                                    source=ctx.source or "%s group=tcpin_connections" % _METRICS))
+
+
+def _tcpout(ev: Evidence, row: Row, ctx: Context) -> None:
+    ev.tcpout.append(TcpoutConnection(ctx.last_time, (row.get("dest") or "").strip(),
+                                      _num(row, "kbps", row.get("kbps")) or 0.0,
+                                      source=ctx.source or "%s group=tcpout_connections" % _METRICS))
+
+
 _HANDLERS = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0), "hec_busy": (_hec_busy, 60.0),
              "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
-             "indexer_throttled": (_indexer, 10.0)}
+             "indexer_throttled": (_indexer, 10.0), "tcpin": (_tcpin, 30.0), "tcpout": (_tcpout, 30.0)}
 
 
 def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[str, Evidence]:
