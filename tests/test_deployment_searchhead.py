@@ -99,3 +99,35 @@ def test_without_connection_rows_nothing_is_linked(sh, tls, tmp_path):
     assert p.returncode == exitcodes.OK, p.stderr
     assert sh.records[kv_key("hf-01/output/-")]["caused_by"] == ""
     assert sorted(sh.messages.shown) == sorted([message_name("idx-02/indexing/-"), message_name("hf-01/output/-")])
+
+
+def finding_row(host, bottleneck, severity, summary, recs):
+    from ingest_doctor.findings import Finding, Recommendation
+    f = Finding(bottleneck, severity, host, None, bottleneck, summary, [], [Recommendation(*r) for r in recs])
+    d = dict(f.to_dict(), detected_by="collector")
+    return {"signal": "finding", "host": host, "id": f.id, "severity": severity, "bottleneck": bottleneck,
+            "pipeline_set": "", "component": bottleneck, "status": "open", "last_time": NOW - 20,
+            "finding": json.dumps(d)}
+
+
+def test_the_relay_of_collector_findings_links_the_forwarder_to_its_indexer(sh, tls, tmp_path):
+    # The collectors judged each instance alone: the forwarder's own finding still offers compression.
+    relay = [
+        finding_row("hf-01", "output", "critical",
+                    "tcpout is full (100%, 10m): the output stage that drains it limits throughput. The link or the "
+                    "receivers' drain rate holds it back.",
+                    [("Only if the receivers are idle: compress forwarded data.", "outputs.conf", "tcpout",
+                      "compressed", "false", "true")]),
+        finding_row("idx-02", "typing", "warning", "typingQueue is full: the typing stage limits throughput.",
+                    [("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines", "1", "2")]),
+        {"signal": "tcpin", "host": "idx-02", "peer": "hf-01", "peer_ip": "10.0.0.5", "guid": "G-HF01",
+         "fwd_type": "full", "kbps": "5900", "last_time": NOW},
+    ]
+    res = write_results(str(tmp_path / "relay.csv.gz"), relay)
+    p = run_action(payload(sh.fake, res, "Ingest Doctor - Findings - Collector findings"), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    hf = sh.records[kv_key("hf-01/output/-")]
+    assert hf["caused_by"] == "idx-02/typing/-" and hf["detected_by"] == "collector"
+    assert "Caused by idx-02 typing" in hf["summary"]
+    assert "compressed" not in [r["setting"] for r in json.loads(hf["recommendations"])]
+    assert sorted(sh.messages.shown) == [message_name("idx-02/typing/-")]

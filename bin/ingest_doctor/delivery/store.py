@@ -33,7 +33,7 @@ COLLECTION = "ingest_doctor_findings"
 # Field order of the collection and of its lookup (collections.conf, transforms.conf).
 FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "status", "summary",
           "evidence", "recommendations", "first_seen", "last_seen", "count", "resolved_at",
-          "detected_by", "last_search", "last_sid", "resolution")
+          "detected_by", "last_search", "last_sid", "resolution", "caused_by")
 JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
