@@ -27,6 +27,7 @@ SETUP = ["ingest_doctor_setup"]
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 import gen_views  # noqa: E402
+import spl  # noqa: E402
 import splcheck  # noqa: E402
 
 
@@ -191,7 +192,7 @@ def test_recorded_results_exist_in_the_shape_each_search_returns(name, state):
         expected = final_fields(query)
         if rec["fields"] == ["message"]:
             # the empty state: the search found nothing and says why, in one column
-            assert gen_views.empty_message("") .split("message=")[0] in query, "%s: a message the search cannot return" % path
+            assert spl.empty_message("") .split("message=")[0] in query, "%s: a message the search cannot return" % path
             assert len(rec["rows"]) == 1 and len(rec["rows"][0][0]) > 30, path
         elif expected is not None:
             assert rec["fields"] == expected, "%s: fields %s, the search ends with %s" % (path, rec["fields"], expected)

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 import gen_conf  # noqa: E402
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
+import spl_macros  # noqa: E402
 
 MACROS = os.path.join("default", "macros.conf")
 
@@ -33,14 +34,14 @@ REGISTRY = (
      "bin/ingest_doctor/thresholds.py, model.py (HEC_CODES: ingest_doctor_hec_backpressure_terms)",
      "comment opening the block"),
     (MACROS + " (block # Dashboards)", "tools/dashboards/gen_views.py",
-     "the dashboards' shared SPL (gen_views.py)", "comment opening the block"),
+     "the dashboards' shared SPL (tools/dashboards/spl_macros.py)", "comment opening the block"),
     ("lookups/ingest_doctor_thresholds.csv", "tools/gen_conf.py", "bin/ingest_doctor/thresholds.py",
      "here only (a CSV lookup has no comments)"),
     ("lookups/ingest_doctor_pipeline.csv", "tools/gen_conf.py", "bin/ingest_doctor/model.py",
      "here only (a CSV lookup has no comments)"),
     ("lookups/ingest_doctor_hec_reply_codes.csv", "tools/gen_conf.py", "bin/ingest_doctor/model.py (HEC_CODES)",
      "here only (a CSV lookup has no comments)"),
-    ("default/data/ui/views/*.xml", "tools/dashboards/gen_views.py", "gen_views.py",
+    ("default/data/ui/views/*.xml", "tools/dashboards/gen_views.py", "tools/dashboards/views/*.py",
      "XML comment inside <dashboard>"),
     ("tests/fixtures/dashboards/<state>/<view>/<data source>.json", "tools/dashboards/make_fixtures.py",
      "tools/dashboards/sim.py, panels.py, recordings.py", "here only (JSON has no comments)"),
@@ -62,7 +63,7 @@ def generate(root=ROOT) -> dict:
     out = {}
     macros_path = os.path.join(root, MACROS)
     macros = _read(macros_path) if os.path.exists(macros_path) else ""
-    out[MACROS] = gen_views.macros_conf(gen_conf.macros_text(macros))
+    out[MACROS] = spl_macros.macros_conf(gen_conf.macros_text(macros))
     for path, text in gen_conf.outputs():
         rel = os.path.relpath(path, gen_conf.ROOT)
         if rel != MACROS:

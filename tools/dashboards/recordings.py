@@ -6,7 +6,7 @@ simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, r
 from __future__ import annotations
 
 import sim
-from gen_views import PROC_HEC_LABEL, PROC_HEC_SUFFIX
+from spl import PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from panels import (END, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
                     step, strftime, timechart, top_series)

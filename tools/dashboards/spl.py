@@ -1,0 +1,124 @@
+"""The SPL the views share: the scope of every search, the base search per data family, the
+findings and blocked queues as annotations. The macros these searches call are in spl_macros.py.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bin"))
+
+from ingest_doctor import model, threadnames  # noqa: E402
+from studio import CRIT, GREY, WARN  # noqa: E402
+
+# Host and pipeline-set scope of every search; the tokens come from the global inputs.
+HOSTS = "host IN ($host$)"
+PSET = 'search ingest_pipe="$pset$"'
+# An empty result never shows a bare "No data", nor a row of dashes posing as data: the search
+# then returns one column, `message`, saying what is missing and how to get it.
+def empty_message(text: str) -> str:
+    return "| appendpipe [ stats count | where count==0 | eval message=\"{}\" | table message ]".format(text)
+
+
+# Time charts name the host (and pipeline set) in every series and show the worst few, the rest
+# summarised as one "others" series: `ingest_doctor_top_series(value, n)` ranks the values of
+# `series` by their peak (then average) of `value` and prefixes the kept ones with their rank,
+# so the legend lists them worst first.
+TOP_N = 5
+
+
+def top_series(value: str, n: int = TOP_N) -> str:
+    return "`ingest_doctor_top_series({},{})`".format(value, n)
+
+
+HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
+PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) "
+                "by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe | sort ingest_pipe | table ingest_pipe")
+
+# metrics.log group=queue, one row per 30 s sample (metrics.log's interval) with fill %.
+# tstats over indexed terms: TERM() selects, PREFIX() reads the value after "key=". tcpout
+# queues report max_size/current_size in bytes instead of *_kb: both are read and coalesced.
+QUEUE_BASE = (
+    "| tstats fillnull_value=\"none\" sum(PREFIX(current_size_kb=)) AS cur_kb sum(PREFIX(max_size_kb=)) AS max_kb "
+    "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " "
+    "by host PREFIX(name=) PREFIX(ingest_pipe=) _time span=30s\n"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET
+)
+
+# Findings (KV store) as annotations: first seen within the time range, coloured by severity.
+def findings_annotations(where: str) -> str:
+    return (
+        "| inputlookup ingest_doctor_findings\n"
+        "| search " + HOSTS + " " + where + "\n"
+        "| addinfo\n| where first_seen>=info_min_time AND first_seen<=info_max_time\n"
+        "| eval _time=first_seen, label=\"finding (\".severity.\"): \".host.\" \".bottleneck."
+        "if(isnull(pipeline_set) OR pipeline_set==\"\", \"\", \" set \".pipeline_set), "
+        "color=case(severity==\"critical\", \"" + CRIT + "\", severity==\"warning\", \"" + WARN + "\", true(), \"" + GREY + "\")\n"
+        "| table _time label color")
+
+
+# Blocked queues (blocked=true) as annotations: one per 5 minutes and pipeline set.
+BLOCKED_ANNOTATIONS = (
+    "| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(blocked=true) "
+    + HOSTS + " by host PREFIX(name=) PREFIX(ingest_pipe=) _time span=5m\n"
+    "| rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe\n"
+    "| " + PSET + "\n"
+    "| stats values(queue) AS queues BY _time host ingest_pipe\n"
+    "| eval label=host.\" set \".ingest_pipe.\": \".mvjoin(queues, \", \").\" blocked\", color=\"" + CRIT + "\"\n"
+    "| table _time label color\n"
+    "| append [" + findings_annotations("bottleneck!=\"hec_input\"").replace("\n", " ") + "]\n"
+    "| sort _time"
+)
+
+# metrics.log group=dutycycle in both layouts, normalised to one row per sample and thread:
+#   long:  group=dutycycle, name=ingest, ingest_pipe=0, thread=typing, ratio=0.97
+#   wide:  group=dutycycle, name=misc, mgmt_httpd=0.001, tail=0.088  (thread names are keys)
+# plus the collector's per-thread CPU from /proc (mstats), where it runs. busy_pct is % of one core.
+DUTYCYCLE_BASE = (
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+    "| `ingest_doctor_dutycycle_rows`\n"
+    "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host thread span=1m "
+    "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
+    "| fields _time host ingest_pipe thread origin busy_pct"
+)
+
+# _introspection HttpEventCollector counters, per minute, per host and token.
+HEC_BASE = (
+    "`ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + "\n"
+    "| `ingest_doctor_hec_counters`"
+)
+
+# splunkd.log HEC rejections: "ERROR HttpInputDataHandler ... token name=t, ..., reply=9, ... parsing_err=..."
+HEC_ERRORS_BASE = (
+    "`ingest_doctor_splunkd_log` " + HOSTS + " TERM(HttpInputDataHandler) reply\n"
+    "| `ingest_doctor_hec_reply_rows`"
+)
+
+FINDINGS_BASE = "| inputlookup ingest_doctor_findings\n| `ingest_doctor_findings_rows`"
+
+NO_FINDINGS = empty_message(
+    "No finding matches these inputs. The Ingest Doctor alerts and the collector (through the search "
+    "Ingest Doctor - Findings - Collector findings) write findings: if there are none at all, check that they "
+    "are enabled (Settings > Searches, reports, and alerts, app Ingest Doctor).")
+
+
+def one_line(spl: str) -> str:
+    return " ".join(line.strip() for line in spl.splitlines())
+
+
+def host_set(prefix: str = "") -> str:
+    """`series` = host, plus ` set N` where metrics.log names a pipeline set."""
+    return (prefix + "eval series=host.if(ingest_pipe==\"none\", \"\", \" set \".ingest_pipe)")
+
+
+# The collector names threads as /proc does: HEC's data thread and its management thread share
+# their first 15 characters, so the collector's `httpinputserver` may be either (issue 12). The HEC
+# chart shows it beside the data thread, labelled so, never as the data thread.
+(PROC_HEC_THREAD,) = [k for k, names in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in names]
+PROC_HEC_SUFFIX = " (/proc: data or mgmt)"
+PROC_HEC_LABEL = " " + PROC_HEC_THREAD + PROC_HEC_SUFFIX

@@ -1,0 +1,127 @@
+"""The pipelines each base search applies after selecting its events, as macros: an admin (or an
+alert) reuses exactly what the dashboards compute. gen_views.py writes them to the "# Dashboards"
+block of default/macros.conf (one line each).
+"""
+from __future__ import annotations
+
+import os
+
+from spl import ROOT
+
+FINDINGS_EVAL = (
+    "eval pipeline_set=if(isnull(pipeline_set) OR pipeline_set==\"\", \"-\", pipeline_set)\n"
+    "| eval advice=mvjoin(spath(recommendations, \"{}.action\"), \" | \"), "
+    "evidence_text=mvjoin(mvzip(spath(evidence, \"{}.signal\"), mvzip(spath(evidence, \"{}.value\"), spath(evidence, \"{}.unit\"), \" \"), \"=\"), \"; \")\n"
+    "| eval settings=mvjoin(mvzip(spath(recommendations, \"{}.setting\"), spath(recommendations, \"{}.suggested\"), \" -> \"), \"; \")\n"
+    "| eval first_seen=strftime(first_seen, \"%F %T\"), last_seen_epoch=last_seen, last_seen=strftime(last_seen, \"%F %T\")\n"
+    "| eval severity_rank=case(severity==\"critical\", 0, severity==\"warning\", 1, true(), 2)\n"
+    "| eval detected=case(like(detected_by, \"%collector%\") AND like(detected_by, \"%alert_action%\"), \"both\", "
+    "like(detected_by, \"%collector%\"), \"collector\", true(), \"alert\")\n"
+    "| eval evidence_dashboard=case(bottleneck==\"hec_input\", \"ingest_doctor_hec_performance\", "
+    "bottleneck==\"typing\" OR bottleneck==\"merging\" OR bottleneck==\"parsing\", \"ingest_doctor_cpu_by_processor\", "
+    "bottleneck==\"host_cpu\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
+    "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
+    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard"
+)
+
+
+MACROS = {}
+
+
+def macro(name: str, description: str, *parts: str, args: str = "") -> None:
+    MACROS[name] = (" ".join(p.strip().replace("\n", " ") for p in parts), description, args)
+
+
+macro("ingest_doctor_hec_data",
+      "HEC data for the ingestion-lag panel: events whose source is http:<token name> (HEC's default source). "
+      "Narrow the indexes, or match the source your tokens set.",
+      "index=* source=http:*")
+macro("ingest_doctor_dutycycle_rows",
+      "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
+      "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
+      "rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"",
+      "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))",
+      "| fields _time host ingest_pipe dc_pairs | mvexpand dc_pairs",
+      "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"",
+      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"",
+      "| bin _time span=1m | stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin")
+macro("ingest_doctor_queue_fill_rows",
+      "After a tstats over metrics.log group=queue by PREFIX(name=) PREFIX(ingest_pipe=) giving cur_kb/max_kb "
+      "(and cur_b/max_b for queues sized in bytes): fill_pct and the stage that drains the queue (ingest_doctor_pipeline).",
+      "rename \"name=\" AS queue \"ingest_pipe=\" AS ingest_pipe",
+      "| eval fill_pct=round(coalesce(cur_kb/max_kb, cur_b/max_b)*100, 1), queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue)",
+      "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage stage_order",
+      "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))",
+      "| fields _time host ingest_pipe queue stage stage_order fill_pct")
+macro("ingest_doctor_hec_counters",
+      "_introspection component=HttpEventCollector counters summed per minute, host, series and token "
+      "(series http_event_collector: instance totals; http_event_collector_token: per token).",
+      "eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")",
+      "| bin _time span=1m",
+      "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests",
+      "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors",
+      "sum(data.num_of_auth_failures) AS auth_failures max(data.num_of_requests_waiting_ack) AS waiting_ack",
+      "BY _time host series token")
+macro("ingest_doctor_hec_reply_rows",
+      "splunkd.log HttpInputDataHandler rejections: reply=N, the token, and the code's meaning and advice "
+      "(lookup ingest_doctor_hec_reply_codes).",
+      "rex \"token name=(?<hec_token>[^,]+),\" | rex \"reply=(?<reply>\\d+)\" | where isnotnull(reply)",
+      "| lookup ingest_doctor_hec_reply_codes reply OUTPUT http_status meaning action",
+      "| eval meaning=coalesce(meaning, \"unknown reply code\"), reply_label=reply.\" \".meaning",
+      "| fields _time host hec_token reply http_status meaning action reply_label")
+macro("ingest_doctor_pipeline_cpu_rows",
+      "After a tstats over metrics.log group=pipeline by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) "
+      "_time span=1s giving max cpu_seconds and executes (a line repeated in the index is counted once): a reading "
+      "counts as CPU time only when plausible, at most the interval's wall time x the stage's threads (lookup "
+      "ingest_doctor_pipeline: max_cpu_pct is threads_per_set x 100% plus the engine's slack for interval jitter); "
+      "per minute, pct_one_core is the plausible CPU over the wall time it covers and "
+      "unreliable counts the readings left out.",
+      "rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe",
+      "| sort 0 host ingest_pipe pipeline processor _time",
+      "| streamstats current=f window=1 last(_time) AS prev_time BY host ingest_pipe pipeline processor",
+      "| eval interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)",
+      "| lookup ingest_doctor_pipeline pipeline OUTPUT stage threads_per_set max_cpu_pct",
+      "| eval stage=coalesce(mvindex(stage, 0), \"other\"), threads=coalesce(tonumber(mvindex(threads_per_set, 0)), 1),",
+      "max_cpu_pct=coalesce(tonumber(mvindex(max_cpu_pct, 0)), 100*threads)",
+      "| eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)",
+      "| bin _time span=1m",
+      "| stats sum(eval(if(plausible==1, cpu_seconds, 0))) AS cpu_seconds sum(eval(if(plausible==1, interval_s, 0))) AS wall_s",
+      "sum(eval(1-plausible)) AS unreliable max(cpu_seconds) AS max_reading max(interval_s) AS interval_s sum(executes) AS executes",
+      "BY _time host ingest_pipe stage pipeline processor threads",
+      "| eval pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())")
+macro("ingest_doctor_top_series(2)",
+      "Keeps the n values of `series` with the highest peak (then average) of the value field, prefixed with their rank "
+      "so a chart's legend lists them worst first; the others become one series \"others: N more\". Then "
+      "timechart ... BY series limit=0.",
+      "eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series",
+      "| sort 0 - series_peak - series_avg series",
+      "| streamstats dc(series) AS series_rank",
+      "| eventstats dc(series) AS series_count",
+      "| eval series=if(series_rank<=$n$, series_rank.\". \".series, \"others: \".(series_count-$n$).\" more\")",
+      "| fields - series_peak series_avg series_rank series_count", args="value, n")
+macro("ingest_doctor_findings_rows",
+      "After | inputlookup ingest_doctor_findings: evidence and recommendations (JSON) as text, dates, a severity "
+      "rank, and the dashboard that shows the finding's evidence.",
+      FINDINGS_EVAL)
+
+# HEC settings: REST on this search head and its search peers (tokens and the global [http]
+
+MACROS_CONF = os.path.join(ROOT, "default", "macros.conf")
+MACROS_BEGIN = "# Dashboards\n"
+MACROS_END = "# END Dashboards\n"
+
+
+def macros_conf(current: str) -> str:
+    """default/macros.conf with its "# Dashboards" block (ours) rewritten; the rest untouched."""
+    block = [MACROS_BEGIN,
+             "# Generated by tools/dashboards/gen_views.py, do not edit (edit there, then run tools/generate.py):\n"
+             "# the pipelines the dashboards' base searches apply to each data family, reusable in your own searches.\n"]
+    for name, (definition, description, args) in MACROS.items():
+        block += ["\n[{}]\n".format(name)] + (["args = {}\n".format(args)] if args else []) + [
+            "definition = {}\n".format(definition), "description = {}\n".format(description), "iseval = 0\n"]
+    block.append(MACROS_END)
+    text = "".join(block)
+    if MACROS_BEGIN in current and MACROS_END in current:
+        head, rest = current.split(MACROS_BEGIN, 1)
+        return head + text + rest.split(MACROS_END, 1)[1]
+    return current.rstrip("\n") + "\n\n" + text

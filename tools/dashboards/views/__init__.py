@@ -1,0 +1,1 @@
+"""One module per generated view; each has build() -> studio.Dash."""

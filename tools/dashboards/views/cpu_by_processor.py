@@ -1,0 +1,127 @@
+"""CPU by processor: where the ingestion CPU goes, on which host and pipeline set."""
+from __future__ import annotations
+
+from spl import FINDINGS_BASE, HOSTS, PSET, empty_message, host_set, top_series
+from studio import Dash
+from widgets import busy_bands, line_opts, link, std_inputs, table_colors
+
+CPU_BASE = (
+    "| tstats fillnull_value=\"none\" max(PREFIX(cpu_seconds=)) AS cpu_seconds max(PREFIX(executes=)) AS executes "
+    "where `ingest_doctor_metrics_log` TERM(group=pipeline) " + HOSTS + " "
+    "by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) _time span=1s\n"
+    "| `ingest_doctor_pipeline_cpu_rows`\n"
+    "| " + PSET + "\n"
+    "| fields _time host ingest_pipe stage pipeline processor threads cpu_seconds wall_s pct_one_core unreliable "
+    "max_reading interval_s executes"
+)
+
+
+def build() -> Dash:
+    d = Dash("ingest_doctor_cpu_by_processor", "CPU by processor",
+             "Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
+             "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
+             "indexer CPU, and what to change in props.conf.")
+    std_inputs(d)
+    _searches(d)
+    _panels(d)
+
+    d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
+    d.row(360, ("viz_cpu_table", 3), ("viz_regex_share", 2))
+    d.row(300, "viz_regex_st", "viz_indexer_cpu")
+    d.row(220, "viz_cpu_unreliable")
+    d.row(260, "viz_props_findings")
+    return d
+
+
+def _searches(d: Dash) -> None:
+    """Plausible CPU per processor, regex CPU, indexer CPU, open findings."""
+    d.search("ds_cpu", "Plausible CPU per processor per minute (tstats over metrics.log group=pipeline)", CPU_BASE)
+    d.chain("ds_cpu_time", "% of one core per host, set and processor (top 5)", "ds_cpu",
+            "| where isnotnull(pct_one_core)\n"
+            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| " + top_series("pct_one_core") + "\n"
+            "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_cpu_table", "Top processors", "ds_cpu",
+            "| where isnotnull(pct_one_core)\n"
+            "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe stage pipeline processor\n"
+            "| eval avg_pct=round(avg_pct, 1)\n"
+            "| sort 0 - avg_pct host ingest_pipe processor\n| head 15\n"
+            "| table host ingest_pipe stage pipeline processor avg_pct max_pct executes")
+    d.chain("ds_cpu_unreliable", "Readings left out: cpu_seconds above the interval x threads", "ds_cpu",
+            "| where unreliable>0\n"
+            "| stats sum(unreliable) AS readings max(max_reading) AS max_cpu_seconds max(interval_s) AS interval_s "
+            "max(threads) AS threads latest(_time) AS last_seen BY host ingest_pipe pipeline processor\n"
+            "| eval last_seen=strftime(last_seen, \"%F %T\")\n| sort 0 - readings host\n"
+            "| table host ingest_pipe pipeline processor readings max_cpu_seconds interval_s threads last_seen\n"
+            + empty_message("Every cpu_seconds reading is plausible (at most the interval's wall time x the stage's "
+                            "threads): nothing left out."))
+    d.chain("ds_regex_share", "Is typing regex-bound? regexreplacement share of the typing stage", "ds_cpu",
+            "| where pipeline==\"typing\" AND isnotnull(pct_one_core)\n"
+            "| eventstats sum(pct_one_core) AS stage_pct BY _time host ingest_pipe\n"
+            "| stats sum(cpu_seconds) AS cpu max(stage_pct) AS typing_peak_pct BY host ingest_pipe processor\n"
+            "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
+            "| where processor==\"regexreplacement\"\n"
+            "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
+            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
+            "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
+            "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict\n"
+            "| rename ingest_pipe AS set typing_peak_pct AS \"typing peak %\" regex_share_pct AS \"regex share %\"")
+    d.search("ds_regex_st", "Regex CPU per host and sourcetype (metrics.log group=per_sourcetype_regex_cpu)",
+             "`ingest_doctor_metrics_log` TERM(group=per_sourcetype_regex_cpu) " + HOSTS + "\n"
+             "| eval ingest_pipe=coalesce(ingest_pipe, \"none\")\n| " + PSET + "\n"
+             "| bin _time span=1m\n| stats sum(cpu) AS cpu_ms BY _time host series\n"
+             "| eval pct_one_core=cpu_ms/60000*100\n"
+             "| stats avg(pct_one_core) AS pct_one_core BY host series\n"
+             "| eval sourcetype=host.\" \".series, pct_one_core=round(pct_one_core, 2)\n"
+             "| sort 0 - pct_one_core sourcetype\n| head 10\n"
+             "| table sourcetype pct_one_core\n"
+             + empty_message("No index-time regex CPU reported in this time range (metrics.log "
+                             "per_sourcetype_regex_cpu lists only the top series: maxseries in limits.conf)."))
+    d.search("ds_indexer_cpu", "Indexer raw write + index service CPU per host and set",
+             "| tstats fillnull_value=\"none\" sum(PREFIX(write_cpu_seconds=)) AS write_cpu sum(PREFIX(service_cpu_seconds=)) AS service_cpu "
+             "where `ingest_doctor_metrics_log` TERM(group=pipeline) TERM(name=indexerpipe) TERM(processor=indexer) " + HOSTS + " "
+             "by host PREFIX(ingest_pipe=) _time span=1m\n"
+             "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
+             "| eval pct_one_core=round((write_cpu+service_cpu)/60*100, 1)\n"
+             "| " + host_set() + "\n| " + top_series("pct_one_core") + "\n"
+             "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+    d.search("ds_props_findings", "Open findings about parsing, merging and typing",
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
+             "| sort severity_rank - last_seen_epoch\n"
+             "| table severity host pipeline_set bottleneck summary advice settings detected first_seen\n"
+             + empty_message("No open finding about parsing, merging or typing on the selected hosts."))
+
+
+def _panels(d: Dash) -> None:
+    """The charts and tables, and what to change in props.conf."""
+    d.add("viz_cpu_time", "splunk.line", "% of one core per host, set and processor: top 5", "ds_cpu_time",
+          "Plausible cpu_seconds over the wall time they cover, max per minute; the 5 busiest, the rest as "
+          "\"others\" (max). A stage's processors share its thread.",
+          line_opts("% of one core", None))
+    cf, ctx = table_colors({"avg_pct": busy_bands()})
+    cf["count"] = 15
+    d.add("viz_cpu_table", "splunk.table", "Top processors by average % of one core", "ds_cpu_table", None, cf, context=ctx)
+    d.add("viz_cpu_unreliable", "splunk.table", "Unreliable CPU readings (left out of the charts)", "ds_cpu_unreliable",
+          "A processor's cpu_seconds above the interval's wall time x the stage's threads is not CPU time in the "
+          "interval (counters from old releases, repeated lines): shown here, never as load.")
+    d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
+          "Typing's peak minute (% of one core) and regexreplacement's share of its CPU; busiest first.")
+    d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per host and sourcetype (% of one core)", "ds_regex_st",
+          "Average per minute; the top 10 (limits.conf [metrics] maxseries limits what metrics.log lists).",
+          {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"pct_one_core\")",
+           "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
+    d.add("viz_indexer_cpu", "splunk.line", "Indexer raw write + index service per host and set: top 5",
+          "ds_indexer_cpu", "% of one core per minute; the rest as \"others\" (max).",
+          line_opts("% of one core", None))
+    d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
+          "With the sourcetypes and settings read from the instance's props.conf.",
+          {"columnFormat": {"summary": {"width": 260}, "advice": {"width": 220}, "settings": {"width": 170}}},
+          eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
+    d.markdown("viz_props_advice", "props.conf: what to change",
+               "**Merging (aggregator) busy?** Events are line-merged and timestamps searched with defaults. Per sourcetype:\n"
+               "`SHOULD_LINEMERGE = false` with an explicit `LINE_BREAKER`, `TIME_PREFIX`, `TIME_FORMAT` and a small "
+               "`MAX_TIMESTAMP_LOOKAHEAD`.\n\n"
+               "**Typing (regexreplacement) busy?** Index-time `TRANSFORMS-*` and `SEDCMD-*` run on every event: drop "
+               "what you do not need, anchor regexes, avoid leading `.*`, move field extractions to search time.\n\n"
+               "**Indexing (indexer) busy?** Raw write is disk bound; index service is tsidx work. With free cores, "
+               "`parallelIngestionPipelines = 2` in server.conf; without, scale the indexers out.")

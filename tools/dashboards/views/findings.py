@@ -1,0 +1,98 @@
+"""Findings: what the alerts and the collector found, where, with the evidence and the setting to change."""
+from __future__ import annotations
+
+from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS
+from studio import ACCENT, APP, CRIT, GREY, WARN, Dash
+from widgets import single, std_inputs
+
+
+def build() -> Dash:
+    d = Dash("ingest_doctor_findings", "Findings",
+             "What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
+             "Open and resolved, from the KV store ingest_doctor_findings.")
+    std_inputs(d, pset=False)
+    _inputs(d)
+    _searches(d)
+    _panels(d)
+
+    d.row(110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts", ("viz_findings_help", 2))
+    d.row(480, "viz_findings_table")
+    d.row(260, "viz_findings_by")
+    return d
+
+
+def _inputs(d: Dash) -> None:
+    """Status, severity and bottleneck beside the standard inputs."""
+    d.inputs["input_status"] = {"type": "input.dropdown", "title": "Status",
+                                "options": {"items": [{"label": "Open", "value": "open"},
+                                                      {"label": "Resolved", "value": "resolved"},
+                                                      {"label": "All", "value": "*"}],
+                                            "token": "status", "defaultValue": "open"}}
+    d.inputs["input_severity"] = {"type": "input.multiselect", "title": "Severity",
+                                  "options": {"items": [{"label": "All", "value": "*"},
+                                                        {"label": "critical", "value": "critical"},
+                                                        {"label": "warning", "value": "warning"},
+                                                        {"label": "info", "value": "info"}],
+                                              "token": "severity", "defaultValue": ["*"]}}
+    d.inputs["input_bottleneck"] = {
+        "type": "input.dropdown", "title": "Bottleneck",
+        "options": {"items": [{"label": "All", "value": "*"}] + [
+            {"label": b, "value": b} for b in ("hec_input", "parsing", "merging", "typing", "indexing", "output",
+                                               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")],
+            "token": "bottleneck", "defaultValue": "*"}}
+    d.global_inputs += ["input_status", "input_severity", "input_bottleneck"]
+
+
+def _searches(d: Dash) -> None:
+    """The findings, their counts by severity, every finding by bottleneck."""
+    d.search("ds_findings", "Findings (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
+    d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
+            "| sort severity_rank - last_seen_epoch\n"
+            "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
+            "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
+            "detected first_seen last_seen count status evidence_dashboard\n"
+            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
+            "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
+            "evidence_dashboard AS _evidence_dashboard\n"
+            + NO_FINDINGS)
+    d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
+            "| stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
+            "count(eval(severity==\"info\")) AS info dc(host) AS hosts\n| table critical warning info hosts")
+    d.search("ds_findings_all", "Every finding stored, open and resolved (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search bottleneck=\"$bottleneck$\" " + HOSTS)
+    d.chain("ds_findings_by", "Findings by bottleneck and status", "ds_findings_all",
+            "| chart count OVER bottleneck BY status limit=9 useother=true")
+
+
+
+def _panels(d: Dash) -> None:
+    """Counts, the table with its drilldown to the evidence, help."""
+    for vid, (title, field, colour) in {
+        "viz_kpi_critical": ("Critical", "critical", CRIT), "viz_kpi_warning": ("Warning", "warning", WARN),
+        "viz_kpi_info": ("Info", "info", GREY), "viz_kpi_hosts": ("Hosts affected", "hosts", ACCENT),
+    }.items():
+        t, _, opts = single(title, field)
+        opts["majorColor"] = colour
+        d.add(vid, "splunk.singlevalue", t, "ds_findings_kpi", options=opts)
+    d.add("viz_findings_by", "splunk.bar", "Every stored finding by bottleneck, open and resolved", "ds_findings_by",
+          "All hosts selected, whatever the Status input.",
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "findings"})
+    d.add("viz_findings_table", "splunk.table", "Findings: evidence and what to change (click a row for its evidence)",
+          "ds_findings_table",
+          "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
+          "with the current and the suggested value read from the instance.",
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+                            "summary": {"width": 140}, "evidence": {"width": 105},
+                            "recommendations": {"width": 130}, "setting -> suggested": {"width": 105}},
+           "showInternalFields": False},
+          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+                                 {"match": "info", "value": GREY}]},
+          eventHandlers=[{"type": "drilldown.customUrl", "options": {
+              "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
+              "newTab": False}}])
+    d.markdown("viz_findings_help", "About findings",
+               "One record per **bottleneck** and place; **detected**: collector, alert or both. **Resolved** "
+               "when the collector sees it end (status says what changed) or after "
+               "`ingest_doctor_resolve_after_min` minutes unseen.\n\n"
+               "**Empty?** Enable the Ingest Doctor alerts and *Ingest Doctor - Findings - Collector findings*.")

@@ -1,0 +1,276 @@
+"""HEC performance: which instance is the bottleneck, and what to change. The deployment overview
+first (worst stage per instance), then HEC throughput, batching, errors, latency, the HEC thread,
+the queues behind it, lag, settings and open findings."""
+from __future__ import annotations
+
+from spl import (DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
+                 PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
+                 one_line, top_series)
+from studio import CRIT, GREY, OK, WARN, Dash
+from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors
+
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
+
+# One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
+# queue when nothing is full) over the last 15 minutes of the range, the open finding, the
+# setting to change. Queue fill and thread busy share one score: any reading at or above its
+# threshold ranks above every reading below, and among those the later stage wins (back-pressure
+# fills everything upstream of the bottleneck).
+RECENT_S = 900
+
+OVERVIEW = (
+    QUEUE_BASE + "\n| where isnotnull(stage)\n"
+    "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
+    "| stats avg(fill_pct) AS value BY host ingest_pipe stage stage_order\n"
+    "| eval reading=stage.\" queue \".round(value, 0).\"% full\", limit=`ingest_doctor_queue_fill_pct`\n"
+    "| append [search " + one_line(DUTYCYCLE_BASE) + " | addinfo | where _time>=info_max_time-" + str(RECENT_S)
+    + " | lookup ingest_doctor_pipeline member AS thread OUTPUT stage stage_order "
+    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0)) | where isnotnull(stage) "
+    "| stats avg(busy_pct) AS value BY host ingest_pipe stage stage_order "
+    "| eval reading=stage.\" thread \".round(value, 0).\"% of one core\", limit=`ingest_doctor_thread_busy_pct`]\n"
+    "| eval score=if(value>=limit, 1000+stage_order*100+value, value)\n"
+    "| append [| rest splunk_server=* /services/server/info count=0 | eval host=splunk_server "
+    "| search " + HOSTS + " | eval rest_role=if(isnotnull(mvfind(server_roles, \"^indexer$\")), \"indexer\", null()) "
+    "| table host rest_role]\n"
+    "| append [| inputlookup ingest_doctor_findings | search status=\"open\" " + HOSTS + " | `ingest_doctor_findings_rows` "
+    "| sort 0 severity_rank - last_seen_epoch | dedup host "
+    "| eval finding=severity.\": \".bottleneck.if(pipeline_set==\"-\", \"\", \" (set \".pipeline_set.\")\"), "
+    "settings=if(settings==\"\", advice, settings) "
+    "| table host finding settings severity_rank]\n"
+    "| sort 0 host - score\n"
+    "| stats first(stage) AS worst_stage first(ingest_pipe) AS pipeline_set first(reading) AS reading max(score) AS score "
+    "max(eval(if(stage==\"hec_input\", 1, 0))) AS hec max(eval(if(stage==\"output\", 1, 0))) AS fwd "
+    "first(rest_role) AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host\n"
+    "| where isnotnull(worst_stage)\n"
+    "| eval role=coalesce(rest_role, if(fwd==1, \"forwarder\", \"instance\")).if(hec==1, \" + HEC\", \"\"), "
+    "state=case(score>=1000, \"saturated\", score>=60, \"busy\", true(), \"ok\"), severity_rank=coalesce(severity_rank, 3)\n"
+    "| sort 0 - score severity_rank host\n"
+    "| eval finding=coalesce(finding, \"none open\"), settings=if(isnull(settings) OR settings==\"\", "
+    "if(state==\"saturated\", \"open the stage's view\", \"-\"), settings)\n"
+    "| table host role state worst_stage pipeline_set reading finding settings\n"
+    "| rename worst_stage AS \"worst stage\" reading AS \"its reading (last 15 min)\" finding AS \"open finding\" "
+    "settings AS \"what to change\"\n"
+    + empty_message("No metrics.log queue or thread data from the selected hosts: they must forward _internal "
+                    "to the indexers this search head searches.")
+)
+
+# HEC settings: REST on this search head and its search peers (tokens and the global [http]
+# entry), plus the collector's ingest_doctor:config events, which also cover heavy forwarders.
+GLOBAL = "if(title==\"http\", {}, null())"
+HEC_SETTINGS = (
+    "| rest splunk_server=* /services/data/inputs/http count=0\n"
+    "| append [| rest splunk_server=* /services/data/inputs/http/http count=0 | eval title=\"http\"]\n"
+    "| eval token=if(title==\"http\", null(), replace(title, \"^http://\", \"\")), "
+    "ack_token=if(title!=\"http\" AND (useACK==\"1\" OR useACK==\"true\"), token, null())\n"
+    "| stats max(eval(" + GLOBAL.format("dedicatedIoThreads") + ")) AS dedicatedIoThreads "
+    "max(eval(" + GLOBAL.format("maxThreads") + ")) AS maxThreads max(eval(" + GLOBAL.format("maxSockets") + ")) AS maxSockets "
+    "max(eval(" + GLOBAL.format("port") + ")) AS port max(eval(" + GLOBAL.format("enableSSL") + ")) AS enableSSL "
+    "dc(token) AS tokens values(ack_token) AS useACK_tokens BY splunk_server\n"
+    "| eval source=\"REST\"\n"
+    "| append [search `ingest_doctor_events_index` sourcetype=\"ingest_doctor:config\" " + HOSTS + "\n"
+    "  | spath path=config.dedicated_io_threads output=dedicatedIoThreads | spath path=config.max_threads output=maxThreads "
+    "| spath path=config.max_sockets output=maxSockets | spath path=config.hec_port output=port "
+    "| spath path=config.hec_ssl output=enableSSL | spath path=config.hec_tokens output=tokens\n"
+    "  | stats latest(dedicatedIoThreads) AS dedicatedIoThreads latest(maxThreads) AS maxThreads latest(maxSockets) AS maxSockets "
+    "latest(port) AS port latest(enableSSL) AS enableSSL latest(tokens) AS tokens BY host\n"
+    "  | rename host AS splunk_server | eval source=\"collector\"]\n"
+    "| table splunk_server source dedicatedIoThreads maxThreads maxSockets port enableSSL tokens useACK_tokens\n"
+    "| sort splunk_server source"
+)
+
+
+def build() -> Dash:
+    d = Dash("ingest_doctor_hec_performance", "HEC performance",
+             "Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
+             "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
+             "settings and open findings.")
+    std_inputs(d)
+    _throughput_searches(d)
+    _error_searches(d)
+    _thread_and_queue_searches(d)
+    _throughput_panels(d)
+    _diagnosis_panels(d)
+
+    d.row(400, "viz_overview")
+    d.row(150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
+    d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
+    d.row(320, "viz_hec_thread", "viz_hec_queues")
+    d.row(300, "viz_hec_eps", "viz_hec_mbps")
+    d.row(300, "viz_hec_latency", "viz_hec_lag")
+    d.row(300, "viz_hec_health", "viz_hec_batching")
+    d.row(300, "viz_hec_tokens")
+    d.row(280, "viz_hec_settings")
+    d.row(380, "viz_open_findings")
+    return d
+
+
+def _throughput_searches(d: Dash) -> None:
+    """The overview, HEC counters and batching."""
+    d.search("ds_overview", "Deployment overview: worst stage per instance (last 15 minutes of the range)", OVERVIEW)
+    d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
+    d.chain("ds_hec_kpi", "HEC totals", "ds_hec",
+            "| where series==\"http_event_collector\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes\n"
+            "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
+            "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
+            "| table eps mbps rps epr")
+    for ds_id, name, field, rate in (("ds_hec_eps", "Events/s", "eps", "round(events/60, 1)"),
+                                     ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
+        d.chain(ds_id, name + " per host (top 5)", "ds_hec",
+                "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
+                "| " + top_series(field) + "\n"
+                "| timechart span=1m sum(" + field + ") BY series limit=0 useother=false")
+    d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
+            "| where series==\"http_event_collector_token\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
+            "| eval eps=round(events/(minutes*60), 1), mbps=round(bytes_in/(minutes*60)/1048576, 3), "
+            "rps=round(requests/(minutes*60), 2), epr=round(events/requests, 1)\n"
+            "| sort - eps\n"
+            "| table host token eps mbps rps epr waiting_ack\n"
+            "| rename eps AS \"events/s\" mbps AS \"MB/s\" rps AS \"requests/s\" epr AS \"events/request\" waiting_ack AS \"max requests waiting ack\"")
+    d.chain("ds_hec_batching", "Events per request by token", "ds_hec",
+            "| where series==\"http_event_collector_token\"\n"
+            "| stats sum(events) AS events sum(requests) AS requests BY token\n"
+            "| eval events_per_request=round(events/requests, 1)\n| sort events_per_request\n"
+            "| table token events_per_request")
+
+
+def _error_searches(d: Dash) -> None:
+    """Rejections, latency and health probes."""
+    d.search("ds_hec_errors", "HEC rejections in splunkd.log (HttpInputDataHandler reply=)", HEC_ERRORS_BASE)
+    d.chain("ds_hec_errors_time", "HEC errors per host and reply code (top 5)", "ds_hec_errors",
+            "| eval series=host.\" \".reply_label\n| bin _time span=5m\n| stats count AS errors BY _time series\n"
+            "| " + top_series("errors") + "\n"
+            "| timechart span=5m sum(errors) BY series limit=0 useother=false")
+    d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
+            "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
+            "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\"), tokens=mvjoin(tokens, \", \")\n"
+            "| sort 0 - errors host reply\n"
+            "| table host reply meaning errors tokens action last_seen\n"
+            + empty_message("No HEC request was rejected in this time range (splunkd.log HttpInputDataHandler)."))
+    d.search("ds_hec_latency", "HEC request latency p95 per host (collector probe, mstats)",
+             "| mstats perc95(_value) AS p95 WHERE `ingest_doctor_metrics_index` "
+             "metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " BY host span=1m\n"
+             "| eval series=host\n| " + top_series("p95") + "\n"
+             "| timechart span=1m max(p95) BY series limit=0 useother=false\n"
+             "| eval threshold=`ingest_doctor_hec_latency_ms`")
+    d.search("ds_hec_health", "HEC health probes (collector, mstats)",
+             "| mstats count(_value) AS probes avg(_value) AS avg_rtt_ms max(_value) AS max_rtt_ms "
+             "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.health_rtt_ms\" " + HOSTS + " BY host code\n"
+             "| lookup ingest_doctor_hec_reply_codes reply AS code OUTPUT meaning\n"
+             "| eval avg_rtt_ms=round(avg_rtt_ms, 1), max_rtt_ms=round(max_rtt_ms, 1), healthy=if(code==\"17\", 1, 0)\n"
+             "| sort 0 healthy - probes host\n"
+             "| table host code meaning probes avg_rtt_ms max_rtt_ms\n"
+             + empty_message("No HEC health probe found: enable the ingest_doctor_introspection input on the HEC "
+                             "hosts (README, Collector)."))
+
+
+def _thread_and_queue_searches(d: Dash) -> None:
+    """The HEC thread, the queues behind it, lag, settings, open findings."""
+    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
+             DUTYCYCLE_BASE)
+    d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
+            "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
+            "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
+            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL) + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
+             findings_annotations("bottleneck=\"hec_input\""))
+    d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the HEC hosts (tstats over metrics.log)",
+             QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
+                                "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
+             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
+             "| timechart span=1m max(fill_pct) BY series limit=0 useother=false\n"
+             "| eval threshold=`ingest_doctor_queue_fill_pct`")
+    d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time, 1 in 100 events sampled)",
+             "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n| bin _time span=5m\n"
+             "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
+             "| eval series=splunk_server\n| " + top_series("p95") + "\n"
+             "| timechart span=5m max(p95) BY series limit=0 useother=false",
+             earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
+    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
+             HEC_SETTINGS)
+    d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
+             "| table severity host bottleneck pipeline_set summary advice settings detected first_seen last_seen\n"
+             + NO_FINDINGS)
+
+
+def _throughput_panels(d: Dash) -> None:
+    """The overview, the totals and the throughput charts."""
+    states = [{"match": "saturated", "value": CRIT}, {"match": "busy", "value": WARN}, {"match": "ok", "value": OK}]
+    d.add("viz_overview", "splunk.table", "Deployment overview: the worst stage of each instance and what to change",
+          "ds_overview",
+          "Last 15 minutes of the range, worst first. A stage at its threshold (queue fill or thread busy % of one core) "
+          "ranks first, the later stage of a full chain before the earlier. Click a row for its pipeline set.",
+          {"columnFormat": {"state": {"rowBackgroundColors": "> table | seriesByName(\"state\") | matchValue(stateColors)",
+                                      "width": 95},
+                            "host": {"width": 75}, "role": {"width": 125}, "worst stage": {"width": 105},
+                            "pipeline_set": {"width": 105}, "its reading (last 15 min)": {"width": 230},
+                            "open finding": {"width": 170}, "what to change": {"width": 440}},
+           "count": 8},
+          context={"stateColors": states},
+          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
+    for vid, (title, field, unit, under) in {
+        "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
+        "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
+        "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, all HEC hosts"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below 5 is chatty"),
+    }.items():
+        t, _, opts = single(title, field, unit, under=under)
+        d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
+    d.add("viz_hec_eps", "splunk.line", "Events/s per host: top 5", "ds_hec_eps",
+          "_introspection HttpEventCollector instance totals per minute; the 5 busiest hosts, the rest summed as \"others\".",
+          line_opts("events/s"))
+    d.add("viz_hec_mbps", "splunk.line", "MB/s received per host: top 5", "ds_hec_mbps",
+          "The 5 hosts receiving most, the rest summed as \"others\".", line_opts("MB/s"))
+    cf, ctx = table_colors({"events/request": [(5, CRIT), (20, WARN), (None, OK)]})
+    d.add("viz_hec_tokens", "splunk.table", "Throughput and batching by host and token", "ds_hec_tokens",
+          "Tokens sending fewer than 5 events per request cost a request per handful of events: batch them in the client.",
+          cf, context=ctx)
+    d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching",
+          "All HEC hosts together, per token.",
+          {"legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "events/request"})
+
+
+def _diagnosis_panels(d: Dash) -> None:
+    """Errors, latency, the thread and queues, settings, findings, help."""
+    d.add("viz_hec_errors_time", "splunk.column", "HEC errors per host and reply code: top 5", "ds_hec_errors_time",
+          "reply=N per 5 min, the rest as \"others\". 9: the queues behind HEC are full.",
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "errors / 5 min",
+           "legendDisplay": "bottom", "legendTruncation": "ellipsisOff"})
+    d.add("viz_hec_errors_table", "splunk.table", "HEC errors: what they mean and what to do", "ds_hec_errors_table",
+          "Meaning and action per reply code from the lookup ingest_doctor_hec_reply_codes.",
+          {"columnFormat": {"action": {"width": 240}}})
+    d.add("viz_hec_latency", "splunk.line", "HEC request latency p95 per host (ms): top 5", "ds_hec_latency",
+          "Probe events POSTed by the collector; the 5 slowest hosts, the rest as \"others\" (max). Dashed: "
+          "ingest_doctor_hec_latency_ms.", line_opts("ms"))
+    d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
+          "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
+    d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core per host: top 5", "ds_hec_thread",
+          "Top 5 (max). Dashed: raise dedicatedIoThreads. \"%s\": the name both HEC threads share."
+          % PROC_HEC_SUFFIX.strip(" ()"),
+          dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
+          dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
+          eventHandlers=[link("ingest_doctor_thread_activity")])
+    d.add("viz_hec_queues", "splunk.line", "Fullest queue on the HEC hosts, per host and set: top 5", "ds_hec_queues",
+          "Max per minute over a host and set's queues; the rest as \"others\". Full: HEC answers 503.",
+          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
+    d.add("viz_hec_lag", "splunk.line", "Ingestion lag p95 per receiving indexer (s): top 5", "ds_hec_lag",
+          "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in 100 sampled.",
+          line_opts("seconds"))
+    d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
+          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
+    d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
+          "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
+          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+                            "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
+          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+                                 {"match": "info", "value": GREY}]},
+          eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
+    d.markdown("viz_hec_help", "Reading this page",
+               "The **overview** names each instance's worst stage. HEC at 100% of one core "
+               "(`httpinputserverdatathread`): raise `dedicatedIoThreads` in `inputs.conf [http]`, then scale out. "
+               "Full queues behind HEC (reply=9 *Server is busy*): a later stage is the bottleneck, see *Pipeline "
+               "sets*. *Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts.")

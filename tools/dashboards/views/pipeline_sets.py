@@ -1,0 +1,149 @@
+"""Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
+from __future__ import annotations
+
+from spl import BLOCKED_ANNOTATIONS, HOSTS, PSET, QUEUE_BASE, host_set, top_series
+from studio import CRIT, OK, WARN, Dash
+from widgets import ANNOTATION_OPTS, line_opts, link, std_inputs, table_colors
+
+
+def build() -> Dash:
+    d = Dash("ingest_doctor_pipeline_sets", "Pipeline sets",
+             "Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
+             "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
+             "busiest thread per set.")
+    std_inputs(d)
+    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
+                             "options": {"items": [{"label": "Maximum", "value": "max"},
+                                                   {"label": "90th percentile", "value": "perc90"},
+                                                   {"label": "Median", "value": "median"}],
+                                         "token": "agg", "defaultValue": "max"}}
+    d.global_inputs.append("input_agg")
+    _queue_searches(d)
+    _load_searches(d)
+    _panels(d)
+
+    d.row(360, ("viz_fill_time", 3), ("viz_chain_help", 1))
+    d.row(330, "viz_chain")
+    d.row(300, "viz_bands", "viz_psets_time")
+    d.row(260, "viz_psets_table")
+    d.row(300, "viz_headroom")
+    return d
+
+
+def _queue_searches(d: Dash) -> None:
+    """Queue fill, blocked queues, the stage chain and the fill bands."""
+    d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
+    d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
+    d.chain("ds_fill_time", "Fullest queue per host and pipeline set (top 5)", "ds_queues",
+            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
+            "| timechart span=1m $agg$(fill_pct) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_queue_fill_pct`")
+    d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
+            "| where isnotnull(stage)\n"
+            "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
+            "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
+            "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
+            "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
+            "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
+            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck "
+            "max(fullest) AS fullest BY host ingest_pipe\n"
+            "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
+            "| sort 0 order - fullest host ingest_pipe\n"
+            "| table host ingest_pipe parsing merging typing indexing output bottleneck")
+    d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
+            "| where isnotnull(stage)\n| bin _time span=5m\n"
+            "| stats max(fill_pct) AS fill BY _time host\n"
+            "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"3: full (>= threshold)\", fill>=60, \"2: 60% to threshold\", "
+            "true(), \"1: below 60%\")\n"
+            "| timechart span=5m dc(host) BY band")
+
+
+def _load_searches(d: Dash) -> None:
+    """The busiest thread per set (group=pipelineset) and the headroom per stage."""
+    d.search("ds_psets_load", "Busiest thread and share per pipeline set (metrics.log group=pipelineset)",
+             "| tstats fillnull_value=\"none\" max(PREFIX(dutycycle_ratio=)) AS ratio avg(PREFIX(share=)) AS share "
+             "where `ingest_doctor_metrics_log` TERM(group=pipelineset) TERM(name=load_metrics) " + HOSTS + " "
+             "by host PREFIX(ingest_pipe=) PREFIX(busiest_thread_name=) _time span=1m\n"
+             "| rename \"ingest_pipe=\" AS ingest_pipe \"busiest_thread_name=\" AS busiest_thread\n"
+             "| " + PSET + "\n"
+             "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
+             "| fields _time host ingest_pipe busiest_thread busy_pct share_pct")
+    d.chain("ds_psets_time", "Busiest thread busy % per host and pipeline set (top 5)", "ds_psets_load",
+            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_psets_table", "Busiest thread and share per pipeline set", "ds_psets_load",
+            "| stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread\n"
+            "| sort 0 host ingest_pipe - max_busy_pct\n| dedup host ingest_pipe\n"
+            "| eval share_pct=round(share_pct, 1)\n| sort 0 - max_busy_pct host ingest_pipe\n"
+            "| table host ingest_pipe busiest_thread minutes max_busy_pct share_pct\n"
+            "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
+
+    # Headroom: a stage busy B% of one core while its set carries E events/s pegs at about E x 100 / B
+    # (bin/ingest_doctor/rules/headroom.py computes the same for the CLI and the findings).
+    d.search("ds_headroom", "Headroom per host, pipeline set and stage (dutycycle busy share and group=thruput "
+             "events/s)",
+             "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+             "| `ingest_doctor_dutycycle_rows`\n"
+             "| " + PSET + "\n"
+             "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
+             "| eval stage=mvindex(stage, 0)\n"
+             "| where isnotnull(stage) AND stage!=\"hec_input\" AND stage!=\"output\"\n"
+             "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
+             "| append [| tstats fillnull_value=\"none\" avg(PREFIX(instantaneous_eps=)) AS eps "
+             "where `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=index_thruput) " + HOSTS + " "
+             "by host PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe]\n"
+             "| eventstats max(eps) AS eps BY host ingest_pipe\n"
+             "| where isnotnull(stage)\n"
+             "| eval busy_pct=round(busy_pct, 1), eps=round(eps, 0), "
+             "saturates_eps=case(busy_pct<`ingest_doctor_headroom_min_busy_pct` OR isnull(eps), null(), "
+             "busy_pct>=`ingest_doctor_thread_busy_pct`, eps, true(), round(eps*100/busy_pct, 0))\n"
+             "| sort 0 - busy_pct host ingest_pipe\n"
+             "| table host ingest_pipe stage busy_pct eps saturates_eps\n"
+             "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" eps AS \"events/s now\" "
+             "saturates_eps AS \"events/s before it pegs\"")
+
+
+def _panels(d: Dash) -> None:
+    """The fill chart, the chain table, bands, busiest threads, headroom, help."""
+    d.add("viz_fill_time", "splunk.line", "Fullest queue per host and pipeline set ($agg$ per minute): top 5",
+          "ds_fill_time",
+          "Each series: the fullest of a host and set's queues; the 5 worst, the rest as \"others\". Red marks: "
+          "blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
+          dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
+          dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
+    bands = [(60, OK), (90, WARN), (None, CRIT)]
+    cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})
+    cf["columnFormat"]["bottleneck"] = {
+        "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
+    ctx["bottleneckColors"] = [{"match": "none", "value": OK}, {"match": "parsing", "value": CRIT},
+                               {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
+                               {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
+    d.add("viz_chain", "splunk.table",
+          "Chain parsing -> merging -> typing -> indexing -> output: queue fill % ($agg$) and the bottleneck", "ds_chain",
+          "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
+          "queue. Click a row for the CPU of its processors.",
+          cf, context=ctx,
+          eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
+    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands",
+          "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
+          {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
+           "legendTruncation": "ellipsisOff",
+           "seriesColorsByField": {"1: below 60%": OK, "2: 60% to threshold": WARN, "3: full (>= threshold)": CRIT}})
+    d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per host and set: top 5", "ds_psets_time",
+          "metrics.log group=pipelineset name=load_metrics dutycycle_ratio, % of one core; the rest as \"others\" (max).",
+          line_opts("% of one core", 100))
+    d.add("viz_psets_table", "splunk.table", "Busiest thread and assignment share per pipeline set", "ds_psets_table",
+          "Busiest first. One set busy while the others idle: pipelineSetSelectionPolicy (server.conf).")
+    d.add("viz_headroom", "splunk.table", "Headroom: events/s each stage of each set carries before it pegs one core",
+          "ds_headroom",
+          "events/s x 100 / busy %: linear, for the same event mix; not for line merging or disk-bound indexing "
+          "(README: Headroom).")
+    d.markdown("viz_chain_help", "How to read the chain",
+               "Data flows **parsingQueue -> parsing -> aggQueue -> merging -> typingQueue -> typing -> indexQueue "
+               "-> indexing -> output**. A stage that cannot keep up fills the queue in front of it, and back-pressure "
+               "fills every queue upstream. So the bottleneck is the stage draining the **last** full queue, not the "
+               "first.\n\n- **typing**: index-time regex (TRANSFORMS, SEDCMD): see *CPU by processor*.\n"
+               "- **merging/parsing**: line merging and timestamp settings in props.conf.\n"
+               "- **indexing**: disk or `parallelIngestionPipelines` (server.conf) when cores are free.\n"
+               "- **output**: the indexers or the network; `compressed = true` in outputs.conf.")

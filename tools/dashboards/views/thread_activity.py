@@ -1,0 +1,106 @@
+"""Thread activity: which splunkd thread is pegged, on which host."""
+from __future__ import annotations
+
+from spl import DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, empty_message, host_set, top_series
+from studio import CRIT, OK, WARN, Dash
+from widgets import busy_bands, line_opts, std_inputs, table_colors
+
+
+def build() -> Dash:
+    d = Dash("ingest_doctor_thread_activity", "Thread activity",
+             "Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
+             "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
+             "host x thread heat map of the latest value.")
+    std_inputs(d)
+    d.tokens.update({"thread": "httpinputserverdatathread", "drill_host": "*"})
+    _searches(d)
+    _panels(d)
+
+    d.row(340, ("viz_threads_time", 3), ("viz_trap_text", 2))
+    d.row(300, ("viz_threads_over", 3), ("viz_cpu_trap", 2))
+    d.row(420, "viz_threads_heat")
+    d.row(300, "viz_thread_drill")
+    return d
+
+
+def _searches(d: Dash) -> None:
+    """Busy % per thread from the dutycycle base search, and splunkd CPU against the cores."""
+    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
+             DUTYCYCLE_BASE)
+    d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
+            "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
+            + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
+            "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
+            "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples "
+            "values(origin) AS origin BY host ingest_pipe thread\n"
+            "| where max_pct>=`ingest_doctor_thread_busy_pct`\n"
+            "| eval avg_pct=round(avg_pct, 1), over_pct=round(samples_over/samples*100, 0)\n"
+            "| sort - latest_pct - avg_pct\n"
+            "| table host ingest_pipe thread latest_pct avg_pct max_pct over_pct origin\n"
+            + empty_message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts."))
+    d.chain("ds_threads_heat", "Host x thread, latest busy % (the busier pipeline set)", "ds_dc",
+            "| stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread\n"
+            "| stats max(busy_pct) AS busy_pct BY thread host\n"
+            "| eventstats max(busy_pct) AS thread_max BY thread\n"
+            "| where thread_max>=1\n"
+            "| sort 0 - thread_max thread - busy_pct\n"
+            "| table thread host busy_pct")
+    d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
+            "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
+            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
+            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
+            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+    d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
+             "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
+             "(metric_name=\"ingest_doctor.splunkd.cpu_pct\" OR metric_name=\"ingest_doctor.host.cores\") " + HOSTS
+             + " BY host metric_name\n"
+             "| eval metric=if(metric_name==\"ingest_doctor.host.cores\", \"cores\", \"splunkd_one_core_pct\")\n"
+             "| xyseries host metric value\n"
+             "| eval splunkd_all_cores_pct=round(splunkd_one_core_pct/cores, 1), one_core_pct=round(100/cores, 1), "
+             "splunkd_one_core_pct=round(splunkd_one_core_pct, 0)\n"
+             "| sort 0 - splunkd_one_core_pct\n"
+             "| table host cores splunkd_one_core_pct splunkd_all_cores_pct one_core_pct\n"
+             "| rename splunkd_one_core_pct AS \"splunkd (% of one core)\" splunkd_all_cores_pct AS "
+             "\"splunkd (% of all cores)\" one_core_pct AS \"one core (% of all)\"\n"
+             + empty_message("Needs the Ingest Doctor collector: enable the input ingest_doctor_introspection."))
+
+
+def _panels(d: Dash) -> None:
+    """The charts, the table of threads over the threshold, the heat map, the trap."""
+    d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
+          "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
+          "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
+          line_opts("% of one core", 100))
+    cf, ctx = table_colors({"latest_pct": busy_bands(), "avg_pct": busy_bands(), "max_pct": busy_bands()})
+    d.add("viz_threads_over", "splunk.table", "Threads over the threshold (click one for its time series)",
+          "ds_threads_over", "Latest first. All % of one core.", cf, context=ctx,
+          eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
+    d.add("viz_threads_heat", "splunk.punchcard", "Heat map: host x thread, latest busy % of one core", "ds_threads_heat",
+          "Each bubble: the thread's latest minute on that host (the busier pipeline set). Click a bubble for its "
+          "time series.",
+          {"x": "> primary | seriesByName(\"thread\")", "y": "> primary | seriesByName(\"host\")",
+           "size": "> primary | seriesByName(\"busy_pct\")",
+           "bubbleColor": "> primary | seriesByName(\"busy_pct\") | rangeValue(heatColors)",
+           "legendDisplay": "off", "bubbleLabelDisplay": "all"},
+          context={"heatColors": [{"to": 60, "value": OK}, {"from": 60, "to": 90, "value": WARN},
+                                  {"from": 90, "value": CRIT}]},
+          eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
+              {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
+    d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
+          "Per host and set, the 5 busiest; set by clicking a thread above. The dashed line is the threshold.",
+          line_opts("% of one core", 100))
+    d.add("viz_cpu_trap", "splunk.table", "splunkd CPU against the host's cores", "ds_cpu_trap",
+          "If splunkd's share of all cores is about one core, one thread is the limit: more cores will not help.")
+    d.markdown("viz_trap_text", "The \"4% of 24 cores\" trap",
+               "A host with **24 cores** shows splunkd at **4% CPU** and looks idle. But 100% / 24 = **4.2%**: that "
+               "is exactly **one core pegged**. Most ingestion stages run on one thread per pipeline set (the HEC "
+               "server data thread, typing, indexerPipe...), so one saturated thread caps throughput while the host "
+               "looks idle.\n\n"
+               "Read busy % here as **% of one core per thread**: a thread at 100% is the bottleneck whatever the "
+               "host's total says. Fix the stage (HEC: `dedicatedIoThreads`; typing: regex cost; indexing: "
+               "`parallelIngestionPipelines` when the cores are free) instead of adding cores.\n\n"
+               "*Collector rows empty?* Enable the `ingest_doctor_introspection` input for per-thread CPU from /proc.")
