@@ -246,6 +246,23 @@ def flow(dep):
                   [[src, dst, k, "blocked" if b else "flowing"] for b, k, src, dst in rows])
 
 
+@panel(HEC, "ds_next", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
+       "sort 0 at_load_x host ingest_pipe stage", "head 8")
+def next_bottlenecks(dep):
+    """Stages not pegged yet by the load multiple at which they would peg (last 15 minutes)."""
+    rows = []
+    for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0])
+                                    for r in last_minutes(list(dep.dutycycle_rows()))], "host", "ingest_pipe", "stage").items():
+        if stage is None:
+            continue
+        busy = sum(r["busy_pct"] for r in rs) / len(rs)
+        if busy < HEADROOM_MIN_PCT or busy >= THREAD_PCT:
+            continue
+        rows.append([h, p, stage, sround(busy, 1), sround(100.0 / busy, 1)])
+    rows.sort(key=lambda r: (r[4], r[0], r[1], r[2]))
+    return result(["host", "pipeline set", "stage", "busy % of one core", "pegs at x load"], rows[:8])
+
+
 # ----------------------------------------------------------------------------- thread activity
 @panel(THR, "ds_threads_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def threads_time(dep):

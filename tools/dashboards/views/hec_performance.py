@@ -125,7 +125,7 @@ def build() -> Dash:
     _diagnosis_panels(d)
 
     d.row(400, "viz_overview")
-    d.row(420, "viz_flow")
+    d.row(420, ("viz_flow", 2), "viz_next")
     d.row(150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
     d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
     d.row(320, "viz_hec_thread", "viz_hec_queues")
@@ -204,6 +204,20 @@ def _thread_and_queue_searches(d: Dash) -> None:
     """The HEC thread, the queues behind it, lag, settings, open findings."""
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
+    # What saturates next (issue 19): every stage of every instance not pegged yet, in the order it would peg as
+    # the load grows: busy B% of one core pegs at about 100 / B times today's load (the headroom estimate).
+    d.chain("ds_next", "What saturates next: stages by the load at which they peg (last 15 minutes)", "ds_dc",
+            "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
+            "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
+            "| eval stage=mvindex(stage, 0)\n"
+            "| where isnotnull(stage)\n"
+            "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
+            "| where busy_pct>=`ingest_doctor_headroom_min_busy_pct` AND busy_pct<`ingest_doctor_thread_busy_pct`\n"
+            "| eval at_load_x=round(100/busy_pct, 1), busy_pct=round(busy_pct, 1)\n"
+            "| sort 0 at_load_x host ingest_pipe stage\n"
+            "| head 8\n"
+            "| table host ingest_pipe stage busy_pct at_load_x\n"
+            "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" at_load_x AS \"pegs at x load\"")
     d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
             "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
             "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
@@ -249,12 +263,13 @@ def _throughput_panels(d: Dash) -> None:
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
     d.add("viz_flow", "splunk.sankey", "Deployment flow: senders, heavy forwarders, indexers (red: blocked by a root cause)",
           "ds_flow",
-          "Width: KB/s over the range (tcpin_connections on the receivers; HEC clients per HEC host). A red edge is a "
-          "sender held back by the receiver marked ROOT CAUSE (its open finding's caused_by): act on the root cause.",
+          "Width: KB/s (receivers' tcpin_connections; HEC clients per host). Red: held back by the ROOT CAUSE.",
           {"colorMode": "dynamic", "linkValues": "> primary | seriesByName(\"kbps\")",
            "linkColors": "> primary | seriesByName(\"state\") | matchValue(flowColors)", "linkOpacity": 0.6,
            "labelDisplay": "off"},
           context={"flowColors": [{"match": "blocked", "value": CRIT}, {"match": "flowing", "value": GREY}]})
+    d.add("viz_next", "splunk.table", "What saturates next as the load grows", "ds_next",
+          "Busy B% of one core pegs at about 100/B x today's load (linear).")
     for vid, (title, field, unit, under) in {
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
         "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
