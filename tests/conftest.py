@@ -1,35 +1,28 @@
-"""Shared test fixtures: paths, the built app, a TLS pair and the fake splunkd."""
+"""Shared test fixtures: the import path, a TLS pair, the fake splunkd, the modular input runs.
+
+Test modules live in folders that mirror the code's wings (read/, engine/, collector/, ...); what
+they share is the package tests/fakes/ (pytest puts tests/ on sys.path for this file)."""
 import os
 import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "bin")
-if BIN not in sys.path:
-    sys.path.insert(0, BIN)
-# The ports import splunklib and solnlib as the entry scripts do, from the built bin/lib (`make deps`).
-LIB = os.path.join(BIN, "lib")
-if LIB not in sys.path:
-    sys.path.append(LIB)
 TESTS = os.path.dirname(os.path.abspath(__file__))
-# The two packages as `make build` assembles them (make test builds before pytest runs). The
-# modular input's subprocess tests run its script from the built add-on, with the add-on's
-# own bin/lib, as Splunk would: TA_BIN is where they find it.
-APP_BUILD = os.path.join(ROOT, "build", "ingest_doctor")
-TA_BUILD = os.path.join(ROOT, "build", "TA-ingest_doctor")
-TA_BIN = os.path.join(TA_BUILD, "bin")
-
-
-def need_ta_build() -> str:
-    """The built add-on folder, or a clear failure naming the command that builds it."""
-    if not os.path.isfile(os.path.join(TA_BUILD, "default", "app.conf")):
-        raise AssertionError("build/TA-ingest_doctor is missing: run `make build` (make test does)")
-    return TA_BUILD
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
-from fakesplunkd import FakeSplunkd, make_tls  # noqa: E402
+from fakes.paths import BIN, LIB, TOOLS  # noqa: E402
+
+if BIN not in sys.path:
+    sys.path.insert(0, BIN)
+# The ports import splunklib and solnlib as the entry scripts do, from the built bin/lib (`make deps`).
+if LIB not in sys.path:
+    sys.path.append(LIB)
+# The offline gates and several tests drive the tools (splcheck, confcheck, build, ...) in process.
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+
+from fakes.splunkd import FakeSplunkd, make_tls  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -41,3 +34,12 @@ def tls(tmp_path_factory):
 def fake_splunkd(tls):
     with FakeSplunkd(tls) as fake:
         yield fake
+
+
+@pytest.fixture
+def runs():
+    """Modular input runs a test starts (fakes.collector_run.start); killed when it ends."""
+    started = []
+    yield started
+    for r in started:
+        r.kill()

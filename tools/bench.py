@@ -16,7 +16,7 @@ Register a bench in this file or in a `tools/bench_<area>.py` module:
             return {"extra_number": 1.0}      # optional extra numbers to print
         return work
 
-`bin/` is not on sys.path (a bench adds what it imports); `tests/` is, for the fakes and builders.
+`bin/` is not on sys.path (a bench adds what it imports); `tests/` is, for the fakes and builders (`tests/fakes/`).
 Each bench runs in a fresh interpreter, so peak RSS (`ru_maxrss`) is its own; the
 harness prints wall time, CPU time, Python peak allocation (tracemalloc, a second run)
 and peak RSS.

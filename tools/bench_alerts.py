@@ -16,6 +16,7 @@ import os
 import sys
 
 from bench import BUILD, ROOT, register
+from fakes.memory_port import MemoryPort
 
 HOSTS = 200
 SAMPLES = 20
@@ -61,43 +62,6 @@ def write_results(path: str) -> int:
     with gzip.open(path, "wb") as f:
         f.write(buf.getvalue().encode("utf-8"))
     return rows
-
-
-class MemoryPort:
-    def __init__(self):
-        self.kv = {}
-        self.events = 0
-
-    def macros(self):
-        return {}
-
-    def latest_configs(self, hosts):
-        return {h: {"parallel_ingestion_pipelines": 4, "dedicated_io_threads": 2} for h in hosts}
-
-    def local_config(self, host, evidence):
-        return False
-
-    def kv_read(self, keys):
-        return {k: self.kv[k] for k in keys if k in self.kv}
-
-    def kv_save(self, records):
-        for r in records:
-            self.kv[r["_key"]] = r
-
-    def write_events(self, index, host, bodies):
-        self.events += len(bodies)
-
-    def webhook(self, url, body):
-        pass
-
-    def messages_shown(self):
-        return {}
-
-    def post_messages(self, plan):
-        self.messages = plan
-
-    def log(self, *a, **k):
-        pass
 
 
 @register("alert_action", targets="a large alert run well inside the action's 2 min maxtime")

@@ -26,10 +26,10 @@ SERVER = r'''
 import os, random, sys, threading, time
 # Die with the bench: stdin is a pipe from it, EOF means it is gone.
 threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
-import fakesplunkd
-from fakesplunkd import FakeSplunkd, make_tls
-import fake_instance as fi
+sys.path[:0] = [os.path.join(ROOT, "tests")]
+from fakes import splunkd as fakesplunkd
+from fakes.splunkd import FakeSplunkd, make_tls
+from fakes import instance as fi
 if KEEPALIVE:
     # splunkd keeps HTTP/1.1 connections open ([httpServer] keepAliveIdleTimeout, 7200 s); the test
     # fake closes each one. This handler keeps them open, as splunkd does, for the second bench.
@@ -87,12 +87,13 @@ def collector_poll_keepalive():
 
 def _bench(keepalive):
     sys.path.insert(0, os.path.join(ROOT, "bin"))
+    sys.path.append(os.path.join(ROOT, "bin", "lib"))      # splunklib, solnlib: as the entry scripts add them
     tmp = tempfile.mkdtemp(prefix="bench_collector_")
     server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r\n%s" % (ROOT, tmp, keepalive, SERVER)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url, hec_port, ca = server.stdout.readline().split()
-    sys.path[:0] = [os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "fixtures", "modinput")]
-    import fake_instance as fi
+    sys.path[:0] = [os.path.join(ROOT, "tests")]
+    from fakes import instance as fi
     from ingest_doctor_ports import collector as port, collector_input as shell
     from ingest_doctor.collector import poll as collector, procthreads
     from ingest_doctor.collector import params as params_mod

@@ -70,7 +70,7 @@ def cron_every_s(cron: str) -> float:
 
 def detection_times(poll_interval: float):
     """Onset -> finding, at ten phases of the poll cycle; the core's own CPU per poll."""
-    from test_modinput_core import Q, FakeHttp, collector_for, queues, routes
+    from fakes.collector_http import Q, FakeHttp, collector_for, queues, routes
     out, cpu = [], []
     for k in range(10):
         state = {"fill": 2.0}
@@ -123,7 +123,7 @@ def write_relay_results(path: str, n_instances: int):
 
 
 def _port():
-    from bench_alerts import MemoryPort
+    from fakes.memory_port import MemoryPort
 
     class Port(MemoryPort):
         posted = 0
@@ -142,7 +142,8 @@ def delivery():
     from ingest_doctor.delivery import messages
     from ingest_doctor.alert.action import run
     from ingest_doctor.alert.payload import parse_payload
-    from ingest_doctor.collector.poll import FINDING_REPEAT_S, PARAMS
+    from ingest_doctor.collector.gate import FINDING_REPEAT_S
+    from ingest_doctor.collector.params import PARAMS
     from ingest_doctor.diagnose import diagnose
     saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
     # the shipped default poll interval (params.PARAMS, held equal to ta/globalConfig.json)

@@ -2,7 +2,7 @@
 
 40 heavy forwarders load-balancing over 10 indexers (idx-07 with its typing stage saturated, so every
 forwarder's output is linked to it), each instance with 12 minutes of metrics.log (the indexers' with a
-tcpin_connections line per forwarder every 30 s). Built with tests/deploybuilder.py into
+tcpin_connections line per forwarder every 30 s). Built with tests/fakes/deploybuilder.py into
 build/bench/deployment in its own process; measured: reading the folder, every instance diagnosed, the
 senders diagnosed again with their receivers' state, linking and next_bottlenecks.
 """
@@ -18,7 +18,7 @@ INDEXERS, FORWARDERS = 10, 40
 
 GEN = r'''
 import sys
-from deploybuilder import Member, receiver, sender, write
+from fakes.deploybuilder import Member, receiver, sender, write
 root = sys.argv[1]
 idx = [Member("idx-%02d" % i, "idx-%02d" % i, "10.1.0.%d" % (10 + i), 100 + i) for i in range(1, INDEXERS + 1)]
 hfs = [Member("fwd-%02d" % i, "hf-%02d" % i, "10.1.1.%d" % (10 + i), 200 + i) for i in range(1, FORWARDERS + 1)]

@@ -6,7 +6,7 @@ amber on a blue rounded square. Shapes are signed-distance functions evaluated o
 pixel with analytic anti-aliasing, using only correctly rounded float operations (no math.hypot,
 no sum(): both changed results between Python 3.9 and 3.13), so the output is identical on
 every machine and Python version, and
-tests/test_gates_icons.py can prove the committed PNGs are exactly what this script draws.
+tests/gates/test_gates_icons.py can prove the committed PNGs are exactly what this script draws.
 
   appIcon.png 36x36, appIcon_2x.png 72x72         the mark on its blue square
   appIconAlt.png 36x36, appIconAlt_2x.png 72x72    the mark in blue on transparent

@@ -5,7 +5,7 @@ metrics.log (~50,000 lines, every group a real indexer writes), plus its REST bo
     python3 tools/gen_bench_snapshot.py build/bench/snapshot
 
 Generated at bench time into build/ (never committed). Hand-made data in the real shapes
-(tests/snapbuilder.py).
+(tests/fakes/snapbuilder.py).
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines, pipelineset_line,  # noqa: E402
-                         queue_line, thruput_lines, times)
+from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines,  # noqa: E402
+                               pipelineset_line, queue_line, thruput_lines, times)
 
 PSETS = 4
 MINUTES = 30

@@ -27,7 +27,7 @@ DROP_PATHS = (
     "splunklib/ai",
     "splunklib/searchcommands",
     # solnlib parts nothing imports from solnlib/__init__, credentials or splunk_rest_client
-    # (tests/test_gates_lib.py proves the rest imports): observability needs grpc and
+    # (tests/gates/test_gates_lib.py proves the rest imports): observability needs grpc and
     # opentelemetry, which we do not ship; rest.py calls requests with verify=False;
     # modular_input, concurrent and schedule start subprocesses and threads (we use
     # splunklib's modular input instead).

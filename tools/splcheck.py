@@ -76,7 +76,7 @@ class Scan(NamedTuple):
 
 def split_top(text: str, sep: str = ",", quotes: str = "\"'", opens: str = "(", closes: str = ")") -> List[str]:
     """`text` split at each `sep` outside quotes (with backslash escapes) and outside brackets.
-    The defaults split macro arguments; tests/test_alert_searches.py splits SPL with its own."""
+    The defaults split macro arguments; tests/alert/test_alert_searches.py splits SPL with its own."""
     args, depth, cur, q = [], 0, [], None
     i = 0
     while i < len(text):

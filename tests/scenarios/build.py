@@ -19,8 +19,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines, pipelineset_line,  # noqa: E402
-                         queue_line, thruput_lines, times)
+from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines,  # noqa: E402
+                               pipelineset_line, queue_line, thruput_lines, times)
 
 QUIET_QUEUES = {"parsingqueue": 3.0, "aggqueue": 1.0, "typingqueue": 2.0, "indexqueue": 4.0}
 REST_QUIET = {"parsingQueue": (2, 3, 2, 2), "aggQueue": (0, 1, 1, 1), "typingQueue": (1, 2, 2, 2),

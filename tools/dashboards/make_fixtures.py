@@ -8,7 +8,7 @@ There is no Splunk here, so these are not captures: each is what its search retu
 simulated deployment (sim.py: ten indexers with two pipeline sets and two HEC forwarders; in
 the saturated state idx-07's pipeline set 1 is typing-bound and everything else idle),
 computed with the statistic, span and BY clause of its SPL (panels.py, recordings.py;
-tests/test_dashboards_recordings.py holds the two together). JSON has no comments: the
+tests/dashboards/test_dashboards_recordings.py holds the two together). JSON has no comments: the
 generator of these files is named in tools/generate.py's registry.
 
     python3 tools/dashboards/make_fixtures.py   (deterministic: same output every run)

@@ -1,7 +1,7 @@
 """Every recorded panel, computed from the simulated deployment (sim.py) as its search computes it.
 
 Each panel names the aggregation steps of its SPL (`stats`, `timechart`, `bin`, `dedup`, ... and
-the top-series macro) as text; tests/test_dashboards_recordings.py extracts the same steps from
+the top-series macro) as text; tests/dashboards/test_dashboards_recordings.py extracts the same steps from
 the generated view and fails when they differ, and the time charts are computed from that text
 (function, field, span, BY field). So a recording cannot use another statistic than its search:
 change the SPL and the test names the panel to update here.

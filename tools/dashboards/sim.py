@@ -21,7 +21,7 @@ reporting more CPU than the interval's wall time allows; shape of a real 5.x lin
 
 Rows are the level each search's first command returns (tstats/mstats buckets, the base macros'
 output): tools/dashboards/panels.py computes every recorded panel from them with the statistic
-its SPL uses, and tests/test_dashboards_recordings.py checks both.
+its SPL uses, and tests/dashboards/test_dashboards_recordings.py checks both.
 """
 from __future__ import annotations
 

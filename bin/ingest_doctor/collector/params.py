@@ -2,7 +2,7 @@
 HEC probe token's credential.
 
 ta/globalConfig.json (ucc-gen) is the parameters' one source for the add-on's Inputs page,
-inputs.conf and README/inputs.conf.spec; PARAMS must equal it (tests/test_ta_globalconfig.py).
+inputs.conf and README/inputs.conf.spec; PARAMS must equal it (tests/gates/test_gates_ta_globalconfig.py).
 Pure: no splunklib, no network.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Param:
 
 # The modular input's parameters. ta/globalConfig.json (ucc-gen) is their one source: it makes
 # the add-on's Inputs page, inputs.conf defaults and README/inputs.conf.spec; this table, which
-# the scheme (--scheme) prints, must equal it (tests/test_ta_globalconfig.py).
+# the scheme (--scheme) prints, must equal it (tests/gates/test_gates_ta_globalconfig.py).
 PARAMS: Tuple[Param, ...] = (
     Param("poll_interval", "Poll interval (seconds)",
           "Seconds between two polls of the local splunkd, 1 to 3600. Default 10.", "number", "10"),

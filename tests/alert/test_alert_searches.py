@@ -1,0 +1,533 @@
+"""The alert searches, checked without a Splunk.
+
+- Every field an alert reads exists: each search is walked command by command,
+  keeping the set of fields that exist at that point (a data source's fields
+  as real-shaped sample lines carry them after key=value extraction, then what
+  rex/eval/stats/lookup/rename create, and what stats/table/fields drop); every
+  field used in a TERM(), stats/eval/where/by clause, sort, lookup input,
+  rename, table or fields list must be in that set.
+- Every alert is shaped as the issue asks (description, cron of 1 to 5
+  minutes, matching window, per host and component throttling, only our action,
+  enabled, ends in its filter macro, thresholds only through macros).
+- Its output columns are the ones the alert action knows (alert_rows), with
+  the columns its signal needs: the SPL and the Python cannot drift apart.
+- The whole app passes tools/splcheck.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import namedtuple
+from typing import Dict, List, Optional, Set, Tuple
+
+import pytest
+
+from ingest_doctor.alert import rows as alert_rows
+from ingest_doctor.delivery import store as alert_store
+from ingest_doctor.collector import metrics_events
+from ingest_doctor import thresholds
+from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
+
+import splcheck
+from fakes.paths import FIXTURES, ROOT
+from fakes.searches import ALERTS, RELAY, SAVED, final_columns, split_top
+
+FIX = os.path.join(FIXTURES, "alerts")
+
+MACROS = splcheck._conf(os.path.join(ROOT, "default", "macros.conf"))
+TRANSFORMS = splcheck._conf(os.path.join(ROOT, "default", "transforms.conf"))
+EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
+
+
+# ---------------------------------------------------------------------------- data sources
+def kv_fields(line: str) -> Set[str]:
+    """Splunk's automatic key=value extraction over a log line's message."""
+    msg = line.split(" - ", 1)[1] if " - " in line else line
+    return {m.group(1) for m in re.finditer(r'(?:^|[\s,])([A-Za-z_][\w.]*)=(?:"[^"]*"|[^,\s]*)', msg)}
+
+
+def log_source(name: str) -> Set[str]:
+    out: Set[str] = set(EVENT_DEFAULTS)
+    for line in open(os.path.join(FIX, name), encoding="utf-8"):
+        if line.strip():
+            out |= kv_fields(line)
+    return out
+
+
+Thread = namedtuple("Thread", "thread tid busy_pct")
+
+
+def collector_events() -> List[Dict[str, object]]:
+    """What the collector really writes (its own builder), one event of each metric family we read."""
+    ev = Evidence(host="hf-01")
+    ev.queues.append(QueueSample(1.0, "typingQueue", 1, 99.0, "sample", True, "rest"))
+    ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
+    ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
+    ev.indexer = IndexerStatus("throttled", "disk")
+    threads = [Thread("httpinputserverdatathread", 4242, 99.0)]
+    return list(metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True))
+
+
+def finding_event_fields() -> Set[str]:
+    """Fields of the collector's ingest_doctor:finding events (KV_MODE = json), open and resolved,
+    as its own code writes them."""
+    from ingest_doctor.findings import Finding, Recommendation
+    from ingest_doctor.delivery.resolution import resolved_event
+    f = Finding("hec_input", "critical", "hf-01", None, "httpinputserverdatathread", "pegged", [],
+                [Recommendation("raise", "inputs.conf", "http", "dedicatedIoThreads", "2", "8")])
+    opened = dict(f.to_dict(), detected_by="collector")
+    return set(EVENT_DEFAULTS) | set(opened) | set(resolved_event(f, "resolved after x", 1.0))
+
+
+def metric_source(metric: str) -> Set[str]:
+    fields: Set[str] = set()
+    for e in collector_events():
+        if metric in e:
+            fields |= set(e)
+    assert fields, "the collector writes no %s" % metric
+    return fields | {"host", "_time", "metric_name", "index"}
+
+
+def rest_source(path: str) -> Set[str]:
+    body = json.load(open(os.path.join(FIX, "rest_introspection_indexer.json"), encoding="utf-8"))
+    assert path == "/services/server/introspection/indexer"
+    keys = set(body["entry"][0]["content"])
+    return keys | {"title", "id", "author", "updated", "splunk_server", "eai:acl"}
+
+
+def lookup_fields(name: str) -> Set[str]:
+    st = TRANSFORMS[name]
+    if "fields_list" in st:
+        return {f.strip() for f in st["fields_list"].split(",")}
+    header = open(os.path.join(ROOT, "lookups", st["filename"]), encoding="utf-8").readline()
+    return {h.strip() for h in header.split(",")}
+
+
+def source_of(segment: str) -> Tuple[str, Set[str]]:
+    s = segment.strip()
+    if "ingest_doctor_metrics_log" in s:
+        group = re.search(r"TERM\(group=(\w+)\)", s).group(1)
+        return "metrics.log group=%s" % group, log_source("metrics_%s.log" % group)
+    if "ingest_doctor_splunkd_log" in s:
+        if "TERM(HttpInputDataHandler)" in s:
+            return "splunkd.log HttpInputDataHandler", log_source("splunkd_hec.log")
+        if "TERM(HttpListener)" in s:
+            return "splunkd.log HttpListener", log_source("splunkd_httplistener.log")
+    if s.startswith("mstats"):
+        metrics = re.findall(r"\((ingest_doctor\.[\w.]+)\)", s)
+        out: Set[str] = set()
+        for m in metrics:
+            out |= metric_source(m)
+        return "collector " + ",".join(metrics), out
+    if s.startswith("rest"):
+        return "rest", rest_source(re.search(r"(/services/\S+)", s).group(1))
+    if s.startswith("inputlookup"):
+        return "kvstore", lookup_fields(s.split()[1])
+    if "`ingest_doctor_events_index`" in s and 'sourcetype="ingest_doctor:finding"' in s:
+        return "ingest_doctor:finding", finding_event_fields()
+    raise AssertionError("no known data source for: %s" % s[:120])
+
+
+# ---------------------------------------------------------------------------- a small SPL walker
+KEYWORDS = {"AND", "OR", "NOT", "LIKE", "IN", "TRUE", "FALSE", "NULL", "AS", "BY"}
+
+
+def idents(expr: str) -> List[str]:
+    expr = re.sub(r"`[^`]*`", " 1 ", expr)
+    expr = re.sub(r'"(?:[^"\\]|\\.)*"', ' "" ', expr)
+    out = []
+    for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w*", expr):       # `.` is eval's concatenation
+        if expr[m.end():].lstrip().startswith("("):
+            continue
+        if m.group(0).upper() in KEYWORDS:
+            continue
+        out.append(m.group(0))
+    return out
+
+
+def expand_term_macros(seg: str) -> str:
+    """The search with each argument-less macro that is made of TERM()s written out (e.g. the generated
+    ingest_doctor_hec_backpressure_terms), so the fields its terms read are checked too."""
+    def one(m):
+        d = MACROS.get(m.group(1), {}).get("definition", "")
+        return d if "TERM(" in d and "(" not in m.group(1) else m.group(0)
+    return re.sub(r"`([^`]+)`", one, seg)
+
+
+AGG = re.compile(r"(\w+)(?:\((eval\((?:[^()]|\([^()]*\))*\)|PREFIX\([\w.]+=\)|[\w.]+)\))?\s+AS\s+(\w+)")
+
+
+class Walker:
+    def __init__(self, name: str):
+        self.name = name
+        self.problems: List[str] = []
+        self.sources: List[str] = []
+
+    def need(self, avail: Set[str], fields, where: str) -> None:
+        for f in fields:
+            f = f.strip().strip('"')
+            if f and f not in avail:
+                self.problems.append("%s: %s reads %r, which is not there (have: %s)"
+                                     % (self.name, where, f, ", ".join(sorted(avail))))
+
+    def walk(self, spl: str) -> Set[str]:
+        segs = [s.strip() for s in split_top(spl, "|")]
+        if segs and segs[0] == "":
+            segs = segs[1:]
+        avail: Set[str] = set()
+        for i, seg in enumerate(segs):
+            word = seg.split(None, 1)[0] if seg else ""
+            rest = seg[len(word):].strip()
+            if i == 0:
+                label, avail = source_of(seg)
+                self.sources.append(label)
+                self.need(avail, re.findall(r"TERM\((\w+)=", expand_term_macros(seg)), "%s TERM()" % label)
+                if word in ("tstats", "mstats"):
+                    avail = self.aggregate(word, rest, avail)
+                continue
+            handler = getattr(self, "cmd_" + word, None)
+            if word.startswith("`"):
+                continue
+            assert handler is not None, "%s: no walker for command %r" % (self.name, word)
+            avail = handler(rest, avail)
+        return avail
+
+    # -- generating
+    def aggregate(self, word: str, rest: str, avail: Set[str]) -> Set[str]:
+        parts = re.split(r"\bBY\b", rest, maxsplit=1)
+        by = parts[1] if len(parts) > 1 else ""
+        aggs = re.split(r"\bWHERE\b", parts[0], maxsplit=1)[0]
+        out: Set[str] = set()
+        for func, arg, alias in AGG.findall(aggs):
+            if arg.startswith("PREFIX("):
+                self.need(avail, [arg[len("PREFIX("):-2]], "%s %s()" % (word, func))
+            elif arg:
+                self.need(avail, [arg], "%s %s()" % (word, func))
+            out.add(alias)
+        for tok in by.split():
+            if "=" in tok and not tok.startswith("PREFIX("):
+                continue
+            if tok.startswith("PREFIX("):
+                self.need(avail, [tok[len("PREFIX("):-2]], "%s BY" % word)
+                out.add(tok[len("PREFIX("):-1])
+            else:
+                self.need(avail, [tok], "%s BY" % word)
+                out.add(tok)
+        if "span=" in rest:
+            out.add("_time")
+        return out
+
+    # -- commands
+    def cmd_rex(self, rest: str, avail: Set[str]) -> Set[str]:
+        m = re.search(r"\bfield=(\w+)", rest)
+        self.need(avail, [m.group(1) if m else "_raw"], "rex")
+        return avail | set(re.findall(r"\(\?<(\w+)>", rest))
+
+    def cmd_eval(self, rest: str, avail: Set[str]) -> Set[str]:
+        avail = set(avail)
+        for assign in split_top(rest, ","):
+            lhs, _, expr = assign.partition("=")
+            self.need(avail, idents(expr), "eval %s" % lhs.strip())
+            avail.add(lhs.strip())
+        return avail
+
+    def cmd_where(self, rest: str, avail: Set[str]) -> Set[str]:
+        self.need(avail, idents(rest), "where")
+        return avail
+
+    def cmd_fields(self, rest: str, avail: Set[str]) -> Set[str]:
+        names = rest.replace(",", " ").split()
+        if names and names[0] == "-":
+            return avail - set(names[1:])
+        self.need(avail, names, "fields")
+        return set(names)
+
+    def cmd_table(self, rest: str, avail: Set[str]) -> Set[str]:
+        names = rest.replace(",", " ").split()
+        self.need(avail, names, "table")
+        return set(names)
+
+    def cmd_mvexpand(self, rest: str, avail: Set[str]) -> Set[str]:
+        self.need(avail, [rest.split()[0]], "mvexpand")
+        return avail
+
+    def _stats(self, kind: str, rest: str, avail: Set[str]) -> Tuple[Set[str], Set[str]]:
+        parts = re.split(r"\bBY\b", rest, maxsplit=1)
+        outs: Set[str] = set()
+        for func, arg, alias in AGG.findall(parts[0]):
+            if arg.startswith("eval("):
+                self.need(avail, idents(arg[5:-1]), "%s %s(eval)" % (kind, func))
+            elif arg:
+                self.need(avail, [arg], "%s %s()" % (kind, func))
+            outs.add(alias)
+        by = parts[1].replace(",", " ").split() if len(parts) > 1 else []
+        self.need(avail, by, "%s BY" % kind)
+        return outs, set(by)
+
+    def cmd_stats(self, rest: str, avail: Set[str]) -> Set[str]:
+        outs, by = self._stats("stats", rest, avail)
+        return outs | by
+
+    def cmd_eventstats(self, rest: str, avail: Set[str]) -> Set[str]:
+        outs, _ = self._stats("eventstats", rest, avail)
+        return avail | outs
+
+    def cmd_sort(self, rest: str, avail: Set[str]) -> Set[str]:
+        self.need(avail, [t.lstrip("+-") for t in rest.replace(",", " ").split() if not t.isdigit()], "sort")
+        return avail
+
+    def cmd_lookup(self, rest: str, avail: Set[str]) -> Set[str]:
+        name, _, tail = rest.partition(" ")
+        inp, out = re.split(r"\b(?:OUTPUTNEW|OUTPUT)\b", tail, maxsplit=1)
+        cols = lookup_fields(name)
+        m = re.match(r"\s*(\w+)(?:\s+AS\s+(\w+))?", inp)
+        self.need(cols, [m.group(1)], "lookup %s input column" % name)
+        self.need(avail, [m.group(2) or m.group(1)], "lookup %s input" % name)
+        created = out.replace(",", " ").split()
+        self.need(cols, created, "lookup %s output column" % name)
+        return avail | set(created)
+
+    def cmd_rename(self, rest: str, avail: Set[str]) -> Set[str]:
+        avail = set(avail)
+        for old, new in re.findall(r'("[^"]+"|\S+)\s+AS\s+("[^"]+"|\S+)', rest):
+            old, new = old.strip('"'), new.strip('"')
+            self.need(avail, [old], "rename")
+            avail.discard(old)
+            avail.add(new)
+        return avail
+
+    def cmd_fillnull(self, rest: str, avail: Set[str]) -> Set[str]:
+        return avail | {t for t in rest.split() if "=" not in t}
+
+    def cmd_append(self, rest: str, avail: Set[str]) -> Set[str]:
+        inner = rest.strip()
+        assert inner.startswith("[") and inner.endswith("]")
+        return avail | self.walk(inner[1:-1])
+
+    def cmd_dedup(self, rest: str, avail: Set[str]) -> Set[str]:
+        self.need(avail, [t for t in rest.split() if "=" not in t], "dedup")
+        return avail
+
+    def cmd_search(self, rest: str, avail: Set[str]) -> Set[str]:
+        return avail
+
+    def cmd_outputlookup(self, rest: str, avail: Set[str]) -> Set[str]:
+        name = rest.split()[-1]
+        self.need(avail, sorted(lookup_fields(name)), "outputlookup %s" % name)
+        return avail
+
+
+# ---------------------------------------------------------------------------- tests
+def test_there_are_six_alerts_and_a_resolver():
+    assert len(ALERTS) == 6, sorted(ALERTS)
+    assert any("outputlookup" in st["search"] for st in SAVED.values())
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_every_field_a_search_reads_exists_in_its_data(name):
+    w = Walker(name)
+    w.walk(SAVED[name]["search"])
+    assert not w.problems, "\n".join(w.problems)
+    assert w.sources
+
+
+def test_walker_catches_a_missing_field():
+    w = Walker("broken")
+    w.walk('`ingest_doctor_metrics_log` TERM(group=queue) | eval fill=current_size_kb/max_size_kbb | '
+           'stats avg(fill) AS fill BY host | where ratio>1')
+    text = "\n".join(w.problems)
+    assert "'max_size_kbb'" in text and "'ratio'" in text          # typo, and a field stats dropped
+    w2 = Walker("broken2")
+    w2.walk("| tstats count AS n WHERE `ingest_doctor_splunkd_log` TERM(HttpInputDataHandler) TERM(replies=9) BY host")
+    assert any("'replies'" in p for p in w2.problems)
+
+
+@pytest.mark.parametrize("name", sorted(ALERTS))
+def test_alert_output_is_what_the_action_reads(name):
+    spl = ALERTS[name]["search"]
+    cols = final_columns(spl)
+    assert set(cols) <= alert_rows.KNOWN_COLUMNS, set(cols) - alert_rows.KNOWN_COLUMNS
+    signal = re.search(r'signal="(\w+)"', spl).group(1)
+    sig = alert_rows.SIGNALS[signal]
+    assert {"signal", "host", "component"} <= set(cols)
+    assert set(sig.required) <= set(cols), (signal, sig.required)
+
+
+@pytest.mark.parametrize("name", sorted(ALERTS))
+def test_alert_shape_for_the_paged_admin(name):
+    st = ALERTS[name]
+    spl = st["search"]
+    desc = st.get("description", "")
+    assert len(desc) > 200 and "Stage:" in desc and "Symptom:" in desc and "Urgency:" in desc \
+        and "First check:" in desc
+    used_thresholds = set(re.findall(r"`(ingest_doctor_[a-z_]+)`", spl)) & {s.macro for s in thresholds.SETTINGS}
+    assert used_thresholds and all(m in desc for m in used_thresholds), used_thresholds
+    # cron every 1 to 5 minutes (staggered: an offset M-59/N off minute 0), a window that covers it
+    m = re.match(r"^(\*|\*/([1-5])|[1-4]-59/([1-5])|[0-9,]+) \* \* \* \*$", st["cron_schedule"])
+    assert m, st["cron_schedule"]
+    every = int(m.group(2) or m.group(3) or 1)
+    win = re.match(r"^-(\d+)m$", st["dispatch.earliest_time"])
+    assert win and int(win.group(1)) >= every and st["dispatch.latest_time"] == "now"
+    assert int(win.group(1)) == thresholds.BY_NAME["sustained_window_min"].default
+    assert "`ingest_doctor_alert_window`" in spl          # the search itself follows the macro
+    # throttling per host and component, in per-result mode
+    assert st["alert.suppress"] == "1" and st["alert.digest_mode"] == "false"
+    fields = st["alert.suppress.fields"].split(",")
+    assert fields[0] == "host" and "component" in fields and set(fields) <= set(final_columns(spl))
+    assert re.match(r"^\d+m$", st["alert.suppress.period"])
+    # enabled, scheduled, only our own action
+    assert st["disabled"] == "0" and st["enableSched"] == "1"
+    actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
+    assert actions == {"ingest_doctor_flag"}
+    assert "action.email" not in st
+    # ends in its own exclusion hook, which exists and ships as a no-op
+    last = split_top(spl, "|")[-1].strip()
+    hook = re.match(r"^`(ingest_doctor_filter_\w+)`$", last)
+    assert hook, last
+    assert MACROS[hook.group(1)]["definition"] == "search *"
+
+
+def test_each_alert_has_its_own_hook():
+    hooks = [split_top(st["search"], "|")[-1].strip() for st in ALERTS.values()]
+    assert len(set(hooks)) == len(hooks)
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_no_threshold_literal_and_index_only_through_macros(name):
+    spl = SAVED[name]["search"]
+    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', spl)
+    # a comparison against a literal above 1 would be a second copy of a threshold
+    for m in re.finditer(r"(\w+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)", plain):
+        assert float(m.group(3)) <= 1, "%s: literal threshold %s" % (name, m.group(0))
+    assert not re.search(r"\bindex\s*=", plain)
+
+
+def test_resolve_search_keeps_keys_and_uses_the_macro():
+    st = [v for v in SAVED.values() if "outputlookup" in v["search"]][0]
+    spl = st["search"]
+    assert "key_field=_key" in spl and "append=true" in spl and "`ingest_doctor_resolve_after_min`" in spl
+    assert "_key" in lookup_fields("ingest_doctor_findings")
+    assert not any(k.startswith("action.") for k in st) and st["enableSched"] == "1"
+
+
+def test_collection_lookup_and_store_agree():
+    coll = splcheck._conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
+    declared = {k[len("field."):] for k in coll if k.startswith("field.")}
+    assert declared == set(alert_store.FIELDS)
+    assert lookup_fields("ingest_doctor_findings") == {"_key"} | set(alert_store.FIELDS)
+    st = TRANSFORMS["ingest_doctor_findings"]
+    assert st["external_type"] == "kvstore" and st["collection"] == alert_store.COLLECTION
+
+
+def test_reply_code_lookup_covers_every_code():
+    import csv
+    rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"),
+                                    encoding="utf-8")))
+    assert [int(r["reply"]) for r in rows] == list(range(28))
+    assert {r["reply"]: r["http_status"] for r in rows}["9"] == "503"
+    assert all(r["meaning"] and r["action"] for r in rows)
+    assert all(rows[c]["http_status"] == "503" for c in (18, 19, 20))
+    assert all(rows[c]["http_status"] == "429" for c in (26, 27))
+    assert [int(r["reply"]) for r in rows if r["backpressure"] == "1"] == [9, 18, 19, 20, 26, 27]
+
+
+def test_alert_action_conf_and_spec_agree():
+    conf = splcheck._conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
+    assert conf["is_custom"] == "1" and conf["payload_format"] == "json"
+    assert conf["python.version"] == "python3" and conf["python.required"] == "3.13"
+    params = {k for k in conf if k.startswith("param.")}
+    spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
+    assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
+        {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages"}
+    html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),
+                encoding="utf-8").read()
+    for p in params:
+        assert 'name="action.ingest_doctor_flag.%s"' % p in html
+    assert os.path.isfile(os.path.join(ROOT, "appserver", "static", conf["icon_path"]))
+
+
+def test_splcheck_passes_on_the_alerts():
+    ctx = splcheck.load_context(ROOT)
+    for name, st in SAVED.items():
+        assert splcheck.check_search(st["search"], ctx) == [], name
+    for name, st in MACROS.items():
+        if name.startswith("ingest_doctor_filter_") or name == "ingest_doctor_alert_window":
+            assert splcheck.check_search(st["definition"], ctx, in_macro=True) == [], name
+
+
+def test_splcheck_tool_runs():
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "splcheck.py"), ROOT],
+                       capture_output=True, text=True)
+    mine = [l for l in p.stdout.splitlines() + p.stderr.splitlines()
+            if "savedsearches.conf" in l or "ingest_doctor_filter" in l or "alert_window" in l]
+    assert mine == [], mine
+
+
+# ---------------------------------------------------------------------------- the collector findings relay
+def test_one_relay_of_collector_findings_every_minute():
+    assert len(RELAY) == 1, sorted(RELAY)
+    st = list(RELAY.values())[0]
+    spl = st["search"]
+    # cheap: the tiny finding sourcetype through the events index macro, the collector's only
+    assert spl.startswith('`ingest_doctor_events_index` sourcetype="ingest_doctor:finding" detected_by="collector"')
+    assert st["cron_schedule"] == "* * * * *"
+    # two minutes back: an event indexed late still meets one run; the action stores each event once
+    assert st["dispatch.earliest_time"] == "-2m" and st["dispatch.latest_time"] == "now"
+    cols = final_columns(spl)
+    assert set(cols) <= alert_rows.KNOWN_COLUMNS, set(cols) - alert_rows.KNOWN_COLUMNS
+    assert set(alert_rows.SIGNALS["finding"].required) <= set(cols) and "last_time" in cols
+    # tracked in Triggered Alerts and throttled per finding id (a new status or severity passes)
+    assert st["alert.track"] == "true" and st["alert.digest_mode"] == "false" and st["alert.suppress"] == "1"
+    fields = st["alert.suppress.fields"].split(",")
+    assert fields[0] == "id" and set(fields) <= set(cols)
+    assert re.match(r"^\d+m$", st["alert.suppress.period"]) and int(st["alert.suppress.period"][:-1]) >= 2
+    assert st["disabled"] == "0" and st["enableSched"] == "1"
+    actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
+    assert actions == {"ingest_doctor_flag"}
+    last = split_top(spl, "|")[-1].strip()
+    assert last == "`ingest_doctor_filter_collector_findings`"
+    assert MACROS["ingest_doctor_filter_collector_findings"]["definition"] == "search *"
+
+
+def test_back_pressure_codes_come_from_the_model_once():
+    from ingest_doctor import model
+    codes = [c.code for c in model.HEC_CODES if c.backpressure]
+    assert codes == list(model.HEC_BACKPRESSURE_CODES) and 9 in codes
+    terms = MACROS["ingest_doctor_hec_backpressure_terms"]["definition"]
+    assert terms == "(" + " OR ".join("TERM(reply=%d)" % c for c in codes) + ")"
+    spl = SAVED["Ingest Doctor - HEC - Server busy"]["search"]
+    assert "`ingest_doctor_hec_backpressure_terms`" in spl
+    assert "lookup ingest_doctor_hec_reply_codes reply AS code OUTPUT backpressure" in spl
+    for name, st in SAVED.items():          # no reply or health code written by hand in any search
+        assert not re.search(r"reply=\d|\bcode\s*(?:[<>]=?|==?)\s*\d", st["search"]), name
+    w = Walker("terms in a macro")
+    saved = dict(MACROS)
+    MACROS["bad_terms"] = {"definition": "(TERM(replies=9))"}
+    try:
+        w.walk("| tstats count AS n WHERE `ingest_doctor_splunkd_log` TERM(HttpInputDataHandler) `bad_terms` BY host")
+    finally:
+        MACROS.clear()
+        MACROS.update(saved)
+    assert any("'replies'" in p for p in w.problems)
+
+
+def test_the_ambiguous_proc_hec_name_is_never_the_hec_data_thread():
+    """Issue 12: the collector's `httpinputserver` (/proc's 15 characters of the HEC data AND
+    management threads) gets no stage and a label saying so; only the full name ranks as HEC."""
+    from ingest_doctor import model, threadnames
+    (proc_name,) = [k for k, v in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in v]
+    spl = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
+    assert 'hec_first=if(thread=="%s", 0, 1)' % model.HEC_THREAD in spl
+    assert re.search(r'eval label=if\(thread=="%s", "HEC data or management thread[^"]*not judged as the HEC '
+                     r'data thread[^"]*", label\)' % proc_name, spl)
+    members = {r["member"] for r in csv_rows("ingest_doctor_pipeline.csv")}
+    assert model.HEC_THREAD in members and proc_name not in members      # no stage for the /proc name
+    assert "ingest_doctor.thread.busy_pct" in spl and "metrics.log group=dutycycle" in spl
+
+
+def csv_rows(name: str) -> List[Dict[str, str]]:
+    import csv
+    return list(csv.DictReader(open(os.path.join(ROOT, "lookups", name), encoding="utf-8")))

@@ -1,0 +1,178 @@
+"""The recordings behind the dashboard screenshots agree with the searches and with Splunk.
+
+tests/fixtures/dashboards/ is written by tools/dashboards/make_fixtures.py from one simulated
+deployment (tools/dashboards/sim.py). Here each recorded panel is
+  - computed again from the simulated rows, and must equal the committed file;
+  - declared with the aggregation steps of its search (stats, timechart with its span and BY
+    clause, sort, dedup, the top-series macro ...), and those must be the steps the generated
+    view runs: a search that changes its statistic fails here until the recording follows;
+and the saturated story must hold the way Splunk behaves (503 / reply=9 only with full queues
+behind HEC; the saturated set first in every view; implausible CPU readings set apart).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from fakes import paths
+from fakes.paths import ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
+
+import gen_views  # noqa: E402
+import make_fixtures  # noqa: E402
+import sim  # noqa: E402
+import splcheck  # noqa: E402
+from panels import PANELS  # noqa: E402
+
+FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
+VIEWS = {d.name: d.definition() for d in (make() for make in gen_views.DASHBOARDS)}
+STEP = re.compile(r"^(stats|eventstats|streamstats|timechart|chart|bin|dedup|sort|head)\b")
+
+
+def segments(spl):
+    """The commands of a search and of its subsearches, in text order (split at | [ ] outside quotes)."""
+    out = []
+    for part in splcheck.split_top(spl, sep="|", quotes='"', opens="", closes=""):
+        for sub in splcheck.split_top(part, sep="[", quotes='"', opens="", closes=""):
+            out += splcheck.split_top(sub, sep="]", quotes='"', opens="", closes="")
+    return [" ".join(s.split()) for s in out if s.strip()]
+
+
+def steps(view, ds_id):
+    """Aggregation steps of a data source (a chain: its own query), input tokens at their defaults."""
+    defn = VIEWS[view]
+    spl = defn["dataSources"][ds_id]["options"]["query"]
+    for inp in defn["inputs"].values():
+        tok, default = inp["options"].get("token"), inp["options"].get("defaultValue")
+        if tok == "agg":
+            spl = spl.replace("$agg$", default)
+    out = []
+    for seg in segments(spl):
+        for m in re.finditer(r"`ingest_doctor_top_series\((\w+),(\d+)\)`", seg):
+            out.append("top(%s,%s)" % m.groups())
+        if STEP.match(seg):
+            out.append(seg)
+    return out
+
+
+RECORDED = sorted(k for k in PANELS if k[1] in make_fixtures.consumed(VIEWS[k[0]]))
+
+
+@pytest.mark.parametrize("view,ds_id", RECORDED)
+def test_each_recording_uses_the_steps_of_its_search(view, ds_id):
+    declared, _ = PANELS[(view, ds_id)]
+    assert steps(view, ds_id) == declared, "%s/%s: the search and tools/dashboards/recordings.py differ" % (view, ds_id)
+
+
+@pytest.fixture(scope="module")
+def deployments():
+    return {state: sim.Deployment(state == "saturated") for state in make_fixtures.STATES}
+
+
+@pytest.mark.parametrize("view,ds_id", RECORDED)
+def test_each_recording_is_recomputed_from_the_simulated_deployment(view, ds_id, deployments):
+    for state, dep in deployments.items():
+        with open(os.path.join(FIXTURES, state, view, ds_id + ".json"), encoding="utf-8") as fh:
+            recorded = json.load(fh)
+        assert PANELS[(view, ds_id)][1](dep) == recorded, "%s/%s/%s differs from its recomputation" % (state, view, ds_id)
+
+
+def rec(state, view, ds_id):
+    with open(os.path.join(FIXTURES, state, view, ds_id + ".json"), encoding="utf-8") as fh:
+        data = json.load(fh)
+    return [dict(zip(data["fields"], r)) for r in data["rows"]], data["fields"]
+
+
+def test_busy_replies_only_where_the_queues_behind_hec_are_full():
+    for state in make_fixtures.STATES:
+        dep = sim.Deployment(state == "saturated")
+        busy = [r for r in dep.hec_reply_rows() if r["reply"] == "9"]
+        fullest = {}   # (host, 30 s sample) -> fullest parsingQueue over the host's sets
+        for q in dep.queue_rows():
+            if q["queue"] == "parsingqueue":
+                k = (q["host"], q["_time"])
+                fullest[k] = max(fullest.get(k, 0.0), q["fill_pct"])
+        for r in busy:
+            minute = r["_time"] - (r["_time"] - sim.START) % 60
+            assert max(fullest[(r["host"], minute)], fullest[(r["host"], minute + 30)]) >= 99, (state, r)
+        unhealthy = {h["host"] for h in dep.health_rows() if h["code"] == "18"}
+        assert unhealthy == {r["host"] for r in busy}
+        if state == "healthy":
+            assert not busy
+        else:
+            assert {r["host"] for r in busy} == {sim.HOT_HOST}
+
+
+def test_the_saturated_set_is_visible_in_what_the_searches_compute():
+    chain, _ = rec("saturated", "ingest_doctor_pipeline_sets", "ds_chain")
+    assert (chain[0]["host"], chain[0]["ingest_pipe"], chain[0]["bottleneck"]) == ("idx-07", "1", "typing")
+    assert [r["bottleneck"] for r in chain[1:]] == ["none"] * (len(chain) - 1)
+    healthy, _ = rec("healthy", "ingest_doctor_pipeline_sets", "ds_chain")
+    assert {r["bottleneck"] for r in healthy} == {"none"}
+    fill, fields = rec("saturated", "ingest_doctor_pipeline_sets", "ds_fill_time")
+    assert fields[1] == "1. idx-07 set 1" and float(fill[-1]["1. idx-07 set 1"]) >= 99
+    assert all(float(r[f]) < 60 for r in fill for f in fields[2:-1] if r[f] is not None)
+    overview, _ = rec("saturated", "ingest_doctor_hec_performance", "ds_overview")
+    assert overview[0]["host"] == "idx-07" and overview[0]["state"] == "saturated" and overview[0]["worst stage"] == "typing"
+    assert {r["state"] for r in overview[1:]} == {"ok"}
+    thread, fields = rec("saturated", "ingest_doctor_thread_activity", "ds_threads_time")
+    assert fields[1] == "1. idx-07 set 1 typing"
+    hec, _ = rec("saturated", "ingest_doctor_hec_performance", "ds_hec_thread")
+    assert max(float(v) for r in hec for k, v in r.items() if k not in ("_time", "threshold") and v) < 90
+
+
+def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count_once():
+    rows, _ = rec("healthy", "ingest_doctor_cpu_by_processor", "ds_cpu_unreliable")
+    assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "1")]
+    assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"]) * 1.1
+    dep = sim.Deployment(False)
+    import recordings
+    per_minute = recordings.cpu_rows(dep)
+    assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 110 * 2
+    lines = [ln for ln in dep.cpu_lines() if ln["host"] == "idx-03"]
+    assert len(lines) > len({(ln["_time"], ln["ingest_pipe"], ln["processor"]) for ln in lines})   # repeats exist
+    repeated = [r for r in per_minute if r["host"] == "idx-03" and sim.END - 3600 <= r["_time"] < sim.END - 3000]
+    assert repeated and all(r["pct_one_core"] < 30 for r in repeated)   # not doubled
+
+
+def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
+    """recordings.cpu_rows replays ingest_doctor_pipeline_cpu_rows: the SPL must say the same."""
+    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
+        conf = fh.read()
+    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
+    assert "eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)" in macro
+    assert "interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)" in macro
+    assert "pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())" in macro
+    base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
+    assert "max(PREFIX(cpu_seconds=))" in base and "_time span=1s" in base   # a repeated line counts once
+    dep = sim.Deployment(False)
+    pipelines = {r["pipeline"] for r in dep.pipeline if r["pipeline"]}
+    assert {p for p, _, _ in sim.PROCESSORS} <= pipelines
+    assert all(int(r["threads_per_set"]) >= 1 and float(r["max_cpu_pct"]) >= 100 * int(r["threads_per_set"])
+               for r in dep.pipeline)
+
+
+def test_the_hec_thread_chart_shows_the_collectors_proc_name_as_data_or_management_thread():
+    """Issue 12: the collector emits the HEC thread as /proc names it (`httpinputserver`, shared with
+    the management thread); the HEC chart shows it labelled so, beside the full name from metrics.log."""
+    from ingest_doctor import model, threadnames
+    assert sim.HEC_THREAD == model.HEC_THREAD
+    assert model.HEC_THREAD in threadnames.candidates(sim.PROC_HEC_THREAD)
+    dep = sim.Deployment(False)
+    collector = {(r["host"], r["thread"]) for r in dep.dutycycle_rows() if r["origin"] == "collector"}
+    assert collector == {(h, sim.PROC_HEC_THREAD) for h in sim.FORWARDERS}
+    query = VIEWS["ingest_doctor_hec_performance"]["dataSources"]["ds_hec_thread"]["options"]["query"]
+    assert 'where thread=="%s" OR thread=="%s"' % (model.HEC_THREAD, sim.PROC_HEC_THREAD) in query
+    assert '.if(thread=="%s", " %s (/proc: data or mgmt)", "")' % ((sim.PROC_HEC_THREAD,) * 2) in query
+    viz = VIEWS["ingest_doctor_hec_performance"]["visualizations"]["viz_hec_thread"]
+    assert '"/proc: data or mgmt": the name both HEC threads share' in viz["description"]
+    for state in make_fixtures.STATES:
+        _, fields = rec(state, "ingest_doctor_hec_performance", "ds_hec_thread")
+        series = [f.split(". ", 1)[1] for f in fields if re.match(r"\d+\. ", f)]
+        for h in sim.FORWARDERS:     # the forwarders' data thread twice: full name, and /proc's, labelled
+            assert h in series and h + " httpinputserver (/proc: data or mgmt)" in series, (state, series)

@@ -1,0 +1,66 @@
+"""The alert action run as splunkd runs it: `--execute` with the JSON payload on stdin (a subprocess),
+and the result rows its searches hand it (thread and queue rows, as results.csv.gz carries them)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from fakes.paths import BIN
+
+SCRIPT = os.path.join(BIN, "ingest_doctor_flag.py")
+NOW = 1763805600.0
+
+HF_CONFIG = {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 2, "max_threads": 0,
+             "max_sockets": 0, "hec_enabled": True, "hec_port": 8088, "hec_ssl": True, "hec_tokens": 3,
+             "parallel_ingestion_pipelines": 1}
+
+
+def thread_row(host="hf-01", thread="httpinputserverdatathread", samples=None, last=NOW):
+    samples = samples or [95, 97, 98, 99, 98, 97, 99, 98, 97, 96, 98, 99, 97, 98, 99, 98, 97, 99, 98, 99]
+    return {"signal": "thread_busy", "host": host, "component": thread, "thread": thread, "pipeline_set": "none",
+            "stage": "hec_input", "busy_pct": round(sum(samples) / len(samples), 1),
+            # newest first, as the search's `sort - _time | stats list()` writes them
+            "samples": ["%d:%s" % (last - 30 * i, s) for i, s in enumerate(reversed(samples))],
+            "samples_over": sum(1 for s in samples if s >= 90),
+            "window_min": 10, "span_s": 30, "last_time": last, "source": "metrics.log group=dutycycle",
+            "threshold": 90}
+
+
+def recent(vals, blocked=False, last=NOW):
+    n = len(vals)
+    return " ".join("%d:%s%s" % (last - 30 * (n - 1 - i), v, "b" if blocked and v >= 100 else "")
+                    for i, v in reversed(list(enumerate(vals))))
+
+
+def queue_row(host="idx-01", pset="1", last=NOW):
+    return {"signal": "queue_fill", "host": host, "component": "typing", "pipeline_set": pset,
+            "bottleneck": "typing", "queue": ["parsingqueue", "aggqueue", "typingqueue", "indexqueue"],
+            "fill_pct": ["96", "97", "100", "3"],
+            "recent": [recent([95, 96, 97, 96, 98, 97, 96, 95, 97, 96]), recent([97] * 10),
+                       recent([100] * 10, True), recent([3] * 10)],
+            "blocked_samples": ["0", "0", "10", "0"], "window_min": 10, "span_s": 30, "last_time": last,
+            "threshold": 90}
+
+
+def payload(fake, results_file, sid="scheduler__nobody_aW5nZXN0X2RvY3Rvcg__RMD5a1_at_1763805600_1", **conf):
+    configuration = {"min_severity": "warning", "webhook_url": "", "index": ""}
+    configuration.update(conf)
+    return {"app": "ingest_doctor", "owner": "nobody", "results_file": results_file,
+            "results_link": "https://sh-01:8000/app/ingest_doctor/@go?sid=" + sid,
+            "search_name": "Ingest Doctor - Saturated splunkd thread", "server_host": "sh-01",
+            "server_uri": fake.url, "session_key": "s3cr3t-session-key", "sid": sid,
+            "configuration": configuration, "result": {}}
+
+
+def run_action(data, tls, extra_env=None, argv=("--execute",), raw=None):
+    env = dict(os.environ)
+    env.update({"INGEST_DOCTOR_RETRY_BACKOFF_S": "0.01", "SSL_CERT_FILE": tls[0], "PYTHONDONTWRITEBYTECODE": "1"})
+    env.pop(("INGEST_DOCTOR_SPLUNKD_CA"), None)
+    env.update(extra_env or {})
+    stdin = raw if raw is not None else json.dumps(data)
+    p = subprocess.run([sys.executable, SCRIPT] + list(argv), input=stdin, capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert "s3cr3t-session-key" not in p.stderr and "s3cr3t-session-key" not in p.stdout
+    return p

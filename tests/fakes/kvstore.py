@@ -1,0 +1,195 @@
+"""The search head as the alert action sees it (its tests: tests/gates/test_fakes_kvstore.py).
+
+- KVStore: an in-memory KV store collection served as route handlers on the
+  fake splunkd (`GET data/<c>?query=`, `GET/POST data/<c>/<key>`,
+  `POST data/<c>/batch_save`), answering like splunkd (JSON lists, 404 with a
+  messages body). `unavailable=N` makes its first N calls answer 503
+  "KV Store is initializing"; `unavailable=-1` is the twin that always does.
+- Splunkd routes for the rest of the action's needs: conf-macros built from
+  the app's own default/macros.conf, a oneshot search returning the latest
+  ingest_doctor:config events, receivers/simple recording events, server/info
+  and a webhook receiver.
+- results.csv.gz writer in splunkd's format (plain column + __mv_ column).
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import re
+import sys
+import threading
+from typing import Any, Dict, List, Optional, Sequence
+
+from fakes.paths import ROOT, TOOLS
+from fakes.splunkd import Messages, Request, Response, envelope, fault, messages
+
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+from confcheck import read_conf  # noqa: E402
+NS = "/servicesNS/nobody/ingest_doctor"
+COLL = "ingest_doctor_findings"
+KV_BASE = NS + "/storage/collections/data/" + COLL
+
+
+# ---------------------------------------------------------------------------- KV store
+def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
+    for k, v in query.items():
+        if k == "$or":
+            if not any(_match(rec, q) for q in v):
+                return False
+        elif k == "$and":
+            if not all(_match(rec, q) for q in v):
+                return False
+        elif isinstance(v, dict):
+            raise ValueError("operator %r not supported by the fake" % v)
+        elif rec.get(k) != v:
+            return False
+    return True
+
+
+class KVStore:
+    def __init__(self, unavailable: int = 0):
+        self.records: Dict[str, Dict[str, Any]] = {}
+        self.unavailable = unavailable
+        self.calls: List[str] = []
+        self.saves: List[List[Dict[str, Any]]] = []
+        self._lock = threading.Lock()
+
+    def install(self, fake) -> "KVStore":
+        fake.route_prefix("GET", KV_BASE, self.handle)
+        fake.route_prefix("POST", KV_BASE, self.handle)
+        fake.route_prefix("DELETE", KV_BASE, self.handle)
+        return self
+
+    def handle(self, req: Request) -> Response:
+        with self._lock:
+            self.calls.append("%s %s" % (req.method, req.path[len(KV_BASE):] or "/"))
+            if self.unavailable:
+                if self.unavailable > 0:
+                    self.unavailable -= 1
+                return fault("503")
+            rest = req.path[len(KV_BASE):].lstrip("/")
+            if req.method == "GET" and not rest:
+                q = json.loads(req.query.get("query", ["{}"])[0])
+                return Response(200, [dict(r) for r in self.records.values() if _match(r, q)])
+            if req.method == "POST" and rest == "batch_save":
+                docs = req.json()
+                if not isinstance(docs, list):
+                    return messages(400, "Request body must be a JSON array")
+                self.saves.append([dict(d) for d in docs])
+                keys = []
+                for d in docs:
+                    key = d.get("_key") or "k%d" % (len(self.records) + 1)
+                    self.records[key] = dict(d, _key=key, _user="nobody")
+                    keys.append(key)
+                return Response(200, keys)
+            if rest and "/" not in rest:
+                if req.method == "GET":
+                    rec = self.records.get(rest)
+                    return Response(200, dict(rec)) if rec else messages(404, "Could not find object id=%s" % rest)
+                if req.method == "POST":
+                    if rest not in self.records:
+                        return messages(404, "Could not find object id=%s" % rest)
+                    self.records[rest] = dict(req.json(), _key=rest, _user="nobody")
+                    return Response(200, {"_key": rest})
+                if req.method == "DELETE":
+                    self.records.pop(rest, None)
+                    return Response(200, b"")
+            return messages(400, "unsupported by the fake KV store")
+
+
+# ---------------------------------------------------------------------------- the rest of splunkd
+def parse_macros(path: str) -> Dict[str, str]:
+    return {name: st.get("definition", "") for name, st in read_conf(path).items()}
+
+
+class Splunkd:
+    """Everything the action calls, on one FakeSplunkd."""
+
+    def __init__(self, fake, kv: Optional[KVStore] = None, configs: Optional[Dict[str, Dict[str, Any]]] = None,
+                 macro_overrides: Optional[Dict[str, str]] = None, server_name: str = "sh-01"):
+        self.fake = fake
+        self.kv = (kv or KVStore()).install(fake)
+        self.configs = configs or {}
+        self.events: List[Dict[str, Any]] = []
+        self.posts = 0
+        self.hooks: List[Dict[str, Any]] = []
+        self.searches: List[str] = []
+        self.messages = Messages(fake, server_name)
+        macros = parse_macros(os.path.join(ROOT, "default", "macros.conf"))
+        macros.update(macro_overrides or {})
+        fake.route("GET", NS + "/configs/conf-macros",
+                   envelope(NS + "/configs/conf-macros", [(k, {"definition": v, "iseval": "0"})
+                                                         for k, v in sorted(macros.items())]))
+        fake.route("POST", NS + "/search/jobs", self._oneshot)
+        fake.route("POST", NS + "/receivers/simple", self._receive)
+        fake.route("POST", "/hook", self._hook)
+        fake.route("GET", "/services/server/info",
+                   envelope("/services/server/info", [("server-info", {"serverName": server_name,
+                                                                      "host": server_name,
+                                                                      "numberOfCores": 8})]))
+
+    def _oneshot(self, req: Request) -> Response:
+        form = req.form()
+        assert form.get("exec_mode") == ["oneshot"], form
+        spl = form["search"][0]
+        self.searches.append(spl)
+        hosts = re.findall(r'host="([^"]+)"', spl)
+        results = []
+        for h in hosts:
+            if h in self.configs:
+                raw = json.dumps({"host": h, "time": 1763805000.0, "config": self.configs[h]})
+                results.append({"host": h, "_raw": raw})
+        return Response(200, {"preview": False, "init_offset": 0, "messages": [],
+                              "fields": [{"name": "host"}, {"name": "_raw"}], "results": results,
+                              "highlighted": {}})
+
+    def _receive(self, req: Request) -> Response:
+        q = {k: v[0] for k, v in req.query.items()}
+        self.posts += 1
+        # props.conf [ingest_doctor:finding]: LINE_BREAKER = ([\r\n]+), one event per line
+        for line in req.body.decode("utf-8").splitlines():
+            if line.strip():
+                self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
+                                    "host": q.get("host"), "source": q.get("source"), "event": json.loads(line)})
+        return Response(200, {"bytes": len(req.body), "host": q.get("host"), "index": q.get("index"),
+                              "source": q.get("source"), "sourcetype": q.get("sourcetype")})
+
+    def _hook(self, req: Request) -> Response:
+        self.hooks.append(req.json())
+        return Response(200, {"ok": True})
+
+
+# ---------------------------------------------------------------------------- results file
+def _mv_encode(values: Sequence[str]) -> str:
+    return ";".join("$%s$" % v.replace("$", "$$") for v in values)
+
+
+def write_results(path: str, rows: Sequence[Dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
+    """A results.csv.gz as splunkd writes it: multivalue fields get a __mv_ twin column."""
+    cols: List[str] = list(columns or [])
+    if not cols:
+        for r in rows:
+            for k in r:
+                if k not in cols:
+                    cols.append(k)
+    mv_cols = [c for c in cols if any(isinstance(r.get(c), (list, tuple)) for r in rows)]
+    header = cols + ["__mv_" + c for c in mv_cols]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        line = []
+        for c in cols:
+            v = r.get(c, "")
+            line.append("\n".join(str(x) for x in v) if isinstance(v, (list, tuple)) else str(v))
+        for c in mv_cols:
+            v = r.get(c)
+            line.append(_mv_encode([str(x) for x in v]) if isinstance(v, (list, tuple)) and len(v) > 1 else "")
+        w.writerow(line)
+    with gzip.open(path, "wb") as f:
+        f.write(buf.getvalue().encode("utf-8"))
+    return path

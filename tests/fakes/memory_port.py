@@ -1,0 +1,40 @@
+"""The alert action's port (ingest_doctor.alert.action.Port) in memory, for the benches: no network,
+a dict for the KV store, a count of the events written. tests/gates/test_fakes_bench.py keeps it
+in step with the port it stands in for."""
+
+
+class MemoryPort:
+    def __init__(self):
+        self.kv = {}
+        self.events = 0
+
+    def macros(self):
+        return {}
+
+    def latest_configs(self, hosts):
+        return {h: {"parallel_ingestion_pipelines": 4, "dedicated_io_threads": 2} for h in hosts}
+
+    def local_config(self, host, evidence):
+        return False
+
+    def kv_read(self, keys):
+        return {k: self.kv[k] for k in keys if k in self.kv}
+
+    def kv_save(self, records):
+        for r in records:
+            self.kv[r["_key"]] = r
+
+    def write_events(self, index, host, bodies):
+        self.events += len(bodies)
+
+    def webhook(self, url, body):
+        pass
+
+    def messages_shown(self):
+        return {}
+
+    def post_messages(self, plan):
+        self.messages = plan
+
+    def log(self, *a, **k):
+        pass

@@ -1,0 +1,31 @@
+"""The app's saved searches as shipped (default/savedsearches.conf): those that trigger the alert
+action, the relay of the collectors' findings among them, and a search's final columns (its last
+`table`), split with SPL's quotes and brackets."""
+import os
+import sys
+from typing import List
+
+from fakes.paths import ROOT, TOOLS
+
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+import splcheck  # noqa: E402
+
+SAVED = {k: v for k, v in splcheck._conf(os.path.join(ROOT, "default", "savedsearches.conf")).items()
+         if k != "default"}
+FLAGGING = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag") == "1"}
+# The relay of the collectors' findings triggers the action too, but detects nothing itself.
+RELAY = {k: v for k, v in FLAGGING.items() if 'signal="finding"' in v["search"]}
+ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY}
+
+
+def split_top(text: str, sep: str) -> List[str]:
+    """splcheck's splitter with SPL's quotes (" and `) and brackets (() and [])."""
+    return splcheck.split_top(text, sep, quotes='"`', opens="([", closes=")]")
+
+
+def final_columns(spl: str) -> List[str]:
+    segs = [s.strip() for s in split_top(spl, "|")]
+    tables = [s for s in segs if s.startswith("table ")]
+    assert tables, "no table command"
+    return tables[-1][len("table "):].split()

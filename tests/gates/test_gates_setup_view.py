@@ -1,0 +1,77 @@
+"""The search app's setup view (default/data/ui/views/ingest_doctor_setup.xml).
+
+It checks the install from the search head, one table per question, each row ending in a
+status (ok | gap) and the fix for a gap: which instances send metrics.log and run the
+collector, whether the metrics index exists on the indexers, whether the events-index macro
+points at a real index, and where notifications go. Notifications have one place: every alert
+triggers ingest_doctor_flag and none overrides the action's webhook, so the action's own
+setting (alert_actions.conf) applies to all of them. Studio schema and offline render: the
+dashboard gates (tools/dashboards/validate.js, render.js) take every view in the folder.
+"""
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import splcheck
+from fakes import paths
+from fakes.paths import ROOT
+
+VIEW = os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_setup.xml")
+FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
+
+
+def definition():
+    root = ET.parse(VIEW).getroot()
+    assert root.get("version") == "2" and root.findtext("label") == "Setup"
+    return json.loads(root.find("definition").text)
+
+
+def final_fields(query):
+    last = [p.strip() for p in splcheck.split_top(query, "|") if p.strip()][-1]
+    assert last.startswith("table "), last
+    return last[len("table "):].split()
+
+
+def test_each_check_is_a_table_ending_in_status_and_fix():
+    defn = definition()
+    queries = {k: d["options"]["query"] for k, d in defn["dataSources"].items()}
+    assert set(queries) == {"ds_instances", "ds_metrics_index", "ds_events_index", "ds_notifications"}
+    for key, q in queries.items():
+        assert final_fields(q)[-2:] == ["status", "fix"], key
+    assert "`ingest_doctor_metrics_log`" in queries["ds_instances"] and "`ingest_doctor_metrics_index`" in queries["ds_instances"]
+    assert "datatype=metric" in queries["ds_metrics_index"] and "conf-macros/ingest_doctor_metrics_index" in queries["ds_metrics_index"]
+    assert "conf-macros/ingest_doctor_events_index" in queries["ds_events_index"]
+    assert "conf-alert_actions/ingest_doctor_flag" in queries["ds_notifications"]
+
+
+def test_searches_pass_the_spl_checker():
+    ctx = splcheck.load_context(ROOT)
+    for key, d in definition()["dataSources"].items():
+        assert splcheck.check_search(d["options"]["query"], ctx) == [], key
+
+
+@pytest.mark.parametrize("state", ("healthy", "saturated"))
+def test_recordings_for_the_offline_render(state):
+    for key, d in definition()["dataSources"].items():
+        with open(os.path.join(FIXTURES, state, "ingest_doctor_setup", key + ".json"), encoding="utf-8") as fh:
+            rec = json.load(fh)
+        assert rec["fields"] == final_fields(d["options"]["query"]) and rec["rows"], key
+        assert all(r[-2] in ("ok", "gap") and (r[-1] == "-") == (r[-2] == "ok") for r in rec["rows"]), key
+
+
+def test_the_view_is_in_the_nav():
+    nav = ET.parse(os.path.join(ROOT, "default", "data", "ui", "nav", "default.xml")).getroot()
+    assert "ingest_doctor_setup" in [v.get("name") for v in nav.iter("view")]
+
+
+def test_one_place_routes_every_alerts_notifications():
+    text = open(os.path.join(ROOT, "default", "savedsearches.conf"), encoding="utf-8").read()
+    alerts = [s for s in re.split(r"(?m)^\[", text)[1:] if re.search(r"(?m)^action\.ingest_doctor_flag\s*=\s*1", s)]
+    assert len(alerts) >= 6
+    for stanza in alerts:
+        assert not re.search(r"(?m)^action\.ingest_doctor_flag\.param\.webhook_url", stanza), stanza.split("]")[0]
+    actions = open(os.path.join(ROOT, "default", "alert_actions.conf"), encoding="utf-8").read()
+    assert re.search(r"(?m)^param\.webhook_url\s*=", actions)
