@@ -189,12 +189,14 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     all_rows = list(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS))
     by_host = rows_to_evidence(all_rows, now)
     reported = rows_to_reported(all_rows, now)
-    summary.rows_hosts = len(by_host)
+    # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
+    measured = {h: ev for h, ev in by_host.items() if ev.sources}
+    summary.rows_hosts = len(measured)
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
-    summary.not_judged.extend(complete_config(by_host, port))
-    findings, summary.below_min, notes = judge(by_host, th, payload.params.min_severity, diagnose)
+    summary.not_judged.extend(complete_config(measured, port))
+    findings, summary.below_min, notes = judge(measured, th, payload.params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]

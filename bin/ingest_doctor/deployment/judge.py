@@ -142,15 +142,13 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
     return sat + [s for s in out if s.state != "saturated"]
 
 
-def _has_data(report: Report, inst: Instance) -> bool:
-    return bool(inst.evidence.sources)
 
 
 def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentReport:
     topo = topo_mod.build(instances)
     by_host = {i.host: i for i in instances}
     reports = {i.host: diagnose(i.evidence, i.thresholds) for i in instances}
-    judged = {i.host: _has_data(reports[i.host], i) for i in instances}
+    judged = {i.host: bool(i.evidence.sources) for i in instances}
     caused_by: Dict[str, Optional[str]] = {}
     states: Dict[str, List[ReceiverState]] = {}
     for _ in range(len(instances) + 1):
