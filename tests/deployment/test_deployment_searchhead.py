@@ -96,7 +96,8 @@ def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_p
 
 def test_without_connection_rows_nothing_is_linked(sh, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), rows()[:3])
-    p = run_action(deployment_payload(sh.fake, res, "Ingest Doctor - Queues - Blocked or saturated pipeline queues"), tls)
+    p = run_action(deployment_payload(sh.fake, res, "Ingest Doctor - Queues - Blocked or saturated pipeline queues"),
+                   tls)
     assert p.returncode == exitcodes.OK, p.stderr
     assert record(sh, "hf-01/output/-")["caused_by"] == ""
     assert sorted(sh.messages.shown) == sorted([message_name("idx-02/indexing/-"), message_name("hf-01/output/-")])

@@ -25,8 +25,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
-from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, TcpinConnection,
-                                   TcpoutConnection, ThreadSample)
+from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample,
+                                   TcpinConnection, TcpoutConnection, ThreadSample)
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).

@@ -28,7 +28,8 @@ def is_deployment(path: str) -> bool:
     return os.path.isdir(path) and not is_snapshot(path) and bool(members(path))
 
 
-def load(path: str, overrides: Optional[Mapping[str, object]] = None) -> Tuple[Optional[str], List[Instance], List[str]]:
+def load(path: str, overrides: Optional[Mapping[str, object]] = None
+         ) -> Tuple[Optional[str], List[Instance], List[str]]:
     """(name, instances, problems). Raises SnapshotError when `path` is not a deployment folder and
     thresholds.ThresholdError when an override is invalid."""
     if not is_deployment(path):

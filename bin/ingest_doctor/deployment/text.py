@@ -14,7 +14,8 @@ NEXT_HOW = ("What saturates next, as the load grows (each stage pegs one core at
 def next_sentence(dep: DeploymentReport) -> List[str]:
     out = []
     for n in dep.next_bottlenecks:
-        place = "%s %s%s" % (n.host, n.bottleneck, "" if n.pipeline_set is None else ", pipeline set %d" % n.pipeline_set)
+        pset = "" if n.pipeline_set is None else ", pipeline set %d" % n.pipeline_set
+        place = "%s %s%s" % (n.host, n.bottleneck, pset)
         out.append("%s at about %.1fx today's load%s" % (place, n.at_load_x, " (%s)" % n.caveat if n.caveat else ""))
     return out
 
@@ -40,7 +41,8 @@ def render(dep: DeploymentReport) -> str:
         symptoms = dep.symptoms_of(rid)
         if symptoms:
             hosts = sorted({s.host or "-" for s in symptoms})
-            out.append("  Holds back %d instance%s: %s" % (len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
+            out.append("  Holds back %d instance%s: %s"
+                       % (len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
             for s in symptoms:
                 via = dep.caused_by.get(s.id)
                 out.extend(_wrap("- %s [%s] (%s)%s" % (where(s), s.severity.upper(), s.id,
