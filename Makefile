@@ -93,7 +93,7 @@ deps: bin/lib/.stamp build/ta-lib/.stamp
 # for the pipeline tiers (tools/build_ta.py: ucc-gen from ta/globalConfig.json, plus the
 # collector and the core package from bin/).
 build: deps $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
-	$(TOOLSPY) -B tools/gen_conf.py --check
+	$(TOOLSPY) -B tools/generate.py --check
 	$(TOOLSPY) -B tools/build.py --out $(BUILD)
 	$(TOOLSPY) -B tools/build_ta.py --ucc-python $(UCCPY) --lib bin/lib --ta-lib build/ta-lib --out $(TA_BUILD)
 
@@ -169,7 +169,7 @@ test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 dashboard-screenshots: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	node tools/dashboards/render.js --docs
 
-bench: $(VENV)/py313/.stamp deps
+bench: $(VENV)/py313/.stamp deps build   # build: the webhook bench runs the add-on as built
 	$(VENV)/py313/bin/python tools/bench.py
 
 clean:

@@ -69,10 +69,7 @@ def _skip(name: str) -> bool:
 
 def assemble(src: str, out: str) -> int:
     """Copy the allow-listed parts of `src` into a fresh `out`; return the file count."""
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, ".%s.tmp%d" % (os.path.basename(out), os.getpid()))
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = manifest.staging(out)
     os.makedirs(tmp)
     count = 0
     ships = {"bin/" + f for f in manifest.bin_files(manifest.APP, os.path.join(src, "bin"))}
@@ -92,12 +89,7 @@ def assemble(src: str, out: str) -> int:
                     if not _skip(f) and f != "local.meta" and shipped:
                         shutil.copyfile(os.path.join(dirpath, f), os.path.join(dest, f))
                         count += 1
-    # Swap in whole, so a concurrent reader never sees half a build.
-    old = tmp + ".old"
-    if os.path.exists(out):
-        os.rename(out, old)
-    os.rename(tmp, out)
-    shutil.rmtree(old, ignore_errors=True)
+    manifest.land(tmp, out)
     return count
 
 

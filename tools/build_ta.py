@@ -22,7 +22,6 @@ Usage: build_ta.py --ucc-python .venv/ucc/bin/python --lib bin/lib --ta-lib buil
 from __future__ import annotations
 
 import argparse
-import configparser
 import hashlib
 import os
 import shutil
@@ -32,6 +31,7 @@ from typing import List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import manifest  # noqa: E402
+from confcheck import read_conf  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TA_NAME = "TA-ingest_doctor"
@@ -50,9 +50,7 @@ sys.exit(main())
 
 
 def version(src: str) -> str:
-    cp = configparser.RawConfigParser(strict=False, interpolation=None)
-    cp.read(os.path.join(src, "default", "app.conf"), encoding="utf-8")
-    return cp.get("launcher", "version").strip()
+    return read_conf(os.path.join(src, "default", "app.conf"))["launcher"]["version"].strip()
 
 
 def _copytree(src: str, dest: str) -> None:
@@ -123,16 +121,9 @@ def finish(built: str, src: str, libs: List[str]) -> None:
 
 
 def swap(built: str, out: str) -> None:
-    parent = os.path.dirname(os.path.abspath(out))
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, ".%s.tmp%d" % (os.path.basename(out), os.getpid()))
-    shutil.rmtree(tmp, ignore_errors=True)
+    tmp = manifest.staging(out)
     shutil.move(built, tmp)
-    old = tmp + ".old"
-    if os.path.exists(out):
-        os.rename(out, old)
-    os.rename(tmp, out)
-    shutil.rmtree(old, ignore_errors=True)
+    manifest.land(tmp, out)
 
 
 def main(argv=None) -> int:

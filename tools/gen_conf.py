@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the conf and lookup files that mirror the Python single sources of truth.
 (One of the generators of tools/generate.py, which checks them all.)
 
@@ -9,9 +8,7 @@
 - lookups/ingest_doctor_pipeline.csv: the pipeline model (bin/ingest_doctor/model.py).
 - lookups/ingest_doctor_hec_reply_codes.csv: HEC reply codes, meaning and action (model.HEC_CODES).
 
-`--check` writes nothing and exits 1 naming every file that is out of date.
 """
-import argparse
 import csv
 import io
 import os
@@ -93,27 +90,3 @@ def outputs():
                     ((s.name, s.macro, _num(s.default), s.unit, s.description) for s in thresholds.SETTINGS)))
     yield (os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), csv_text(*pipeline_table()))
     yield (os.path.join(ROOT, "lookups", "ingest_doctor_hec_reply_codes.csv"), csv_text(*hec_code_table()))
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv)
-    stale = []
-    for path, text in outputs():
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old == text:
-            continue
-        if args.check:
-            stale.append(os.path.relpath(path, ROOT))
-        else:
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-    if stale:
-        print("out of date (run tools/gen_conf.py): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

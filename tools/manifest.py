@@ -1,11 +1,13 @@
 """What each package ships from the repository's bin/: one list, read by both builds and the tests.
 
 The search-head app runs the CLI, the action and the relay; the add-on runs the collector. Each
-ships its entry scripts, the ports they use and the pure core without the other's wing.
+ships its entry scripts, the ports they use and the pure core without the other's wing. Both
+builds fill a `staging` folder and `land` it in place whole.
 """
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Dict, List, Tuple
 
 APP = "ingest_doctor"
@@ -15,16 +17,34 @@ TA = "TA-ingest_doctor"
 SHIPS: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor/",
           "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py",
-          "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py"),
+          "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py", "ingest_doctor_ports/webhook.py"),
     TA: ("ingest_doctor_introspection.py", "ingest_doctor/",
          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py",
          "ingest_doctor_ports/collector.py", "ingest_doctor_ports/collector_input.py",
-         "ingest_doctor_ports/messages.py"),
+         "ingest_doctor_ports/messages.py", "ingest_doctor_ports/notifier.py", "ingest_doctor_ports/webhook.py"),
 }
 EXCLUDE: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor/collector/",),
     TA: ("ingest_doctor/alert/",),
 }
+
+
+def staging(out: str) -> str:
+    """An empty temporary folder beside `out` (same file system) that a build fills, then `land`s."""
+    parent = os.path.dirname(os.path.abspath(out))
+    os.makedirs(parent, exist_ok=True)
+    tmp = os.path.join(parent, ".%s.tmp%d" % (os.path.basename(out), os.getpid()))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return tmp
+
+
+def land(tmp: str, out: str) -> None:
+    """Swap the build in `tmp` in as `out` whole, so a concurrent reader never sees half a build."""
+    old = tmp + ".old"
+    if os.path.exists(out):
+        os.rename(out, old)
+    os.rename(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _skip(name: str) -> bool:

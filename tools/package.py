@@ -14,7 +14,7 @@ Usage: package.py BUILD_DIR OUT.tgz
 """
 from __future__ import annotations
 
-import configparser
+import argparse
 import gzip
 import io
 import json
@@ -24,18 +24,11 @@ import sys
 import tarfile
 from typing import Dict, List
 
+from confcheck import read_conf
+
 MTIME = 1704067200          # 2024-01-01T00:00:00Z; fixed so archives are byte-identical
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 SCRIPT_SUFFIXES = (".py", ".sh", ".path")
-
-
-def read_conf(path: str) -> configparser.RawConfigParser:
-    cp = configparser.RawConfigParser(strict=False, interpolation=None, delimiters=("=",),
-                                      comment_prefixes=("#",), inline_comment_prefixes=None)
-    cp.optionxform = str  # Splunk settings are case-sensitive
-    with open(path, encoding="utf-8") as fh:
-        cp.read_file(fh)
-    return cp
 
 
 def identity(tree: str) -> Dict[str, str]:
@@ -43,13 +36,13 @@ def identity(tree: str) -> Dict[str, str]:
     out = {}
     conf = os.path.join(tree, "default", "app.conf")
     if os.path.exists(conf):
-        cp = read_conf(conf)
+        stanzas = read_conf(conf)
         for section, key, label in (("launcher", "version", "app.conf [launcher] version"),
                                     ("id", "version", "app.conf [id] version"),
                                     ("id", "name", "app.conf [id] name"),
                                     ("package", "id", "app.conf [package] id")):
-            if cp.has_option(section, key):
-                out[label] = cp.get(section, key).strip()
+            if key in stanzas.get(section, {}):
+                out[label] = stanzas[section][key].strip()
     manifest = os.path.join(tree, "app.manifest")
     if os.path.exists(manifest):
         with open(manifest, encoding="utf-8") as fh:
@@ -146,11 +139,11 @@ def tar_bytes(tree: str) -> bytes:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    tree, target = argv
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", help="the built package folder")
+    ap.add_argument("target", help="the .tgz to write")
+    args = ap.parse_args(argv)
+    tree, target = args.tree, args.target
     found = problems(tree)
     if found:
         for p in found:

@@ -35,6 +35,8 @@ import sys
 import xml.etree.ElementTree as ET
 from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
+from confcheck import read_conf
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 COMMANDS_FILE = os.path.join(HERE, "spl_commands.txt")
 LOOKUP_COMMANDS = ("lookup", "inputlookup", "outputlookup")
@@ -391,19 +393,13 @@ def check_studio_tokens(defn: dict) -> List[str]:
 
 
 # ---------------------------------------------------------------- app loading
-def _conf(path: str) -> Dict[str, Dict[str, str]]:
-    """A .conf file as {stanza: {key: value}} with `\\` continuation lines joined."""
-    from confcheck import read_conf
-    return read_conf(path)
-
-
 def load_context(app: str) -> Context:
     macros = {name: [a.strip() for a in st.get("args", "").split(",") if a.strip()]
-              for name, st in _conf(os.path.join(app, "default", "macros.conf")).items()}
-    lookups = set(_conf(os.path.join(app, "default", "transforms.conf")))
+              for name, st in read_conf(os.path.join(app, "default", "macros.conf")).items()}
+    lookups = set(read_conf(os.path.join(app, "default", "transforms.conf")))
     lookups |= {os.path.basename(p) for p in glob.glob(os.path.join(app, "lookups", "*.csv"))}
-    actions = set(_conf(os.path.join(app, "default", "alert_actions.conf")))
-    saved = set(_conf(os.path.join(app, "default", "savedsearches.conf")))
+    actions = set(read_conf(os.path.join(app, "default", "alert_actions.conf")))
+    saved = set(read_conf(os.path.join(app, "default", "savedsearches.conf")))
     return context(macros, lookups, actions, saved)
 
 
@@ -486,14 +482,14 @@ def collect(app: str, ctx: Context) -> Tuple[List[Search], List[str]]:
     """Every search the app ships, and the problems found while collecting them."""
     searches: List[Search] = []
     problems: List[str] = []
-    for name, st in sorted(_conf(os.path.join(app, "default", "savedsearches.conf")).items()):
+    for name, st in sorted(read_conf(os.path.join(app, "default", "savedsearches.conf")).items()):
         if name == "default":
             continue
         if "search" not in st:
             problems.append("default/savedsearches.conf: [%s]: no `search`" % name)
             continue
         searches.append(Search("default/savedsearches.conf", "[%s]" % name, st["search"]))
-    for name, st in sorted(_conf(os.path.join(app, "default", "macros.conf")).items()):
+    for name, st in sorted(read_conf(os.path.join(app, "default", "macros.conf")).items()):
         args = [a.strip() for a in st.get("args", "").split(",") if a.strip()]
         problems += ["default/macros.conf: [%s]: %s" % (name, p)
                      for p in check_macro_definition(name, args, st.get("definition", ""))]

@@ -12,11 +12,40 @@ Conventions:
   single set (no `ingest_pipe`, no `.N` title).
 - queue names are canonical (`model.canonical_queue`); thread names lowercase.
 - `source` says where the number came from, for the finding's evidence.
+
+How each field of an Evidence merges is declared once, on the field (`merges(...)`): the
+collector's window (collector/window.py) keeps and merges polls by it, the read step
+(read/readstep.py) merges the configuration endpoints' readings by it, and the engine
+(engine/rules/state.py) drops the samples whose declared numbers are not finite. A field
+without a policy fails at import (`policies`), so a new field cannot be silently dropped.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+# The merge policies (the value of an Evidence field's "merge" metadata):
+LATEST = "latest"       # one value per instance (host, config, ...): the newest poll's; within one read,
+#                         a known value fills an unknown one (attribute by attribute for a record)
+NAMES = "names"         # what was read: the newest poll's; within one read, the union
+SAMPLES = "samples"     # samples over time: every poll's, in poll order
+AVERAGES = "averages"   # samples over time whose averages (window != "sample") a newer poll supersedes:
+#                         every poll's samples, the newest poll's averages
+PER_READ = "per_read"   # about one reading (not judged, problems): reported with it, not kept across polls
+MERGES = (LATEST, NAMES, SAMPLES, AVERAGES, PER_READ)
+
+
+@dataclass(frozen=True)
+class Policy:
+    merge: str                      # one of MERGES
+    finite: Tuple[str, ...] = ()    # numbers that must be finite: a sample without is dropped, a record's unset
+
+
+def merges(merge: str, *finite: str, **kw: Any) -> Any:
+    """An Evidence field declared with its merge policy (and the numbers that must be finite)."""
+    if merge not in MERGES:
+        raise ValueError("unknown merge policy %r" % merge)
+    return field(metadata={"merge": Policy(merge, finite)}, **kw)
 
 
 @dataclass
@@ -219,35 +248,57 @@ class Config:
 
 @dataclass
 class Evidence:
-    host: Optional[str] = None
-    queues: List[QueueSample] = field(default_factory=list)
-    threads: List[ThreadSample] = field(default_factory=list)
-    processors: List[ProcessorCpu] = field(default_factory=list)
-    regex_cpu: List[RegexCpu] = field(default_factory=list)
-    pipelinesets: List[PipelineSetLoad] = field(default_factory=list)
-    hec_errors: List[HecError] = field(default_factory=list)
-    hec_probes: List[HecProbe] = field(default_factory=list)
-    indexer: Optional[IndexerStatus] = None
-    host_cpu: HostCpu = field(default_factory=HostCpu)
-    config: Config = field(default_factory=Config)
+    host: Optional[str] = merges(LATEST, default=None)
+    queues: List[QueueSample] = merges(AVERAGES, "fill_pct", "time", default_factory=list)
+    threads: List[ThreadSample] = merges(SAMPLES, "busy_pct", "time", default_factory=list)
+    processors: List[ProcessorCpu] = merges(SAMPLES, "cpu_seconds", "interval_s", "time", default_factory=list)
+    regex_cpu: List[RegexCpu] = merges(SAMPLES, "cpu_ms", default_factory=list)
+    pipelinesets: List[PipelineSetLoad] = merges(SAMPLES, "dutycycle_pct", "time", default_factory=list)
+    hec_errors: List[HecError] = merges(SAMPLES, default_factory=list)
+    hec_probes: List[HecProbe] = merges(SAMPLES, "time", default_factory=list)
+    indexer: Optional[IndexerStatus] = merges(LATEST, default=None)
+    host_cpu: HostCpu = merges(LATEST, "host_cpu_pct", "splunkd_cpu_pct", default_factory=HostCpu)
+    config: Config = merges(LATEST, default_factory=Config)
     # What could not be read or judged, in words an admin understands.
-    not_judged: List[str] = field(default_factory=list)
+    not_judged: List[str] = merges(PER_READ, default_factory=list)
     # Files or sources that were unreadable or malformed, named.
-    problems: List[str] = field(default_factory=list)
+    problems: List[str] = merges(PER_READ, default_factory=list)
     # Added for the diagnosis engine (all optional, defaults keep older callers working).
-    cpu: List[CpuSample] = field(default_factory=list)
-    thruput: List[Thruput] = field(default_factory=list)
-    log_signals: List[LogSignal] = field(default_factory=list)
-    tcpout: List[TcpoutConnection] = field(default_factory=list)
-    tcpin: List[TcpinConnection] = field(default_factory=list)
-    # Set only when judged within a deployment (engine/deployment.py): this sender's receivers, judged.
-    receivers: List[ReceiverState] = field(default_factory=list)
-    health: Dict[str, str] = field(default_factory=dict)   # splunkd health feature path -> green|yellow|red
+    cpu: List[CpuSample] = merges(SAMPLES, "host_cpu_pct", "splunkd_cpu_pct", "time", default_factory=list)
+    thruput: List[Thruput] = merges(SAMPLES, "kbps", default_factory=list)
+    log_signals: List[LogSignal] = merges(SAMPLES, default_factory=list)
+    tcpout: List[TcpoutConnection] = merges(SAMPLES, default_factory=list)
+    tcpin: List[TcpinConnection] = merges(SAMPLES, default_factory=list)
+    # Set only when judged within a deployment (deployment/judge.py): this sender's receivers, judged.
+    receivers: List[ReceiverState] = merges(LATEST, default_factory=list)
+    # splunkd health feature path -> green|yellow|red
+    health: Dict[str, str] = merges(LATEST, default_factory=dict)
     # What was read, so rules can say what they could not judge: REST paths
     # ("services/server/introspection/queues"), "logs/metrics.log", "logs/splunkd.log",
     # "hec/health.json", "proc" (the collector's per-thread CPU).
-    sources: List[str] = field(default_factory=list)
+    sources: List[str] = merges(NAMES, default_factory=list)
 
     def saw(self, source: str) -> None:
         if source not in self.sources:
             self.sources.append(source)
+
+
+def policies(cls: type = Evidence) -> Dict[str, Policy]:
+    """Each field of `cls` (Evidence or a subclass) with its merge policy; a field without one
+    raises TypeError naming it."""
+    out: Dict[str, Policy] = {}
+    for f in fields(cls):
+        policy = f.metadata.get("merge")
+        if not isinstance(policy, Policy):
+            raise TypeError("%s.%s declares no merge policy (evidence.merges(...)): the collector's window, "
+                            "the read step and the engine would not know how to merge it" % (cls.__name__, f.name))
+        out[f.name] = policy
+    return out
+
+
+POLICIES = policies(Evidence)
+
+
+def known(value: Any) -> bool:
+    """A value that says something: not None, not an empty string, list or dict."""
+    return value is not None and value != "" and value != [] and value != {}

@@ -1,10 +1,11 @@
 """Every threshold and window, with its default: the single source of truth.
 
 SPL reaches each one as the macro `ingest_doctor_<name>` in default/macros.conf
-(a test proves the macros equal these defaults). An admin who overrides a macro
-in local/macros.conf changes the alerts; the Python shells read the same macros
-back over REST (`configs/conf-macros`) and pass them to `load()`, so the
-diagnosis engine judges with the same numbers the searches use.
+(generated from this table). An admin who overrides a macro in local/macros.conf
+changes the alerts; the collector, the CLI and the alert action read the same
+macros back over REST (`configs/conf-macros`) and turn them into thresholds with
+`from_macros()`, the one conversion, so the diagnosis engine judges with the same
+numbers the searches use.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ class Setting:
 
     @property
     def macro(self) -> str:
-        return "ingest_doctor_" + self.name
+        return PREFIX + self.name
 
 
 SETTINGS: Tuple[Setting, ...] = (
@@ -59,13 +60,34 @@ SETTINGS: Tuple[Setting, ...] = (
             "A finding not seen for this long is marked resolved."),
     Setting("log_window_min", 30, "min", 1, 1440,
             "How much recent metrics.log/splunkd.log history the diagnosis reads (snapshots, CLI)."),
+    Setting("silence_after_min", 5, "min", 1, 1440,
+            "An instance whose metrics.log has not arrived for this long (it did in the last 24 hours) is silent."),
+    Setting("silence_kb", 1, "KB", 0, 1000000,
+            "A silent instance whose receivers got at most this many KB from it over the silence window "
+            "is connected but sending nothing (output blocked)."),
 )
 
 BY_NAME: Dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
+PREFIX = "ingest_doctor_"
+
+# The dashboards' colour bands below a threshold (fixed when the views are generated, not tunable):
+# a thread or queue at or above BUSY_PCT and under its threshold is "busy" (amber), below it green.
+BUSY_PCT = 60
+# HEC batching on the dashboards: fewer events per request than CHATTY_EVENTS_PER_REQUEST is red,
+# fewer than BATCHED_EVENTS_PER_REQUEST amber.
+CHATTY_EVENTS_PER_REQUEST = 5
+BATCHED_EVENTS_PER_REQUEST = 20
+
+
 class ThresholdError(ValueError):
     pass
+
+
+def name_of(key: str) -> str:
+    """A setting's name from its name or its macro's name."""
+    return key[len(PREFIX):] if key.startswith(PREFIX) else key
 
 
 @dataclass(frozen=True)
@@ -91,7 +113,7 @@ def load(overrides: Optional[Mapping[str, object]] = None) -> Thresholds:
     """
     values = {s.name: s.default for s in SETTINGS}
     for key, raw in (overrides or {}).items():
-        name = key[len("ingest_doctor_"):] if key.startswith("ingest_doctor_") else key
+        name = name_of(key)
         setting = BY_NAME.get(name)
         if setting is None:
             raise ThresholdError("unknown threshold %r" % key)
@@ -110,18 +132,31 @@ def tuned(macros: Mapping[str, str]) -> Dict[str, str]:
     return {s.macro: macros[s.macro] for s in SETTINGS if s.macro in macros}
 
 
-def from_macros(macros: Mapping[str, str]) -> Tuple[Thresholds, List[str]]:
-    """Thresholds from the macros as splunkd lists them, tolerant: a definition that is
-    not a valid number is left at its default and named in the returned problems."""
+def from_macros(macros: Optional[Mapping[str, str]], overrides: Optional[Mapping[str, object]] = None,
+                strict: bool = False) -> Tuple[Thresholds, List[str]]:
+    """The thresholds to judge with, from the macros as splunkd lists them (name -> definition;
+    the other macros ignored), then `overrides` (setting or macro names: the CLI's --threshold),
+    and the problems.
+
+    An invalid override raises ThresholdError. An invalid macro raises it too when `strict` (the
+    alert action: its searches ran with that very macro), else it is left at its default and
+    named in the problems (the collector and the CLI judge with what is valid)."""
     values: Dict[str, object] = {}
     problems: List[str] = []
-    for macro, definition in tuned(macros).items():
+    for macro, definition in tuned(macros or {}).items():
         try:
             load({macro: definition})
             values[macro] = definition
         except ThresholdError as e:
+            if strict:
+                raise
             problems.append(str(e))
-    return load(values), problems
+    th = load(values)
+    if overrides:
+        merged: Dict[str, object] = dict(th.values)
+        merged.update((name_of(key), value) for key, value in overrides.items())
+        th = load(merged)
+    return th, problems
 
 
 def changed(th: Thresholds) -> Dict[str, float]:

@@ -5,4 +5,6 @@ collector.py      the collector's network side (its Http, HEC TLS context, probe
 collector_input.py the modular input (splunklib Script) that runs the collector
 action.py         the action's calls: KV store, search, event submission, macros, webhook
 messages.py       Splunk Web messages through solnlib
+webhook.py        the one webhook client (collector and action): allowed targets only, no redirect
+                  followed, a wall-clock deadline a request, Retry-After, a capped answer
 """

@@ -11,17 +11,15 @@ step over the endpoint table's alert rows.
 TLS to splunkd: with a CA bundle (env INGEST_DOCTOR_SPLUNKD_CA) the certificate and host name
 are verified. Without one, the loopback splunkd that runs this script (https://127.0.0.1:8089,
 Splunk's own self-signed certificate) is used unverified, and any other address is verified
-against the system's trusted CAs. Webhooks are always verified (system CAs, or SSL_CERT_FILE).
+against the system's trusted CAs. Webhooks are always verified (system CAs, or SSL_CERT_FILE), through the one webhook client
+(ingest_doctor_ports/webhook.py): no redirect followed, a wall-clock deadline a request, and no
+loopback, link-local, private or port-8089 target unless INGEST_DOCTOR_WEBHOOK_ALLOW names it.
 """
 from __future__ import annotations
 
 import json
 import os
-import socket
-import ssl
 import time
-import urllib.error
-import urllib.request
 from typing import Any, Callable, Dict, Optional, Sequence, Set
 from urllib.parse import urlsplit
 
@@ -30,7 +28,9 @@ from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
 from ingest_doctor.delivery.store import COLLECTION, kv_query
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
+from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.messages import MessagePlan
+from ingest_doctor_ports import webhook
 from ingest_doctor_ports.messages import MessageError, WebMessages
 from ingest_doctor_ports.splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
 
@@ -44,6 +44,8 @@ KV_SAVE_CHUNK = 500
 EVENTS_CHUNK = 100
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
 BACKOFF_ENV = "INGEST_DOCTOR_RETRY_BACKOFF_S"
+ALLOW_ENV = "INGEST_DOCTOR_WEBHOOK_ALLOW"   # admin-only (splunk-launch.conf): targets the policy would refuse
+WEBHOOK_BACKOFF_CAP_S = 30.0
 CONFIG_LOOKBACK = "-2d"   # the collector re-sends its config event at least daily
 
 
@@ -210,35 +212,29 @@ class SplunkdPort:
 
 def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callable[[float], None] = time.sleep,
                  backoff: float = 0.5) -> None:
-    """POST one compact JSON finding; 5xx and network errors are retried, 4xx is the receiver saying no."""
-    ctx = ssl.create_default_context()
+    """POST one compact JSON finding through the one webhook client (ingest_doctor_ports/webhook.py):
+    5xx, 429 and network faults are retried (Retry-After honoured), a redirect or another 4xx is the
+    receiver saying no, a target outside the admin's allow-list is refused before any connection."""
     host = urlsplit(url).hostname
-    last = ""
-    for attempt in range(1, ATTEMPTS + 1):
-        req = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Content-Type": "application/json",
-                                              "User-Agent": "ingest_doctor_flag/0.1"})
-        try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT_S, context=ctx) as resp:  # nosec: https only
-                resp.read()
-                return
-        except urllib.error.HTTPError as e:
-            if e.code < 500 and e.code != 429:
-                raise BadConfig("webhook at %s refused the finding: HTTP %d" % (host, e.code)) from None
-            last = "HTTP %d" % e.code
-        except ssl.SSLCertVerificationError as e:
-            raise BadConfig("TLS verification of the webhook at %s failed: %s" % (host, e.verify_message or e)) \
-                from None
-        except urllib.error.URLError as e:
-            reason = e.reason
-            if isinstance(reason, ssl.SSLCertVerificationError):
-                raise BadConfig("TLS verification of the webhook at %s failed: %s"
-                                % (host, reason.verify_message or reason)) from None
-            last = str(reason)
-        except (OSError, socket.timeout) as e:
-            last = "%s: %s" % (type(e).__name__, e)
-        log("WARN", "webhook", msg="post failed", host=host, attempt=attempt, error=last)
-        if attempt < ATTEMPTS:
-            sleep(backoff * (2 ** (attempt - 1)))
-    raise Transient("webhook at %s failed %d times (last: %s); the findings are in the KV store and the "
-                    "event index already" % (host, ATTEMPTS, last))
+
+    def retrying(attempt: int, reason: str, wait: float) -> None:
+        log("WARN", "webhook", msg="post failed, retrying", host=host, attempt=attempt, error=reason,
+            wait_s=round(wait, 2))
+
+    try:
+        allow = outbound.parse_allow(os.environ.get(ALLOW_ENV))
+    except outbound.Refused as e:
+        raise BadConfig("%s: %s" % (ALLOW_ENV, e)) from None
+    out = webhook.send(url, body, allow, attempts=ATTEMPTS, backoff=backoff, cap=WEBHOOK_BACKOFF_CAP_S,
+                       timeout=TIMEOUT_S, sleep=sleep, on_retry=retrying)
+    if out.kind == "sent":
+        return
+    if out.kind == "failed":
+        log("WARN", "webhook", msg="post failed", host=host, attempt=out.attempts, error=out.reason)
+        raise Transient("webhook at %s failed %d times (last: %s); the findings are in the KV store and the "
+                        "event index already" % (host, out.attempts, out.reason))
+    if out.reason.startswith("tls"):
+        raise BadConfig("TLS verification of the webhook at %s failed: %s" % (host, out.reason))
+    if out.kind == "redirect":
+        raise BadConfig("webhook at %s answered with a %s" % (host, out.reason))
+    raise BadConfig("webhook at %s refused the finding: %s" % (host, out.reason))

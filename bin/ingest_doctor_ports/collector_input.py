@@ -22,8 +22,10 @@ from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
 from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
 from ingest_doctor.collector import gate
 from ingest_doctor import exitcodes
+from ingest_doctor.logfmt import kv
 from ingest_doctor_ports.collector import Http, credential_reader, hec_context
 from ingest_doctor_ports.messages import MessageError, WebMessages
+from ingest_doctor_ports.notifier import Notifier, settings_reader
 
 SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:config",
                "finding": "ingest_doctor:finding"}
@@ -151,7 +153,7 @@ class CollectorInput(Script):
         try:
             params = params_mod.parse_params(stanza, os.path.isfile)
         except params_mod.ParamError as e:
-            ew.log(EventWriter.ERROR, gate.kv("bad_parameter", input=name, message=str(e)))
+            ew.log(EventWriter.ERROR, kv("bad_parameter", input=name, message=str(e)))
             self.exit_code = exitcodes.BAD_CONFIG
             return
         index = stanza.get("index")
@@ -163,17 +165,22 @@ class CollectorInput(Script):
                                    credential_reader(params, session_key, server_uri),
                                    meta.get("server_host"), check_stop=self.life.check)
         web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
+        # The webhook, out of band: its own thread and its own connection (Http is not thread-safe).
+        notifier_http = Http(params.request_timeout, hec_context(params))
+        notifier = Notifier(meta.get("checkpoint_dir") or ".", meta.get("server_host"),
+                            settings_reader(notifier_http, server_uri, session_key))
+        notifier.start()
         tracker, pid, pid_source = None, None, "off"
         if params.thread_cpu:
             pid, pid_source = procthreads.splunkd_pid(os.environ.get("SPLUNK_HOME"), procthreads.DEFAULT_PROC,
                                                       os.getppid())
             tracker = procthreads.ThreadCpu() if pid else None
-        ew.log(EventWriter.INFO, gate.kv(
+        ew.log(EventWriter.INFO, kv(
             "start", input=name, poll_interval=params.poll_interval, metrics_index=params.metrics_index,
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
         if not params.hec_tls_verify:
-            ew.log(EventWriter.WARN, gate.kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
+            ew.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
         next_at = time.monotonic()
         try:
             while True:
@@ -182,9 +189,11 @@ class CollectorInput(Script):
                     threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
                     result = coll.poll(time.time(), threads)
                 except Exception as e:  # a bug must not end the input: log it, poll again next time
-                    result = collector.PollResult(logs=[gate.LogLine("ERROR", gate.kv(
+                    result = collector.PollResult(logs=[gate.LogLine("ERROR", kv(
                         "poll_error", input=name, error=type(e).__name__,
                         detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
+                notifier.submit(result.changes, time.time())
+                result.logs.extend(notifier.drain_logs())
                 self._write(name, result, indexes, ew)
                 if result.messages:
                     self._post_messages(name, web, result.messages, ew)
@@ -194,9 +203,10 @@ class CollectorInput(Script):
                     next_at = now
                 self.life.wait(next_at - now)
         finally:
+            notifier.close()
             http_call.close()
             try:
-                ew.log(EventWriter.INFO, gate.kv("stop", input=name, polls=coll.polls))
+                ew.log(EventWriter.INFO, kv("stop", input=name, polls=coll.polls))
             except (OSError, ValueError):
                 pass
 
@@ -206,7 +216,7 @@ class CollectorInput(Script):
         except MessageError as e:           # apply() collects per-message errors; this is a safety net
             error = str(e)
         if error:
-            ew.log(EventWriter.WARN, gate.kv("web_message", input=name, error=error[:300],
+            ew.log(EventWriter.WARN, kv("web_message", input=name, error=error[:300],
                                                   action="the finding events are written; set web_messages "
                                                          "= 0 to stop posting"))
 

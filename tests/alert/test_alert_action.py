@@ -15,6 +15,10 @@ from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, thread_row
 from fakes.kvstore import Splunkd, write_results
 
+# The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
+# tests' receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
+LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
+
 
 @pytest.fixture
 def splunkd(fake_splunkd):
@@ -86,7 +90,7 @@ def test_resolved_finding_reopens(splunkd, tls, tmp_path):
 def test_min_severity_and_index_and_webhook(splunkd, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row(), queue_row()])
     p = run_action(payload(splunkd.fake, res, min_severity="critical", index="ingest_doctor_findings",
-                           webhook_url=splunkd.fake.url + "/hook"), tls)
+                           webhook_url=splunkd.fake.url + "/hook"), tls, LOOPBACK_HOOK)
     assert p.returncode == exitcodes.OK, p.stderr
     assert list(splunkd.kv.records) == ["idx-01~2Ftyping~2F1"]      # the warning stayed below the floor
     assert [e["index"] for e in splunkd.events] == ["ingest_doctor_findings"]
@@ -340,7 +344,7 @@ def test_webhook_down_is_transient_after_the_store_is_written(splunkd, tls, tmp_
     from fakes.splunkd import fault
     splunkd.fake.route("POST", "/hook", fault("503"))
     res = write_results(str(tmp_path / "results.csv.gz"), [thread_row()])
-    p = run_action(payload(splunkd.fake, res, webhook_url=splunkd.fake.url + "/hook"), tls)
+    p = run_action(payload(splunkd.fake, res, webhook_url=splunkd.fake.url + "/hook"), tls, LOOPBACK_HOOK)
     _bad(p, exitcodes.TRANSIENT, "webhook")
     assert list(splunkd.kv.records) == ["hf-01~2Fhec_input~2F-"] and len(splunkd.events) == 1
 

@@ -108,7 +108,7 @@ def test_plan_new_update_retry_reopen():
 # ---------------------------------------------------------------------------- thresholds from macros
 def test_thresholds_come_from_the_macros():
     th = load_thresholds({"ingest_doctor_thread_busy_pct": "80", "other": "x"})
-    assert th.thread_busy_pct == 80 and th.queue_fill_pct == 90
+    assert th.thread_busy_pct == 80 and th.queue_fill_pct == thresholds.defaults().queue_fill_pct
     with pytest.raises(BadConfig):
         load_thresholds({"ingest_doctor_queue_fill_pct": "180"})
 

@@ -26,12 +26,12 @@ from ingest_doctor import thresholds
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import rows_to_evidence
 
-import splcheck
+from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
 
 FIX = os.path.join(FIXTURES, "alerts")
 
-SAVED = splcheck._conf(os.path.join(ROOT, "default", "savedsearches.conf"))
+SAVED = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
 THREAD = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
 QUEUE = SAVED["Ingest Doctor - Queues - Blocked or saturated pipeline queues"]["search"]
 TH = thresholds.defaults()

@@ -32,13 +32,14 @@ from ingest_doctor import thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
 import splcheck
+from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
 from fakes.searches import ALERTS, RELAY, SAVED, final_columns, split_top
 
 FIX = os.path.join(FIXTURES, "alerts")
 
-MACROS = splcheck._conf(os.path.join(ROOT, "default", "macros.conf"))
-TRANSFORMS = splcheck._conf(os.path.join(ROOT, "default", "transforms.conf"))
+MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
+TRANSFORMS = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
 EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
 
 
@@ -414,7 +415,7 @@ def test_resolve_search_keeps_keys_and_uses_the_macro():
 
 
 def test_collection_lookup_and_store_agree():
-    coll = splcheck._conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
+    coll = read_conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
     declared = {k[len("field."):] for k in coll if k.startswith("field.")}
     assert declared == set(alert_store.FIELDS)
     assert lookup_fields("ingest_doctor_findings") == {"_key"} | set(alert_store.FIELDS)
@@ -435,7 +436,7 @@ def test_reply_code_lookup_covers_every_code():
 
 
 def test_alert_action_conf_and_spec_agree():
-    conf = splcheck._conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
+    conf = read_conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]
     assert conf["is_custom"] == "1" and conf["payload_format"] == "json"
     assert conf["python.version"] == "python3" and conf["python.required"] == "3.13"
     params = {k for k in conf if k.startswith("param.")}
@@ -474,8 +475,11 @@ def test_one_relay_of_collector_findings_every_minute():
     # cheap: the tiny finding sourcetype through the events index macro, the collector's only
     assert spl.startswith('`ingest_doctor_events_index` sourcetype="ingest_doctor:finding" detected_by="collector"')
     assert st["cron_schedule"] == "* * * * *"
-    # two minutes back: an event indexed late still meets one run; the action stores each event once
-    assert st["dispatch.earliest_time"] == "-2m" and st["dispatch.latest_time"] == "now"
+    # selected by index time (issue 20), windows overlapping the every-minute cron: an event indexed
+    # minutes after its _time still meets a run; the _time range only bounds the buckets read
+    m = re.search(r"_index_earliest=-(\d+)m _index_latest=now", spl)
+    assert m and int(m.group(1)) >= 2
+    assert st["dispatch.earliest_time"] == "-24h" and st["dispatch.latest_time"] == "now"
     cols = final_columns(spl)
     assert set(cols) <= alert_rows.KNOWN_COLUMNS, set(cols) - alert_rows.KNOWN_COLUMNS
     assert set(alert_rows.SIGNALS["finding"].required) <= set(cols) and "last_time" in cols

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import ingest_doctor_cli as cli
-from ingest_doctor import exitcodes
+from ingest_doctor import exitcodes, thresholds
 
 from fakes.paths import BIN, SCENARIOS
 
@@ -108,7 +108,8 @@ def test_recorded_threshold_macros_are_honoured_and_threshold_overrides_them(tmp
     record({"ingest_doctor_thread_busy_pct": "70", "ingest_doctor_events_index": "index=main"})
     code, out, err = run(["diagnose", snap])
     assert code == exitcodes.OK and json.loads(out)["healthy"] is False, err
-    code, out, err = run(["diagnose", snap, "--threshold", "ingest_doctor_thread_busy_pct=90"])
+    default = "ingest_doctor_thread_busy_pct=%g" % thresholds.defaults().thread_busy_pct
+    code, out, err = run(["diagnose", snap, "--threshold", default])
     assert code == exitcodes.OK and json.loads(out)["healthy"] is True, err
     # A tuned macro that is not a number is named, and its default used.
     record({"ingest_doctor_thread_busy_pct": "`oops`"})

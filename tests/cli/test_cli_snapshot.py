@@ -10,7 +10,7 @@ import pytest
 
 import ingest_doctor_cli as cli
 from fakes.splunkd import Response, envelope, fault
-from ingest_doctor import exitcodes
+from ingest_doctor import exitcodes, thresholds
 from fakes.snapbuilder import Snap, dutycycle_wide, times
 
 from fakes.paths import BIN
@@ -219,4 +219,4 @@ def test_snapshot_records_the_threshold_macros_and_diagnose_judges_with_them(fak
         return [f for f in json.loads(out)["findings"] if f["bottleneck"] == "hec_input"]
     # The HEC thread at 99% is under the recorded, tuned 99.5; --threshold overrides the recording.
     assert not hec_findings()
-    assert hec_findings("--threshold", "thread_busy_pct=90")
+    assert hec_findings("--threshold", "thread_busy_pct=%g" % thresholds.defaults().thread_busy_pct)

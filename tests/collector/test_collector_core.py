@@ -12,6 +12,7 @@ from ingest_doctor.read import endpoints, readstep
 from ingest_doctor.collector import gate
 from ingest_doctor.collector import params as params_mod
 from ingest_doctor.collector import window as window_mod
+from ingest_doctor import thresholds
 from ingest_doctor.evidence import Config
 from ingest_doctor.findings import Finding, Report
 from fakes.collector_http import MACROS, Q, FakeHttp, body, collector_for, params, queues, routes
@@ -333,7 +334,7 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
                               ("ingest_doctor_queue_fill_pct", {"definition": "not a number"})])
     c = collector_for(FakeHttp(r))
     res = c.poll(1000.0)
-    assert c.thresholds.thread_busy_pct == 80 and c.thresholds.queue_fill_pct == 90
+    assert c.thresholds.thread_busy_pct == 80 and c.thresholds.queue_fill_pct == thresholds.defaults().queue_fill_pct
     line = [l for l in res.logs if "category=thresholds" in l.message]
     assert len(line) == 1 and line[0].severity == "WARN" and "queue_fill_pct" in line[0].message
     r[MACROS] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")

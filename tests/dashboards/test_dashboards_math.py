@@ -12,6 +12,7 @@ import os
 import re
 
 from fakes.paths import ROOT
+from ingest_doctor import thresholds
 
 PREFIX = "11-22-2026 03:40:57.123 +0000 INFO  Metrics - "
 
@@ -123,7 +124,7 @@ def test_every_metrics_queue_maps_to_one_stage():
     assert order["parsingqueue"] < order["aggqueue"] < order["typingqueue"] < order["indexqueue"] < order["tcpout"]
 
 
-def chain_bottleneck(fills, threshold=90):
+def chain_bottleneck(fills, threshold=thresholds.defaults().queue_fill_pct):
     """ds_chain: the stage draining the last full queue in the chain, or none."""
     rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"))))
     order = {r["stage"]: int(r["stage_order"]) for r in rows if r["queue"]}

@@ -28,8 +28,10 @@ SETUP = ["ingest_doctor_setup"]
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 import gen_views  # noqa: E402
+import make_fixtures  # noqa: E402
 import spl  # noqa: E402
 import splcheck  # noqa: E402
+import studio  # noqa: E402
 
 
 def load(name):
@@ -53,16 +55,11 @@ def primaries(defn):
     return out
 
 
-def consumers(defn):
-    used = set()
-    for item in list(defn["visualizations"].values()) + list(defn.get("inputs", {}).values()):
-        used.update((item.get("dataSources") or {}).values())
-    return used
 
 
 def test_every_view_is_there_and_generated_views_are_current():
     assert sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(VIEWS, "*.xml"))) == sorted(EXPECTED + SETUP)
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "dashboards", "gen_views.py"), "--check"],
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "generate.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 
@@ -167,12 +164,9 @@ def final_fields(query):
     tail = parts[idx + 1:]
     if any(not re.match(r"(rename|sort|appendpipe) ", p) for p in tail):
         return None
-    fields = re.findall(r'"[^"]+"|\S+', parts[idx][len("table "):])
-    fields = [f.strip('"') for f in fields]
+    fields = [f.strip('"') for f in re.findall(r'"[^"]+"|\S+', parts[idx][len("table "):])]
     for p in tail:
-        if p.startswith("rename "):
-            for old, new in re.findall(r'("[^"]+"|\S+) AS ("[^"]+"|\S+)', p):
-                fields = [new.strip('"') if f == old.strip('"') else f for f in fields]
+        fields = studio.renamed(fields, p)
     return fields
 
 
@@ -180,7 +174,7 @@ def final_fields(query):
 @pytest.mark.parametrize("name", EXPECTED)
 def test_recorded_results_exist_in_the_shape_each_search_returns(name, state):
     defn = VIEW_DEFS[name]
-    for ds_id in sorted(consumers(defn)):
+    for ds_id in sorted(make_fixtures.consumed(defn)):
         path = os.path.join(FIXTURES, state, name, ds_id + ".json")
         assert os.path.exists(path), "no recording for %s/%s/%s" % (state, name, ds_id)
         rec = json.load(open(path, encoding="utf-8"))

@@ -73,8 +73,9 @@ def sh(tls):
 def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_post_one_message(sh, tls, tmp_path):
     res = write_results(str(tmp_path / "results.csv.gz"), rows())
     data = deployment_payload(sh.fake, res, "Ingest Doctor - Queues - Blocked or saturated pipeline queues",
-                   webhook_url=sh.fake.url + "/hook")
-    p = run_action(data, tls)
+                              webhook_url=sh.fake.url + "/hook")
+    # the receiver is the loopback fake: the admin-only allow-list names it, as an admin would
+    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
     assert p.returncode == exitcodes.OK, p.stderr
     hf = record(sh, "hf-01/output/-")
     idx = record(sh, "idx-02/indexing/-")

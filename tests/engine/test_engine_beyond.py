@@ -197,7 +197,7 @@ def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_nu
     assert (full.value, full.window, round(signal(f, "queue_fill_pct").value)) == (3, "25 samples", 97)
     # the thread just under the configured threshold, with its numbers
     thr = defaults().thread_busy_pct
-    assert 85 < signal(f, "thread_busy_pct").value < thr == 90
+    assert 85 < signal(f, "thread_busy_pct").value < thr
     assert thr - near_miss.NEAR_PCT <= signal(f, "thread_busy_pct").value
     assert not f.recommendations
 

@@ -8,6 +8,9 @@ import subprocess
 import sys
 
 from fakes.paths import BIN
+from ingest_doctor import thresholds
+
+TH = thresholds.defaults()   # the macros' values the recorded searches ran with
 
 SCRIPT = os.path.join(BIN, "ingest_doctor_flag.py")
 NOW = 1763805600.0
@@ -23,9 +26,9 @@ def thread_row(host="hf-01", thread="httpinputserverdatathread", samples=None, l
             "stage": "hec_input", "busy_pct": round(sum(samples) / len(samples), 1),
             # newest first, as the search's `sort - _time | stats list()` writes them
             "samples": ["%d:%s" % (last - 30 * i, s) for i, s in enumerate(reversed(samples))],
-            "samples_over": sum(1 for s in samples if s >= 90),
-            "window_min": 10, "span_s": 30, "last_time": last, "source": "metrics.log group=dutycycle",
-            "threshold": 90}
+            "samples_over": sum(1 for s in samples if s >= TH.thread_busy_pct),
+            "window_min": TH.sustained_window_min, "span_s": 30, "last_time": last, "source": "metrics.log group=dutycycle",
+            "threshold": TH.thread_busy_pct}
 
 
 def recent(vals, blocked=False, last=NOW):
@@ -40,8 +43,8 @@ def queue_row(host="idx-01", pset="1", last=NOW):
             "fill_pct": ["96", "97", "100", "3"],
             "recent": [recent([95, 96, 97, 96, 98, 97, 96, 95, 97, 96]), recent([97] * 10),
                        recent([100] * 10, True), recent([3] * 10)],
-            "blocked_samples": ["0", "0", "10", "0"], "window_min": 10, "span_s": 30, "last_time": last,
-            "threshold": 90}
+            "blocked_samples": ["0", "0", "10", "0"], "window_min": TH.sustained_window_min, "span_s": 30, "last_time": last,
+            "threshold": TH.queue_fill_pct}
 
 
 def payload(fake, results_file, sid="scheduler__nobody_aW5nZXN0X2RvY3Rvcg__RMD5a1_at_1763805600_1", **conf):

@@ -10,13 +10,16 @@ from fakes.paths import ROOT, TOOLS
 if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 import splcheck  # noqa: E402
+from confcheck import read_conf  # noqa: E402
 
-SAVED = {k: v for k, v in splcheck._conf(os.path.join(ROOT, "default", "savedsearches.conf")).items()
+SAVED = {k: v for k, v in read_conf(os.path.join(ROOT, "default", "savedsearches.conf")).items()
          if k != "default"}
 FLAGGING = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag") == "1"}
 # The relay of the collectors' findings triggers the action too, but detects nothing itself.
 RELAY = {k: v for k, v in FLAGGING.items() if 'signal="finding"' in v["search"]}
-ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY}
+# Silence (issue 20) looks back 24 hours for who should report: shaped apart (tests/alert/test_oob_silence.py).
+SILENCE = {k: v for k, v in FLAGGING.items() if 'signal="silence"' in v["search"]}
+ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY and k not in SILENCE}
 
 
 def split_top(text: str, sep: str) -> List[str]:

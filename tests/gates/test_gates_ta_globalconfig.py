@@ -7,7 +7,6 @@ defaults, the token is an encrypted field stored where the collector reads it, a
 handlers ucc-gen generated import from the add-on's bin/lib (Splunk's private `splunk` module
 stubbed: it exists only inside splunkd) and validate as the page will.
 """
-import configparser
 import json
 import os
 import subprocess
@@ -16,6 +15,7 @@ import textwrap
 
 import pytest
 
+from confcheck import read_conf
 from fakes.paths import ROOT, need_ta_build
 from ingest_doctor.collector import params as params_mod
 
@@ -65,10 +65,7 @@ def test_number_ranges_match_the_parser():
 
 
 def test_built_inputs_conf_defaults_are_the_globalconfig_defaults():
-    cp = configparser.RawConfigParser(strict=False, interpolation=None)
-    cp.optionxform = str
-    cp.read(os.path.join(need_ta_build(), "default", "inputs.conf"), encoding="utf-8")
-    scheme = dict(cp.items(params_mod.SCHEME))
+    scheme = read_conf(os.path.join(need_ta_build(), "default", "inputs.conf"))[params_mod.SCHEME]
     defaults = {p.name: p.default for p in params_mod.PARAMS if p.default is not None}
     assert {k: v for k, v in scheme.items() if k in params_mod.PARAM_NAMES} == defaults
     assert params_mod.parse_params(scheme) == params_mod.Params()
@@ -112,7 +109,10 @@ _HANDLER_PROBE = textwrap.dedent("""
             # name (and the credentials' realm) come from that path.
             sys.modules["__main__"].__file__ = os.path.join(bin_dir, name)
             mod = importlib.import_module(name[:-3])
-            fields = mod.model.fields
+            # a table tab has one `model`; the settings tabs (Webhook) are a MultipleModel of them
+            models = [mod.model] if hasattr(mod, "model") else mod.endpoint.models
+            models = list(models.values()) if isinstance(models, dict) else list(models)
+            fields = [f for m in models for f in m.fields]
             errors = {}
             for f in fields:
                 for value in ("0", "10", "3601", "https://127.0.0.1:8088", "a b", "_metrics", "x"):
@@ -138,6 +138,12 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
                           timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
+    settings = out["ta_ingest_doctor_rh_settings.py"]          # Configuration > Webhook (issue 20)
+    assert settings["fields"] == [["url", False], ["auth_header", True], ["min_severity", False],
+                                  ["allow_targets", False]]
+    from ingest_doctor_ports.notifier import SETTINGS_REALM
+    assert settings["realm"] == SETTINGS_REALM
+    assert "a b" in settings["rejects"]["url"] and "https://127.0.0.1:8088" not in settings["rejects"]["url"]
     account = out["ta_ingest_doctor_rh_account.py"]
     assert account["fields"] == [["token", True]]
     assert account["realm"] == params_mod.DEFAULT_CREDENTIAL_REALM

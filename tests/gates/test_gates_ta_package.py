@@ -4,27 +4,18 @@ ingest_doctor (search heads): views, searches, alerts, KV store, alert action, m
 TA-ingest_doctor (indexers, heavy forwarders): the modular input, index-time props/transforms,
 the metrics index. Both get the core package bin/ingest_doctor/ from the build.
 """
-import configparser
 import filecmp
 import os
 import re
 import subprocess
 import sys
 
+from confcheck import read_conf
 from fakes.paths import APP_BUILD, ROOT, need_ta_build
 from fakes.paths import TOOLS, need_build
 from ingest_doctor.collector import params as params_mod
 
 UCC_PY = os.path.join(ROOT, ".venv", "ucc", "bin", "python")
-
-
-def read_conf(path):
-    cp = configparser.RawConfigParser(strict=False, interpolation=None, delimiters=("=",),
-                                      comment_prefixes=("#",), inline_comment_prefixes=None)
-    cp.optionxform = str
-    with open(path, encoding="utf-8") as fh:
-        cp.read_file(fh)
-    return cp
 
 
 def files(base):
@@ -51,9 +42,9 @@ def test_no_scheduled_search_view_or_kv_store_ships_in_the_addon():
 
 
 def test_the_metrics_index_is_defined_in_the_addon_as_a_metrics_index():
-    cp = read_conf(os.path.join(need_ta_build(), "default", "indexes.conf"))
-    assert cp.sections() == [params_mod.DEFAULT_METRICS_INDEX]
-    idx = dict(cp.items(params_mod.DEFAULT_METRICS_INDEX))
+    conf = read_conf(os.path.join(need_ta_build(), "default", "indexes.conf"))
+    assert list(conf) == [params_mod.DEFAULT_METRICS_INDEX]
+    idx = conf[params_mod.DEFAULT_METRICS_INDEX]
     assert idx["datatype"] == "metric"
     for key in ("homePath", "coldPath", "thawedPath"):
         assert idx[key].startswith("$SPLUNK_DB/%s/" % params_mod.DEFAULT_METRICS_INDEX)
@@ -62,9 +53,9 @@ def test_the_metrics_index_is_defined_in_the_addon_as_a_metrics_index():
 def test_the_addon_parses_the_collectors_sourcetypes():
     props = read_conf(os.path.join(need_ta_build(), "default", "props.conf"))
     transforms = read_conf(os.path.join(need_ta_build(), "default", "transforms.conf"))
-    assert props.get("ingest_doctor:metrics", "METRIC-SCHEMA-TRANSFORMS") in transforms.sections()
-    drop = props.get("ingest_doctor:probe", "TRANSFORMS-ingest_doctor_probe")
-    assert transforms.get(drop, "FORMAT") == "nullQueue"
+    assert props["ingest_doctor:metrics"]["METRIC-SCHEMA-TRANSFORMS"] in transforms
+    drop = props["ingest_doctor:probe"]["TRANSFORMS-ingest_doctor_probe"]
+    assert transforms[drop]["FORMAT"] == "nullQueue"
 
 
 def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
@@ -76,8 +67,8 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
         assert "default/" + conf not in shipped
     assert "README/inputs.conf.spec" not in shipped
     props = read_conf(os.path.join(app, "default", "props.conf"))
-    for st in props.sections():
-        assert set(props.options(st)) == {"KV_MODE"}, st          # search time only
+    for st, settings in props.items():
+        assert set(settings) == {"KV_MODE"}, st          # search time only
     with open(os.path.join(app, "default", "savedsearches.conf"), encoding="utf-8") as fh:
         assert re.search(r"^enableSched\s*=\s*1\s*$", fh.read(), re.M)       # the schedules live here
 

@@ -1,18 +1,16 @@
-#!/usr/bin/env python3
 """Write the Dashboard Studio views in default/data/ui/views/ from one description.
 
 Why a generator: five dashboards share their inputs, their base searches per data family and
 their layout grid; writing them from one place keeps the SPL of a family identical wherever it
 is used. One module per view in views/; what they share in studio.py (the definition and its
 grid), spl.py (base searches), spl_macros.py (the macros those call, written to macros.conf)
-and widgets.py (inputs, links, chart and table options). The XML files are committed;
-`--check` (run by the tests) fails when they are stale.
-
-    python3 tools/dashboards/gen_views.py          # write
-    python3 tools/dashboards/gen_views.py --check  # exit 1 when a view differs
+and widgets.py (inputs, links, chart and table options). The XML files are committed; one of
+the generators of tools/generate.py, which writes them (`python3 tools/generate.py`) and checks
+them with every other generated file (`--check`, run by the tests).
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -20,11 +18,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from spl import ROOT  # noqa: E402
 from spl_macros import MACROS_CONF, macros_conf  # noqa: E402
+from studio import Dash  # noqa: E402
 from views import cpu_by_processor, findings, hec_performance, pipeline_sets, thread_activity  # noqa: E402
+from widgets import std_inputs  # noqa: E402
 
 VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
-DASHBOARDS = (hec_performance.build, thread_activity.build, pipeline_sets.build, cpu_by_processor.build,
-              findings.build)
+
+
+def build_view(view) -> Dash:
+    """One view from its module: NAME, LABEL, DESCRIPTION, the standard inputs (the pipeline-set input
+    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, then its LAYOUT: the
+    grid top to bottom, a row as (height in px, panel or (panel, width weight), ...)."""
+    d = Dash(view.NAME, view.LABEL, view.DESCRIPTION)
+    std_inputs(d, pset=getattr(view, "PSET", True))
+    for part in view.PARTS:
+        part(d)
+    for row in view.LAYOUT:
+        d.row(*row)
+    return d
+
+
+DASHBOARDS = tuple(functools.partial(build_view, v)
+                   for v in (hec_performance, thread_activity, pipeline_sets, cpu_by_processor, findings))
 
 
 def build() -> dict:
@@ -35,27 +50,3 @@ def build() -> dict:
     with open(MACROS_CONF, encoding="utf-8") as fh:
         out[MACROS_CONF] = macros_conf(fh.read())
     return out
-
-
-def main(argv) -> int:
-    check = "--check" in argv
-    stale = []
-    for path, text in build().items():
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old == text:
-            continue
-        if check:
-            stale.append(os.path.relpath(path, ROOT))
-        else:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            print("wrote " + os.path.relpath(path, ROOT))
-    if stale:
-        print("stale (run python3 tools/dashboards/gen_views.py): " + ", ".join(stale), file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

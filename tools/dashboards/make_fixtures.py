@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the recorded search results the dashboard render test feeds to each data source.
 
 tests/fixtures/dashboards/<state>/<view>/<data source>.json, in splunkd's json_rows shape
@@ -11,13 +10,12 @@ computed with the statistic, span and BY clause of its SPL (panels.py, recording
 tests/dashboards/test_dashboards_recordings.py holds the two together). JSON has no comments: the
 generator of these files is named in tools/generate.py's registry.
 
-    python3 tools/dashboards/make_fixtures.py   (deterministic: same output every run)
+Written and checked by tools/generate.py (deterministic: same output every run).
 """
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,19 +53,3 @@ def outputs() -> dict:
             text = json.dumps(fn(dep), separators=(",", ":"), ensure_ascii=False) + "\n"
             out[os.path.join(OUT, state, view, ds + ".json")] = text
     return out
-
-
-def main() -> int:
-    files = outputs()
-    shutil.rmtree(os.path.join(ROOT, OUT), ignore_errors=True)
-    for rel, text in files.items():
-        path = os.path.join(ROOT, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-    print("wrote %d recordings under %s" % (len(files), OUT))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

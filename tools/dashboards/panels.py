@@ -17,7 +17,14 @@ import time
 import sim
 from sim import END, START
 
-THREAD_PCT, QUEUE_PCT, LATENCY_MS, REGEX_SHARE_PCT = 90, 90, 1000, 50
+from ingest_doctor import thresholds  # noqa: E402  (sim puts bin/ on the path)
+
+# The thresholds the recorded searches ran with: the macros' defaults.
+TH = thresholds.defaults()
+THREAD_PCT, QUEUE_PCT, LATENCY_MS, REGEX_SHARE_PCT = (TH.thread_busy_pct, TH.queue_fill_pct, TH.hec_latency_ms,
+                                                      TH.regex_cpu_share_pct)
+HEADROOM_MIN_PCT = TH.headroom_min_busy_pct
+BUSY_PCT = thresholds.BUSY_PCT
 N = 5
 NO_FINDING = ("No finding matches these inputs. The Ingest Doctor alerts and the collector (through the search "
               "Ingest Doctor - Findings - Collector findings) write findings: if there are none at all, check that "

@@ -6,8 +6,9 @@ simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, r
 from __future__ import annotations
 
 import sim
-from spl import PROC_HEC_LABEL, PROC_HEC_SUFFIX
-from panels import (END, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START, THREAD_PCT, group,
+from spl import FILL_BANDS, PROC_HEC_LABEL, PROC_HEC_SUFFIX
+from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
+                    THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
                     step, strftime, timechart, top_series)
 
@@ -15,7 +16,6 @@ HEC, THR, PS, CPU, FND = ("ingest_doctor_hec_performance", "ingest_doctor_thread
                           "ingest_doctor_pipeline_sets", "ingest_doctor_cpu_by_processor", "ingest_doctor_findings")
 TOP = "top(%s,5)"
 THRESHOLD = {"threshold": THREAD_PCT}
-HEADROOM_MIN_PCT = 5
 
 
 def tc(rows, value, step, extra=None):
@@ -58,7 +58,7 @@ def overview(dep):
         f = found.get(h[0])
         role = (dep.roles(h[0]) or ("forwarder" if any(r["stage"] == "output" for r in rs) else "instance")) + \
             (" + HEC" if any(r["stage"] == "hec_input" for r in rs) else "")
-        state = "saturated" if worst["score"] >= 1000 else "busy" if worst["score"] >= 60 else "ok"
+        state = "saturated" if worst["score"] >= 1000 else "busy" if worst["score"] >= BUSY_PCT else "ok"
         symptom = 1 if f and f["caused_by"] else 0
         rows.append((symptom, -worst["score"], f["severity_rank"] if f else 3, h[0], [
             h[0], role, state, worst["stage"], worst["ingest_pipe"], worst["reading"],
@@ -369,7 +369,6 @@ def chain(dep):
                   [r[4] for r in sorted(rows, key=lambda r: r[:4])])
 
 
-BANDS = ["1: below 60%", "2: 60% to threshold", "3: full (>= threshold)"]
 
 
 @panel(PS, "ds_bands", "bin _time span=5m", "stats max(fill_pct) AS fill BY _time host",
@@ -379,7 +378,8 @@ def bands(dep):
     for r in dep.queue_rows():
         k = (r["_time"] - (r["_time"] - START) % 300, r["host"])
         fullest[k] = max(fullest.get(k, 0.0), r["fill_pct"])
-    rows = [dict(_time=t, host=h, band=BANDS[2] if v >= QUEUE_PCT else BANDS[1] if v >= 60 else BANDS[0])
+    rows = [dict(_time=t, host=h,
+                 band=FILL_BANDS[2] if v >= QUEUE_PCT else FILL_BANDS[1] if v >= BUSY_PCT else FILL_BANDS[0])
             for (t, h), v in fullest.items()]
     return timechart(rows, step(PS, "ds_bands"))
 
@@ -519,7 +519,7 @@ def regex_share(dep):
         total = sum(r["cpu_seconds"] for r in rs)
         rx = sum(r["cpu_seconds"] for r in rs if r["processor"] == "regexreplacement")
         peak, share = sround(peak, 1), sround(rx / total * 100, 1)
-        verdict = ("not regex-bound" if share < REGEX_SHARE_PCT else "typing not busy" if peak < 60
+        verdict = ("not regex-bound" if share < REGEX_SHARE_PCT else "typing not busy" if peak < BUSY_PCT
                    else "regex-bound: review TRANSFORMS/SEDCMD")
         rows.append([h, p, peak, share, verdict])
     rows.sort(key=lambda r: (-r[2], -r[3], r[0], r[1]))

@@ -9,8 +9,26 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bin"))
 
-from ingest_doctor import model, threadnames  # noqa: E402
+from ingest_doctor import model, threadnames, thresholds  # noqa: E402
 from studio import CRIT, GREY, WARN  # noqa: E402
+
+# The thresholds the views draw and colour by, as generated (an admin tunes the SPL through the
+# macros; the colours are fixed here): the defaults of bin/ingest_doctor/thresholds.py.
+TH = thresholds.defaults()
+BUSY_PCT = thresholds.BUSY_PCT
+# The stages with a queue in front of them, in chain order (parsing ... output).
+CHAIN = tuple(s.name for s in model.STAGES if s.queue)
+# The Pipeline sets view's fill bands (hosts per band of their fullest queue).
+FILL_BANDS = ("1: below {}%".format(BUSY_PCT), "2: {}% to threshold".format(BUSY_PCT), "3: full (>= threshold)")
+# The stages without a processing pipeline (no dutycycle busy share of their own to extrapolate).
+NO_PIPELINE = tuple(s.name for s in model.STAGES if s.pipeline is None)
+# The stages props.conf settings tune (the CPU by processor view shows their evidence).
+PROPS_STAGES = tuple(model.STAGE_BY_NAME[s].name for s in ("typing", "merging", "parsing"))
+
+
+def any_of(field: str, values) -> str:
+    """SPL: `field` equals one of `values` (field==\"a\" OR field==\"b\")."""
+    return " OR ".join("{}==\"{}\"".format(field, v) for v in values)
 
 # Host and pipeline-set scope of every search; the tokens come from the global inputs.
 HOSTS = "host IN ($host$)"
@@ -30,6 +48,13 @@ TOP_N = 5
 
 def top_series(value: str, n: int = TOP_N) -> str:
     return "`ingest_doctor_top_series({},{})`".format(value, n)
+
+
+def top_chart(value: str, agg: str = "max", span: str = "1m", threshold: str = "") -> str:
+    """The tail of every time chart (after `series` is set): the worst series, one timechart column
+    each, and the threshold macro `ingest_doctor_<threshold>` as the dashed line where there is one."""
+    chart = top_series(value) + "\n| timechart span={} {}({}) BY series limit=0 useother=false".format(span, agg, value)
+    return chart + ("\n| eval threshold=`ingest_doctor_{}`".format(threshold) if threshold else "")
 
 
 HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 
-from spl import ROOT
+from spl import PROPS_STAGES, ROOT, any_of
+
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 FINDINGS_EVAL = (
     "eval pipeline_set=if(isnull(pipeline_set) OR pipeline_set==\"\", \"-\", pipeline_set)\n"
@@ -17,9 +19,9 @@ FINDINGS_EVAL = (
     "| eval severity_rank=case(severity==\"critical\", 0, severity==\"warning\", 1, true(), 2)\n"
     "| eval detected=case(like(detected_by, \"%collector%\") AND like(detected_by, \"%alert_action%\"), \"both\", "
     "like(detected_by, \"%collector%\"), \"collector\", true(), \"alert\")\n"
-    "| eval evidence_dashboard=case(bottleneck==\"hec_input\", \"ingest_doctor_hec_performance\", "
-    "bottleneck==\"typing\" OR bottleneck==\"merging\" OR bottleneck==\"parsing\", \"ingest_doctor_cpu_by_processor\", "
-    "bottleneck==\"host_cpu\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
+    "| eval evidence_dashboard=case(bottleneck==\"" + model.HEC_INPUT + "\", \"ingest_doctor_hec_performance\", "
+    + any_of("bottleneck", PROPS_STAGES) + ", \"ingest_doctor_cpu_by_processor\", "
+    "bottleneck==\"" + model.HOST_CPU + "\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
     "| eval caused_by=if(isnull(caused_by), \"\", caused_by), cause_parts=split(caused_by, \"/\")\n"
     "| eval cause=if(caused_by==\"\", \"\", \"caused by \".mvindex(cause_parts, 0).\" \".mvindex(cause_parts, 1)"
     ".if(mvindex(cause_parts, 2)==\"-\", \"\", \", set \".mvindex(cause_parts, 2))), root=if(caused_by==\"\", id, caused_by)\n"

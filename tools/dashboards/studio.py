@@ -132,10 +132,15 @@ def table_fields(query: str) -> list:
     at = max((i for i, p in enumerate(parts) if p.startswith("table ")), default=None)
     if at is None:
         return []
-    fields = re.findall(r'"[^"]+"|\S+', parts[at][len("table "):])
-    fields = [f.strip('"') for f in fields]
+    fields = [f.strip('"') for f in re.findall(r'"[^"]+"|\S+', parts[at][len("table "):])]
     for p in parts[at + 1:]:
-        if p.startswith("rename "):
-            for old, new in re.findall(r'("[^"]+"|\S+) AS ("[^"]+"|\S+)', p):
-                fields = [new.strip('"') if f == old.strip('"') else f for f in fields]
+        fields = renamed(fields, p)
+    return fields
+
+
+def renamed(fields: list, command: str) -> list:
+    """`fields` after one SPL command: a `rename a AS b "c d" AS e` renames, any other leaves them."""
+    if command.startswith("rename "):
+        for old, new in re.findall(r'("[^"]+"|\S+) AS ("[^"]+"|\S+)', command):
+            fields = [new.strip('"') if f == old.strip('"') else f for f in fields]
     return fields

@@ -3,44 +3,50 @@ drilldown links between views, and the chart, single-value and table options.
 """
 from __future__ import annotations
 
-from spl import HOSTS_SEARCH, PSETS_SEARCH
-from studio import APP, CRIT, OK, THRESHOLD_STYLE, WARN, Dash
+from spl import BUSY_PCT, HOSTS_SEARCH, PSETS_SEARCH, TH
+from studio import APP, CRIT, GREY, OK, THRESHOLD_STYLE, WARN, Dash
+
+
+def severity_column() -> dict:
+    """A findings table's severity column format (a fresh one: the grid sets each table's widths),
+    coloured by the context severity_colors()."""
+    return {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"}
+
+
+def severity_colors() -> dict:
+    return {"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
+                          {"match": "info", "value": GREY}]}
 
 
 def std_inputs(d: Dash, pset: bool = True) -> None:
     d.search("ds_hosts", "Hosts reporting metrics.log", HOSTS_SEARCH)
     d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
                               "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
-    d.inputs["input_host"] = {
-        "type": "input.multiselect", "title": "Hosts",
-        "options": {"items": ">frame(label, value) | prepend(formattedStatics) | objects()",
-                    "token": "host", "defaultValue": ["*"]},
-        "dataSources": {"primary": "ds_hosts"},
-        "context": {
-            "formattedConfig": {"number": {"prefix": ""}},
-            "formattedStatics": ">statics | formatByType(formattedConfig)",
-            "statics": [["All hosts"], ["*"]],
-            "label": ">primary | seriesByName(\"host\") | renameSeries(\"label\") | formatByType(formattedConfig)",
-            "value": ">primary | seriesByName(\"host\") | renameSeries(\"value\") | formatByType(formattedConfig)",
-        },
-    }
+    d.inputs["input_host"] = _listed("input.multiselect", "Hosts", "host", ["*"], "ds_hosts", "host", "All hosts")
     d.global_inputs += ["input_time", "input_host"]
     if pset:
         d.search("ds_psets", "Pipeline sets (ingest_pipe) in metrics.log", PSETS_SEARCH)
-        d.inputs["input_pset"] = {
-            "type": "input.dropdown", "title": "Pipeline set",
-            "options": {"items": ">frame(label, value) | prepend(formattedStatics) | objects()",
-                        "token": "pset", "defaultValue": "*"},
-            "dataSources": {"primary": "ds_psets"},
-            "context": {
-                "formattedConfig": {"number": {"prefix": ""}},
-                "formattedStatics": ">statics | formatByType(formattedConfig)",
-                "statics": [["All pipeline sets"], ["*"]],
-                "label": ">primary | seriesByName(\"ingest_pipe\") | renameSeries(\"label\") | formatByType(formattedConfig)",
-                "value": ">primary | seriesByName(\"ingest_pipe\") | renameSeries(\"value\") | formatByType(formattedConfig)",
-            },
-        }
+        d.inputs["input_pset"] = _listed("input.dropdown", "Pipeline set", "pset", "*", "ds_psets", "ingest_pipe",
+                                         "All pipeline sets")
         d.global_inputs.append("input_pset")
+
+
+def _listed(kind: str, title: str, token: str, default, ds: str, field: str, all_label: str) -> dict:
+    """An input whose choices are the values of `field` in data source `ds`, after "all" (*)."""
+    series = ">primary | seriesByName(\"%s\") | renameSeries(\"%%s\") | formatByType(formattedConfig)" % field
+    return {
+        "type": kind, "title": title,
+        "options": {"items": ">frame(label, value) | prepend(formattedStatics) | objects()",
+                    "token": token, "defaultValue": default},
+        "dataSources": {"primary": ds},
+        "context": {
+            "formattedConfig": {"number": {"prefix": ""}},
+            "formattedStatics": ">statics | formatByType(formattedConfig)",
+            "statics": [[all_label], ["*"]],
+            "label": series % "label",
+            "value": series % "value",
+        },
+    }
 
 
 def link(dashboard: str, **tokens: str) -> dict:
@@ -95,5 +101,6 @@ def table_colors(ranges: dict) -> dict:
     return {"columnFormat": fmt}, ctx
 
 
-def busy_bands():
-    return [(60, OK), (90, WARN), (None, CRIT)]
+def busy_bands(limit: float = TH.thread_busy_pct) -> list:
+    """Green below BUSY_PCT, amber up to the threshold `limit`, red from it."""
+    return [(BUSY_PCT, OK), (limit, WARN), (None, CRIT)]

@@ -106,9 +106,8 @@ class Summary:
 
 def load_thresholds(macros: Mapping[str, str]) -> thresholds_mod.Thresholds:
     """The generated threshold macros as the admin tuned them: the numbers the searches used."""
-    overrides = {s.macro: macros[s.macro] for s in thresholds_mod.SETTINGS if s.macro in macros}
     try:
-        return thresholds_mod.load(overrides)
+        return thresholds_mod.from_macros(macros, strict=True)[0]
     except thresholds_mod.ThresholdError as e:
         raise BadConfig("a threshold macro is invalid: %s (fix it in local/macros.conf)" % e) from None
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from ingest_doctor import exitcodes
 from ingest_doctor.findings import SEVERITIES
+from ingest_doctor.logfmt import kv
 
 
 class AlertError(Exception):
@@ -161,16 +162,9 @@ def describe(payload: Payload) -> Dict[str, str]:
             "web_messages": "on" if payload.params.web_messages else "off"}
 
 
-def _fmt(value: Any) -> str:
-    text = str(value).replace("\n", " ")
-    return '"%s"' % text.replace('"', "'") if (" " in text or "=" in text or not text) else text
-
-
 def make_logger(stderr: IO[str]):
     """The action's log: `LEVEL category=... key=value` lines on stderr, which splunkd files in splunkd.log."""
     def log(level: str, category: str, **fields: Any) -> None:
-        parts = ["%s category=%s" % (level, category)]
-        parts.extend("%s=%s" % (k, _fmt(v)) for k, v in fields.items())
-        stderr.write(" ".join(parts) + "\n")
+        stderr.write("%s %s\n" % (level, kv(category, **fields)))
         stderr.flush()
     return log

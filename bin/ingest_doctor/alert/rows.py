@@ -27,6 +27,7 @@ from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample,
                                    TcpinConnection, TcpoutConnection, ThreadSample)
+from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
@@ -65,8 +66,12 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     Signal("tcpin", ("peer",), ("peer_ip", "guid", "fwd_type", "kbps")),
     # a sender's metrics.log group=tcpout_connections, one row per receiver: destIp:destPort (dest), _tcp_KBps
     Signal("tcpout", ("dest",), ("kbps",)),
+    # an instance that stopped reporting (engine/silence.py): why (connected_idle | gone), when it was
+    # last heard, what its receivers got from it over the window; `threshold` is silence_kb
+    Signal("silence", ("reason", "last_heard"), ("silent_min", "kb_recent", "receivers")),
 )}
 REPORTED = "finding"
+SILENCE = "silence"
 
 KNOWN_COLUMNS = frozenset(COMMON).union(*(set(s.required) | set(s.optional) for s in SIGNALS.values()))
 
@@ -266,7 +271,7 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
     out: Dict[str, Evidence] = {}
     for row in rows:
         sig_name = (row.get("signal") or "").strip()
-        if sig_name == REPORTED:
+        if sig_name in (REPORTED, SILENCE):
             continue
         sig = SIGNALS.get(sig_name)
         if sig is None:
@@ -312,12 +317,35 @@ def finding_from_dict(d: Dict[str, object]) -> Finding:
     return f
 
 
+def _silence(row: Row, now: float) -> Reported:
+    """A silence row: judged here, by engine/silence.py (the search found it; the words are the core's)."""
+    host = (row.get("host") or "").strip()
+    if not host:
+        raise _fail(row, "column host is empty")
+    last = _num(row, "last_heard", row.get("last_heard"))
+    if last is None:
+        raise _fail(row, "signal silence needs column last_heard")
+    try:
+        f = silence.silence_finding(host, (row.get("reason") or "").strip(), last, now,
+                                    _num(row, "kb_recent", row.get("kb_recent")) or 0.0, row.values("receivers"),
+                                    _num(row, "threshold", row.get("threshold")) or 0.0,
+                                    _num(row, "silent_min", row.get("silent_min")))
+    except ValueError as e:
+        raise _fail(row, str(e)) from None
+    when = _num(row, "last_time", row.get("last_time")) or now
+    return Reported(f, when, "open", "", silence.DETECTED_BY)
+
+
 def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[Reported]:
     """The `finding` rows, parsed; the other rows are rows_to_evidence's."""
     now = _time.time() if now is None else now
     out: List[Reported] = []
     for row in rows:
-        if (row.get("signal") or "").strip() != REPORTED:
+        sig_name = (row.get("signal") or "").strip()
+        if sig_name == SILENCE:
+            out.append(_silence(row, now))
+            continue
+        if sig_name != REPORTED:
             continue
         raw = row.get("finding") or ""
         try:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor.findings import Finding, Report
+from ingest_doctor.logfmt import kv
 
 FINDING_REPEAT_S = 15 * 60          # re-emit a finding that is still there at most this often
 ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind per minute at most
@@ -16,18 +17,6 @@ ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind p
 class LogLine:
     severity: str       # INFO | WARN | ERROR (splunklib EventWriter severities)
     message: str        # key=value, with a category; never a session key or token
-
-
-def kv(category: str, **fields: Any) -> str:
-    parts = ["category=%s" % category]
-    for k, v in fields.items():
-        if v is None or v == "":
-            continue
-        s = str(v)
-        if any(c in s for c in ' ="'):
-            s = '"%s"' % s.replace('"', "'")
-        parts.append("%s=%s" % (k, s))
-    return " ".join(parts)
 
 
 class ErrorLog:
@@ -58,7 +47,7 @@ class FindingGate:
     Only warning and critical (an `info` finding is a transient spike by the
     engine's own rule). A finding is emitted when it is new, when its severity
     changed, and again every `repeat_s` while it lasts, so the findings store's
-    "resolve when not seen" (resolve_after_min, 60 min) never closes a live one.
+    "resolve when not seen" (resolve_after_min) never closes a live one.
     A finding that disappears is forgotten after `repeat_s`, so a flapping one
     is not re-emitted on every flap.
     """

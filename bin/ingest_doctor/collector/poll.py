@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import urlsplit
 
 from ingest_doctor import diagnose as diagnose_mod
-from ingest_doctor.collector.gate import ErrorLog, FindingGate, LogLine, kv
+from ingest_doctor.collector.gate import ErrorLog, FindingGate, LogLine
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.read import hec as hec_mod
 from ingest_doctor.delivery import messages as messages_mod
@@ -46,6 +46,7 @@ from ingest_doctor.read.endpoints import COLLECTOR as ENDPOINTS
 from ingest_doctor.read.endpoints import MACROS, Endpoint, Fetched, error_kind, error_text, missing_capability, target
 from ingest_doctor.evidence import Config, Evidence, ThreadSample
 from ingest_doctor.findings import Report
+from ingest_doctor.logfmt import kv
 from ingest_doctor.collector.params import HEC_HEALTH_PATH, SCHEME, Params
 from ingest_doctor.delivery.resolution import OpenFindings
 
@@ -91,6 +92,7 @@ class PollResult:
     logs: List[LogLine] = field(default_factory=list)
     report: Optional[Report] = None
     messages: Optional[messages_mod.MessagePlan] = None    # Splunk Web messages to post on this instance
+    changes: List[messages_mod.Change] = field(default_factory=list)   # opened/escalated/resolved: the webhook's
 
 
 def hec_urls(params: Params, config: Config, host: str = "127.0.0.1") -> Optional[Tuple[str, str]]:
@@ -311,6 +313,7 @@ class Collector:
         """Findings that ended become resolution events (resolution.py); new, escalated and ended
         findings become this instance's Splunk Web messages (messages.py)."""
         tracked = self.open_findings.update(report.findings, config, now)
+        res.changes = tracked.changes
         for d in tracked.resolved:
             self.gate.forget(d["id"])
             res.events.append(Out("finding", now, d))
@@ -347,7 +350,7 @@ class Collector:
                     action="judging with the default thresholds until the ingest_doctor_* macros can be read")))
             return
         self._good.add(MACROS)
-        th, problems = readstep.thresholds(reading.macros)
+        th, problems = thresholds_mod.from_macros(reading.macros)
         key = (tuple(sorted(th.values.items())), tuple(problems))
         if key == self._macros_key:
             return

@@ -85,17 +85,28 @@ def parse_stat(raw: bytes) -> Optional[Tuple[bytes, int]]:
     return raw[open_at + 1:close_at], ticks
 
 
+def _pread(fd: int) -> Optional[bytes]:
+    """A stat file's content from its start, or None when the thread is gone."""
+    try:
+        return os.pread(fd, 4096, 0)
+    except OSError:
+        return None
+
+
+def _tasks(proc_root: str, pid: int) -> Optional[Tuple[str, List[str]]]:
+    """(the task folder of `pid`, the thread ids it lists), or None when it cannot be listed."""
+    task_dir = os.path.join(proc_root, str(pid), "task")
+    try:
+        return task_dir, [name for name in os.listdir(task_dir) if name.isdigit()]
+    except OSError:
+        return None
+
+
 def read_threads(proc_root: str, pid: int) -> Dict[int, Tuple[bytes, int]]:
     """tid -> (comm as bytes, cumulative CPU ticks) for every thread of `pid` readable now."""
-    task_dir = os.path.join(proc_root, str(pid), "task")
     out: Dict[int, Tuple[bytes, int]] = {}
-    try:
-        tids = os.listdir(task_dir)
-    except OSError:
-        return out
-    for name in tids:
-        if not name.isdigit():
-            continue
+    task_dir, names = _tasks(proc_root, pid) or ("", [])
+    for name in names:
         raw = _read(task_dir + "/" + name + "/stat")
         if raw is None:          # the thread ended between listdir and open
             continue
@@ -138,27 +149,21 @@ class StatFiles:
         if pid != self.pid:
             self.close()
             self.pid = pid
-        task_dir = os.path.join(self.proc_root, str(pid), "task")
         out: Dict[int, Tuple[bytes, int]] = {}
-        try:
-            names = os.listdir(task_dir)
-        except OSError:
+        listed = _tasks(self.proc_root, pid)
+        if listed is None:
             self.close()
             return out
+        task_dir, names = listed
         live = set()
         fds = self.fds
         for name in names:
-            if not name.isdigit():
-                continue
             tid = int(name)
             live.add(tid)
             raw = None
             fd = fds.get(tid)
             if fd is not None:
-                try:
-                    raw = os.pread(fd, 4096, 0)
-                except OSError:
-                    raw = None
+                raw = _pread(fd)
                 if not raw:
                     os.close(fds.pop(tid))
                     raw = None
@@ -167,10 +172,7 @@ class StatFiles:
                     fd = os.open(task_dir + "/" + name + "/stat", os.O_RDONLY)
                 except OSError:          # the thread ended between listdir and open
                     continue
-                try:
-                    raw = os.pread(fd, 4096, 0)
-                except OSError:
-                    raw = None
+                raw = _pread(fd)
                 if raw and len(fds) < self.cap:
                     fds[tid] = fd
                 else:

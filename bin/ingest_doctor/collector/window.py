@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Deque
+from typing import Any, Callable, Deque, Dict
 
 from ingest_doctor import model
-from ingest_doctor.evidence import Evidence
+from ingest_doctor.evidence import AVERAGES, LATEST, NAMES, PER_READ, SAMPLES, Evidence, policies
 
 WINDOW_MAX_POLLS = 120              # the rolling window never holds more polls than this
 THREAD_FLOOR_PCT = 10.0             # non-pipeline threads below this stay out of the diagnosis window
+# What of a poll's samples the window keeps (every sample of the other fields; what a field is
+# and how it merges is declared in evidence.py).
+KEEPS: Dict[str, Callable[[Any], bool]] = {
+    "queues": lambda q: q.queue in model.QUEUE_ORDER,
+    "threads": lambda t: model.stage_for_thread(t.thread) is not None or t.busy_pct >= THREAD_FLOOR_PCT,
+}
 
 
 class Window:
@@ -32,15 +38,19 @@ class Window:
         self.times: Deque[float] = deque()
 
     def add(self, poll: Evidence, now: float) -> None:
-        keep = Evidence(
-            host=poll.host,
-            queues=[q for q in poll.queues if q.queue in model.QUEUE_ORDER],
-            threads=[t for t in poll.threads
-                     if model.stage_for_thread(t.thread) is not None or t.busy_pct >= THREAD_FLOOR_PCT],
-            pipelinesets=list(poll.pipelinesets),
-            hec_probes=list(poll.hec_probes),
-            indexer=poll.indexer, host_cpu=poll.host_cpu, config=poll.config,
-            cpu=list(poll.cpu), health=poll.health, sources=list(poll.sources))
+        """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
+        PER_READ, are reported with the poll and not kept)."""
+        keep = type(poll)()
+        for name, policy in policies(type(poll)).items():
+            value = getattr(poll, name)
+            if policy.merge == PER_READ:
+                continue
+            if policy.merge in (SAMPLES, AVERAGES):
+                wanted = KEEPS.get(name)
+                value = [x for x in value if wanted(x)] if wanted else list(value)
+            elif policy.merge == NAMES:
+                value = list(value)
+            setattr(keep, name, value)
         self.polls.append(keep)
         self.times.append(now)
         # The poll that just left the recent part stays only a minute after the older one kept before it.
@@ -55,17 +65,23 @@ class Window:
             self.polls.popleft()
 
     def merged(self) -> Evidence:
+        """One Evidence of the window: the newest poll's LATEST values and NAMES, every poll's
+        SAMPLES, every poll's instant AVERAGES samples and the newest poll's averages."""
         if not self.polls:
             return Evidence()
         last = self.polls[-1]
-        ev = Evidence(host=last.host, indexer=last.indexer, host_cpu=last.host_cpu, config=last.config,
-                      health=last.health, sources=list(last.sources))
-        n = len(self.polls)
-        for i, p in enumerate(self.polls):
-            newest = i == n - 1
-            ev.queues.extend(q for q in p.queues if newest or q.window == "sample")
-            ev.threads.extend(p.threads)
-            ev.pipelinesets.extend(p.pipelinesets)
-            ev.hec_probes.extend(p.hec_probes)
-            ev.cpu.extend(p.cpu)
+        ev = type(last)()
+        for name, policy in policies(type(last)).items():
+            if policy.merge == LATEST:
+                setattr(ev, name, getattr(last, name))
+            elif policy.merge == NAMES:
+                setattr(ev, name, list(getattr(last, name)))
+            elif policy.merge == SAMPLES:
+                out = getattr(ev, name)
+                for p in self.polls:
+                    out.extend(getattr(p, name))
+            elif policy.merge == AVERAGES:
+                out = getattr(ev, name)
+                for p in self.polls:
+                    out.extend(x for x in getattr(p, name) if p is last or x.window == "sample")
         return ev

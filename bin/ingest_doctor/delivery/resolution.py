@@ -18,16 +18,9 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from ingest_doctor.evidence import Config
 from ingest_doctor.findings import Finding, severity_rank
 from ingest_doctor.delivery.messages import Change
+from ingest_doctor.read.rest import as_str
 
 QUIET_POLLS = 6         # one minute at the default 10 s poll interval
-
-
-def _text(v: Any) -> Optional[str]:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
 def _queue_size(cfg: Config, stanza: Optional[str]) -> Optional[str]:
@@ -37,14 +30,14 @@ def _queue_size(cfg: Config, stanza: Optional[str]) -> Optional[str]:
 
 # (conf file, setting) -> the setting's value now, read from the collector's Config.
 _CURRENT: Dict[Tuple[str, str], Callable[[Config, Optional[str]], Optional[str]]] = {
-    ("inputs.conf", "dedicatedIoThreads"): lambda c, s: _text(c.dedicated_io_threads),
-    ("inputs.conf", "maxThreads"): lambda c, s: _text(c.max_threads),
-    ("inputs.conf", "maxSockets"): lambda c, s: _text(c.max_sockets),
-    ("server.conf", "parallelIngestionPipelines"): lambda c, s: _text(c.parallel_ingestion_pipelines),
-    ("server.conf", "pipelineSetSelectionPolicy"): lambda c, s: _text(c.pipeline_set_selection_policy),
+    ("inputs.conf", "dedicatedIoThreads"): lambda c, s: as_str(c.dedicated_io_threads),
+    ("inputs.conf", "maxThreads"): lambda c, s: as_str(c.max_threads),
+    ("inputs.conf", "maxSockets"): lambda c, s: as_str(c.max_sockets),
+    ("server.conf", "parallelIngestionPipelines"): lambda c, s: as_str(c.parallel_ingestion_pipelines),
+    ("server.conf", "pipelineSetSelectionPolicy"): lambda c, s: as_str(c.pipeline_set_selection_policy),
     ("server.conf", "maxSize"): _queue_size,
-    ("outputs.conf", "compressed"): lambda c, s: _text(c.tcpout_compressed),
-    ("outputs.conf", "useACK"): lambda c, s: _text(c.tcpout_use_ack),
+    ("outputs.conf", "compressed"): lambda c, s: as_str(c.tcpout_compressed),
+    ("outputs.conf", "useACK"): lambda c, s: as_str(c.tcpout_use_ack),
 }
 
 

@@ -9,14 +9,14 @@ and the rest is read.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ingest_doctor.read import rest
-from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_rest, error_kind, error_text,
                                           missing_capability)
-from ingest_doctor.evidence import Config, Evidence
+from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
 
 Fetch = Callable[[Endpoint], Fetched]
 MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed (memory bound)
@@ -87,35 +87,37 @@ def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = No
 
 
 def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
-    """Give `ev` the configuration of `parts` (endpoint -> reading), in table order: a later
-    endpoint's known value wins; unknown values never overwrite known ones. Host name and
-    core count fill in only where `ev` has none."""
-    cfg = Config()
-    blank = Config()
-    for ep in ENDPOINTS:
-        part = parts.get(ep.path)
-        if part is None:
-            continue
-        for name, value in vars(part.config).items():
-            if value != getattr(blank, name):
-                setattr(cfg, name, value)
-        if part.host and not ev.host:
-            ev.host = part.host
-        if part.host_cpu.cores and not ev.host_cpu.cores:
-            ev.host_cpu.cores = part.host_cpu.cores
-        for s in part.sources:
-            ev.saw(s)
-    ev.config = cfg
+    """Give `ev` what the configuration endpoints read (`parts`: endpoint -> reading), in table
+    order, each field by its merge policy (evidence.py): a LATEST value (host, a configuration
+    setting, the core count) fills in only where `ev`'s is unknown, a later endpoint's known value
+    winning over an earlier one's and unknown values never overwriting known ones; NAMES are
+    joined; samples and notes are added."""
+    read = [parts[ep.path] for ep in ENDPOINTS if ep.path in parts]
+    for name, policy in policies(type(ev)).items():
+        mine = getattr(ev, name)
+        theirs = [getattr(part, name) for part in read]
+        if policy.merge == LATEST:
+            setattr(ev, name, _fill(mine, theirs))
+        elif policy.merge == NAMES:
+            for value in theirs:
+                mine.extend(x for x in value if x not in mine)
+        else:
+            for value in theirs:
+                mine.extend(value)
 
 
-def thresholds(macros: Optional[Mapping[str, str]],
-               overrides: Optional[Mapping[str, object]] = None) -> Tuple[thresholds_mod.Thresholds, List[str]]:
-    """The thresholds to judge with: recorded/tuned macros, then explicit overrides (which raise
-    ThresholdError when invalid). Returns the problems of macros that were not valid numbers."""
-    th, problems = thresholds_mod.from_macros(macros or {})
-    if overrides:
-        merged: Dict[str, object] = dict(th.values)
-        for key, value in overrides.items():
-            merged[key[len("ingest_doctor_"):] if key.startswith("ingest_doctor_") else key] = value
-        th = thresholds_mod.load(merged)
-    return th, problems
+def _fill(mine: Any, theirs: List[Any]) -> Any:
+    """`mine` with its unknown parts taken from the last of `theirs` that knows them (a record
+    attribute by attribute)."""
+    if dataclasses.is_dataclass(mine):
+        changes = {}
+        for f in dataclasses.fields(mine):
+            if not known(getattr(mine, f.name)):
+                for other in theirs:
+                    if other is not None and known(getattr(other, f.name)):
+                        changes[f.name] = getattr(other, f.name)
+        return dataclasses.replace(mine, **changes) if changes else mine
+    if known(mine):
+        return mine
+    later = [other for other in theirs if known(other)]
+    return later[-1] if later else mine

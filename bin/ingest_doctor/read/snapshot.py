@@ -91,7 +91,7 @@ def recorded_thresholds(root: str, overrides: Optional[Mapping[str, object]] = N
     _folder(root)
     ev = Evidence()
     reading = _read_rest(root, [BY_PATH[MACROS]], ev)
-    th, problems = readstep.thresholds(reading.macros, overrides)
+    th, problems = thresholds_mod.from_macros(reading.macros, overrides)
     return th, ev.problems + ["rest/%s.json: %s (default used)" % (MACROS, p) for p in problems]
 
 

@@ -85,9 +85,9 @@ class SplunkdLogParser(WindowedParser):
 
 def parse_lines(lines: Iterable[str], evidence: Optional[Evidence] = None, since: Optional[float] = None,
                 until: Optional[float] = None, source: str = SOURCE) -> Evidence:
-    ev = evidence if evidence is not None else Evidence()
-    p = SplunkdLogParser(ev, since, until, source)
+    """The splunkd.log lines (a file object streams) into `evidence`, or a new Evidence."""
+    parser = SplunkdLogParser(Evidence() if evidence is None else evidence, since, until, source)
     for line in lines:
-        p.feed(line)
-    p.finish()
-    return ev
+        parser.feed(line)
+    parser.finish()
+    return parser.ev

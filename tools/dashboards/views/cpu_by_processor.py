@@ -1,9 +1,10 @@
 """CPU by processor: where the ingestion CPU goes, on which host and pipeline set."""
 from __future__ import annotations
 
-from spl import FINDINGS_BASE, HOSTS, PSET, empty_message, host_set, top_series
+from spl import (BUSY_PCT, FINDINGS_BASE, HOSTS, PROPS_STAGES, PSET, any_of, empty_message, host_set,
+                 top_chart)
 from studio import Dash
-from widgets import busy_bands, line_opts, link, std_inputs, table_colors
+from widgets import busy_bands, line_opts, link, table_colors
 
 CPU_BASE = (
     "| tstats fillnull_value=\"none\" max(PREFIX(cpu_seconds=)) AS cpu_seconds max(PREFIX(executes=)) AS executes "
@@ -16,21 +17,13 @@ CPU_BASE = (
 )
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_cpu_by_processor", "CPU by processor",
-             "Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
-             "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
-             "indexer CPU, and what to change in props.conf.")
-    std_inputs(d)
-    _searches(d)
-    _panels(d)
-
-    d.row(340, ("viz_cpu_time", 3), ("viz_props_advice", 2))
-    d.row(360, ("viz_cpu_table", 3), ("viz_regex_share", 2))
-    d.row(300, "viz_regex_st", "viz_indexer_cpu")
-    d.row(220, "viz_cpu_unreliable")
-    d.row(260, "viz_props_findings")
-    return d
+NAME, LABEL = "ingest_doctor_cpu_by_processor", "CPU by processor"
+DESCRIPTION = ("Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
+               "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
+               "indexer CPU, and what to change in props.conf.")
+LAYOUT = ((340, ("viz_cpu_time", 3), ("viz_props_advice", 2)),
+          (360, ("viz_cpu_table", 3), ("viz_regex_share", 2)), (300, "viz_regex_st", "viz_indexer_cpu"),
+          (220, "viz_cpu_unreliable"), (260, "viz_props_findings"))
 
 
 def _searches(d: Dash) -> None:
@@ -38,9 +31,8 @@ def _searches(d: Dash) -> None:
     d.search("ds_cpu", "Plausible CPU per processor per minute (tstats over metrics.log group=pipeline)", CPU_BASE)
     d.chain("ds_cpu_time", "% of one core per host, set and processor (top 5)", "ds_cpu",
             "| where isnotnull(pct_one_core)\n"
-            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| " + top_series("pct_one_core") + "\n"
-            "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + ".\" \".pipeline.\"/\".processor\n| "
+            + top_chart("pct_one_core", threshold="thread_busy_pct"))
     d.chain("ds_cpu_table", "Top processors", "ds_cpu",
             "| where isnotnull(pct_one_core)\n"
             "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe stage pipeline processor\n"
@@ -62,7 +54,8 @@ def _searches(d: Dash) -> None:
             "| eventstats sum(cpu) AS stage_cpu BY host ingest_pipe\n"
             "| where processor==\"regexreplacement\"\n"
             "| eval typing_peak_pct=round(typing_peak_pct, 1), regex_share_pct=round(cpu/stage_cpu*100, 1), "
-            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<60, "
+            "verdict=case(regex_share_pct<`ingest_doctor_regex_cpu_share_pct`, \"not regex-bound\", typing_peak_pct<"
+            + str(BUSY_PCT) + ", "
             "\"typing not busy\", true(), \"regex-bound: review TRANSFORMS/SEDCMD\")\n"
             "| sort 0 - typing_peak_pct - regex_share_pct host ingest_pipe\n| table host ingest_pipe typing_peak_pct regex_share_pct verdict\n"
             "| rename ingest_pipe AS set typing_peak_pct AS \"typing peak %\" regex_share_pct AS \"regex share %\"")
@@ -83,10 +76,10 @@ def _searches(d: Dash) -> None:
              "by host PREFIX(ingest_pipe=) _time span=1m\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
              "| eval pct_one_core=round((write_cpu+service_cpu)/60*100, 1)\n"
-             "| " + host_set() + "\n| " + top_series("pct_one_core") + "\n"
-             "| timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+             "| " + host_set() + "\n| " + top_chart("pct_one_core"))
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
-             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " (bottleneck=\"typing\" OR bottleneck=\"merging\" OR bottleneck=\"parsing\")\n"
+             FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " ("
+             + any_of("bottleneck", PROPS_STAGES).replace("==", "=") + ")\n"
              "| sort severity_rank - last_seen_epoch\n"
              "| table severity host pipeline_set bottleneck summary advice settings detected first_seen\n"
              + empty_message("No open finding about parsing, merging or typing on the selected hosts."))
@@ -125,3 +118,6 @@ def _panels(d: Dash) -> None:
                "what you do not need, anchor regexes, avoid leading `.*`, move field extractions to search time.\n\n"
                "**Indexing (indexer) busy?** Raw write is disk bound; index service is tsidx work. With free cores, "
                "`parallelIngestionPipelines = 2` in server.conf; without, scale the indexers out.")
+
+
+PARTS = (_searches, _panels)   # build_view (gen_views.py) runs these in order

@@ -3,22 +3,18 @@ from __future__ import annotations
 
 from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS
 from studio import ACCENT, APP, CRIT, GREY, WARN, Dash
-from widgets import single, std_inputs
+from widgets import severity_colors, severity_column, single
+
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_findings", "Findings",
-             "What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
-             "Open and resolved, from the KV store ingest_doctor_findings.")
-    std_inputs(d, pset=False)
-    _inputs(d)
-    _searches(d)
-    _panels(d)
-
-    d.row(110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts", ("viz_findings_help", 2))
-    d.row(480, "viz_findings_table")
-    d.row(260, "viz_findings_by")
-    return d
+NAME, LABEL = "ingest_doctor_findings", "Findings"
+DESCRIPTION = ("What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
+               "Open and resolved, from the KV store ingest_doctor_findings.")
+PSET = False                  # no pipeline-set input: findings name their set
+LAYOUT = ((110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts",
+           ("viz_findings_help", 2)),
+          (480, "viz_findings_table"), (260, "viz_findings_by"))
 
 
 def _inputs(d: Dash) -> None:
@@ -37,8 +33,7 @@ def _inputs(d: Dash) -> None:
     d.inputs["input_bottleneck"] = {
         "type": "input.dropdown", "title": "Bottleneck",
         "options": {"items": [{"label": "All", "value": "*"}] + [
-            {"label": b, "value": b} for b in ("hec_input", "parsing", "merging", "typing", "indexing", "output",
-                                               "indexer_throttled", "host_cpu", "pipeline_set_imbalance")],
+            {"label": b, "value": b} for b in model.BOTTLENECKS],
             "token": "bottleneck", "defaultValue": "*"}}
     d.global_inputs += ["input_status", "input_severity", "input_bottleneck"]
 
@@ -86,11 +81,9 @@ def _panels(d: Dash) -> None:
           "A forwarder held back by a saturated indexer is listed under it (cause: caused by <host> <stage>). Evidence: "
           "signal=value unit; recommendations name the conf file, stanza, setting, current and suggested value. Click "
           "a row for its evidence.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
-                            "summary": {"width": 120}},
+          {"columnFormat": {"severity": severity_column(), "summary": {"width": 120}},
            "showInternalFields": False},
-          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                                 {"match": "info", "value": GREY}]},
+          context=severity_colors(),
           eventHandlers=[{"type": "drilldown.customUrl", "options": {
               "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
               "newTab": False}}])
@@ -99,3 +92,6 @@ def _panels(d: Dash) -> None:
                "when the collector sees it end (status says what changed) or after "
                "`ingest_doctor_resolve_after_min` minutes unseen.\n\n"
                "**Empty?** Enable the Ingest Doctor alerts and *Ingest Doctor - Findings - Collector findings*.")
+
+
+PARTS = (_inputs, _searches, _panels)   # build_view (gen_views.py) runs these in order

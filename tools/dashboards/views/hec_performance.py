@@ -3,13 +3,16 @@ first (worst stage per instance), then HEC throughput, batching, errors, latency
 the queues behind it, lag, settings and open findings."""
 from __future__ import annotations
 
-from spl import (DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
+from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
-                 one_line, top_series)
+                 one_line, top_chart)
 from studio import CRIT, GREY, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, single, std_inputs, table_colors
+from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
+                     table_colors)
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
+from ingest_doctor.thresholds import BATCHED_EVENTS_PER_REQUEST as BATCHED  # noqa: E402
+from ingest_doctor.thresholds import CHATTY_EVENTS_PER_REQUEST as CHATTY  # noqa: E402
 
 # One row per instance: its worst stage (the last full queue's stage, or the busiest thread or
 # queue when nothing is full) over the last 15 minutes of the range, the open finding, the
@@ -44,8 +47,8 @@ OVERVIEW = (
     "max(symptom) AS symptom BY host\n"
     "| where isnotnull(worst_stage)\n"
     "| eval role=coalesce(rest_role, if(fwd==1, \"forwarder\", \"instance\")).if(hec==1, \" + HEC\", \"\"), "
-    "state=case(score>=1000, \"saturated\", score>=60, \"busy\", true(), \"ok\"), severity_rank=coalesce(severity_rank, 3), "
-    "symptom=coalesce(symptom, 0)\n"
+    "state=case(score>=1000, \"saturated\", score>=" + str(BUSY_PCT) + ", \"busy\", true(), \"ok\"), "
+    "severity_rank=coalesce(severity_rank, 3), symptom=coalesce(symptom, 0)\n"
     "| sort 0 symptom - score severity_rank host\n"
     "| eval finding=coalesce(finding, \"none open\"), settings=if(isnull(settings) OR settings==\"\", "
     "if(state==\"saturated\", \"open the stage's view\", \"-\"), settings)\n"
@@ -112,30 +115,16 @@ HEC_SETTINGS = (
 )
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_hec_performance", "HEC performance",
-             "Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
-             "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
-             "settings and open findings.")
-    std_inputs(d)
-    _throughput_searches(d)
-    _error_searches(d)
-    _thread_and_queue_searches(d)
-    _throughput_panels(d)
-    _diagnosis_panels(d)
-
-    d.row(400, "viz_overview")
-    d.row(420, ("viz_flow", 2), "viz_next")
-    d.row(150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3))
-    d.row(320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3))
-    d.row(320, "viz_hec_thread", "viz_hec_queues")
-    d.row(300, "viz_hec_eps", "viz_hec_mbps")
-    d.row(300, "viz_hec_latency", "viz_hec_lag")
-    d.row(300, "viz_hec_health", "viz_hec_batching")
-    d.row(300, "viz_hec_tokens")
-    d.row(280, "viz_hec_settings")
-    d.row(380, "viz_open_findings")
-    return d
+NAME, LABEL = "ingest_doctor_hec_performance", "HEC performance"
+DESCRIPTION = ("Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
+               "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
+               "settings and open findings.")
+LAYOUT = ((400, "viz_overview"), (420, ("viz_flow", 2), "viz_next"),
+          (150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3)),
+          (320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3)),
+          (320, "viz_hec_thread", "viz_hec_queues"), (300, "viz_hec_eps", "viz_hec_mbps"),
+          (300, "viz_hec_latency", "viz_hec_lag"), (300, "viz_hec_health", "viz_hec_batching"),
+          (300, "viz_hec_tokens"), (280, "viz_hec_settings"), (380, "viz_open_findings"))
 
 
 def _throughput_searches(d: Dash) -> None:
@@ -153,8 +142,7 @@ def _throughput_searches(d: Dash) -> None:
                                      ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
         d.chain(ds_id, name + " per host (top 5)", "ds_hec",
                 "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
-                "| " + top_series(field) + "\n"
-                "| timechart span=1m sum(" + field + ") BY series limit=0 useother=false")
+                "| " + top_chart(field, "sum"))
     d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
             "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
@@ -175,8 +163,7 @@ def _error_searches(d: Dash) -> None:
     d.search("ds_hec_errors", "HEC rejections in splunkd.log (HttpInputDataHandler reply=)", HEC_ERRORS_BASE)
     d.chain("ds_hec_errors_time", "HEC errors per host and reply code (top 5)", "ds_hec_errors",
             "| eval series=host.\" \".reply_label\n| bin _time span=5m\n| stats count AS errors BY _time series\n"
-            "| " + top_series("errors") + "\n"
-            "| timechart span=5m sum(errors) BY series limit=0 useother=false")
+            "| " + top_chart("errors", "sum", span="5m"))
     d.chain("ds_hec_errors_table", "HEC errors by host and reply code", "ds_hec_errors",
             "| stats count AS errors latest(_time) AS last_seen values(hec_token) AS tokens BY host reply http_status meaning action\n"
             "| eval reply=reply.\" (HTTP \".coalesce(http_status, \"?\").\")\", last_seen=strftime(last_seen, \"%F %T\"), tokens=mvjoin(tokens, \", \")\n"
@@ -186,9 +173,7 @@ def _error_searches(d: Dash) -> None:
     d.search("ds_hec_latency", "HEC request latency p95 per host (collector probe, mstats)",
              "| mstats perc95(_value) AS p95 WHERE `ingest_doctor_metrics_index` "
              "metric_name=\"ingest_doctor.hec.latency_ms\" " + HOSTS + " BY host span=1m\n"
-             "| eval series=host\n| " + top_series("p95") + "\n"
-             "| timechart span=1m max(p95) BY series limit=0 useother=false\n"
-             "| eval threshold=`ingest_doctor_hec_latency_ms`")
+             "| eval series=host\n| " + top_chart("p95", threshold="hec_latency_ms"))
     d.search("ds_hec_health", "HEC health probes (collector, mstats)",
              "| mstats count(_value) AS probes avg(_value) AS avg_rtt_ms max(_value) AS max_rtt_ms "
              "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.hec.health_rtt_ms\" " + HOSTS + " BY host code\n"
@@ -221,22 +206,18 @@ def _thread_and_queue_searches(d: Dash) -> None:
     d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
             "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
             "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
-            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL) + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL)
+            + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
              findings_annotations("bottleneck=\"hec_input\""))
     d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the HEC hosts (tstats over metrics.log)",
              QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
                                 "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
-             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
-             "| timechart span=1m max(fill_pct) BY series limit=0 useother=false\n"
-             "| eval threshold=`ingest_doctor_queue_fill_pct`")
+             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", threshold="queue_fill_pct"))
     d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time, 1 in 100 events sampled)",
              "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n| bin _time span=5m\n"
              "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
-             "| eval series=splunk_server\n| " + top_series("p95") + "\n"
-             "| timechart span=5m max(p95) BY series limit=0 useother=false",
+             "| eval series=splunk_server\n| " + top_chart("p95", span="5m"),
              earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
     d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
              HEC_SETTINGS)
@@ -274,7 +255,7 @@ def _throughput_panels(d: Dash) -> None:
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, all HEC hosts"),
         "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, all HEC hosts"),
         "viz_kpi_rps": ("Requests per second", "rps", "", "requests/s, all HEC hosts"),
-        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below 5 is chatty"),
+        "viz_kpi_epr": ("Events per request", "epr", "", "batching: below %d is chatty" % CHATTY),
     }.items():
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
@@ -283,9 +264,10 @@ def _throughput_panels(d: Dash) -> None:
           line_opts("events/s"))
     d.add("viz_hec_mbps", "splunk.line", "MB/s received per host: top 5", "ds_hec_mbps",
           "The 5 hosts receiving most, the rest summed as \"others\".", line_opts("MB/s"))
-    cf, ctx = table_colors({"events/request": [(5, CRIT), (20, WARN), (None, OK)]})
+    cf, ctx = table_colors({"events/request": [(CHATTY, CRIT), (BATCHED, WARN), (None, OK)]})
     d.add("viz_hec_tokens", "splunk.table", "Throughput and batching by host and token", "ds_hec_tokens",
-          "Tokens sending fewer than 5 events per request cost a request per handful of events: batch them in the client.",
+          "Tokens sending fewer than %d events per request cost a request per handful of events: batch them in "
+          "the client." % CHATTY,
           cf, context=ctx)
     d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching",
           "All HEC hosts together, per token.",
@@ -322,13 +304,16 @@ def _diagnosis_panels(d: Dash) -> None:
           "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": {"rowBackgroundColors": "> table | seriesByName(\"severity\") | matchValue(sevColors)"},
+          {"columnFormat": {"severity": severity_column(),
                             "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
-          context={"sevColors": [{"match": "critical", "value": CRIT}, {"match": "warning", "value": WARN},
-                                 {"match": "info", "value": GREY}]},
+          context=severity_colors(),
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",
                "The **overview** names each instance's worst stage. HEC at 100% of one core "
                "(`httpinputserverdatathread`): raise `dedicatedIoThreads` in `inputs.conf [http]`, then scale out. "
                "Full queues behind HEC (reply=9 *Server is busy*): a later stage is the bottleneck, see *Pipeline "
                "sets*. *Latency or health empty?* Enable the `ingest_doctor_introspection` input on the HEC hosts.")
+
+
+# build_view (gen_views.py) runs these in order
+PARTS = (_throughput_searches, _error_searches, _thread_and_queue_searches, _throughput_panels, _diagnosis_panels)

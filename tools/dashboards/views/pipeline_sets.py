@@ -1,33 +1,18 @@
 """Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
 from __future__ import annotations
 
-from spl import BLOCKED_ANNOTATIONS, HOSTS, PSET, QUEUE_BASE, host_set, top_series
+from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set,
+                 top_chart)
 from studio import CRIT, OK, WARN, Dash
-from widgets import ANNOTATION_OPTS, line_opts, link, std_inputs, table_colors
+from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_pipeline_sets", "Pipeline sets",
-             "Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
-             "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
-             "busiest thread per set.")
-    std_inputs(d)
-    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
-                             "options": {"items": [{"label": "Maximum", "value": "max"},
-                                                   {"label": "90th percentile", "value": "perc90"},
-                                                   {"label": "Median", "value": "median"}],
-                                         "token": "agg", "defaultValue": "max"}}
-    d.global_inputs.append("input_agg")
-    _queue_searches(d)
-    _load_searches(d)
-    _panels(d)
-
-    d.row(360, ("viz_fill_time", 3), ("viz_chain_help", 1))
-    d.row(330, "viz_chain")
-    d.row(300, "viz_bands", "viz_psets_time")
-    d.row(260, "viz_psets_table")
-    d.row(300, "viz_headroom")
-    return d
+NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
+DESCRIPTION = ("Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
+               "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
+               "busiest thread per set.")
+LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, "viz_chain"),
+          (300, "viz_bands", "viz_psets_time"), (260, "viz_psets_table"), (300, "viz_headroom"))
 
 
 def _queue_searches(d: Dash) -> None:
@@ -35,27 +20,24 @@ def _queue_searches(d: Dash) -> None:
     d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
     d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
     d.chain("ds_fill_time", "Fullest queue per host and pipeline set (top 5)", "ds_queues",
-            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_series("fill_pct") + "\n"
-            "| timechart span=1m $agg$(fill_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_queue_fill_pct`")
+            "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", "$agg$", threshold="queue_fill_pct"))
     d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
             "| where isnotnull(stage)\n"
             "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
             "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
             "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
-            "| stats values(parsing) AS parsing values(merging) AS merging values(typing) AS typing "
-            "values(indexing) AS indexing values(output) AS output values(bottleneck_stage) AS bottleneck "
+            "| stats " + " ".join("values({0}) AS {0}".format(s) for s in CHAIN) + " values(bottleneck_stage) AS bottleneck "
             "max(fullest) AS fullest BY host ingest_pipe\n"
             "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
             "| sort 0 order - fullest host ingest_pipe\n"
-            "| table host ingest_pipe parsing merging typing indexing output bottleneck")
+            "| table host ingest_pipe " + " ".join(CHAIN) + " bottleneck")
     d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
             "| where isnotnull(stage)\n| bin _time span=5m\n"
             "| stats max(fill_pct) AS fill BY _time host\n"
-            "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"3: full (>= threshold)\", fill>=60, \"2: 60% to threshold\", "
-            "true(), \"1: below 60%\")\n"
-            "| timechart span=5m dc(host) BY band")
+            + "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"{2}\", fill>={busy}, \"{1}\", "
+            "true(), \"{0}\")\n".format(*FILL_BANDS, busy=BUSY_PCT)
+            + "| timechart span=5m dc(host) BY band")
 
 
 def _load_searches(d: Dash) -> None:
@@ -69,9 +51,7 @@ def _load_searches(d: Dash) -> None:
              "| eval busy_pct=round(ratio*100, 1), share_pct=round(share*100, 1)\n"
              "| fields _time host ingest_pipe busiest_thread busy_pct share_pct")
     d.chain("ds_psets_time", "Busiest thread busy % per host and pipeline set (top 5)", "ds_psets_load",
-            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.chain("ds_psets_table", "Busiest thread and share per pipeline set", "ds_psets_load",
             "| stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread\n"
             "| sort 0 host ingest_pipe - max_busy_pct\n| dedup host ingest_pipe\n"
@@ -80,7 +60,7 @@ def _load_searches(d: Dash) -> None:
             "| rename minutes AS \"minutes busiest\" max_busy_pct AS \"max busy %\" share_pct AS \"assignment share %\"")
 
     # Headroom: a stage busy B% of one core while its set carries E events/s pegs at about E x 100 / B
-    # (bin/ingest_doctor/rules/headroom.py computes the same for the CLI and the findings).
+    # (bin/ingest_doctor/engine/rules/headroom.py computes the same for the CLI and the findings).
     d.search("ds_headroom", "Headroom per host, pipeline set and stage (dutycycle busy share and group=thruput "
              "events/s)",
              "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
@@ -88,7 +68,7 @@ def _load_searches(d: Dash) -> None:
              "| " + PSET + "\n"
              "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
              "| eval stage=mvindex(stage, 0)\n"
-             "| where isnotnull(stage) AND stage!=\"hec_input\" AND stage!=\"output\"\n"
+             "| where isnotnull(stage) AND " + " AND ".join("stage!=\"%s\"" % s for s in NO_PIPELINE) + "\n"
              "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
              "| append [| tstats fillnull_value=\"none\" avg(PREFIX(instantaneous_eps=)) AS eps "
              "where `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=index_thruput) " + HOSTS + " "
@@ -112,15 +92,12 @@ def _panels(d: Dash) -> None:
           "blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
           dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
-    bands = [(60, OK), (90, WARN), (None, CRIT)]
-    cf, ctx = table_colors({s: bands for s in ("parsing", "merging", "typing", "indexing", "output")})
+    cf, ctx = table_colors({s: busy_bands(TH.queue_fill_pct) for s in CHAIN})
     cf["columnFormat"]["bottleneck"] = {
         "rowBackgroundColors": "> table | seriesByName(\"bottleneck\") | matchValue(bottleneckColors)"}
-    ctx["bottleneckColors"] = [{"match": "none", "value": OK}, {"match": "parsing", "value": CRIT},
-                               {"match": "merging", "value": CRIT}, {"match": "typing", "value": CRIT},
-                               {"match": "indexing", "value": CRIT}, {"match": "output", "value": CRIT}]
+    ctx["bottleneckColors"] = [{"match": "none", "value": OK}] + [{"match": s, "value": CRIT} for s in CHAIN]
     d.add("viz_chain", "splunk.table",
-          "Chain parsing -> merging -> typing -> indexing -> output: queue fill % ($agg$) and the bottleneck", "ds_chain",
+          "Chain " + " -> ".join(CHAIN) + ": queue fill % ($agg$) and the bottleneck", "ds_chain",
           "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
           "queue. Click a row for the CPU of its processors.",
           cf, context=ctx,
@@ -129,7 +106,7 @@ def _panels(d: Dash) -> None:
           "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
            "legendTruncation": "ellipsisOff",
-           "seriesColorsByField": {"1: below 60%": OK, "2: 60% to threshold": WARN, "3: full (>= threshold)": CRIT}})
+           "seriesColorsByField": dict(zip(FILL_BANDS, (OK, WARN, CRIT)))})
     d.add("viz_psets_time", "splunk.line", "Busiest thread busy % per host and set: top 5", "ds_psets_time",
           "metrics.log group=pipelineset name=load_metrics dutycycle_ratio, % of one core; the rest as \"others\" (max).",
           line_opts("% of one core", 100))
@@ -147,3 +124,16 @@ def _panels(d: Dash) -> None:
                "- **merging/parsing**: line merging and timestamp settings in props.conf.\n"
                "- **indexing**: disk or `parallelIngestionPipelines` (server.conf) when cores are free.\n"
                "- **output**: the indexers or the network; `compressed = true` in outputs.conf.")
+
+
+def _agg_input(d: Dash) -> None:
+    """The statistic the fill chart and the chain table use (a global input)."""
+    d.inputs["input_agg"] = {"type": "input.dropdown", "title": "Fill statistic",
+                             "options": {"items": [{"label": "Maximum", "value": "max"},
+                                                   {"label": "90th percentile", "value": "perc90"},
+                                                   {"label": "Median", "value": "median"}],
+                                         "token": "agg", "defaultValue": "max"}}
+    d.global_inputs.append("input_agg")
+
+
+PARTS = (_agg_input, _queue_searches, _load_searches, _panels)   # build_view (gen_views.py) runs these in order

@@ -1,26 +1,21 @@
 """Thread activity: which splunkd thread is pegged, on which host."""
 from __future__ import annotations
 
-from spl import DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, empty_message, host_set, top_series
+from spl import (BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, TH, empty_message, host_set,
+                 top_chart)
 from studio import CRIT, OK, WARN, Dash
-from widgets import busy_bands, line_opts, std_inputs, table_colors
+from widgets import busy_bands, line_opts, table_colors
+
+from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 
-def build() -> Dash:
-    d = Dash("ingest_doctor_thread_activity", "Thread activity",
-             "Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
-             "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
-             "host x thread heat map of the latest value.")
-    std_inputs(d)
-    d.tokens.update({"thread": "httpinputserverdatathread", "drill_host": "*"})
-    _searches(d)
-    _panels(d)
-
-    d.row(340, ("viz_threads_time", 3), ("viz_trap_text", 2))
-    d.row(300, ("viz_threads_over", 3), ("viz_cpu_trap", 2))
-    d.row(420, "viz_threads_heat")
-    d.row(300, "viz_thread_drill")
-    return d
+NAME, LABEL = "ingest_doctor_thread_activity", "Thread activity"
+DESCRIPTION = ("Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
+               "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
+               "host x thread heat map of the latest value.")
+LAYOUT = ((340, ("viz_threads_time", 3), ("viz_trap_text", 2)),
+          (300, ("viz_threads_over", 3), ("viz_cpu_trap", 2)), (420, "viz_threads_heat"),
+          (300, "viz_thread_drill"))
 
 
 def _searches(d: Dash) -> None:
@@ -29,9 +24,7 @@ def _searches(d: Dash) -> None:
              DUTYCYCLE_BASE)
     d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
             "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
-            + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
             "| stats latest(busy_pct) AS latest_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
             "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples "
@@ -50,9 +43,7 @@ def _searches(d: Dash) -> None:
             "| table thread host busy_pct")
     d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
             "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
-            "| " + host_set() + "\n| " + top_series("busy_pct") + "\n"
-            "| timechart span=1m max(busy_pct) BY series limit=0 useother=false\n"
-            "| eval threshold=`ingest_doctor_thread_busy_pct`")
+            "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
              "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
              "(metric_name=\"ingest_doctor.splunkd.cpu_pct\" OR metric_name=\"ingest_doctor.host.cores\") " + HOSTS
@@ -70,6 +61,7 @@ def _searches(d: Dash) -> None:
 
 def _panels(d: Dash) -> None:
     """The charts, the table of threads over the threshold, the heat map, the trap."""
+    d.tokens.update({"thread": model.HEC_THREAD, "drill_host": "*"})   # the drilldown's, until a click
     d.add("viz_threads_time", "splunk.line", "Busy % of one core per host and thread: top 5", "ds_threads_time",
           "Max per minute per host, set and thread; top 5 (max). Dashed: ingest_doctor_thread_busy_pct. "
           "\"%s\": HEC data or mgmt thread." % PROC_HEC_SUFFIX.strip(" ()"),
@@ -86,8 +78,9 @@ def _panels(d: Dash) -> None:
            "size": "> primary | seriesByName(\"busy_pct\")",
            "bubbleColor": "> primary | seriesByName(\"busy_pct\") | rangeValue(heatColors)",
            "legendDisplay": "off", "bubbleLabelDisplay": "all"},
-          context={"heatColors": [{"to": 60, "value": OK}, {"from": 60, "to": 90, "value": WARN},
-                                  {"from": 90, "value": CRIT}]},
+          context={"heatColors": [{"to": BUSY_PCT, "value": OK},
+                                  {"from": BUSY_PCT, "to": TH.thread_busy_pct, "value": WARN},
+                                  {"from": TH.thread_busy_pct, "value": CRIT}]},
           eventHandlers=[{"type": "drilldown.setToken", "options": {"tokens": [
               {"token": "thread", "key": "row.thread.value"}, {"token": "drill_host", "key": "row.host.value"}]}}])
     d.add("viz_thread_drill", "splunk.line", "Thread $thread$ on host $drill_host$", "ds_thread_drill",
@@ -104,3 +97,6 @@ def _panels(d: Dash) -> None:
                "host's total says. Fix the stage (HEC: `dedicatedIoThreads`; typing: regex cost; indexing: "
                "`parallelIngestionPipelines` when the cores are free) instead of adding cores.\n\n"
                "*Collector rows empty?* Enable the `ingest_doctor_introspection` input for per-thread CPU from /proc.")
+
+
+PARTS = (_searches, _panels)   # build_view (gen_views.py) runs these in order

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.evidence import Evidence
+from ingest_doctor.evidence import Evidence, policies
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
@@ -211,7 +211,8 @@ def _finite(v: Optional[float]) -> bool:
 
 
 def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
-    """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window)."""
+    """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window): the
+    numbers each field declares finite (evidence.py)."""
     dropped = 0
 
     def keep(items, *attrs):
@@ -225,16 +226,18 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
         dropped += len(items) - len(out)
         return out
 
-    host_cpu = dataclasses.replace(ev.host_cpu, **{
-        k: (v if v is None or _finite(v) else None) for k, v in
-        (("host_cpu_pct", ev.host_cpu.host_cpu_pct), ("splunkd_cpu_pct", ev.host_cpu.splunkd_cpu_pct))})
-    clean = dataclasses.replace(
-        ev,
-        queues=keep(ev.queues, "fill_pct", "time"), threads=keep(ev.threads, "busy_pct", "time"),
-        processors=keep(ev.processors, "cpu_seconds", "interval_s", "time"),
-        regex_cpu=keep(ev.regex_cpu, "cpu_ms"), pipelinesets=keep(ev.pipelinesets, "dutycycle_pct", "time"),
-        hec_probes=keep(ev.hec_probes, "time"), cpu=keep(ev.cpu, "host_cpu_pct", "splunkd_cpu_pct", "time"),
-        thruput=keep(ev.thruput, "kbps"), host_cpu=host_cpu)
+    changes = {}
+    for name, policy in policies(type(ev)).items():
+        value = getattr(ev, name)
+        if not policy.finite or value is None:
+            continue
+        if isinstance(value, list):
+            changes[name] = keep(value, *policy.finite)
+        else:   # a record: its non-finite numbers become unknown
+            changes[name] = dataclasses.replace(value, **{
+                a: getattr(value, a) if getattr(value, a) is None or _finite(getattr(value, a)) else None
+                for a in policy.finite})
+    clean = dataclasses.replace(ev, **changes)
     return clean, dropped
 
 

@@ -1,0 +1,73 @@
+"""The collector's notifier reads the add-on's Configuration > Webhook tab as Splunk stores it: the
+conf stanza from splunkd (configs/conf-ta_ingest_doctor_settings/webhook) and the encrypted auth
+header from storage/passwords (solnlib), against the loopback HTTPS fake splunkd; a refused target
+in the settings is said, not used; the header reaches the receiver, never a log line."""
+from __future__ import annotations
+
+import os
+import ssl
+import time
+
+from fakes.collectorproc import SETTINGS_PATH
+from fakes.instance import TEMPLATES
+from fakes.splunkd import FakeSplunkd, Response, envelope, wait_for
+from fakes.hookreceiver import HookReceiver
+from ingest_doctor.delivery.messages import Change
+from ingest_doctor.findings import Finding
+from ingest_doctor_ports import notifier as notifier_mod, webhook
+from ingest_doctor_ports.splunkd import Http, unverified
+
+KEY = "0123456789abcdef-fake-session-key"
+SECRET = "Bearer s3cr3t-hook-token"
+
+
+def _passwords_atom(base: str) -> str:
+    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
+        text = f.read()
+    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
+            .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
+                                                     "{&quot;auth_header&quot;: &quot;%s&quot;}" % SECRET)
+            .replace("{base}", base))
+
+
+def _serve(fake, url, allow="127.0.0.1", header="******"):
+    fake.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
+        "url": url, "min_severity": "critical", "allow_targets": allow, "auth_header": header})]))
+    fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords",
+               lambda req: Response(200, _passwords_atom(fake.url), content_type="text/xml; charset=UTF-8"))
+
+
+def test_settings_and_encrypted_header_reach_the_receiver(tls, tmp_path):
+    with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
+        _serve(fake, rec.url)
+        http = Http(5.0, {"splunkd": unverified()})
+        ctx = ssl.create_default_context(cafile=tls[0])
+
+        def post(url, body, allow, headers, timeout):
+            return webhook.post(url, body, allow, headers, timeout, context=ctx)
+        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
+        n.start()
+        try:
+            assert n.settings is not None and n.settings.min_severity == "critical" and n.header == SECRET
+            warn = Finding("indexing", "warning", "hf-01", 0, "indexerpipe", "indexQueue 91% full")
+            crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
+            n.submit([Change(warn, "new"), Change(crit, "new")], time.time())      # the warning: below the floor
+            assert wait_for(lambda: len(rec.bodies) == 1, 15), [l.message for l in n.logs]
+        finally:
+            n.close()
+        assert rec.bodies[0]["id"] == "hf-01/indexing/1" and rec.headers[0]["Authorization"] == SECRET
+        assert rec.headers[0]["Idempotency-Key"] == rec.bodies[0]["notification_id"]
+        logs = " ".join(line.message for line in n.drain_logs())
+        assert "category=webhook" in logs and "sent" in logs and SECRET not in logs and KEY not in logs
+
+
+def test_refused_target_in_the_settings_is_said_and_not_used(tls, tmp_path):
+    with FakeSplunkd(tls) as fake:
+        _serve(fake, "https://169.254.169.254/latest/meta-data", allow="", header="")
+        http = Http(5.0, {"splunkd": unverified()})
+        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY))
+        n.start()
+        n.close()
+        assert n.settings is None
+        logs = " ".join(line.message for line in n.drain_logs())
+        assert "webhook setting refused" in logs and "metadata" in logs
