@@ -15,6 +15,9 @@ from typing import IO, Any, Callable, Mapping, Optional
 from ingest_doctor.read import endpoints, readstep
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.diagnose import diagnose
+from ingest_doctor.deployment import folder as deployment_folder
+from ingest_doctor.deployment import text as deployment_text
+from ingest_doctor.deployment.judge import judge
 from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
 from ingest_doctor.read.snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
 
@@ -40,14 +43,17 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     p = Parser(prog="ingest_doctor_cli.py", description="Find where a splunkd's ingestion pipeline is stuck.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    d = sub.add_parser("diagnose", help="judge a snapshot folder and print the findings")
-    d.add_argument("snapshot_dir")
+    d = sub.add_parser("diagnose", help="judge a snapshot folder (or a deployment folder of snapshots) and print "
+                                        "the findings")
+    d.add_argument("snapshot_dir", help="a snapshot folder, or a deployment folder whose subfolders are snapshots")
     d.add_argument("--format", choices=("json", "text"), default="json")
     d.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                    help="override a threshold (name as in thresholds.py or its macro name); without it, the "
                         "snapshot's recorded ingest_doctor_* macros, else the defaults")
     s = sub.add_parser("snapshot", help="record a live splunkd into a snapshot folder")
-    s.add_argument("--uri", required=True, help="https://<host>:8089")
+    s.add_argument("--uri", required=True, action="append",
+                   help="https://<host>:8089; give it once per instance to write a deployment folder "
+                        "(one snapshot subfolder per instance)")
     s.add_argument("--out", required=True)
     auth = s.add_mutually_exclusive_group()
     auth.add_argument("--token-env", metavar="NAME", help="environment variable holding a token")
@@ -77,11 +83,16 @@ def run(argv, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ: Mapping
         return int(e.code or 0)
 
 
+def _overrides(args) -> dict:
+    return dict(kv.split("=", 1) for kv in args.threshold if "=" in kv)
+
+
 def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
+    if deployment_folder.is_deployment(args.snapshot_dir):
+        return cmd_diagnose_deployment(args, stdout, stderr)
     try:
         # The thresholds the snapshot's splunkd was tuned with, then --threshold.
-        th, problems = recorded_thresholds(args.snapshot_dir, dict(kv.split("=", 1) for kv in args.threshold
-                                                                   if "=" in kv))
+        th, problems = recorded_thresholds(args.snapshot_dir, _overrides(args))
     except SnapshotError as e:
         stderr.write("ingest_doctor: %s\n" % e)
         return exitcodes.BAD_INPUT
@@ -102,6 +113,28 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
         return exitcodes.BAD_INPUT
     if ev.problems:
         stderr.write("ingest_doctor: judged the rest; unusable: %s\n" % "; ".join(ev.problems))
+    return exitcodes.OK
+
+
+def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
+    try:
+        name, instances, problems = deployment_folder.load(args.snapshot_dir, _overrides(args))
+    except SnapshotError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.BAD_INPUT
+    except thresholds.ThresholdError as e:
+        stderr.write("ingest_doctor: %s\n" % e)
+        return exitcodes.BAD_CONFIG
+    dep = judge(instances, name)
+    stdout.write(deployment_text.render(dep) if args.format == "text" else json.dumps(dep.to_dict(), indent=2) + "\n")
+    empty = [i.name for i in instances if not has_evidence(i.evidence)]
+    if len(empty) == len(instances):
+        stderr.write("ingest_doctor: nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ "
+                     "files)\n" % args.snapshot_dir)
+        return exitcodes.BAD_INPUT
+    if problems or empty:
+        stderr.write("ingest_doctor: judged the rest; unusable: %s\n"
+                     % "; ".join(problems + ["%s: nothing to analyse" % n for n in empty]))
     return exitcodes.OK
 
 
@@ -169,15 +202,58 @@ def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ
     if os.path.isdir(args.out) and os.listdir(args.out):
         stderr.write("ingest_doctor: --out %s exists and is not empty\n" % args.out)
         return exitcodes.USAGE
-    port = connect(args.uri, _auth(args, environ), args.ca_file, args.insecure)
+    uris = list(dict.fromkeys(args.uri))
+    if len(uris) == 1:
+        return _snapshot_one(args, uris[0], args.out, stdin, stdout, stderr, environ, connect)
+    # Several instances: a deployment folder (contract section 5), one snapshot subfolder per --uri.
+    for uri in uris:
+        _auth(_one(args, uri, args.out), environ)
+    password = _password(args, stdin, stderr) if args.username else None
+    worst = exitcodes.OK
+    for uri in uris:
+        sub = os.path.join(args.out, instance_folder(uri))
+        code = _snapshot_one(args, uri, sub, stdin, stdout, stderr, environ, connect, password)
+        if code != exitcodes.OK:
+            stderr.write("ingest_doctor: %s: not captured; the deployment folder lacks it\n" % uri)
+            worst = worst or code
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, deployment_folder.META), "w", encoding="utf-8") as f:
+        json.dump({"format": 1, "name": os.path.basename(os.path.abspath(args.out)),
+                   "instances": {instance_folder(u): u for u in uris}}, f, indent=1)
+        f.write("\n")
+    return worst
+
+
+def instance_folder(uri: str) -> str:
+    """The subfolder of one --uri: its host and port, safe as a folder name."""
+    parts = urlsplit(uri)
+    name = (parts.hostname or "instance") + ("_%d" % parts.port if parts.port and parts.port != 8089 else "")
+    return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
+
+
+def _one(args, uri: str, out_dir: str) -> argparse.Namespace:
+    """The arguments of one instance's capture: one --uri, its own --out."""
+    one = argparse.Namespace(**vars(args))
+    one.uri, one.out = uri, out_dir
+    return one
+
+
+def _snapshot_one(args, uri: str, out_dir: str, stdin: IO[str], stdout: IO[str], stderr: IO[str],
+                  environ: Mapping[str, str], connect: Connect, password: Optional[str] = None) -> int:
+    args = _one(args, uri, out_dir)
+    port = connect(uri, _auth(args, environ), args.ca_file, args.insecure)
     try:
-        return _capture(args, port, stdin, stdout, stderr)
+        return _capture(args, port, stdin, stdout, stderr, password)
     finally:
         port.close()
 
 
-def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
-    first = port.login(args.username, _password(args, stdin, stderr)) if args.username else None
+def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str],
+             password: Optional[str] = None) -> int:
+    if args.username:
+        first = port.login(args.username, password if password is not None else _password(args, stdin, stderr))
+    else:
+        first = None
     what = "the login" if first is not None else ""
     if first is None or endpoints.error_kind(first) is None:
         first, what = port.fetch(INFO), ""

@@ -181,6 +181,35 @@ class TcpoutConnection:
 
 
 @dataclass
+class TcpinConnection:
+    """metrics.log group=tcpin_connections (receiver side): one sender's connection, keys as in the real
+    8.2.1 line (`hostname=`, `sourceIp=`, `sourceHost=`, `guid=`, `fwdType=`, `_tcp_KBps=`, `lastIndexer=`)."""
+    time: Optional[float]
+    source_ip: str
+    hostname: str = ""          # the sender's host name (its server name)
+    source_host: str = ""       # as the receiver resolved it (often the IP again)
+    guid: str = ""
+    fwd_type: str = ""          # uf | full | ...
+    kbps: float = 0.0
+    dest_port: str = ""
+    last_indexer: str = ""      # ip:port the sender last sent to (this receiver's own address when connected)
+    source: str = ""
+
+
+@dataclass
+class ReceiverState:
+    """What a deployment (contract section 5) knows of one receiver of this instance, from the receiver's
+    own data: set by engine/deployment.py before it judges the sender; empty when judged alone."""
+    address: str                # as this sender names it (ip:port, name:port) or the receiver's host
+    host: Optional[str]         # the receiver's host name; None when it is not in the deployment folder
+    state: str                  # "saturated" | "idle" | "absent" (not in the folder) | "unjudged" (no data)
+    cause: Optional[str] = None     # saturated: the id of the receiver's finding that holds it
+    cause_words: str = ""           # saturated: "idx-02 indexing, pipeline set 1"
+    root_words: str = ""            # when that finding is itself caused further on: its root, in words
+    act: str = ""                   # saturated: the first thing to change at the root
+
+
+@dataclass
 class LogSignal:
     """A splunkd.log line that matters to a rule (kind: hec_listener_overwhelmed,
     tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped)."""
@@ -210,6 +239,8 @@ class Config:
     tcpout_compressed: Optional[bool] = None
     tcpout_use_ack: Optional[bool] = None
     tcpout_servers: Optional[str] = None
+    host_fqdn: Optional[str] = None           # services/server/info host_fqdn
+    guid: Optional[str] = None                # services/server/info guid (what receivers' tcpin_connections name)
     props: Dict[str, Dict[str, str]] = field(default_factory=dict)  # sourcetype -> parsing settings
 
     def to_dict(self) -> Dict[str, Any]:
@@ -244,6 +275,9 @@ class Evidence:
     thruput: List[Thruput] = merges(SAMPLES, "kbps", default_factory=list)
     log_signals: List[LogSignal] = merges(SAMPLES, default_factory=list)
     tcpout: List[TcpoutConnection] = merges(SAMPLES, default_factory=list)
+    tcpin: List[TcpinConnection] = merges(SAMPLES, default_factory=list)
+    # Set only when judged within a deployment (deployment/judge.py): this sender's receivers, judged.
+    receivers: List[ReceiverState] = merges(LATEST, default_factory=list)
     # splunkd health feature path -> green|yellow|red
     health: Dict[str, str] = merges(LATEST, default_factory=dict)
     # What was read, so rules can say what they could not judge: REST paths

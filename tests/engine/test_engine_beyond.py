@@ -153,12 +153,19 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
     assert "Check 10.0.0.12:9997" in actions and "Diagnose 10.0.0.11:9997" in actions
 
 
-def test_output_bound_by_the_network_advises_compression_first():
+def test_output_flat_alone_is_the_link_or_the_receivers_and_compression_only_if_they_are_idle():
+    # Issue 19: a saturated receiver drains at a steady rate and looks like a link from the sender, so alone
+    # (one snapshot) the finding names the receivers and what decides; compression is conditional.
     r = report("output_bandwidth")
     [f] = warn(r)
-    assert f.recommendations[0].setting == "compressed"
-    assert (f.recommendations[0].current, f.recommendations[0].suggested) == ("false", "true")
-    # the network, not the receivers: all taking data together at a flat ceiling, no connection errors
+    assert "The link or the receivers' drain rate holds it back" in f.summary and "94 Mbit/s" in f.summary
+    assert "The network holds it back" not in f.summary
+    # the receivers to look at first (no setting), then compression only on condition that they are idle
+    assert f.recommendations[0].setting is None and "10.0.0.11:9997, 10.0.0.12:9997" in f.recommendations[0].action
+    [comp] = [rc for rc in f.recommendations if rc.setting == "compressed"]
+    assert (comp.current, comp.suggested) == ("false", "true")
+    assert comp.action.startswith("Only if the receivers are idle")
+    # all taking data together at a flat ceiling, no connection errors
     assert signal(f, "tcpout_kbps_total").value == signal(f, "tcpout_kbps_peak").value == 11800.0   # 94 Mbit/s
     assert not [e for e in f.evidence if e.signal in ("tcpout_connect_failures", "tcpout_kbps")]
 

@@ -28,11 +28,12 @@ def tc(rows, value, step, extra=None):
 @panel(HEC, "ds_overview",
        "stats avg(fill_pct) AS value BY host ingest_pipe stage stage_order",
        "stats avg(busy_pct) AS value BY host ingest_pipe stage stage_order",
-       "sort 0 severity_rank - last_seen_epoch", "dedup host", "sort 0 host - score",
+       "sort 0 symptom severity_rank - last_seen_epoch", "dedup host", "sort 0 host - score",
        "stats first(stage) AS worst_stage first(ingest_pipe) AS pipeline_set first(reading) AS reading max(score) AS score "
        "max(eval(if(stage==\"hec_input\", 1, 0))) AS hec max(eval(if(stage==\"output\", 1, 0))) AS fwd first(rest_role) "
-       "AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host",
-       "sort 0 - score severity_rank host", "stats count")
+       "AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank "
+       "max(symptom) AS symptom BY host",
+       "sort 0 symptom - score severity_rank host", "stats count")
 def overview(dep):
     readings = []
     for (h, p, stage, order), rs in group([r for r in last_minutes(list(dep.queue_rows()))],
@@ -50,7 +51,8 @@ def overview(dep):
     for r in readings:
         r["score"] = 1000 + r["order"] * 100 + r["value"] if r["value"] >= r["limit"] else r["value"]
     found = {}
-    for f in open_findings(dep):
+    # `eval symptom=...` then `sort 0 symptom severity_rank - last_seen_epoch | dedup host`: a host's root cause first
+    for f in sorted(open_findings(dep), key=lambda f: (1 if f["caused_by"] else 0, f["severity_rank"], -f["last_seen"])):
         found.setdefault(f["host"], f)
     rows = []
     for h, rs in group(readings, "host").items():
@@ -59,13 +61,15 @@ def overview(dep):
         role = (dep.roles(h[0]) or ("forwarder" if any(r["stage"] == "output" for r in rs) else "instance")) + \
             (" + HEC" if any(r["stage"] == "hec_input" for r in rs) else "")
         state = "saturated" if worst["score"] >= 1000 else "busy" if worst["score"] >= BUSY_PCT else "ok"
-        rows.append((-worst["score"], f["severity_rank"] if f else 3, h[0], [
+        symptom = 1 if f and f["caused_by"] else 0
+        rows.append((symptom, -worst["score"], f["severity_rank"] if f else 3, h[0], [
             h[0], role, state, worst["stage"], worst["ingest_pipe"], worst["reading"],
-            (f["severity"] + ": " + f["bottleneck"] + ("" if f["pipeline_set"] == "-" else " (set %s)" % f["pipeline_set"]))
+            (f["severity"] + ": " + f["bottleneck"] + ("" if f["pipeline_set"] == "-" else " (set %s)" % f["pipeline_set"])
+             + (", " + f["cause"] if f["cause"] else ""))
             if f else "none open",
             (f["settings"] or f["advice"]) if f else ("open the stage's view" if state == "saturated" else "-")]))
     return result(["host", "role", "state", "worst stage", "pipeline_set", "its reading (last 15 min)", "open finding",
-                   "what to change"], [r[3] for r in sorted(rows)])
+                   "what to change"], [r[4] for r in sorted(rows)])
 
 
 def totals(dep):
@@ -224,6 +228,45 @@ def hec_open_findings(dep):
               "last_seen"]
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
     return rows if isinstance(rows, dict) else result(fields, rows)
+
+
+@panel(HEC, "ds_flow", "stats avg(_tcp_KBps) AS kbps BY hostname host",
+       "stats sum(bytes_in) AS bytes dc(_time) AS minutes BY host",
+       "eventstats values(pair) AS blocked_pairs values(held) AS held_hosts values(cause_host) AS cause_hosts",
+       "sort 0 - blocked - kbps", "stats count")
+def flow(dep):
+    """Who sends to whom: tcpin_connections per sender and receiver, HEC clients per HEC host; blocked edges and
+    the hosts open findings point to (caused_by) labelled."""
+    edges = [(r["hostname"], r["host"], r["kbps"]) for r in dep.tcpin_rows()]
+    for (h,), rs in group(totals(dep), "host").items():
+        edges.append(("HEC clients", h, sum(r["bytes_in"] for r in rs) / (len({r["_time"] for r in rs}) * 60) / 1024))
+    linked = [f for f in open_findings(dep) if f["caused_by"]]
+    pairs = {(f["host"], f["caused_by"].split("/")[0]) for f in linked}
+    held, causes = {f["host"] for f in linked}, {f["caused_by"].split("/")[0] for f in linked}
+
+    def label(h):
+        return h + (" (held back)" if h in held else " (ROOT CAUSE)" if h in causes else "")
+    rows = [(1 if (s, r) in pairs else 0, sround(k), label(s), label(r)) for s, r, k in edges]
+    rows.sort(key=lambda x: (-x[0], -x[1]))
+    return result(["source", "target", "kbps", "state"],
+                  [[src, dst, k, "blocked" if b else "flowing"] for b, k, src, dst in rows])
+
+
+@panel(HEC, "ds_next", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
+       "sort 0 at_load_x host ingest_pipe stage", "head 8")
+def next_bottlenecks(dep):
+    """Stages not pegged yet by the load multiple at which they would peg (last 15 minutes)."""
+    rows = []
+    for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0])
+                                    for r in last_minutes(list(dep.dutycycle_rows()))], "host", "ingest_pipe", "stage").items():
+        if stage is None:
+            continue
+        busy = sum(r["busy_pct"] for r in rs) / len(rs)
+        if busy < HEADROOM_MIN_PCT or busy >= THREAD_PCT:
+            continue
+        rows.append([h, p, stage, sround(busy, 1), sround(100.0 / busy, 1)])
+    rows.sort(key=lambda r: (r[4], r[0], r[1], r[2]))
+    return result(["host", "pipeline set", "stage", "busy % of one core", "pegs at x load"], rows[:8])
 
 
 # ----------------------------------------------------------------------------- thread activity
@@ -534,14 +577,26 @@ def props_findings(dep):
 
 
 # ----------------------------------------------------------------------------- findings
-@panel(FND, "ds_findings_table", "sort severity_rank - last_seen_epoch", "stats count")
+@panel(FND, "ds_findings_table", "eventstats dc(host) AS held min(severity_rank) AS root_rank BY root",
+       "sort root_rank root symptom severity_rank - last_seen_epoch", "stats count")
 def findings_records(dep):
-    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
+    fields = ["severity", "cause", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
               "detected", "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
-    rows = findings_table(dep, fields, [dict(f, status=resolved_status(f)) for f in open_findings(dep)], NO_FINDING)
+    rows = open_findings(dep)
+    groups = group(rows, "root")
+    out = []
+    for f in rows:
+        g = groups[(f["root"],)]
+        held = len({x["host"] for x in g})
+        cause = f["cause"] if f["caused_by"] or held <= 1 else \
+            "root cause: holds back %d instance%s" % (held - 1, "s" if held > 2 else "")
+        out.append(dict(f, cause=cause, status=resolved_status(f), symptom=1 if f["caused_by"] else 0,
+                        root_rank=min(x["severity_rank"] for x in g)))
+    out.sort(key=lambda f: (f["root_rank"], f["root"], f["symptom"], f["severity_rank"], -f["last_seen"]))
+    rows = findings_table(dep, fields, out, NO_FINDING)
     if isinstance(rows, dict):
         return rows
-    return result(["severity", "host", "bottleneck", "pipeline set", "summary", "evidence", "recommendations",
+    return result(["severity", "cause", "host", "bottleneck", "pipeline set", "summary", "evidence", "what to do",
                    "setting -> suggested", "detected", "first seen", "last seen", "count", "status",
                    "_evidence_dashboard"], rows)
 

@@ -43,6 +43,10 @@ INDEXERS = ["idx-%02d" % i for i in range(1, 11)]
 FORWARDERS = ["hf-01", "hf-02"]
 HOSTS = INDEXERS + FORWARDERS
 HOT_HOST, HOT_SET = "idx-07", "1"
+# Issue 19: hf-01 load-balances over every indexer; its connection to idx-07 (pinned to the full set 1) blocks
+# again and again (TcpOutputProc pauses, its throughput to idx-07 drops) while the other nine take the load, so its
+# queues stay low on average: an output finding on hf-01 (from its splunkd.log) whose cause is idx-07's typing stage.
+HELD_HOST = "hf-01"
 QUEUES = [("parsingqueue", "parsing", 1), ("aggqueue", "merging", 2), ("typingqueue", "typing", 3),
           ("indexqueue", "indexing", 4)]
 HEC_THREAD = model.HEC_THREAD
@@ -129,6 +133,18 @@ class Deployment:
                     for t in range(START, END, 30):
                         yield dict(_time=t, host=host, ingest_pipe=pset, queue=q, stage=stage[q][0],
                                    stage_order=stage[q][1], fill_pct=self.fill(host, q, pset, t))
+
+    # ---------------------------------------------------------------- metrics.log group=tcpin_connections
+    @rows
+    def tcpin_rows(self):
+        """stats avg(_tcp_KBps) BY hostname host over the range: each forwarder's connection to each indexer."""
+        for idx in INDEXERS:
+            for hf in FORWARDERS:
+                kbps = 900.0 + wave(0, hf + idx + "tcp", 120.0)
+                if self.sat and hf == HELD_HOST and idx == HOT_HOST:
+                    # blocked for the last 100 minutes: the range's average drops with it
+                    kbps *= 1.0 - 0.8 * sum(self.ramp(t) for t in range(START, END, 60)) / MINUTES
+                yield dict(hostname=hf, host=idx, kbps=kbps)
 
     # ---------------------------------------------------------------- dutycycle (% of one core)
     def busy(self, host, thread, pset, t):
@@ -351,8 +367,22 @@ class Deployment:
                      advice="Use pipelineSetSelectionPolicy = weighted_random.",
                      settings="pipelineSetSelectionPolicy -> weighted_random",
                      first_seen=INCIDENT + 1200, last_seen=END - 300, count="9", detected="collector", resolution=""),
+                dict(host=HELD_HOST, bottleneck="output", pipeline_set="-", severity="warning", status="open",
+                     summary="TcpOutputProc paused the data flow to idx-07 41 times: the output to the indexers is "
+                             "blocked again and again. Caused by idx-07 typing, pipeline set 1: a saturated receiver "
+                             "drains at a steady rate. Act there, not here.",
+                     evidence_text="tcpout_paused=41 lines; receiver_saturated=idx-07/typing/1 finding",
+                     advice="Nothing to change on this instance: act on idx-07 typing, pipeline set 1.", settings="",
+                     first_seen=INCIDENT + 1500, last_seen=END - 40, count="6", detected="collector", resolution="",
+                     caused_by="%s/typing/%s" % (HOT_HOST, HOT_SET)),
             ]
         for f in out:
+            f.setdefault("caused_by", "")
+            f["id"] = "%s/%s/%s" % (f["host"], f["bottleneck"], f["pipeline_set"])
+            parts = f["caused_by"].split("/")
+            f["cause"] = "" if not f["caused_by"] else "caused by %s %s%s" % (
+                parts[0], parts[1], "" if parts[2] == "-" else ", set " + parts[2])
+            f["root"] = f["caused_by"] or f["id"]
             f["evidence_dashboard"] = {"hec_input": "ingest_doctor_hec_performance",
                                        "typing": "ingest_doctor_cpu_by_processor"}.get(
                 f["bottleneck"], "ingest_doctor_pipeline_sets")

@@ -22,8 +22,11 @@ FINDINGS_EVAL = (
     "| eval evidence_dashboard=case(bottleneck==\"" + model.HEC_INPUT + "\", \"ingest_doctor_hec_performance\", "
     + any_of("bottleneck", PROPS_STAGES) + ", \"ingest_doctor_cpu_by_processor\", "
     "bottleneck==\"" + model.HOST_CPU + "\", \"ingest_doctor_thread_activity\", true(), \"ingest_doctor_pipeline_sets\")\n"
+    "| eval caused_by=if(isnull(caused_by), \"\", caused_by), cause_parts=split(caused_by, \"/\")\n"
+    "| eval cause=if(caused_by==\"\", \"\", \"caused by \".mvindex(cause_parts, 0).\" \".mvindex(cause_parts, 1)"
+    ".if(mvindex(cause_parts, 2)==\"-\", \"\", \", set \".mvindex(cause_parts, 2))), root=if(caused_by==\"\", id, caused_by)\n"
     "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
-    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard"
+    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard caused_by cause root"
 )
 
 
@@ -109,7 +112,8 @@ macro("ingest_doctor_top_series(2)",
       "| fields - series_peak series_avg series_rank series_count", args="value, n")
 macro("ingest_doctor_findings_rows",
       "After | inputlookup ingest_doctor_findings: evidence and recommendations (JSON) as text, dates, a severity "
-      "rank, and the dashboard that shows the finding's evidence.",
+      "rank, the dashboard that shows the finding's evidence, and for a finding another instance's finding causes: "
+      "cause (caused by <host> <stage>, set N) and root (the id of the finding at the root; its own id otherwise).",
       FINDINGS_EVAL)
 
 # HEC settings: REST on this search head and its search peers (tokens and the global [http]

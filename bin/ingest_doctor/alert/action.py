@@ -31,6 +31,11 @@ Issue 23 (nothing lost, nothing forged):
   pending in its record, in the same save; pending ones of this alert are claimed
   under the lock, posted after it, and their outcome saved under it again: sent,
   still pending (retried on every run of this alert), or failed with why.
+
+A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections, the findings of
+the run are linked across instances (deployment/link.py): a sender's blocked output whose receivers
+are saturated is stored with `caused_by` and a summary naming the cause; only root causes get a Splunk
+Web message (naming how many instances they hold back) and a webhook (carrying their symptoms).
 """
 from __future__ import annotations
 
@@ -49,6 +54,8 @@ from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, kv_key,
                                           mark_pending, plan, plan_resolution, record_webhook_body)
+from ingest_doctor.deployment import link as link_mod
+from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 
@@ -213,14 +220,16 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     # 1. everything that can be refused, before any write
     by_host, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
                                    now)
-    summary.rows_hosts = len(by_host)
+    # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
+    measured = {h: ev for h, ev in by_host.items() if ev.sources}
+    summary.rows_hosts = len(measured)
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
     params = apply_settings(payload.params, macros)
     payload = dataclasses.replace(payload, params=params)      # the app's settings macros filled in
-    summary.not_judged.extend(complete_config(by_host, port))
-    findings, summary.below_min, notes = judge(by_host, th, params.min_severity, diagnose)
+    summary.not_judged.extend(complete_config(measured, port))
+    findings, summary.below_min, notes = judge(measured, th, params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
 
@@ -241,6 +250,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         findings = [f for f in findings if plausible_host(f.host)]
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
+    findings, kept, caused = link_deployment(by_host, findings, kept)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     webhook = payload.params.webhook_url
@@ -258,15 +268,18 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         # 2. read what the store knows
         existing = port.kv_read(keys) if keys else {}
         # 3. events, then records (with the state changes to notify marked pending)
-        planned, changes = _plan_all(findings, kept, existing, now, payload, summary)
+        planned, changes = _plan_all(findings, kept, existing, now, payload, summary, caused)
         if webhook:
-            for (_, up, _), change in zip(planned, changes):      # one change per upsert, in order
-                if change.kind in NOTIFIED_KINDS:
+            # root and symptoms once: a symptom whose root cause is in this run rides with the root's
+            in_run = {f.id for f, _, _ in planned}
+            for (f, up, _), change in zip(planned, changes):      # one change per upsert, in order
+                root = link_mod.root_of(f.id, caused)
+                if change.kind in NOTIFIED_KINDS and not (root != f.id and root in in_run):
                     mark_pending(up.record, now, payload.search_name)
         by_event_host: Dict[str, List[str]] = {}
         for f, up, judged in planned:
             if judged:
-                by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY))
+                by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY, caused.get(f.id)))
         for host in sorted(by_event_host):
             port.write_events(index, host, by_event_host[host])
             summary.events += len(by_event_host[host])
@@ -284,7 +297,10 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         summary.messages = post_messages(port, changes, payload.params.min_severity)
     # 5. the webhook: this run's state changes and the earlier ones still pending
     if claimed:
-        deliver(port, payload, claimed, set(keys), run_id, now, summary)
+        byid = {f.id: f for f in findings + [r.finding for r in kept]}
+        symptoms = {kv_key(f.id): [byid[s] for s in link_mod.symptoms(f.id, caused) if s in byid]
+                    for f, _, _ in planned}
+        deliver(port, payload, claimed, set(keys), run_id, now, summary, symptoms)
     return summary
 
 
@@ -299,7 +315,7 @@ def _unlock(port: Port, run_id: str) -> None:
 
 
 def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_run: set, run_id: str, now: float,
-            summary: Summary) -> None:
+            summary: Summary, symptoms: Optional[Dict[str, List[Finding]]] = None) -> None:
     """Post each claimed delivery; then, under the lock, save what became of it. A receiver that is
     down stops this run's posting (the rest stay pending); one that refuses fails that state."""
     outcomes: List[Tuple[Dict[str, Any], str, str]] = []
@@ -311,7 +327,8 @@ def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_ru
             continue
         link = payload.results_link if rec.get("_key") in this_run else ""
         try:
-            port.webhook(payload.params.webhook_url, record_webhook_body(rec, payload.search_name, link))
+            port.webhook(payload.params.webhook_url, record_webhook_body(rec, payload.search_name, link,
+                                                                         (symptoms or {}).get(rec.get("_key"), ())))
             outcomes.append((rec, "sent", ""))
             summary.webhooks += 1
         except AlertError as e:
@@ -337,23 +354,53 @@ def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_ru
         raise BadConfig(refused)
 
 
+def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], reported: List[Reported]
+                    ) -> Tuple[List[Finding], List[Reported], Dict[str, Optional[str]]]:
+    """Link the run's findings across instances when the rows say who sends to whom; otherwise unchanged."""
+    hosts = dict(by_host)
+    for r in reported:
+        h = r.finding.host or ""
+        if h and h not in hosts:
+            hosts[h] = Evidence(host=h)
+    topo = topology.build([topology.Instance(h, ev) for h, ev in sorted(hosts.items())])
+    if not topo.receivers:
+        return findings, reported, {}
+    open_findings = findings + [r.finding for r in reported if r.status == "open"]
+    caused = link_mod.link(open_findings, topo)
+    byid = {f.id: f for f in open_findings}
+
+    def fix(f: Finding) -> Finding:
+        cause = caused.get(f.id)
+        if not cause or cause not in byid:
+            return f
+        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
+
+    return ([fix(f) for f in findings],
+            [dataclasses.replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
+            {k: v for k, v in caused.items() if v})
+
+
 def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[str, Dict[str, Any]], now: float,
-              payload: Payload, summary: Summary) -> Tuple[List[Tuple[Finding, Upsert, bool]],
-                                                           List[messages_mod.Change]]:
+              payload: Payload, summary: Summary, caused: Optional[Dict[str, Optional[str]]] = None
+              ) -> Tuple[List[Tuple[Finding, Upsert, bool]], List[messages_mod.Change]]:
     """Upserts in order (judged, then reported); a record planned twice in one run builds on itself."""
     planned: List[Tuple[Finding, Upsert, bool]] = []
     changes: List[messages_mod.Change] = []
     items: List[Tuple[Finding, Optional[Reported]]] = [(f, None) for f in sorted(findings, key=lambda x: x.id)]
     items += [(r.finding, r) for r in sorted(reported, key=lambda r: (r.time, r.finding.id))]
+    caused = caused or {}
+    hosts = {f.id: f.host or "-" for f, _ in items}
     for f, rep in items:
         key = kv_key(f.id)
         if rep is not None and rep.status == "resolved":
             up = plan_resolution(existing.get(key), f.id, rep.time, rep.resolution, payload.sid, payload.search_name,
                                  rep.detected_by)
         elif rep is not None:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time)
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time,
+                      caused.get(f.id))
         else:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY)
+            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY,
+                      caused_by=caused.get(f.id))
         if up is None:
             summary.unchanged += 1
             continue
@@ -370,7 +417,10 @@ def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[
         if up.reopened:
             summary.reopened += 1
         kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
-        changes.append(messages_mod.Change(f, kind))
+        if caused.get(f.id):
+            continue        # a symptom: its root cause's message names it
+        held = tuple(sorted({hosts.get(s, s.split("/", 1)[0]) for s in link_mod.symptoms(f.id, caused)}))
+        changes.append(messages_mod.Change(f, kind, "", held))
     return planned, changes
 
 

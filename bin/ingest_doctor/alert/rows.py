@@ -27,7 +27,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
-from ingest_doctor.evidence import Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample, ThreadSample
+from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample,
+                                   TcpinConnection, TcpoutConnection, ThreadSample)
 from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
@@ -62,6 +63,11 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     # a finding the collector reported: its event (`finding`, the JSON of docs/events.md), whether it
     # is open or resolved, and the event's time (last_time)
     Signal("finding", ("finding",), ("id", "severity", "status", "detected_by")),
+    # a receiver's metrics.log group=tcpin_connections, one row per sender seen: the sender's hostname=
+    # (peer), sourceIp= (peer_ip), guid=, fwdType= and its mean _tcp_KBps (the deployment's topology)
+    Signal("tcpin", ("peer",), ("peer_ip", "guid", "fwd_type", "kbps")),
+    # a sender's metrics.log group=tcpout_connections, one row per receiver: destIp:destPort (dest), _tcp_KBps
+    Signal("tcpout", ("dest",), ("kbps",)),
     # an instance that stopped reporting (engine/silence.py): why (connected_idle | gone), when it was
     # last heard, what its receivers got from it over the window; `threshold` is silence_kb
     Signal("silence", ("reason", "last_heard"), ("silent_min", "kb_recent", "receivers")),
@@ -263,9 +269,23 @@ def _indexer(ev: Evidence, row: Row, ctx: Context) -> None:
     ev.saw("services/server/introspection/indexer")
 
 
+def _tcpin(ev: Evidence, row: Row, ctx: Context) -> None:
+    peer = (row.get("peer") or "").strip()
+    ev.tcpin.append(TcpinConnection(ctx.last_time, (row.get("peer_ip") or "").strip(), peer,
+                                    (row.get("peer_ip") or "").strip(), (row.get("guid") or "").strip(),
+                                    (row.get("fwd_type") or "").strip(), _num(row, "kbps", row.get("kbps")) or 0.0,
+                                    source=ctx.source or "%s group=tcpin_connections" % _METRICS))
+
+
+def _tcpout(ev: Evidence, row: Row, ctx: Context) -> None:
+    ev.tcpout.append(TcpoutConnection(ctx.last_time, (row.get("dest") or "").strip(),
+                                      _num(row, "kbps", row.get("kbps")) or 0.0,
+                                      source=ctx.source or "%s group=tcpout_connections" % _METRICS))
+
+
 _HANDLERS = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0), "hec_busy": (_hec_busy, 60.0),
              "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
-             "indexer_throttled": (_indexer, 10.0)}
+             "indexer_throttled": (_indexer, 10.0), "tcpin": (_tcpin, 30.0), "tcpout": (_tcpout, 30.0)}
 
 
 def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[str, Evidence]:

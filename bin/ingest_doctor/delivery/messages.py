@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from ingest_doctor import model
@@ -53,6 +53,7 @@ class Change:
     finding: Finding
     kind: str                   # new | reopened | escalated | updated | resolved
     note: str = ""              # for resolved: "resolved after dedicatedIoThreads 2 -> 8"
+    holds_back: Tuple[str, ...] = ()   # a root cause: the other instances whose findings it causes
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -107,10 +108,16 @@ def findings_link(f: Finding) -> str:
     return "[[%s?form.host=%s|Open the Findings view]]" % (FINDINGS_VIEW, quote(host, safe="*.-_:"))
 
 
-def message_text(f: Finding, kind: str = "new") -> str:
-    """Where, what to change and the link always fit; the summary is shortened to make room."""
+def message_text(f: Finding, kind: str = "new", holds_back: Sequence[str] = ()) -> str:
+    """Where, what to change and the link always fit; the summary is shortened to make room. A root cause
+    names how many instances it holds back (their own findings get no message of their own)."""
     head = "Ingest Doctor: %s%s bottleneck on %s." % (
         "escalated to " if kind == "escalated" else "", f.severity, _where(f))
+    if holds_back:
+        head += " It holds back %d other instance%s (%s)." % (len(holds_back), "" if len(holds_back) == 1 else "s",
+                                                            ", ".join(holds_back[:3]) +
+                                                            (" and %d more" % (len(holds_back) - 3)
+                                                             if len(holds_back) > 3 else ""))
     change = _change_to_make(f)
     link = findings_link(f)
     room = MAX_TEXT - len(head) - len(change) - len(link) - 3
@@ -156,7 +163,7 @@ def plan(changes: Iterable[Change], cap: int = MAX_PER_RUN, floor: str = "warnin
     wanted.sort(key=lambda c: (-severity_rank(c.finding.severity), c.finding.id))
     cap = max(0, cap)
     for c in wanted[:cap]:
-        out.posts.append(Post(message_name(c.finding.id), message_text(c.finding, c.kind),
+        out.posts.append(Post(message_name(c.finding.id), message_text(c.finding, c.kind, c.holds_back),
                               LEVEL[c.finding.severity]))
     held = [c.finding for c in wanted[cap:]]
     if held:

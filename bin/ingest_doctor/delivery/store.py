@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ingest_doctor.findings import Finding, severity_rank
 
@@ -52,7 +52,7 @@ DELIVERY_FIELDS = ("delivery", "delivery_state", "delivery_error", "delivery_sin
                    "delivery_search", "delivery_claim")
 FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "status", "summary",
           "evidence", "recommendations", "first_seen", "last_seen", "count", "resolved_at",
-          "detected_by", "last_search", "last_sid", "resolution", "opened_by", "version") + DELIVERY_FIELDS
+          "detected_by", "last_search", "last_sid", "resolution", "opened_by", "version", "caused_by") + DELIVERY_FIELDS
 DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
 CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
 MAX_ERROR = 300
@@ -76,13 +76,15 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def record_content(finding: Finding) -> Dict[str, Any]:
+def record_content(finding: Finding, caused_by: Optional[str] = None) -> Dict[str, Any]:
+    """`caused_by`: the id of the finding on another instance that explains this one (contract section 5)."""
     d = finding.to_dict()
     return {
         "id": d["id"], "host": d["host"] or "", "bottleneck": d["bottleneck"],
         "pipeline_set": "" if d["pipeline_set"] is None else str(d["pipeline_set"]),
         "component": d["component"] or "", "severity": d["severity"], "summary": d["summary"],
         "evidence": _dumps(d["evidence"]), "recommendations": _dumps(d["recommendations"]),
+        "caused_by": caused_by or "",
     }
 
 
@@ -130,14 +132,15 @@ def _float(value: Any, default: float) -> float:
 
 
 def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: str, search_name: str,
-         detected_by: str = "alert_action", event_time: Optional[float] = None) -> Optional[Upsert]:
+         detected_by: str = "alert_action", event_time: Optional[float] = None,
+         caused_by: Optional[str] = None) -> Optional[Upsert]:
     """What to save for `finding`; None when this exact run (or this reported event) is already saved.
 
     `event_time`: the time of the collector's event that reported the finding; it is then the
     time the finding was seen (first_seen, last_seen) instead of `now`.
     """
     key = kv_key(finding.id)
-    content = record_content(finding)
+    content = record_content(finding, caused_by)
     seen = now if event_time is None else event_time
     if existing:
         same_run = bool(sid) and existing.get("last_sid") == sid
@@ -259,10 +262,13 @@ def kv_query(keys: List[str]) -> str:
     return _dumps({"$or": [{"_key": k} for k in sorted(set(keys))]})
 
 
-def finding_event(finding: Finding, detected_by: str = "alert_action") -> str:
-    """The `ingest_doctor:finding` event: the contract's finding object plus detected_by."""
+def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None) -> str:
+    """The `ingest_doctor:finding` event: the contract's finding object plus detected_by (and caused_by when
+    another instance's finding explains it)."""
     d = finding.to_dict()
     d["detected_by"] = detected_by
+    if caused_by:
+        d["caused_by"] = caused_by
     return json.dumps(d, separators=(",", ":"))
 
 
@@ -280,15 +286,19 @@ def _hook_value(value: Any) -> Any:
     return text if len(text) <= MAX_WEBHOOK_VALUE else text[:MAX_WEBHOOK_VALUE - 3] + "..."
 
 
-def webhook_body(finding: Finding, record: Dict[str, Any], search_name: str, results_link: str) -> bytes:
-    """A compact JSON finding for a webhook receiver (chat, paging, ticketing)."""
+def webhook_body(finding: Finding, record: Dict[str, Any], search_name: str, results_link: str,
+                 symptoms: Sequence[Finding] = ()) -> bytes:
+    """A compact JSON finding for a webhook receiver (chat, paging, ticketing); a root cause carries the
+    findings it causes on other instances (`symptoms`), which are not sent on their own."""
     rec = dict(record)
     rec.update(record_content(finding))
-    return record_webhook_body(rec, search_name, results_link)
+    return record_webhook_body(rec, search_name, results_link, symptoms)
 
 
-def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: str) -> bytes:
-    """The webhook body from a stored record (a delivery retried in a later run has only that)."""
+def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: str,
+                        symptoms: Sequence[Finding] = ()) -> bytes:
+    """The webhook body from a stored record (a delivery retried in a later run has only that); the
+    root cause's symptoms when this run knows them."""
     try:
         recs = json.loads(record.get("recommendations") or "[]")
     except ValueError:
@@ -303,6 +313,10 @@ def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: 
         "first_seen": record.get("first_seen"), "last_seen": record.get("last_seen"),
         "resolution": record.get("resolution") or None,
         "search_name": search_name, "results_link": results_link or None,
+        "caused_by": record.get("caused_by") or None,
+        "symptoms": [{"id": s.id, "host": s.host, "bottleneck": s.bottleneck, "severity": s.severity}
+                     for s in symptoms],
     }
-    body = {k: ([_hook_value(x) for x in v] if isinstance(v, list) else _hook_value(v)) for k, v in body.items()}
+    body = {k: ([({kk: _hook_value(vv) for kk, vv in x.items()} if isinstance(x, dict) else _hook_value(x))
+                 for x in v] if isinstance(v, list) else _hook_value(v)) for k, v in body.items()}
     return json.dumps(body, separators=(",", ":")).encode("utf-8")

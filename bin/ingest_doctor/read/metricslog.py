@@ -3,8 +3,9 @@
 Groups used: queue (`_kb` or byte sizes, `blocked=true`), pipeline (CPU per
 processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
 form whose field names are thread names), pipelineset (load_metrics), thruput,
-per_*_thruput, per_*_regex_cpu and tcpout_connections (`_tcp_KBps` per receiver;
-its exact keys are UNVERIFIED, read by key like tcpin_connections). No `ingest_pipe` means a single pipeline set
+per_*_thruput, per_*_regex_cpu, tcpout_connections (`_tcp_KBps` per receiver;
+its exact keys are UNVERIFIED, read by key like tcpin_connections) and tcpin_connections (the receiver's
+senders: `hostname=`, `sourceIp=`, `guid=`, `fwdType=`, keys verified on a real 8.2.1 line). No `ingest_pipe` means a single pipeline set
 (None). Unknown groups are skipped; lines that are not metrics lines are counted.
 A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
 5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Set
 
 from ingest_doctor import model
-from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpoutConnection,
-                       ThreadSample, Thruput)
+from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpinConnection,
+                                   TcpoutConnection, ThreadSample, Thruput)
 from ingest_doctor.read.logtime import WindowedParser, parse_prefix
 from ingest_doctor.threadnames import pool_name
 
@@ -98,7 +99,7 @@ class MetricsLogParser(WindowedParser):
         self._second_of: Optional[float] = None    # the last time whose second is in _seconds
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
-                      "tcpout_connections")}
+                      "tcpout_connections", "tcpin_connections")}
 
     def feed(self, line: str) -> None:
         st = self.stats
@@ -137,7 +138,7 @@ class MetricsLogParser(WindowedParser):
         handler = _HANDLERS.get(group)
         if handler is None:
             # Decide on the group before splitting the line: most lines of a busy indexer
-            # (tcpin_connections, per_*_thruput for hosts) are not used.
+            # (per_*_thruput for hosts, ...) are not used.
             if group == "per_sourcetype_thruput":
                 handler = MetricsLogParser._per_thruput
             elif group.startswith("per_") and group.endswith("_regex_cpu"):
@@ -276,6 +277,16 @@ class MetricsLogParser(WindowedParser):
         self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
         return True
 
+    def _tcpin(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        ip = kv.get("sourceIp") or kv.get("sourceHost") or ""
+        if not ip:
+            return False
+        self.ev.tcpin.append(TcpinConnection(
+            t, ip, kv.get("hostname", ""), kv.get("sourceHost", ""), kv.get("guid", ""), kv.get("fwdType", ""),
+            _num(kv.get("_tcp_KBps")) or 0.0, kv.get("destPort", ""), kv.get("lastIndexer", ""),
+            self._src["tcpin_connections"]))
+        return True
+
     def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         cpu = _num(kv.get("cpu"))
         series = kv.get("series")
@@ -294,6 +305,7 @@ _HANDLERS = {
     "pipelineset": MetricsLogParser._pipelineset,
     "thruput": MetricsLogParser._thruput,
     "tcpout_connections": MetricsLogParser._tcpout,
+    "tcpin_connections": MetricsLogParser._tcpin,
 }
 
 

@@ -294,6 +294,8 @@ def server_info(ev: Evidence, ents: List[Entry], time: Optional[float], src: str
         if host and not ev.host:
             ev.host = host
         ev.config.version = as_str(get(c, "version")) or ev.config.version
+        ev.config.host_fqdn = as_str(get(c, "host_fqdn")) or ev.config.host_fqdn
+        ev.config.guid = as_str(get(c, "guid")) or ev.config.guid
         roles = get(c, "server_roles")
         if isinstance(roles, list):
             ev.config.roles = [str(r) for r in roles]

@@ -43,11 +43,14 @@ def _searches(d: Dash) -> None:
     d.search("ds_findings", "Findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
     d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
-            "| sort severity_rank - last_seen_epoch\n"
+            "| eventstats dc(host) AS held min(severity_rank) AS root_rank BY root\n"
+            "| eval symptom=if(caused_by==\"\", 0, 1), cause=if(caused_by==\"\" AND held>1, \"root cause: holds back \""
+            ".(held-1).\" instance\".if(held>2, \"s\", \"\"), cause)\n"
+            "| sort root_rank root symptom severity_rank - last_seen_epoch\n"
             "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
-            "| table severity host bottleneck pipeline_set summary evidence_text advice settings "
+            "| table severity cause host bottleneck pipeline_set summary evidence_text advice settings "
             "detected first_seen last_seen count status evidence_dashboard\n"
-            "| rename evidence_text AS evidence advice AS recommendations settings AS \"setting -> suggested\" "
+            "| rename evidence_text AS evidence advice AS \"what to do\" settings AS \"setting -> suggested\" "
             "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
@@ -73,13 +76,12 @@ def _panels(d: Dash) -> None:
     d.add("viz_findings_by", "splunk.bar", "Every stored finding by bottleneck, open and resolved", "ds_findings_by",
           "All hosts selected, whatever the Status input.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "findings"})
-    d.add("viz_findings_table", "splunk.table", "Findings: evidence and what to change (click a row for its evidence)",
+    d.add("viz_findings_table", "splunk.table", "Findings: root causes first, their symptoms under them",
           "ds_findings_table",
-          "Evidence: signal=value unit over its window. Recommendations name the conf file, stanza and setting, "
-          "with the current and the suggested value read from the instance.",
-          {"columnFormat": {"severity": severity_column(),
-                            "summary": {"width": 140}, "evidence": {"width": 105},
-                            "recommendations": {"width": 130}, "setting -> suggested": {"width": 105}},
+          "A forwarder held back by a saturated indexer is listed under it (cause: caused by <host> <stage>). Evidence: "
+          "signal=value unit; recommendations name the conf file, stanza, setting, current and suggested value. Click "
+          "a row for its evidence.",
+          {"columnFormat": {"severity": severity_column(), "summary": {"width": 120}},
            "showInternalFields": False},
           context=severity_colors(),
           eventHandlers=[{"type": "drilldown.customUrl", "options": {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
                  one_line, top_chart)
-from studio import CRIT, OK, WARN, Dash
+from studio import CRIT, GREY, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
                      table_colors, text_on)
 
@@ -37,25 +37,57 @@ OVERVIEW = (
     "| search " + HOSTS + " | eval rest_role=if(isnotnull(mvfind(server_roles, \"^indexer$\")), \"indexer\", null()) "
     "| table host rest_role]\n"
     "| append [| inputlookup ingest_doctor_findings | search status=\"open\" " + HOSTS + " | `ingest_doctor_findings_rows` "
-    "| sort 0 severity_rank - last_seen_epoch | dedup host "
-    "| eval finding=severity.\": \".bottleneck.if(pipeline_set==\"-\", \"\", \" (set \".pipeline_set.\")\"), "
-    "settings=if(settings==\"\", advice, settings) "
-    "| table host finding settings severity_rank]\n"
+    "| eval symptom=if(caused_by==\"\", 0, 1) | sort 0 symptom severity_rank - last_seen_epoch | dedup host "
+    "| eval finding=severity.\": \".bottleneck.if(pipeline_set==\"-\", \"\", \" (set \".pipeline_set.\")\")"
+    ".if(cause==\"\", \"\", \", \".cause), settings=if(settings==\"\", advice, settings) "
+    "| table host finding settings severity_rank symptom]\n"
     "| sort 0 host - score\n"
     "| stats first(stage) AS worst_stage first(ingest_pipe) AS pipeline_set first(reading) AS reading max(score) AS score "
     "max(eval(if(stage==\"hec_input\", 1, 0))) AS hec max(eval(if(stage==\"output\", 1, 0))) AS fwd "
-    "first(rest_role) AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank BY host\n"
+    "first(rest_role) AS rest_role first(finding) AS finding first(settings) AS settings min(severity_rank) AS severity_rank "
+    "max(symptom) AS symptom BY host\n"
     "| where isnotnull(worst_stage)\n"
     "| eval role=coalesce(rest_role, if(fwd==1, \"forwarder\", \"instance\")).if(hec==1, \" + HEC\", \"\"), "
     "state=case(score>=1000, \"saturated\", score>=" + str(BUSY_PCT) + ", \"busy\", true(), \"ok\"), "
-    "severity_rank=coalesce(severity_rank, 3)\n"
-    "| sort 0 - score severity_rank host\n"
+    "severity_rank=coalesce(severity_rank, 3), symptom=coalesce(symptom, 0)\n"
+    "| sort 0 symptom - score severity_rank host\n"
     "| eval finding=coalesce(finding, \"none open\"), settings=if(isnull(settings) OR settings==\"\", "
     "if(state==\"saturated\", \"open the stage's view\", \"-\"), settings)\n"
     "| table host role state worst_stage pipeline_set reading finding settings\n"
     "| rename worst_stage AS \"worst stage\" reading AS \"its reading (last 15 min)\" finding AS \"open finding\" "
     "settings AS \"what to change\"\n"
     + empty_message("No metrics.log queue or thread data from the selected hosts: they must forward _internal "
+                    "to the indexers this search head searches.")
+)
+
+# Issue 19: the deployment as a flow, senders -> heavy forwarders -> indexers. Edges from the receivers'
+# metrics.log group=tcpin_connections (hostname= the sender) and HEC clients per HEC host; width = KB/s over
+# the range (the pipeline set input applies where a line carries ingest_pipe). A sender whose open finding is caused by its receiver's (caused_by) has that edge "blocked" and
+# is labelled "held back"; the host its findings point to is labelled "ROOT CAUSE".
+def _label(field: str) -> str:
+    return (field + ".case(isnotnull(mvfind(held_hosts, \"^\"." + field + ".\"$\")), \" (held back)\", "
+            "isnotnull(mvfind(cause_hosts, \"^\"." + field + ".\"$\")), \" (ROOT CAUSE)\", true(), \"\")")
+
+
+FLOW = (
+    "`ingest_doctor_metrics_log` TERM(group=tcpin_connections) (" + HOSTS + " OR hostname IN ($host$)) "
+    "(ingest_pipe=\"$pset$\" OR NOT ingest_pipe=*)\n"
+    "| stats avg(_tcp_KBps) AS kbps BY hostname host\n"
+    "| rename hostname AS sender host AS receiver\n"
+    "| append [search " + one_line(HEC_BASE) + " | where series==\"http_event_collector\" "
+    "| stats sum(bytes_in) AS bytes dc(_time) AS minutes BY host "
+    "| eval sender=\"HEC clients\", receiver=host, kbps=bytes/(minutes*60)/1024 | fields sender receiver kbps]\n"
+    "| append [| inputlookup ingest_doctor_findings | search status=\"open\" | `ingest_doctor_findings_rows` "
+    "| where caused_by!=\"\" | eval held=host, cause_host=mvindex(split(caused_by, \"/\"), 0), pair=host.\">\".cause_host "
+    "| table held cause_host pair]\n"
+    "| eventstats values(pair) AS blocked_pairs values(held) AS held_hosts values(cause_host) AS cause_hosts\n"
+    "| where isnotnull(kbps)\n"
+    "| eval blocked=if(isnotnull(mvfind(blocked_pairs, \"^\".sender.\">\".receiver.\"$\")), 1, 0)\n"
+    "| eval source=" + _label("sender") + ", target=" + _label("receiver") + "\n"
+    "| eval kbps=round(kbps, 0), state=if(blocked==1, \"blocked\", \"flowing\")\n"
+    "| sort 0 - blocked - kbps\n"
+    "| table source target kbps state\n"
+    + empty_message("No metrics.log group=tcpin_connections from the selected hosts: the receivers must forward _internal "
                     "to the indexers this search head searches.")
 )
 
@@ -91,7 +123,7 @@ NAME, LABEL = "ingest_doctor_hec_performance", "HEC performance"
 DESCRIPTION = ("Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
                "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
                "settings and open findings.")
-LAYOUT = ((400, "viz_overview"),
+LAYOUT = ((400, "viz_overview"), (420, ("viz_flow", 2), "viz_next"),
           (150, "viz_kpi_eps", "viz_kpi_mbps", "viz_kpi_rps", "viz_kpi_epr", ("viz_hec_help", 3)),
           (320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3)),
           (320, "viz_hec_thread", "viz_hec_queues"), (300, "viz_hec_eps", "viz_hec_mbps"),
@@ -102,6 +134,7 @@ LAYOUT = ((400, "viz_overview"),
 def _throughput_searches(d: Dash) -> None:
     """The overview, HEC counters and batching."""
     d.search("ds_overview", "Deployment overview: worst stage per instance (last 15 minutes of the range)", OVERVIEW)
+    d.search("ds_flow", "Deployment flow: who sends to whom (tcpin_connections, HEC), blocked edges and root causes", FLOW)
     d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
     d.chain("ds_hec_kpi", "HEC totals now (the last 15 minutes of the range)", "ds_hec",
             "| where series==\"http_event_collector\"\n"
@@ -161,6 +194,20 @@ def _thread_and_queue_searches(d: Dash) -> None:
     """The HEC thread, the queues behind it, lag, settings, open findings."""
     d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
              DUTYCYCLE_BASE)
+    # What saturates next (issue 19): every stage of every instance not pegged yet, in the order it would peg as
+    # the load grows: busy B% of one core pegs at about 100 / B times today's load (the headroom estimate).
+    d.chain("ds_next", "What saturates next: stages by the load at which they peg (last 15 minutes)", "ds_dc",
+            "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
+            "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
+            "| eval stage=mvindex(stage, 0)\n"
+            "| where isnotnull(stage)\n"
+            "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
+            "| where busy_pct>=`ingest_doctor_headroom_min_busy_pct` AND busy_pct<`ingest_doctor_thread_busy_pct`\n"
+            "| eval at_load_x=round(100/busy_pct, 1), busy_pct=round(busy_pct, 1)\n"
+            "| sort 0 at_load_x host ingest_pipe stage\n"
+            "| head 8\n"
+            "| table host ingest_pipe stage busy_pct at_load_x\n"
+            "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" at_load_x AS \"pegs at x load\"")
     d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
             "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
             "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
@@ -201,6 +248,15 @@ def _throughput_panels(d: Dash) -> None:
            "count": 8},
           context={"stateColors": states, "stateText": text_on(states)},
           eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
+    d.add("viz_flow", "splunk.sankey", "Deployment flow: senders, heavy forwarders, indexers (red: blocked by a root cause)",
+          "ds_flow",
+          "Width: KB/s (receivers' tcpin_connections; HEC clients per host). Red: held back by the ROOT CAUSE.",
+          {"colorMode": "dynamic", "linkValues": "> primary | seriesByName(\"kbps\")",
+           "linkColors": "> primary | seriesByName(\"state\") | matchValue(flowColors)", "linkOpacity": 0.6,
+           "labelDisplay": "off"},
+          context={"flowColors": [{"match": "blocked", "value": CRIT}, {"match": "flowing", "value": GREY}]})
+    d.add("viz_next", "splunk.table", "What saturates next as the load grows", "ds_next",
+          "Busy B% of one core pegs at about 100/B x today's load (linear).")
     for vid, (title, field, unit, under) in {
         "viz_kpi_eps": ("Events per second", "eps", "", "events/s, last 15 min"),
         "viz_kpi_mbps": ("MB per second", "mbps", "MB/s", "received, last 15 min"),

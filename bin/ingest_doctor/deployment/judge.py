@@ -1,0 +1,226 @@
+"""Judge a deployment: each instance diagnosed with its receivers' state; symptoms linked to their cause.
+
+1. Every instance is diagnosed alone (contract section 2).
+2. A sender's receivers (topology.py) are judged from their own reports: a receiver with a `warning` or
+   `critical` finding on a stage that stops it taking data (parsing .. output, throttled, host CPU) is
+   saturated; one with none is idle; one missing from the folder is absent; one without data unjudged.
+3. Each sender is diagnosed again knowing that (`evidence.receivers`): `output_cause` links a blocked
+   output to its worst saturated receiver (summary names the cause, no advice the cause makes pointless),
+   and only receivers all idle leave the network. Repeated until nothing changes, so a chain links through
+   (universal forwarder -> heavy forwarder -> indexers).
+4. `caused_by` of a sender's output finding is its worst saturated receiver's finding; `root_causes` are
+   the warning/critical findings with no `caused_by`, worst first.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from ingest_doctor import model
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.evidence import ReceiverState
+from ingest_doctor.findings import Finding, Headroom, Report, severity_rank
+from ingest_doctor.deployment import topology as topo_mod
+from ingest_doctor.deployment.topology import Instance, Topology
+
+# A receiver's finding on one of these stages stops it taking data from its senders.
+BLOCKING = ("parsing", "merging", "typing", "indexing", "output", model.INDEXER_THROTTLED, model.HOST_CPU)
+# Findings a saturated receiver explains on its sender.
+LINKED = ("output",)
+SERIOUS = ("warning", "critical")
+
+
+def where(f: Finding) -> str:
+    """'idx-02 indexing, pipeline set 1'."""
+    return "%s %s%s" % (f.host or "-", f.bottleneck, "" if f.pipeline_set is None else ", pipeline set %d"
+                        % f.pipeline_set)
+
+
+def first_action(f: Finding) -> str:
+    for r in f.recommendations:
+        if r.setting:
+            return "%s [%s] %s = %s" % (r.conf_file, r.stanza or "", r.setting,
+                                        r.suggested if r.suggested is not None else "(see its finding)")
+    return f.recommendations[0].action if f.recommendations else ""
+
+
+@dataclass
+class NextBottleneck:
+    host: str
+    bottleneck: str
+    pipeline_set: Optional[int]
+    at_load_x: float
+    caveat: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"host": self.host, "bottleneck": self.bottleneck, "pipeline_set": self.pipeline_set,
+                "at_load_x": self.at_load_x, "caveat": self.caveat}
+
+
+@dataclass
+class DeploymentReport:
+    name: Optional[str]
+    reports: Dict[str, Report]                  # host -> its report (findings with the linking applied)
+    caused_by: Dict[str, Optional[str]]         # finding id -> the id of its cause (None: itself a cause)
+    topology: Topology
+    not_judged: List[str] = field(default_factory=list)
+    next_bottlenecks: List[NextBottleneck] = field(default_factory=list)
+
+    @property
+    def hosts(self) -> List[str]:
+        return sorted(self.reports)
+
+    @property
+    def findings(self) -> List[Finding]:
+        """Root causes first (worst first), then the findings they cause, then the rest."""
+        out = [f for r in self.reports.values() for f in r.findings]
+        return sorted(out, key=lambda f: (self.caused_by.get(f.id) is not None, -severity_rank(f.severity),
+                                          model.BOTTLENECK_ORDER.get(f.bottleneck, 9), f.host or "", f.id))
+
+    @property
+    def root_causes(self) -> List[str]:
+        return [f.id for f in self.findings if self.caused_by.get(f.id) is None and f.severity in SERIOUS]
+
+    @property
+    def healthy(self) -> bool:
+        return all(r.healthy for r in self.reports.values())
+
+    def root_of(self, fid: str) -> str:
+        seen = set()
+        while self.caused_by.get(fid) and fid not in seen:
+            seen.add(fid)
+            fid = self.caused_by[fid] or fid
+        return fid
+
+    def symptoms_of(self, root: str) -> List[Finding]:
+        """Every finding whose chain of causes ends at `root` (the instances it holds back)."""
+        return [f for f in self.findings if f.id != root and self.caused_by.get(f.id) and self.root_of(f.id) == root]
+
+    def to_dict(self) -> Dict[str, Any]:
+        findings = []
+        for f in self.findings:
+            d = f.to_dict()
+            d["caused_by"] = self.caused_by.get(f.id)
+            findings.append(d)
+        return {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
+                "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
+                "topology": [e.to_dict() for e in self.topology.edges],
+                "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks]}
+
+
+def _blocking(report: Report) -> List[Finding]:
+    fs = [f for f in report.findings if f.severity in SERIOUS and f.bottleneck in BLOCKING]
+    return sorted(fs, key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9)))
+
+
+def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: Dict[str, Optional[str]],
+            judged: Dict[str, bool]) -> List[ReceiverState]:
+    out = []
+    byid = {f.id: f for r in reports.values() for f in r.findings}
+    for address, host in topo.receivers.get(sender, []):
+        if host is None:
+            out.append(ReceiverState(address, None, "absent"))
+            continue
+        if not judged.get(host):
+            out.append(ReceiverState(address, host, "unjudged"))
+            continue
+        causes = _blocking(reports[host])
+        if not causes:
+            out.append(ReceiverState(address, host, "idle"))
+            continue
+        f = causes[0]
+        root, seen = f.id, set()
+        while caused_by.get(root) and root not in seen:
+            seen.add(root)
+            root = caused_by[root] or root
+        rf = byid.get(root, f)
+        out.append(ReceiverState(address, host, "saturated", f.id, where(f),
+                                 where(rf) if rf.id != f.id else "", first_action(rf)))
+    sat = sorted([s for s in out if s.state == "saturated"],
+                 key=lambda s: (-severity_rank(byid[s.cause].severity) if s.cause in byid else 0, s.host or ""))
+    return sat + [s for s in out if s.state != "saturated"]
+
+
+
+
+def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentReport:
+    topo = topo_mod.build(instances)
+    by_host = {i.host: i for i in instances}
+    reports = {i.host: diagnose(i.evidence, i.thresholds) for i in instances}
+    judged = {i.host: bool(i.evidence.sources) for i in instances}
+    caused_by: Dict[str, Optional[str]] = {}
+    states: Dict[str, List[ReceiverState]] = {}
+    for _ in range(len(instances) + 1):
+        changed = False
+        for host in sorted(topo.receivers):
+            inst = by_host.get(host)
+            if inst is None:
+                continue
+            st = _states(host, topo, reports, caused_by, judged)
+            if st == states.get(host):
+                continue
+            states[host] = st
+            changed = True
+            reports[host] = diagnose(dataclasses.replace(inst.evidence, receivers=st), inst.thresholds)
+            sat = [s for s in st if s.state == "saturated"]
+            for f in reports[host].findings:
+                if f.bottleneck in LINKED and f.severity in SERIOUS:
+                    caused_by[f.id] = sat[0].cause if sat else None
+        if not changed:
+            break
+    for e in topo.edges:
+        rep = reports.get(e.sender)
+        if rep is not None and e.receiver_known:
+            e.blocked = any(f.bottleneck == "output" and f.severity in SERIOUS and caused_by.get(f.id)
+                            and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings)
+    dep = DeploymentReport(name, reports, {f.id: caused_by.get(f.id) for r in reports.values() for f in r.findings},
+                           topo)
+    dep.not_judged = _not_judged(instances, reports, states, topo)
+    dep.next_bottlenecks = next_bottlenecks({h: stage_headroom(r) for h, r in reports.items()})
+    return dep
+
+
+def _not_judged(instances: List[Instance], reports: Dict[str, Report], states: Dict[str, List[ReceiverState]],
+                topo: Topology) -> List[str]:
+    out = []
+    for inst in instances:
+        for n in reports[inst.host].not_judged:
+            out.append("%s: %s" % (inst.host, n))
+        for s in states.get(inst.host, []):
+            if s.state == "absent":
+                out.append("%s: its receiver %s is not in the deployment folder: its own data is missing, so "
+                           "whether it holds %s back was judged from %s's side only" % (inst.host, s.address,
+                                                                                       inst.host, inst.host))
+            elif s.state == "unjudged":
+                out.append("%s: its receiver %s has no readable data in the folder: not judged" % (inst.host, s.host))
+        blocked = [f for f in reports[inst.host].findings if f.bottleneck == "output" and f.severity in SERIOUS]
+        if blocked and inst.host not in topo.receivers:
+            out.append("%s: its output is blocked but its receivers are unknown (no group=tcpout_connections, no "
+                       "tcpout server list, and no instance in the folder lists it in group=tcpin_connections)"
+                       % inst.host)
+    return out
+
+
+# ------------------------------------------------------------------ what saturates next
+
+def stage_headroom(report: Report) -> List[Headroom]:
+    """The per-stage headroom of one instance (the engine's headroom rule): one place to read it from."""
+    return list(report.headroom)
+
+
+def next_bottlenecks(headroom: Dict[str, List[Headroom]]) -> List[NextBottleneck]:
+    """Stages not yet pegged, in the order they would peg as the load grows (a linear estimate per stage:
+    busy B% of one core pegs at 100 / B times today's load; the same caveats as headroom)."""
+    out: List[NextBottleneck] = []
+    for host, hs in headroom.items():
+        for h in hs:
+            if h.pegged or h.busy_pct <= 0:
+                continue
+            out.append(NextBottleneck(host, h.stage, h.pipeline_set, round(100.0 / h.busy_pct, 1), h.caveat))
+    return sorted(out, key=lambda n: (n.at_load_x, n.host, model.BOTTLENECK_ORDER.get(n.bottleneck, 9),
+                                      -1 if n.pipeline_set is None else n.pipeline_set))
+
+
+def pegged(headroom: Dict[str, List[Headroom]]) -> List[Tuple[str, Headroom]]:
+    return [(host, h) for host, hs in headroom.items() for h in hs if h.pegged]

@@ -1,0 +1,73 @@
+"""Linking findings already made (the search head's path): a sender's blocked output is `caused_by` the
+worst blocking finding of a receiver the topology names, when that receiver's findings show it saturated.
+
+The CLI judges a deployment folder by diagnosing each sender again with its receivers' state
+(judge.py). On the search head the alert action holds findings (judged from result rows, or reported by
+the collectors) and the topology from the rows' tcpin/tcpout connections, not every instance's raw data:
+it links the findings as they are and rewrites the symptom's summary and advice to name the cause.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional
+
+from ingest_doctor import model
+from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
+from ingest_doctor.deployment.topology import Topology
+from ingest_doctor.findings import Finding, Recommendation, severity_rank
+
+
+def _worst(fs: List[Finding]) -> Optional[Finding]:
+    fs = [f for f in fs if f.severity in SERIOUS and f.bottleneck in BLOCKING]
+    fs.sort(key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9), f.id))
+    return fs[0] if fs else None
+
+
+def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
+    """finding id -> the id of the finding that causes it (None: itself a cause). Chains link through."""
+    by_host: Dict[str, List[Finding]] = {}
+    for f in findings:
+        by_host.setdefault(f.host or "", []).append(f)
+    caused: Dict[str, Optional[str]] = {f.id: None for f in findings}
+    for _ in range(len(by_host) + 1):
+        changed = False
+        for f in findings:
+            if f.bottleneck not in LINKED or f.severity not in SERIOUS:
+                continue
+            causes = []
+            for _, rcv in topo.receivers.get(f.host or "", []):
+                if rcv is not None and rcv != f.host:
+                    w = _worst(by_host.get(rcv, []))
+                    if w is not None:
+                        causes.append(w)
+            causes.sort(key=lambda c: (-severity_rank(c.severity), c.id))
+            cause = causes[0].id if causes else None
+            if caused[f.id] != cause:
+                caused[f.id], changed = cause, True
+        if not changed:
+            break
+    return caused
+
+
+def root_of(fid: str, caused: Dict[str, Optional[str]]) -> str:
+    seen = set()
+    while caused.get(fid) and fid not in seen:
+        seen.add(fid)
+        fid = caused[fid] or fid
+    return fid
+
+
+def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
+    """The symptom as the cause makes it: its summary names the cause, its advice is to act there."""
+    through = "" if root.id == cause.id else " (itself held back by %s)" % where(root)
+    head = f.summary.split(". ", 1)[0].rstrip(".")
+    summary = ("%s. Caused by %s%s: a saturated receiver drains at a steady rate, so this output looks flat at a "
+               "ceiling like a link would. Act there, not here." % (head, where(cause), through))
+    act = first_action(root)
+    rec = Recommendation("Nothing to change on this instance: act on %s%s; this is not a setting here."
+                         % (where(root), ": " + act if act else ""))
+    return dataclasses.replace(f, summary=summary, recommendations=[rec])
+
+
+def symptoms(root: str, caused: Dict[str, Optional[str]]) -> List[str]:
+    return sorted(fid for fid, c in caused.items() if c and fid != root and root_of(fid, caused) == root)

@@ -1,0 +1,191 @@
+"""Who sends to whom, from the data; each edge names its source.
+
+Sources, in the order they are trusted:
+- the receivers' metrics.log `group=tcpin_connections`: one line per sender connection, naming the sender
+  by `guid=`, `hostname=`, `sourceIp=` and `sourceHost=` (keys of a real 8.2.1 line);
+- the senders' metrics.log `group=tcpout_connections` (`destIp=`/`destPort=` or the `name=` token) and
+  their outputs.conf `[tcpout:<group>] server=` lists (IPs or names), and the receivers their
+  splunkd.log says they could not connect to.
+An instance is known by its folder name, its host name, FQDN and guid (services/server/info), the address
+it was captured from (snapshot.json `source`), the `sourceIp` its receivers see it from and the
+`lastIndexer` its senders last sent to. A receiver a sender names that is none of the instances is
+absent (not in the folder): the sender is judged as alone towards it, and `not_judged` says so.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+from urllib.parse import urlsplit
+
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.evidence import Evidence
+
+TCPIN = "metrics.log group=tcpin_connections"
+TCPOUT = "metrics.log group=tcpout_connections"
+SERVERS = "rest services/configs/conf-outputs/tcpout server="
+CONNECT_FAILED = "splunkd.log connection failed"
+# A connection line is recent when it is within this many seconds of the instance's newest one.
+RECENT_S = 300.0
+
+
+@dataclass
+class Instance:
+    name: str                       # the folder name (or, on the search head, the host)
+    evidence: Evidence
+    thresholds: Optional[thresholds_mod.Thresholds] = None
+    address: Optional[str] = None   # the host part of the management URI it was captured from
+
+    @property
+    def host(self) -> str:
+        return self.evidence.host or self.name
+
+
+@dataclass
+class Edge:
+    sender: str                     # an instance's host, or the sender as the receiver names it
+    receiver: str                   # an instance's host, or the address the sender names (not in the folder)
+    source: str
+    kbps: Optional[float] = None
+    sender_known: bool = True       # the sender is an instance of the deployment
+    receiver_known: bool = True
+    blocked: bool = False           # set by the judge: the sender's output is held back on this edge
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"from": self.sender, "to": self.receiver, "source": self.source,
+                "kbps": None if self.kbps is None else round(self.kbps, 1), "blocked": self.blocked}
+
+
+@dataclass
+class Topology:
+    edges: List[Edge] = field(default_factory=list)
+    # sender host -> [(address as the sender names it, receiver host or None when absent)]
+    receivers: Dict[str, List[Tuple[str, Optional[str]]]] = field(default_factory=dict)
+
+    def senders_of(self, host: str) -> List[str]:
+        return sorted({e.sender for e in self.edges if e.receiver == host and e.sender_known})
+
+
+def bare(address: str) -> str:
+    """'10.0.0.11:9997' -> '10.0.0.11', 'idx-02.example.com:9997' -> 'idx-02.example.com', '[::1]:9997' -> '::1'."""
+    a = address.strip().lower()
+    if a.startswith("["):
+        return a[1:a.find("]")] if "]" in a else a[1:]
+    return a.rsplit(":", 1)[0] if a.count(":") == 1 else a
+
+
+def uri_host(uri: Optional[str]) -> Optional[str]:
+    if not uri:
+        return None
+    try:
+        return urlsplit(uri if "//" in uri else "//" + uri).hostname
+    except ValueError:
+        return None
+
+
+class Names:
+    """Every name an instance is known by -> its host."""
+
+    def __init__(self, instances: List[Instance]):
+        self.by: Dict[str, str] = {}
+        for inst in instances:
+            cfg = inst.evidence.config
+            for key in (inst.name, inst.host, cfg.host_fqdn, cfg.guid, inst.address):
+                self.add(key, inst.host)
+            if cfg.host_fqdn and "." in cfg.host_fqdn:
+                self.add(cfg.host_fqdn.split(".", 1)[0], inst.host)
+
+    def add(self, key: Optional[str], host: str) -> None:
+        if key:
+            self.by.setdefault(key.strip().lower(), host)
+
+    def find(self, *keys: Optional[str]) -> Optional[str]:
+        for k in keys:
+            if k:
+                hit = self.by.get(k.strip().lower()) or self.by.get(bare(k))
+                if hit:
+                    return hit
+                if "." in k and not k.replace(".", "").isdigit():
+                    hit = self.by.get(bare(k).split(".", 1)[0])
+                    if hit:
+                        return hit
+        return None
+
+
+def _recent(times: List[Optional[float]]) -> Optional[float]:
+    ts = [t for t in times if t is not None]
+    return max(ts) - RECENT_S if ts else None
+
+
+def build(instances: List[Instance]) -> Topology:
+    names = Names(instances)
+    # What receivers see of their senders teaches the senders' addresses, and their own (lastIndexer).
+    for inst in instances:
+        for c in inst.evidence.tcpin:
+            sender = names.find(c.guid, c.hostname)
+            if sender:
+                names.add(c.source_ip, sender)
+                if c.last_indexer:
+                    names.add(bare(c.last_indexer), inst.host)
+    topo = Topology()
+    seen: Dict[Tuple[str, str], Edge] = {}
+
+    def edge(sender: str, receiver: str, source: str, kbps: Optional[float], s_known: bool, r_known: bool) -> None:
+        key = (sender, receiver)
+        if key in seen:
+            if seen[key].kbps is None and kbps is not None:
+                seen[key].kbps = kbps
+            return
+        seen[key] = Edge(sender, receiver, source, kbps, s_known, r_known)
+        topo.edges.append(seen[key])
+
+    for inst in instances:
+        conns: Dict[Tuple[str, str], List[float]] = defaultdict(list)
+        since = _recent([c.time for c in inst.evidence.tcpin])
+        labels: Dict[Tuple[str, str], str] = {}
+        for c in inst.evidence.tcpin:
+            if since is not None and c.time is not None and c.time < since:
+                continue
+            sender = names.find(c.guid, c.hostname, c.source_ip, c.source_host)
+            key = (sender or c.hostname or c.source_ip, "1" if sender else "")
+            conns[key].append(c.kbps)
+            labels.setdefault(key, "hostname=%s" % c.hostname if c.hostname else "sourceIp=%s" % c.source_ip)
+        for key, kbps in sorted(conns.items()):
+            edge(key[0], inst.host, "%s %s %s" % (inst.host, TCPIN, labels[key]), sum(kbps) / len(kbps),
+                 bool(key[1]), True)
+    for inst in instances:
+        ev = inst.evidence
+        named: List[Tuple[str, str, Optional[float]]] = []
+        per: Dict[str, List[float]] = defaultdict(list)
+        since = _recent([c.time for c in ev.tcpout])
+        for c in ev.tcpout:
+            if since is None or c.time is None or c.time >= since:
+                per[c.receiver].append(c.kbps)
+        for addr, ks in sorted(per.items()):
+            named.append((addr, "%s %s destIp=%s" % (inst.host, TCPOUT, addr), sum(ks) / len(ks)))
+        for srv in (ev.config.tcpout_servers or "").split(","):
+            if srv.strip():
+                named.append((srv.strip(), "%s %s%s" % (inst.host, SERVERS, srv.strip()), None))
+        for s in ev.log_signals:
+            if s.kind == "tcpout_connect_failed" and s.receiver:
+                named.append((s.receiver, "%s %s %s" % (inst.host, CONNECT_FAILED, s.receiver), None))
+        mine: Dict[str, Tuple[str, Optional[str]]] = {}
+        for addr, source, kbps in named:
+            host = names.find(addr)
+            if host == inst.host:
+                continue
+            edge(inst.host, host or addr, source, kbps, True, host is not None)
+            # One entry per receiver: the address the sender's data names it by.
+            mine.setdefault(host or bare(addr), (addr, host))
+        for e in topo.edges:
+            if e.sender == inst.host and e.receiver_known and e.receiver not in mine:
+                mine[e.receiver] = (e.receiver, e.receiver)
+        if mine:
+            topo.receivers[inst.host] = sorted(mine.values(), key=lambda x: x[0])
+    # Edges learned from the receivers' side come after the senders' own: give every sender its receivers.
+    for e in topo.edges:
+        if e.sender_known and e.receiver_known:
+            lst = topo.receivers.setdefault(e.sender, [])
+            if all(h != e.receiver for _, h in lst):
+                lst.append((e.receiver, e.receiver))
+    return topo
