@@ -226,6 +226,7 @@ def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ
 
 def instance_folder(uri: str) -> str:
     """The subfolder of one --uri: its host and port, safe as a folder name."""
+    from urllib.parse import urlsplit       # only where used: diagnose never pays for it
     parts = urlsplit(uri)
     name = (parts.hostname or "instance") + ("_%d" % parts.port if parts.port and parts.port != 8089 else "")
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)

@@ -116,7 +116,7 @@ def test_a_receiver_down_and_absent_from_the_folder(tmp_path):
     r = diagnose(write(str(tmp_path / "dep"), [hf, i1]))
     out = by_id(r, "hf-01/output/-")
     assert out["caused_by"] is None and r["root_causes"] == ["hf-01/output/-"]
-    assert "10.0.3.13:9997 refused or timed out" in out["summary"]
+    assert "10.0.3.13:9997 timed out" in out["summary"]          # its state, named (issue 18)
     assert "compressed" not in settings(out)
     assert any(n.startswith("hf-01: its receiver 10.0.3.13:9997 is not in the deployment folder")
                for n in r["not_judged"])

@@ -91,7 +91,7 @@ def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_p
     text = sh.messages.shown[message_name("idx-02/indexing/-")]["message"]
     assert "It holds back 1 other instance (hf-01)" in text
     # The webhook says root and symptoms once.
-    assert [h["id"] for h in sh.hooks] == ["idx-02/indexing/-"]
+    assert [h["id"] for h in sh.hooks] == ["idx-02/indexing/-"], p.stderr
     assert [s["id"] for s in sh.hooks[0]["symptoms"]] == ["hf-01/output/-"]
 
 

@@ -10,6 +10,9 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from fakes.paths import BIN
+from ingest_doctor import thresholds
+
+TH = thresholds.defaults()
 
 SCRIPT = os.path.join(BIN, "ingest_doctor_flag.py")
 NOW = 1763805600.0
@@ -31,7 +34,7 @@ def thread_row(host: str = "hf-01", last: float = NOW, busy: int = 98) -> Dict[s
             "stage": "hec_input", "busy_pct": busy, "samples": ["%d:%s" % (last - 30 * i, s) for i, s in
                                                                  enumerate(samples)],
             "samples_over": 20, "window_min": 10, "span_s": 30, "last_time": last,
-            "source": "metrics.log group=dutycycle", "threshold": 90}
+            "source": "metrics.log group=dutycycle", "threshold": TH.thread_busy_pct}
 
 
 def finding(host: str = "hf-01", severity: str = "warning", status: str = "open", detected_by: str = "collector",

@@ -66,7 +66,7 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
     assert "bin/ingest_doctor_ports/collector.py" not in shipped
     assert "default/inputs.conf" not in shipped
     # only the event index its action writes to (known to a forwarding search head), no metrics index
-    assert read_conf(os.path.join(app, "default", "indexes.conf")).sections() == ["ingest_doctor"]
+    assert list(read_conf(os.path.join(app, "default", "indexes.conf"))) == ["ingest_doctor"]
     assert "README/inputs.conf.spec" not in shipped
     props = read_conf(os.path.join(app, "default", "props.conf"))
     for st, settings in props.items():

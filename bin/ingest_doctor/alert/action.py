@@ -272,9 +272,10 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         if webhook:
             # root and symptoms once: a symptom whose root cause is in this run rides with the root's
             in_run = {f.id for f, _, _ in planned}
-            for (f, up, _), change in zip(planned, changes):      # one change per upsert, in order
+            kinds = {c.finding.id: c.kind for c in changes}         # a symptom has no change of its own
+            for f, up, _ in planned:
                 root = link_mod.root_of(f.id, caused)
-                if change.kind in NOTIFIED_KINDS and not (root != f.id and root in in_run):
+                if kinds.get(f.id) in NOTIFIED_KINDS and not (root != f.id and root in in_run):
                     mark_pending(up.record, now, payload.search_name)
         by_event_host: Dict[str, List[str]] = {}
         for f, up, judged in planned:
