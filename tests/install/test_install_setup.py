@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import splcheck
+from confcheck import read_conf
 from fakes import paths
 from fakes.paths import ROOT
 from ingest_doctor_ports import logfile
@@ -76,7 +77,7 @@ def test_the_event_index_check_refuses_main():
 
 
 def test_the_lag_panel_data_is_narrow_and_checked():
-    macros = splcheck._conf(os.path.join(ROOT, "default", "macros.conf"))
+    macros = read_conf(os.path.join(ROOT, "default", "macros.conf"))
     definition = macros["ingest_doctor_hec_data"]["definition"]
     assert "index=*" not in definition.replace(" ", "")
     assert "/services/data/inputs/http" in definition and "source=http:*" in definition
