@@ -63,13 +63,13 @@ async function main() {
         // 1. Thread activity: a row of "threads over the threshold" sets thread and drill_host.
         await open(page, port, 'ingest_doctor_thread_activity');
         const title = () => page.locator('[data-id="viz_thread_drill"] [data-test="viz-title"]').textContent();
-        assert.strictEqual(await title(), 'Thread httpinputserverdatathread on host *');
+        assert.strictEqual(await title(), 'Thread httpinputserverdatathread on the 5 busiest hosts and sets');
         await clickRow(page, 'viz_threads_over', 0, 2);
-        const t = await waitFor(async () => ((await title()) !== 'Thread httpinputserverdatathread on host *' ? title() : null));
-        assert.strictEqual(t, 'Thread typing on host idx-07');
+        const t = await waitFor(async () => ((await title()) !== 'Thread httpinputserverdatathread on the 5 busiest hosts and sets' ? title() : null));
+        assert.strictEqual(t, 'Thread typing on idx-07');
         const msgs = await page.locator('[data-id="viz_thread_drill"] [data-test="message"]').count();
         assert.strictEqual(msgs, 0, 'the drilldown chart shows a message after the click');
-        ok('thread table row -> "Thread typing on host idx-07" chart');
+        ok('thread table row -> "Thread typing on idx-07" chart');
 
         // A click in a table row of `view` must open `target` with these form.* parameters.
         const rowOpens = async (what, view, viz, row, col, target, params) => {
