@@ -82,6 +82,26 @@ class Lifecycle:
         if not self.writing:
             raise Stopped()
 
+    def install(self, signums: Any) -> None:
+        for sig in signums:
+            signal.signal(sig, self.on_signal)
+        rearm = getattr(signal, "setitimer", None)      # Unix; elsewhere check() still stops at the next step
+        if rearm:
+            signal.signal(signal.SIGALRM, self.on_signal)
+        previous = sys.unraisablehook
+
+        def unraisable(info: Any) -> None:
+            # A signal landing in a weakref callback or __del__ (the garbage collector runs them between any
+            # two bytecodes) raises Stopped where Python cannot propagate it: it would print a traceback to
+            # splunkd.log and be lost. Raise it again 10 ms later, from a timer, back in the loop.
+            if isinstance(info.exc_value, Stopped):
+                if rearm:
+                    rearm(signal.ITIMER_REAL, 0.01)
+            else:
+                previous(info)
+
+        sys.unraisablehook = unraisable
+
     def discard_output(self) -> None:
         """splunkd closed our stdout: point the descriptor at /dev/null so the
         closing writes (</stream>, buffered bytes) succeed silently."""
@@ -287,8 +307,7 @@ def run(argv, stdin, stdout, stderr) -> int:
     script = CollectorInput(life, stdout)
     streaming = len(argv) == 1
     if streaming:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, life.on_signal)
+        life.install((signal.SIGTERM, signal.SIGINT))
     ew = EventWriter(stdout, stderr)
     try:
         rc = script.run_script(argv, ew, getattr(stdin, "buffer", stdin))
