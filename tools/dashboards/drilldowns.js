@@ -16,7 +16,7 @@ const VIEW_NAMES = new Set(loadViews().map((v) => v.name));
 async function open(page, port, view, extra = '') {
     await page.goto(`http://127.0.0.1:${port}/?view=${view}&state=saturated${extra}`);
     const def = loadViews().find((v) => v.name === view).definition;
-    assert.ok(await R.settle(page, Object.keys(def.visualizations).length, 20000), `${view} did not settle`);
+    assert.ok(await R.settle(page, Object.keys(def.visualizations).length, R.SETTLE_MS), `${view} did not settle`);
 }
 
 async function clickRow(page, viz, row, col) {

@@ -119,6 +119,25 @@ def hec_tokens(dep):
     return result(["host", "token", "events/s", "MB/s", "requests/s", "events/request", "max requests waiting ack"], rows)
 
 
+CLASSES = ("auth_failures", "parser_errors", "disabled_token", "incorrect_url")
+
+
+@panel(HEC, "ds_hec_error_classes",
+       "stats " + " ".join("sum({0}) AS {0}".format(f) for f in CLASSES) + " BY host", "sort 0 - refused host",
+       "stats count")
+def hec_error_classes(dep):
+    rows = []
+    for (h,), rs in group(totals(dep), "host").items():
+        counts = [sum(r[f] for r in rs) for f in CLASSES]
+        if sum(counts):
+            rows.append([h] + counts)
+    rows.sort(key=lambda r: (-sum(r[1:]), r[0]))
+    if not rows:
+        return message("No HEC request refused for a failed authentication, a parser error, a disabled token or a "
+                       "wrong URL in this time range (_introspection HttpEventCollector).")
+    return result(["host", "auth failures", "parser errors", "disabled token", "incorrect URL"], rows)
+
+
 @panel(HEC, "ds_hec_batching", "stats sum(events) AS events sum(requests) AS requests BY token", "sort events_per_request")
 def hec_batching(dep):
     rows = [[tok[0], sround(sum(r["events"] for r in rs) / sum(r["requests"] for r in rs), 1)]
@@ -224,10 +243,9 @@ def findings_table(dep, fields, rows, empty):
 
 @panel(HEC, "ds_open_findings", "sort severity_rank - last_seen_epoch", "stats count")
 def hec_open_findings(dep):
-    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "detected", "first_seen",
-              "last_seen"]
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings", "detected", "last_seen"]
     rows = findings_table(dep, fields, open_findings(dep), NO_FINDING)
-    return rows if isinstance(rows, dict) else result(fields, rows)
+    return rows if isinstance(rows, dict) else result(["set" if f == "pipeline_set" else f for f in fields], rows)
 
 
 @panel(HEC, "ds_flow", "stats avg(_tcp_KBps) AS kbps BY hostname host",
@@ -383,6 +401,15 @@ def chain(dep):
 
 
 
+@panel(PS, "ds_pset_config", "stats latest(pipelines) AS pipelines latest(policy) AS policy BY host", "sort 0 - _time",
+       "dedup host", "stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host",
+       "sort 0 order host", "stats count")
+def pset_config(dep):
+    conf = dep.pipeline_config()
+    return result(["host", "pipeline sets", "selection policy", "indexer status"],
+                  [[h] + list(conf[h]) for h in sorted(conf, key=lambda h: (conf[h][2] == "normal", h))])
+
+
 @panel(PS, "ds_bands", "bin _time span=5m", "stats max(fill_pct) AS fill BY _time host",
        "timechart span=5m dc(host) BY band")
 def bands(dep):
@@ -510,7 +537,7 @@ def cpu_table(dep):
         vals = [r["pct_one_core"] for r in rs]
         rows.append([h, p, st, pl, pr, sround(sum(vals) / len(vals), 1), max(vals), sum(r["executes"] for r in rs)])
     rows.sort(key=lambda r: (-r[5], r[0], r[1], r[4]))
-    return result(["host", "ingest_pipe", "stage", "pipeline", "processor", "avg_pct", "max_pct", "executes"], rows[:15])
+    return result(["host", "set", "stage", "pipeline", "processor", "avg_pct", "max_pct", "executes"], rows[:15])
 
 
 @panel(CPU, "ds_cpu_unreliable",
@@ -577,11 +604,12 @@ def props_findings(dep):
 
 
 # ----------------------------------------------------------------------------- findings
-@panel(FND, "ds_findings_table", "eventstats dc(host) AS held min(severity_rank) AS root_rank BY root",
-       "sort root_rank root symptom severity_rank - last_seen_epoch", "stats count")
-def findings_records(dep):
-    fields = ["severity", "cause", "host", "bottleneck", "pipeline_set", "summary", "evidence_text", "advice", "settings",
-              "detected", "first_seen", "last_seen", "count", "status", "evidence_dashboard"]
+ORDER = ("eventstats dc(host) AS held min(severity_rank) AS root_rank BY root",
+         "sort root_rank root symptom severity_rank - last_seen_epoch", "stats count")
+
+
+def findings_in_order(dep):
+    """The open findings as both findings tables order them: root causes first, their symptoms under them."""
     rows = open_findings(dep)
     groups = group(rows, "root")
     out = []
@@ -593,12 +621,29 @@ def findings_records(dep):
         out.append(dict(f, cause=cause, status=resolved_status(f), symptom=1 if f["caused_by"] else 0,
                         root_rank=min(x["severity_rank"] for x in g)))
     out.sort(key=lambda f: (f["root_rank"], f["root"], f["symptom"], f["severity_rank"], -f["last_seen"]))
-    rows = findings_table(dep, fields, out, NO_FINDING)
+    return out
+
+
+@panel(FND, "ds_findings_table", *ORDER)
+def findings_records(dep):
+    fields = ["severity", "cause", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings",
+              "evidence_dashboard"]
+    rows = findings_table(dep, fields, findings_in_order(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
-    return result(["severity", "cause", "host", "bottleneck", "pipeline set", "summary", "evidence", "what to do",
-                   "setting -> suggested", "detected", "first seen", "last seen", "count", "status",
+    return result(["severity", "cause", "host", "bottleneck", "set", "summary", "what to do", "setting -> suggested",
                    "_evidence_dashboard"], rows)
+
+
+@panel(FND, "ds_findings_evidence", *ORDER)
+def findings_evidence(dep):
+    fields = ["severity", "host", "bottleneck", "pipeline_set", "evidence_text", "detected", "first_seen", "last_seen",
+              "count", "status", "evidence_dashboard"]
+    rows = findings_table(dep, fields, findings_in_order(dep), NO_FINDING)
+    if isinstance(rows, dict):
+        return rows
+    return result(["severity", "host", "bottleneck", "set", "evidence", "detected", "first seen", "last seen", "count",
+                   "status", "_evidence_dashboard"], rows)
 
 
 def resolved_status(f):

@@ -108,11 +108,15 @@ async function main() {
         assert.match(errs, /no recorded results for data source ds_unrecorded/, errs);
         console.log('ok   render bites: a data source without recorded results fails, naming ds_unrecorded');
 
-        // 3. render: the readability checks. A 12-series chart, a title longer than its panel and a
-        //    chain table whose first row is not the saturated set must each fail, named.
+        // 3. render: the readability checks. A 12-series chart, a title longer than its panel, a hosts
+        //    input with a count beside its choice and a chain table whose first row is not the saturated
+        //    set must each fail, named.
         const ps = loadViews().find((v) => v.name === 'ingest_doctor_pipeline_sets');
         const pdef = JSON.parse(JSON.stringify(ps.definition));
         pdef.visualizations.viz_psets_time.title = 'A title far too long for its panel: '.repeat(8);
+        // the hosts input as the multiselect it was: Studio draws "All hosts (1)" (issue 22)
+        pdef.inputs.input_host.type = 'input.multiselect';
+        pdef.inputs.input_host.options.defaultValue = ['*'];
         fs.rmSync(viewsDir, { recursive: true, force: true });
         fs.mkdirSync(viewsDir);
         fs.writeFileSync(path.join(viewsDir, 'ingest_doctor_pipeline_sets.xml'), viewXml('Pipeline sets (selftest)', pdef));
@@ -144,6 +148,8 @@ async function main() {
         console.log('ok   render bites: a chart of 12 series without a top N fails, naming viz_fill_time');
         assert.match(perrs, /viz_psets_time \(splunk\.line\): truncated title/, perrs);
         console.log('ok   render bites: a title cut short in the page fails, naming viz_psets_time');
+        assert.match(perrs, /input shows: a count beside its choice: "All hosts.*" \(\(1\)\)/, perrs);
+        console.log('ok   render bites: a hosts input showing "All hosts (1)" fails');
         assert.match(perrs, /viz_chain: shows first "hf-02 \| none/, perrs);
         console.log('ok   render bites: a saturated chain whose first row is not idx-07 set 1 fails, naming viz_chain');
         assert.match(perrs, /viz_headroom: shows first "idx-07 \| 1 \| typing \| 47\.5/, perrs);

@@ -267,7 +267,14 @@ class Deployment:
 
     @rows
     def hec_rows(self):
-        """ingest_doctor_hec_counters: per minute, host, series (instance totals and per token)."""
+        """ingest_doctor_hec_counters: per minute, host, series (instance totals and per token). The instance
+        totals count the refused requests as the Monitoring Console does: hf-02's malformed events (reply=6 in
+        splunkd.log) are its parser errors; no client sends a bad token or to a wrong URL."""
+        malformed = {}
+        for r in self.hec_reply_rows():
+            if r["reply"] == "6":
+                key = (r["host"], r["_time"] - (r["_time"] - START) % 60)
+                malformed[key] = malformed.get(key, 0) + 1
         for host in HOSTS:
             for t in range(START, END, 60):
                 eps = self.hec_eps(host, t)
@@ -279,7 +286,9 @@ class Deployment:
                                      requests=round(ev / self.epr(tok)), bytes_in=round(ev * bpe), waiting_ack=0))
                 yield dict(_time=t, host=host, series="http_event_collector", token="(all tokens)",
                            events=sum(r["events"] for r in toks), requests=sum(r["requests"] for r in toks),
-                           bytes_in=sum(r["bytes_in"] for r in toks), waiting_ack=0)
+                           bytes_in=sum(r["bytes_in"] for r in toks), waiting_ack=0,
+                           parser_errors=malformed.get((host, t), 0), auth_failures=0, disabled_token=0,
+                           incorrect_url=0)
                 yield from toks
 
     @rows
@@ -390,7 +399,16 @@ class Deployment:
         return out
 
     def hec_settings(self):
-        # enableSSL as the view's eval words it for both sources (REST 1, the collector's JSON true)
-        rows = [[h, "collector", "2", "0", "0", "8088", "yes", "2", None] for h in FORWARDERS]
+        # enableSSL as the view's eval words it for both sources (REST 1, the collector's JSON true). The collector
+        # runs on every host (its config events); REST reaches the search peers, the indexers.
+        rows = [[h, "collector", "2", "0", "0", "8088", "yes", "2", None] for h in HOSTS]
         rows += [[h, "REST", "2", "0", "0", "8088", "yes", "2", None] for h in INDEXERS]
         return sorted(rows, key=lambda r: (r[0], r[1]))
+
+    def pipeline_config(self):
+        """Per host: the latest ingest_doctor:config event's config.parallel_ingestion_pipelines and
+        config.pipeline_set_selection_policy (server.conf [general], the default round_robin everywhere: hence
+        idx-07's imbalance finding), and the status dimension of its latest ingest_doctor.indexer.throttled metric
+        (server/introspection/indexer): normal everywhere, idx-07's indexer processor included (its typing
+        stage is the bottleneck, not indexing)."""
+        return {h: (str(len(psets(h))), "round_robin", "normal") for h in HOSTS}

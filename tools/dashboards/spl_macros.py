@@ -66,12 +66,14 @@ macro("ingest_doctor_queue_fill_rows",
       "| fields _time host ingest_pipe queue stage stage_order fill_pct")
 macro("ingest_doctor_hec_counters",
       "_introspection component=HttpEventCollector counters summed per minute, host, series and token "
-      "(series http_event_collector: instance totals; http_event_collector_token: per token).",
+      "(series http_event_collector: instance totals; http_event_collector_token: per token), with the refused "
+      "requests the Monitoring Console counts: auth failures, parser errors, requests to a disabled token or a wrong URL.",
       "eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")",
       "| bin _time span=1m",
       "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests",
       "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors",
-      "sum(data.num_of_auth_failures) AS auth_failures max(data.num_of_requests_waiting_ack) AS waiting_ack",
+      "sum(data.num_of_auth_failures) AS auth_failures sum(data.num_of_requests_to_disabled_token) AS disabled_token",
+      "sum(data.num_of_requests_to_incorrect_url) AS incorrect_url max(data.num_of_requests_waiting_ack) AS waiting_ack",
       "BY _time host series token")
 macro("ingest_doctor_hec_reply_rows",
       "splunkd.log HttpInputDataHandler rejections: reply=N, the token, and the code's meaning and advice "

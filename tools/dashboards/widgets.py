@@ -24,7 +24,9 @@ def std_inputs(d: Dash, pset: bool = True) -> None:
     d.search("ds_hosts", "Hosts reporting metrics.log", HOSTS_SEARCH)
     d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
                               "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
-    d.inputs["input_host"] = _listed("input.multiselect", "Hosts", "host", ["*"], "ds_hosts", "host", "All hosts")
+    # A dropdown: "All hosts" or one host. Studio's multiselect always draws a count beside its first choice
+    # ("All hosts (1)"), which reads as one host (issue 22); `host IN ($host$)` takes either.
+    d.inputs["input_host"] = _listed("input.dropdown", "Hosts", "host", "*", "ds_hosts", "host", "All hosts")
     d.global_inputs += ["input_time", "input_host"]
     if pset:
         d.search("ds_psets", "Pipeline sets (ingest_pipe) in metrics.log", PSETS_SEARCH)

@@ -38,7 +38,8 @@ def _searches(d: Dash) -> None:
             "| stats avg(pct_one_core) AS avg_pct max(pct_one_core) AS max_pct sum(executes) AS executes BY host ingest_pipe stage pipeline processor\n"
             "| eval avg_pct=round(avg_pct, 1)\n"
             "| sort 0 - avg_pct host ingest_pipe processor\n| head 15\n"
-            "| table host ingest_pipe stage pipeline processor avg_pct max_pct executes")
+            "| table host ingest_pipe stage pipeline processor avg_pct max_pct executes\n"
+            "| rename ingest_pipe AS set")
     d.chain("ds_cpu_unreliable", "Readings left out: cpu_seconds above the interval x threads", "ds_cpu",
             "| where unreliable>0\n"
             "| stats sum(unreliable) AS readings max(max_reading) AS max_cpu_seconds max(interval_s) AS interval_s "
@@ -93,6 +94,8 @@ def _panels(d: Dash) -> None:
           line_opts("% of one core", None))
     cf, ctx = table_colors({"avg_pct": busy_bands()})
     cf["count"] = 15
+    # the longest processor name (regexreplacement) on one line; the set's short header leaves it the room
+    cf["columnFormat"]["processor"] = {"width": 140}
     d.add("viz_cpu_table", "splunk.table", "Top processors by average % of one core", "ds_cpu_table", None, cf, context=ctx)
     d.add("viz_cpu_unreliable", "splunk.table", "Unreliable CPU readings (left out of the charts)", "ds_cpu_unreliable",
           "A processor's cpu_seconds above the interval's wall time x the stage's threads is not CPU time in the "

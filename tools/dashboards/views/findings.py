@@ -12,9 +12,9 @@ NAME, LABEL = "ingest_doctor_findings", "Findings"
 DESCRIPTION = ("What the Ingest Doctor alerts and collector found, where, with the evidence and the setting to change. "
                "Open and resolved, from the KV store ingest_doctor_findings.")
 PSET = False                  # no pipeline-set input: findings name their set
-LAYOUT = ((110, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts",
+LAYOUT = ((130, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts",
            ("viz_findings_help", 2)),
-          (480, "viz_findings_table"), (260, "viz_findings_by"))
+          (480, "viz_findings_table"), (300, "viz_findings_evidence"), (260, "viz_findings_by"))
 
 
 def _inputs(d: Dash) -> None:
@@ -24,12 +24,13 @@ def _inputs(d: Dash) -> None:
                                                       {"label": "Resolved", "value": "resolved"},
                                                       {"label": "All", "value": "*"}],
                                             "token": "status", "defaultValue": "open"}}
-    d.inputs["input_severity"] = {"type": "input.multiselect", "title": "Severity",
+    # a dropdown, not a multiselect: no "All (1)" count beside the choice (issue 22)
+    d.inputs["input_severity"] = {"type": "input.dropdown", "title": "Severity",
                                   "options": {"items": [{"label": "All", "value": "*"},
                                                         {"label": "critical", "value": "critical"},
                                                         {"label": "warning", "value": "warning"},
                                                         {"label": "info", "value": "info"}],
-                                              "token": "severity", "defaultValue": ["*"]}}
+                                              "token": "severity", "defaultValue": "*"}}
     d.inputs["input_bottleneck"] = {
         "type": "input.dropdown", "title": "Bottleneck",
         "options": {"items": [{"label": "All", "value": "*"}] + [
@@ -42,16 +43,22 @@ def _searches(d: Dash) -> None:
     """The findings, their counts by severity, every finding by bottleneck."""
     d.search("ds_findings", "Findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"$status$\" severity IN ($severity$) bottleneck=\"$bottleneck$\" " + HOSTS)
-    d.chain("ds_findings_table", "Findings with evidence and recommendations", "ds_findings",
-            "| eventstats dc(host) AS held min(severity_rank) AS root_rank BY root\n"
-            "| eval symptom=if(caused_by==\"\", 0, 1), cause=if(caused_by==\"\" AND held>1, \"root cause: holds back \""
-            ".(held-1).\" instance\".if(held>2, \"s\", \"\"), cause)\n"
-            "| sort root_rank root symptom severity_rank - last_seen_epoch\n"
-            "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
-            "| table severity cause host bottleneck pipeline_set summary evidence_text advice settings "
-            "detected first_seen last_seen count status evidence_dashboard\n"
-            "| rename evidence_text AS evidence advice AS \"what to do\" settings AS \"setting -> suggested\" "
-            "pipeline_set AS \"pipeline set\" first_seen AS \"first seen\" last_seen AS \"last seen\" "
+    # Both tables list the findings in one order (root causes first, their symptoms under them), so a row of
+    # the evidence table is the row of the findings table at the same place.
+    order = ("| eventstats dc(host) AS held min(severity_rank) AS root_rank BY root\n"
+             "| eval symptom=if(caused_by==\"\", 0, 1), cause=if(caused_by==\"\" AND held>1, \"root cause: holds back \""
+             ".(held-1).\" instance\".if(held>2, \"s\", \"\"), cause)\n"
+             "| sort root_rank root symptom severity_rank - last_seen_epoch\n")
+    d.chain("ds_findings_table", "Findings with their recommendations", "ds_findings",
+            order + "| table severity cause host bottleneck pipeline_set summary advice settings evidence_dashboard\n"
+            "| rename advice AS \"what to do\" settings AS \"setting -> suggested\" pipeline_set AS set "
+            "evidence_dashboard AS _evidence_dashboard\n"
+            + NO_FINDINGS)
+    d.chain("ds_findings_evidence", "Findings with their evidence and history", "ds_findings",
+            order + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
+            "| table severity host bottleneck pipeline_set evidence_text detected first_seen last_seen count status "
+            "evidence_dashboard\n"
+            "| rename evidence_text AS evidence pipeline_set AS set first_seen AS \"first seen\" last_seen AS \"last seen\" "
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
@@ -76,17 +83,29 @@ def _panels(d: Dash) -> None:
     d.add("viz_findings_by", "splunk.bar", "Every stored finding by bottleneck, open and resolved", "ds_findings_by",
           "All hosts selected, whatever the Status input.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "findings"})
+    # Widths: each column's longest word on one line (pipeline_set_imbalance, pipelineSetSelectionPolicy,
+    # regex_cpu_share_pct=86); the evidence and history of a finding in a second table under the first, so
+    # neither needs more columns than the page is wide (issue 22).
+    drill = [{"type": "drilldown.customUrl", "options": {
+        "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$", "newTab": False}}]
     d.add("viz_findings_table", "splunk.table", "Findings: root causes first, their symptoms under them",
           "ds_findings_table",
-          "A forwarder held back by a saturated indexer is listed under it (cause: caused by <host> <stage>). Evidence: "
-          "signal=value unit; recommendations name the conf file, stanza, setting, current and suggested value. Click "
-          "a row for its evidence.",
-          {"columnFormat": {"severity": severity_column(), "summary": {"width": 120}},
+          "A forwarder held back by a saturated indexer is listed under it (cause: caused by <host> <stage>). "
+          "Recommendations name the conf file, stanza, setting, current and suggested value. Click a row for its "
+          "evidence.",
+          {"columnFormat": {"severity": severity_column(), "cause": {"width": 140}, "bottleneck": {"width": 180},
+                            "summary": {"width": 310}, "what to do": {"width": 310},
+                            "setting -> suggested": {"width": 200}},
            "showInternalFields": False},
-          context=severity_colors(),
-          eventHandlers=[{"type": "drilldown.customUrl", "options": {
-              "url": "/app/" + APP + "/$row._evidence_dashboard.value$?form.host=$row.host.value|u$",
-              "newTab": False}}])
+          context=severity_colors(), eventHandlers=drill)
+    d.add("viz_findings_evidence", "splunk.table", "Evidence and history of each finding, in the same order",
+          "ds_findings_evidence",
+          "Evidence: signal=value unit. Detected by the collector, an alert or both; count: times seen. Click a row "
+          "for its evidence.",
+          {"columnFormat": {"severity": severity_column(), "bottleneck": {"width": 180}, "evidence": {"width": 360},
+                            "first seen": {"width": 100}, "last seen": {"width": 100}, "status": {"width": 140}},
+           "showInternalFields": False},
+          context=severity_colors(), eventHandlers=drill)
     d.markdown("viz_findings_help", "About findings",
                "One record per **bottleneck** and place; **detected**: collector, alert or both. **Resolved** "
                "when the collector sees it end (status says what changed) or after "

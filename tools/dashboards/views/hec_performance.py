@@ -128,7 +128,8 @@ LAYOUT = ((400, "viz_overview"), (420, ("viz_flow", 2), "viz_next"),
           (320, ("viz_hec_errors_time", 2), ("viz_hec_errors_table", 3)),
           (320, "viz_hec_thread", "viz_hec_queues"), (300, "viz_hec_eps", "viz_hec_mbps"),
           (300, "viz_hec_latency", "viz_hec_lag"), (300, "viz_hec_health", "viz_hec_batching"),
-          (300, "viz_hec_tokens"), (280, "viz_hec_settings"), (380, "viz_open_findings"))
+          (300, ("viz_hec_tokens", 3), ("viz_hec_error_classes", 2)), (280, "viz_hec_settings"),
+          (380, "viz_open_findings"))
 
 
 def _throughput_searches(d: Dash) -> None:
@@ -156,6 +157,19 @@ def _throughput_searches(d: Dash) -> None:
             "| sort - eps\n"
             "| table host token eps mbps rps epr waiting_ack\n"
             "| rename eps AS \"events/s\" mbps AS \"MB/s\" rps AS \"requests/s\" epr AS \"events/request\" waiting_ack AS \"max requests waiting ack\"")
+    # The Monitoring Console's classes of refused requests (its HEC dashboards read the same counters).
+    classes = (("auth_failures", "auth failures"), ("parser_errors", "parser errors"),
+               ("disabled_token", "disabled token"), ("incorrect_url", "incorrect URL"))
+    d.chain("ds_hec_error_classes", "HEC requests refused per host by class (_introspection HttpEventCollector)", "ds_hec",
+            "| where series==\"http_event_collector\"\n"
+            "| stats " + " ".join("sum({0}) AS {0}".format(f) for f, _ in classes) + " BY host\n"
+            "| fillnull value=0 " + " ".join(f for f, _ in classes) + "\n"
+            "| eval refused=" + "+".join(f for f, _ in classes) + "\n"
+            "| where refused>0\n| sort 0 - refused host\n"
+            "| table host " + " ".join(f for f, _ in classes) + "\n"
+            "| rename " + " ".join("{} AS \"{}\"".format(f, label) for f, label in classes) + "\n"
+            + empty_message("No HEC request refused for a failed authentication, a parser error, a disabled token "
+                            "or a wrong URL in this time range (_introspection HttpEventCollector)."))
     d.chain("ds_hec_batching", "Events per request by token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
             "| stats sum(events) AS events sum(requests) AS requests BY token\n"
@@ -228,7 +242,8 @@ def _thread_and_queue_searches(d: Dash) -> None:
              HEC_SETTINGS)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
-             "| table severity host bottleneck pipeline_set summary advice settings detected first_seen last_seen\n"
+             "| table severity host bottleneck pipeline_set summary advice settings detected last_seen\n"
+             "| rename pipeline_set AS set\n"
              + NO_FINDINGS)
 
 
@@ -275,6 +290,9 @@ def _throughput_panels(d: Dash) -> None:
           "Tokens sending fewer than %d events per request cost a request per handful of events: batch them in "
           "the client." % CHATTY,
           cf, context=ctx)
+    d.add("viz_hec_error_classes", "splunk.table", "HEC requests refused: auth, parser, disabled token, URL",
+          "ds_hec_error_classes",
+          "As the Monitoring Console counts them, over the range; hosts with none left out.")
     d.add("viz_hec_batching", "splunk.bar", "Events per request by token (fewest first)", "ds_hec_batching",
           "All HEC hosts together, per token.",
           {"legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "events/request"})
@@ -309,9 +327,10 @@ def _diagnosis_panels(d: Dash) -> None:
     d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
           "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
-          "From the KV store ingest_doctor_findings. Click a row for the findings dashboard.",
-          {"columnFormat": {"severity": severity_column(),
-                            "summary": {"width": 220}, "advice": {"width": 180}, "settings": {"width": 150}}},
+          "From the KV store ingest_doctor_findings; since when and the evidence on the findings dashboard: click a row.",
+          # each column's longest word on one line (pipeline_set_imbalance, pipelineSetSelectionPolicy)
+          {"columnFormat": {"severity": severity_column(), "bottleneck": {"width": 180},
+                            "summary": {"width": 280}, "advice": {"width": 260}, "settings": {"width": 200}}},
           context=severity_colors(),
           eventHandlers=[link("ingest_doctor_findings", host="$row.host.value$")])
     d.markdown("viz_hec_help", "Reading this page",

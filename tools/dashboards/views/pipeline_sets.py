@@ -1,8 +1,8 @@
 """Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
 from __future__ import annotations
 
-from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH, host_set,
-                 top_chart)
+from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH,
+                 empty_message, host_set, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
 
@@ -11,7 +11,7 @@ NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
 DESCRIPTION = ("Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
                "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "
                "busiest thread per set.")
-LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, "viz_chain"),
+LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, ("viz_chain", 3), ("viz_pset_config", 2)),
           (300, "viz_bands", "viz_psets_time"), (260, "viz_psets_table"), (300, "viz_headroom"))
 
 
@@ -38,6 +38,35 @@ def _queue_searches(d: Dash) -> None:
             + "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"{2}\", fill>={busy}, \"{1}\", "
             "true(), \"{0}\")\n".format(*FILL_BANDS, busy=BUSY_PCT)
             + "| timechart span=5m dc(host) BY band")
+
+
+# Beside the chain (issue 22): how many pipeline sets each instance runs, how it assigns data to them, and whether
+# its indexer processor is throttled, now. The collector's latest ingest_doctor:config event (re-sent at least
+# daily, hence two days) and the status dimension of its ingest_doctor.indexer.throttled metric. A throttled or
+# stopped indexer (or one not read) first.
+PSET_CONFIG = (
+    "`ingest_doctor_events_index` sourcetype=\"ingest_doctor:config\" " + HOSTS + "\n"
+    "| spath path=config.parallel_ingestion_pipelines output=pipelines "
+    "| spath path=config.pipeline_set_selection_policy output=policy\n"
+    "| stats latest(pipelines) AS pipelines latest(policy) AS policy BY host\n"
+    "| append [| mstats latest(_value) AS throttled WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.indexer.throttled\" " + HOSTS + " BY host status span=1m "
+    "| sort 0 - _time | dedup host | table host status]\n"
+    "| stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host\n"
+    "| fillnull value=\"not read\" pipelines policy indexer\n"
+    "| eval order=if(indexer==\"normal\", 1, 0)\n"
+    "| sort 0 order host\n"
+    "| table host pipelines policy indexer\n"
+    "| rename pipelines AS \"pipeline sets\" policy AS \"selection policy\" indexer AS \"indexer status\"\n"
+    + empty_message("No ingest_doctor:config event from the selected hosts in two days: the collector "
+                    "(TA-ingest_doctor) writes one on start and daily.")
+)
+
+
+def _config_search(d: Dash) -> None:
+    """The pipeline-set settings and indexer status per host."""
+    d.search("ds_pset_config", "Pipeline-set settings and indexer status per host (the collector's config events "
+             "and metrics, last two days)", PSET_CONFIG, earliest="-2d", latest="now")
 
 
 def _load_searches(d: Dash) -> None:
@@ -112,6 +141,8 @@ def _panels(d: Dash) -> None:
           "queue. Click a row for the CPU of its processors.",
           cf, context=ctx,
           eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
+    d.add("viz_pset_config", "splunk.table", "Pipeline sets, selection policy, indexer status", "ds_pset_config",
+          "server.conf parallelIngestionPipelines, pipelineSetSelectionPolicy; the indexer now")
     d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands",
           "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
@@ -147,4 +178,4 @@ def _agg_input(d: Dash) -> None:
     d.global_inputs.append("input_agg")
 
 
-PARTS = (_agg_input, _queue_searches, _load_searches, _panels)   # build_view (gen_views.py) runs these in order
+PARTS = (_agg_input, _queue_searches, _config_search, _load_searches, _panels)   # build_view (gen_views.py) runs these in order
