@@ -32,7 +32,7 @@ class Judgement:
     span_s: float = 0.0
 
 
-def _median(values: Sequence[float]) -> float:
+def median(values: Sequence[float]) -> float:
     s = sorted(values)
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
@@ -68,7 +68,7 @@ def verdict(values: Sequence[float], recent: Optional[Sequence[float]], span: fl
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]
     hits = sum(1 for v in last if v >= threshold)
-    agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
+    agg = median if use_median else (lambda xs: sum(xs) / len(xs))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
     if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
         value = agg(recent)
