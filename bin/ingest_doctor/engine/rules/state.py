@@ -195,11 +195,19 @@ class State:
     def has_queue_data(self) -> bool:
         return bool(self.ev.queues)
 
-    def draft(self, bottleneck: str, pset: Optional[int]) -> Draft:
+    def draft(self, bottleneck: str, pset: Optional[int], severity: Optional[str] = None,
+              component: Optional[str] = None) -> Draft:
+        """The draft of (bottleneck, pset), new or drafted already; `severity` and `component` set on it
+        when given."""
         key = (bottleneck, pset)
         if key not in self.drafts:
             self.drafts[key] = Draft(bottleneck, pset)
-        return self.drafts[key]
+        d = self.drafts[key]
+        if severity is not None:
+            d.severity = severity
+        if component is not None:
+            d.component = component
+        return d
 
     def note(self, text: str) -> None:
         if text not in self.not_judged:
