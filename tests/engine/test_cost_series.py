@@ -13,17 +13,12 @@ def _reference(points, threshold, th, use_median=False):
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
     timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])
-    pts = list(timed) + [p for p in points if p[0] is None]
-    values = [v for _, v in pts]
-    recent, span = None, 0.0
-    if len(timed) >= int(th.sustained_samples):
-        times = [t for t, _ in timed]
-        window_s = th.sustained_window_min * 60.0
-        end = times[-1]
-        recent = [v for t, v in timed if t >= end - window_s]
-        first = next(t for t in times if t >= end - window_s)
-        span = end - first
-    return series.verdict(values, recent, span, threshold, th, use_median)
+    values = [v for _, v in timed] + [v for t, v in points if t is None]
+    if not timed:
+        return series.verdict(values, None, 0.0, threshold, th, use_median)
+    end = timed[-1][0]
+    inside = [(t, v) for t, v in timed if t >= end - th.sustained_window_min * 60.0]
+    return series.verdict(values, [v for _, v in inside], end - inside[0][0], threshold, th, use_median)
 
 
 def test_the_series_test_judges_as_before_on_random_series():
