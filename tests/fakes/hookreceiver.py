@@ -56,6 +56,18 @@ class HookReceiver:
             def log_message(self, *a: Any) -> None:
                 pass
 
+            def _trickle(self, data: bytes) -> None:
+                """Write `data` a byte a second (until the receiver stops or the client hangs up), then close."""
+                for ch in data:
+                    if outer.stopping.wait(1.0):
+                        break
+                    try:
+                        self.wfile.write(bytes([ch]))
+                        self.wfile.flush()
+                    except OSError:
+                        break
+                self.close_connection = True
+
             def do_POST(self) -> None:
                 n = int(self.headers.get("Content-Length") or 0)
                 data = self.rfile.read(n) if n else b""
@@ -74,29 +86,13 @@ class HookReceiver:
                     self.close_connection = True
                     return
                 if step == "trickle_head":
-                    for ch in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
-                        if outer.stopping.wait(1.0):
-                            break
-                        try:
-                            self.wfile.write(bytes([ch]))
-                            self.wfile.flush()
-                        except OSError:
-                            break
-                    self.close_connection = True
+                    self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
                     return
                 if step == "trickle":
                     self.send_response(200)
                     self.send_header("Content-Length", "100000")
                     self.end_headers()
-                    for _ in range(100000):
-                        if outer.stopping.wait(1.0):
-                            break
-                        try:
-                            self.wfile.write(b"x")
-                            self.wfile.flush()
-                        except OSError:
-                            break
-                    self.close_connection = True
+                    self._trickle(b"x" * 100000)
                     return
                 status, hdrs = (step, {}) if isinstance(step, int) else step   # type: ignore[misc]
                 if 200 <= status < 300:

@@ -26,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from urllib.parse import parse_qs, urlsplit
 
+from fakes.snapbuilder import envelope_body
+
 TIMEOUT_HOLD_S = 8.0   # how long a "timeout" fault holds a request at most
 
 
@@ -65,27 +67,9 @@ Handler = Callable[[Request], Response]
 
 def envelope(path: str, entries: List[Tuple[str, Dict[str, Any]]], host: str = "127.0.0.1:8089",
              version: str = "9.3.2") -> Response:
-    """splunkd's JSON envelope (output_mode=json) around (name, content) entries."""
-    base = "https://%s%s" % (host, path)
-    ents = []
-    for name, content in entries:
-        c = dict(content)
-        c.setdefault("eai:acl", None)
-        ents.append({
-            "name": name, "id": "%s/%s" % (base, name), "updated": "1970-01-01T00:00:00+00:00",
-            "links": {"alternate": "%s/%s" % (path, name), "list": "%s/%s" % (path, name)},
-            "author": "system",
-            "acl": {"app": "", "can_list": True, "can_write": True, "modifiable": False,
-                    "owner": "system", "perms": {"read": ["admin", "splunk-system-role"],
-                                                 "write": ["admin", "splunk-system-role"]},
-                    "removable": False, "sharing": "system"},
-            "content": c,
-        })
-    return Response(200, {"links": {}, "origin": base, "updated": "2026-11-22T10:00:00+00:00",
-                          "generator": {"build": "0a1b2c3d4e5f", "version": version},
-                          "entry": ents,
-                          "paging": {"total": len(ents), "perPage": 0, "offset": 0},
-                          "messages": []})
+    """splunkd's JSON envelope (output_mode=json) around (name, content) entries, answered."""
+    return Response(200, envelope_body("https://%s%s" % (host, path), path, entries, version,
+                                       updated="2026-11-22T10:00:00+00:00", build="0a1b2c3d4e5f"))
 
 
 def messages(status: int, text: str, kind: str = "ERROR") -> Response:

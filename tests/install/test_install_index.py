@@ -1,27 +1,18 @@
 """The app's own event index: the add-on creates it beside the metrics index, the app's macro, the
 input's default index and the action's fallback all name it, and nothing writes to main."""
-import configparser
 import os
 
-from fakes.paths import ROOT, need_build
+from fakes.conf import read_conf
+from fakes.paths import TA_BUILD, need_build
 
 from ingest_doctor.alert import action
 from ingest_doctor.alert.payload import index_from_macro
 
-TA_BUILD = os.path.join(ROOT, "build", "TA-ingest_doctor")
 EVENT_INDEX = "ingest_doctor"
 
 
-def _conf(path):
-    assert os.path.isfile(path), "%s missing: run `make build`" % path
-    cp = configparser.RawConfigParser(strict=False, interpolation=None, delimiters=("=",))
-    cp.optionxform = str
-    cp.read(path, encoding="utf-8")
-    return cp
-
-
 def test_the_add_on_creates_an_event_index_beside_the_metrics_index():
-    idx = _conf(os.path.join(TA_BUILD, "default", "indexes.conf"))
+    idx = read_conf(os.path.join(TA_BUILD, "default", "indexes.conf"))
     assert set(idx.sections()) == {"ingest_doctor_metrics", EVENT_INDEX}
     assert idx.get("ingest_doctor_metrics", "datatype") == "metric"
     assert not idx.has_option(EVENT_INDEX, "datatype")          # an event index
@@ -30,19 +21,19 @@ def test_the_add_on_creates_an_event_index_beside_the_metrics_index():
 
 
 def test_the_app_names_the_same_index_for_a_forwarding_search_head():
-    app = _conf(os.path.join(need_build(), "default", "indexes.conf"))
-    ta = _conf(os.path.join(TA_BUILD, "default", "indexes.conf"))
+    app = read_conf(os.path.join(need_build(), "default", "indexes.conf"))
+    ta = read_conf(os.path.join(TA_BUILD, "default", "indexes.conf"))
     assert app.sections() == [EVENT_INDEX]
     assert dict(app.items(EVENT_INDEX)) == dict(ta.items(EVENT_INDEX))
 
 
 def test_macro_input_and_action_point_at_it():
-    macros = _conf(os.path.join(need_build(), "default", "macros.conf"))
+    macros = read_conf(os.path.join(need_build(), "default", "macros.conf"))
     definition = macros.get("ingest_doctor_events_index", "definition")
     assert definition == "index=%s" % EVENT_INDEX
     assert index_from_macro(definition) == EVENT_INDEX
     assert action.FALLBACK_INDEX == EVENT_INDEX
-    inputs = _conf(os.path.join(TA_BUILD, "default", "inputs.conf"))
+    inputs = read_conf(os.path.join(TA_BUILD, "default", "inputs.conf"))
     assert inputs.get("ingest_doctor_introspection", "index") == EVENT_INDEX
     for section in inputs.sections():
         assert inputs.get(section, "index", fallback=EVENT_INDEX) == EVENT_INDEX
