@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from fakes.conf import read_conf
 from fakes.paths import ROOT, need_build, need_ta_build
 
+from confcheck import read_conf
 import floor
 import minpy
 
@@ -43,7 +43,7 @@ def test_both_app_confs_state_the_floor():
     app = read_conf(os.path.join(need_build(), "default", "app.conf"))
     ta = read_conf(os.path.join(need_ta_build(), "default", "app.conf"))
     for cp in (app, ta):
-        assert floor.WORDS in cp.get("launcher", "description")
+        assert floor.WORDS in cp["launcher"]["description"]
 
 
 def test_readme_and_splunkbase_text_state_the_same_floor():
