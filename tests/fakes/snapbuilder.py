@@ -221,14 +221,11 @@ class Snap:
             os.makedirs(os.path.dirname(fname), exist_ok=True)
             with open(fname, "w") as f:
                 f.write(body if isinstance(body, str) else json.dumps(body, separators=(",", ":")))
-        if self.metrics:
-            os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-            with open(os.path.join(root, "logs", "metrics.log"), "w") as f:
-                f.write("\n".join(self.metrics) + "\n")
-        if self.splunkd:
-            os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-            with open(os.path.join(root, "logs", "splunkd.log"), "w") as f:
-                f.write("\n".join(self.splunkd) + "\n")
+        for name, lines in (("metrics.log", self.metrics), ("splunkd.log", self.splunkd)):
+            if lines:
+                os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+                with open(os.path.join(root, "logs", name), "w") as f:
+                    f.write("\n".join(lines) + "\n")
         if self.probes is not None:
             os.makedirs(os.path.join(root, "hec"), exist_ok=True)
             with open(os.path.join(root, "hec", "health.json"), "w") as f:
