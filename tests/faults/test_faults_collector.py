@@ -70,11 +70,18 @@ def test_a_404_endpoint_is_reprobed_on_a_back_off_and_its_return_is_logged():
 
 
 # ---------------------------------------------------------------------------- as splunkd runs it
-def _run_collector(server_url: str, timeout_s: str = "1") -> Run:
-    """Start the add-on's modular input against `server_url`."""
+def _polls_on(server_url: str, timeout_s: str, polls: int, limit: float):
+    """Run the add-on's modular input against `server_url` until it has polled `polls` times (at most
+    `limit` s), then stop it: (polled, its peak RSS in MB, its stderr)."""
     need_ta_build()
     xml = fi.input_xml(server_url, {"poll_interval": "1", "thread_cpu": "0", "request_timeout": timeout_s})
-    return Run(xml.encode("utf-8"))
+    r = Run(xml.encode("utf-8"))
+    try:
+        polled = wait_for(lambda: _polls(r.out) >= polls, limit, step=0.2)
+        rss = _peak_rss_mb(r.proc.pid)
+    finally:
+        _stop(r.proc)
+    return polled, rss, r.stderr()
 
 
 def _polls(out: bytearray) -> int:
@@ -103,13 +110,7 @@ def _stop(p) -> int:
 
 def test_the_collector_polls_on_against_a_flood_without_content_length(tls):
     with FloodServer(tls, total=64 * 1024 * 1024) as srv:
-        r = _run_collector(srv.url, timeout_s="10")
-        try:
-            polled = wait_for(lambda: _polls(r.out) >= 2, 120, step=0.2)
-            rss = _peak_rss_mb(r.proc.pid)
-        finally:
-            _stop(r.proc)
-    text = r.stderr()
+        polled, rss, text = _polls_on(srv.url, "10", 2, 120)
     record("collector: flood without Content-Length", rss, cases=1, failures=int(not polled or rss > 200),
            tracebacks=int("Traceback" in text), hangs=int(not polled))
     assert polled, text[-2000:]
@@ -120,13 +121,7 @@ def test_the_collector_polls_on_against_a_flood_without_content_length(tls):
 @pytest.mark.skipif(not scale(0, 1), reason="make fault only: a slow drip costs request_timeout per endpoint")
 def test_the_collector_polls_on_against_a_slow_drip(tls):
     with DripServer(tls, mode="body", step=0.5, limit=60) as srv:
-        r = _run_collector(srv.url, timeout_s="1")
-        try:
-            polled = wait_for(lambda: _polls(r.out) >= 1, 90, step=0.2)     # 12 endpoints x 1 s, not x 60 s
-            rss = _peak_rss_mb(r.proc.pid)
-        finally:
-            _stop(r.proc)
-    text = r.stderr()
+        polled, rss, text = _polls_on(srv.url, "1", 1, 90)     # 12 endpoints x 1 s, not x 60 s
     record("collector: slow drip (1 byte / 0.5 s)", rss, cases=1, failures=int(not polled),
            tracebacks=int("Traceback" in text), hangs=int(not polled))
     assert polled, text[-2000:]
