@@ -1,7 +1,7 @@
 """Findings: the output of the diagnosis, exactly as the contract's section 2 says."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 from ingest_doctor import model
@@ -14,6 +14,11 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+def flat_dict(obj: Any) -> Dict[str, Any]:
+    """A dataclass of plain values as a dict: every field by its name, in the order declared."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
 @dataclass
 class EvidenceItem:
     signal: str
@@ -23,8 +28,7 @@ class EvidenceItem:
     source: str
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"signal": self.signal, "value": self.value, "unit": self.unit,
-                "window": self.window, "source": self.source}
+        return flat_dict(self)
 
 
 @dataclass
@@ -37,8 +41,7 @@ class Recommendation:
     suggested: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"action": self.action, "conf_file": self.conf_file, "stanza": self.stanza,
-                "setting": self.setting, "current": self.current, "suggested": self.suggested}
+        return flat_dict(self)
 
 
 def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]) -> str:

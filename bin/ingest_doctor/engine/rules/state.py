@@ -242,23 +242,26 @@ class State:
         return SRC_HOSTWIDE if REST_HOSTWIDE in self.ev.sources else \
             (self.ev.cpu[-1].source if self.ev.cpu else "")
 
+    def cpu_levels(self) -> Optional[Tuple[float, float]]:
+        """The host's CPU %: (the latest reading, the higher of it and a sustained window value); None
+        when not read."""
+        latest, j = self.host_cpu()
+        if latest is None:
+            return None
+        return latest, max(latest, j.value if j is not None and j.level == SUSTAINED else latest)
+
     def host_busy(self) -> Optional[bool]:
         """The host's CPU is at least `cpu_headroom_pct` (no longer idle); None when not read."""
-        latest, j = self.host_cpu()
-        if latest is None:
-            return None
-        value = max(latest, j.value if j is not None and j.level == SUSTAINED else latest)
-        return value >= self.th.cpu_headroom_pct
+        levels = self.cpu_levels()
+        return None if levels is None else levels[1] >= self.th.cpu_headroom_pct
 
     def headroom(self) -> Optional[bool]:
-        latest, j = self.host_cpu()
-        if latest is None:
+        """Below `host_cpu_pct` by both readings and idle now (under `cpu_headroom_pct`); None when not read."""
+        levels = self.cpu_levels()
+        if levels is None:
             return None
-        if j is not None and j.level == SUSTAINED and j.value >= self.th.host_cpu_pct:
-            return False
-        if latest >= self.th.host_cpu_pct:
-            return False
-        return latest < self.th.cpu_headroom_pct
+        latest, high = levels
+        return high < self.th.host_cpu_pct and latest < self.th.cpu_headroom_pct
 
 
 def _finite(v: Optional[float]) -> bool:
