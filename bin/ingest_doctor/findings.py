@@ -14,34 +14,30 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
-def flat_dict(obj: Any) -> Dict[str, Any]:
-    """A dataclass of plain values as a dict: every field by its name, in the order declared."""
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+class Flat:
+    """A dataclass of plain values, whose dict is every field by its name, in the order declared."""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass
-class EvidenceItem:
+class EvidenceItem(Flat):
     signal: str
     value: Any
     unit: str
     window: str
     source: str
 
-    def to_dict(self) -> Dict[str, Any]:
-        return flat_dict(self)
-
 
 @dataclass
-class Recommendation:
+class Recommendation(Flat):
     action: str
     conf_file: Optional[str] = None
     stanza: Optional[str] = None
     setting: Optional[str] = None
     current: Optional[str] = None
     suggested: Optional[str] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        return flat_dict(self)
 
 
 def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]) -> str:

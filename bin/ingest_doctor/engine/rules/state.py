@@ -258,10 +258,7 @@ class State:
     def headroom(self) -> Optional[bool]:
         """Below `host_cpu_pct` by both readings and idle now (under `cpu_headroom_pct`); None when not read."""
         levels = self.cpu_levels()
-        if levels is None:
-            return None
-        latest, high = levels
-        return high < self.th.host_cpu_pct and latest < self.th.cpu_headroom_pct
+        return None if levels is None else (levels[1] < self.th.host_cpu_pct and levels[0] < self.th.cpu_headroom_pct)
 
 
 def _finite(v: Optional[float]) -> bool:
