@@ -95,23 +95,23 @@ class Headroom:
     caveat: str = ""
     pegged: bool = False        # at or over thread_busy_pct already: no headroom
 
+    def _pegs_at(self, now: float) -> float:
+        """The rate at which it pegs, of a rate it carries `now` (that one when it is pegged already)."""
+        return now if self.pegged else now * 100.0 / self.busy_pct
+
     @property
     def saturates_eps(self) -> Optional[float]:
         """The events/s at which it pegs (today's when it is pegged already)."""
-        if self.eps is None:
-            return None
-        return self.eps if self.pegged else self.eps * 100.0 / self.busy_pct
+        return None if self.eps is None else self._pegs_at(self.eps)
 
     @property
     def saturates_kbps(self) -> float:
-        return self.kbps if self.pegged else self.kbps * 100.0 / self.busy_pct
+        return self._pegs_at(self.kbps)
 
     @property
     def headroom_eps(self) -> Optional[float]:
         """Events/s more before it pegs: none (0) at or over its threshold, never positive there."""
-        if self.eps is None:
-            return None
-        return 0.0 if self.pegged else max(0.0, (self.saturates_eps or 0.0) - self.eps)
+        return None if self.eps is None else max(0.0, self._pegs_at(self.eps) - self.eps)
 
     @property
     def at_load_x(self) -> float:
