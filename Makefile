@@ -55,18 +55,17 @@ define make_venv
 	touch $@
 endef
 
-$(VENV)/py313/.stamp: requirements-dev.txt
-	$(call make_venv,py313,$(PY313),3.13,requirements-dev.txt)
+# The venvs, one a word: NAME:PYTHON-VARIABLE:VERSION:REQUIREMENTS. ucc-gen (Splunk's add-on
+# framework) has a venv of its own: it pins its own dependency set.
+VENV_TABLE := py313:PY313:3.13:requirements-dev.txt py39:PY39:3.9:requirements-dev.txt \
+              tools:PYTOOLS:3.11:requirements-tools.txt ucc:PYTOOLS:3.11:requirements-ucc.txt
 
-$(VENV)/py39/.stamp: requirements-dev.txt
-	$(call make_venv,py39,$(PY39),3.9,requirements-dev.txt)
-
-$(VENV)/tools/.stamp: requirements-tools.txt
-	$(call make_venv,tools,$(PYTOOLS),3.11,requirements-tools.txt)
-
-# ucc-gen (Splunk's add-on framework) in a venv of its own: it pins its own dependency set.
-$(VENV)/ucc/.stamp: requirements-ucc.txt
-	$(call make_venv,ucc,$(PYTOOLS),3.11,requirements-ucc.txt)
+# $(VENV)/NAME/.stamp from its requirements: $(call venv_rule,NAME PYTHON-VARIABLE VERSION REQUIREMENTS).
+define venv_rule
+$(VENV)/$(word 1,$(1))/.stamp: $(word 4,$(1))
+	$$(call make_venv,$(word 1,$(1)),$$($(word 2,$(1))),$(word 3,$(1)),$(word 4,$(1)))
+endef
+$(foreach v,$(VENV_TABLE),$(eval $(call venv_rule,$(subst :, ,$(v)))))
 
 venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
 

@@ -43,7 +43,7 @@ def webhook_latency():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     from fakes import instance as fi
-    from fakes.collectorproc import SCRIPT, CollectorProc, serve_webhook_settings
+    from fakes.collector_run import SCRIPT, CollectorProc, serve_webhook_settings
     from fakes.splunkd import FakeSplunkd, Messages, make_tls
     from fakes.hookreceiver import HookReceiver
     if not os.path.isfile(SCRIPT):

@@ -16,7 +16,6 @@ Usage: build.py [--src DIR] --out build/ingest_doctor
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -25,7 +24,6 @@ from typing import List
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import manifest  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "lookups",
          "appserver", "static", "README")
@@ -94,10 +92,7 @@ def assemble(src: str, out: str) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", default=ROOT)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
+    args = manifest.arg_parser(__doc__).parse_args(argv)
     found = problems(args.src)
     if found:
         for p in found:

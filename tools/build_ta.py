@@ -23,7 +23,6 @@ Usage: build_ta.py --ucc-python .venv/ucc/bin/python --lib bin/lib --ta-lib buil
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import re
@@ -147,12 +146,10 @@ def swap(built: str, out: str) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--src", default=ROOT)
+    ap = manifest.arg_parser(__doc__)
     ap.add_argument("--ucc-python", required=True)
     ap.add_argument("--lib", required=True, help="the app's pruned libraries (bin/lib)")
     ap.add_argument("--ta-lib", required=True, help="the REST handlers' extra libraries (build/ta-lib)")
-    ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     for lib in (args.lib, args.ta_lib):
         if not os.path.isfile(os.path.join(lib, ".stamp")):

@@ -6,12 +6,14 @@ builds fill a `staging` folder and `land` it in place whole.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 from typing import Dict, List, Tuple
 
 APP = "ingest_doctor"
 TA = "TA-ingest_doctor"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Paths under bin/; a trailing "/" takes the whole folder (less EXCLUDE).
 SHIPS: Dict[str, Tuple[str, ...]] = {
@@ -29,6 +31,14 @@ EXCLUDE: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor/collector/",),
     TA: ("ingest_doctor/alert/",),
 }
+
+
+def arg_parser(doc: str) -> argparse.ArgumentParser:
+    """A build's command line: the repository it builds from (--src) and the folder it lands in (--out)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", default=ROOT)
+    ap.add_argument("--out", required=True)
+    return ap
 
 
 def staging(out: str) -> str:

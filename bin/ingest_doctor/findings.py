@@ -1,7 +1,7 @@
 """Findings: the output of the diagnosis, exactly as the contract's section 2 says."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 from ingest_doctor import model
@@ -14,31 +14,30 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+class Flat:
+    """A dataclass of plain values, whose dict is every field by its name, in the order declared."""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass
-class EvidenceItem:
+class EvidenceItem(Flat):
     signal: str
     value: Any
     unit: str
     window: str
     source: str
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"signal": self.signal, "value": self.value, "unit": self.unit,
-                "window": self.window, "source": self.source}
-
 
 @dataclass
-class Recommendation:
+class Recommendation(Flat):
     action: str
     conf_file: Optional[str] = None
     stanza: Optional[str] = None
     setting: Optional[str] = None
     current: Optional[str] = None
     suggested: Optional[str] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"action": self.action, "conf_file": self.conf_file, "stanza": self.stanza,
-                "setting": self.setting, "current": self.current, "suggested": self.suggested}
 
 
 def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]) -> str:
@@ -96,23 +95,23 @@ class Headroom:
     caveat: str = ""
     pegged: bool = False        # at or over thread_busy_pct already: no headroom
 
+    def _pegs_at(self, now: float) -> float:
+        """The rate at which it pegs, of a rate it carries `now` (that one when it is pegged already)."""
+        return now if self.pegged else now * 100.0 / self.busy_pct
+
     @property
     def saturates_eps(self) -> Optional[float]:
         """The events/s at which it pegs (today's when it is pegged already)."""
-        if self.eps is None:
-            return None
-        return self.eps if self.pegged else self.eps * 100.0 / self.busy_pct
+        return None if self.eps is None else self._pegs_at(self.eps)
 
     @property
     def saturates_kbps(self) -> float:
-        return self.kbps if self.pegged else self.kbps * 100.0 / self.busy_pct
+        return self._pegs_at(self.kbps)
 
     @property
     def headroom_eps(self) -> Optional[float]:
         """Events/s more before it pegs: none (0) at or over its threshold, never positive there."""
-        if self.eps is None:
-            return None
-        return 0.0 if self.pegged else max(0.0, (self.saturates_eps or 0.0) - self.eps)
+        return None if self.eps is None else max(0.0, self._pegs_at(self.eps) - self.eps)
 
     @property
     def at_load_x(self) -> float:

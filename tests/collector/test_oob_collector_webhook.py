@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from fakes.collectorproc import CollectorProc, serve_webhook_settings
+from fakes.collector_run import CollectorProc, serve_webhook_settings
 from fakes.splunkd import wait_for
 from fakes.hookreceiver import HookReceiver, free_port
 from ingest_doctor import exitcodes

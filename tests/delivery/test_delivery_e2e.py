@@ -12,8 +12,6 @@ findings store and Splunk Web messages, is flagged again without duplicates, and
 from __future__ import annotations
 
 import json
-import re
-import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -33,12 +31,7 @@ FID = "hf-01/indexing/-"
 
 def finding_events(run):
     """(time, raw JSON text) of every ingest_doctor:finding event the collector wrote, in order."""
-    out = []
-    for raw in re.findall(r"<event .*?</event>", bytes(run.out).decode("utf-8", "replace"), re.S):
-        e = ET.fromstring(raw)
-        if e.findtext("sourcetype") == "ingest_doctor:finding":
-            out.append((float(e.findtext("time")), e.findtext("data"), e.findtext("host")))
-    return out
+    return [(e["time"], e["raw"], e["host"]) for e in run.findings()]
 
 
 def relay_rows(events, since=None):

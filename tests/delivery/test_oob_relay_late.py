@@ -6,9 +6,6 @@ it exactly once; the same replay of the previous 2-minute `_time` window never s
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
@@ -16,11 +13,10 @@ from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import EvidenceItem, Finding
 from fakes.splunkd import FakeSplunkd
 from fakes.relaysim import RELAY, Event, Relay, previous_relay
+from fakes.action_run import payload, run_action
 from fakes.kvstore import Splunkd, write_results
 
-from fakes.paths import ROOT
 
-SCRIPT = os.path.join(ROOT, "bin", "ingest_doctor_flag.py")
 T0 = 1763805600.0 + 17          # the collector saw it 17 s into a minute
 LATE_S = 300.0                  # ... and it was indexed 5 minutes later (a blocked output drained)
 
@@ -35,15 +31,11 @@ def finding_raw(status="open"):
     return json.dumps(d, separators=(",", ":"))
 
 
-def run_action(fake, tls, tmp_path, rows, columns, sid):
-    res = write_results(str(tmp_path / ("%s.csv.gz" % sid)), rows, columns)
-    data = {"app": "ingest_doctor", "owner": "nobody", "results_file": res, "results_link": "",
-            "search_name": RELAY, "server_host": "sh-01", "server_uri": fake.url, "session_key": "relay-key",
-            "sid": sid, "configuration": {"min_severity": "warning", "webhook_url": "", "index": ""}, "result": {}}
-    env = dict(os.environ, INGEST_DOCTOR_RETRY_BACKOFF_S="0.01", SSL_CERT_FILE=tls[0], PYTHONDONTWRITEBYTECODE="1")
-    env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
-    p = subprocess.run([sys.executable, SCRIPT, "--execute"], input=json.dumps(data), capture_output=True,
-                       text=True, env=env, timeout=120)
+def relay_action(fake, tls, tmp_path, rows, columns, sid):
+    """The action run by the relay search over `rows`."""
+    data = payload(fake, write_results(str(tmp_path / ("%s.csv.gz" % sid)), rows, columns), sid=sid)
+    data.update(search_name=RELAY, session_key="relay-key", results_link="")
+    p = run_action(data, tls)
     assert p.returncode == exitcodes.OK, p.stderr
     return p
 
@@ -59,7 +51,7 @@ def test_finding_indexed_five_minutes_late_is_relayed_exactly_once(tls, tmp_path
     assert not any(previous_relay().rows(events, t) for t in runs)       # the 2-minute _time window missed it
     with FakeSplunkd(tls) as fake:
         sh = Splunkd(fake, server_name="sh-01")
-        outs = [run_action(fake, tls, tmp_path, handed[t], relay.columns, "relay_%d" % i)
+        outs = [relay_action(fake, tls, tmp_path, handed[t], relay.columns, "relay_%d" % i)
                 for i, t in enumerate(with_rows)]
         kv = sh.kv.records
         assert list(kv) == [kv_key("hf-09/output/-")]
@@ -74,7 +66,7 @@ def test_finding_indexed_five_minutes_late_is_relayed_exactly_once(tls, tmp_path
                  and relay.rows(events, t)[0]["status"] == "resolved"]
         assert later
         for i, t in enumerate(later):
-            run_action(fake, tls, tmp_path, relay.rows(events, t), relay.columns, "relay_r%d" % i)
+            relay_action(fake, tls, tmp_path, relay.rows(events, t), relay.columns, "relay_r%d" % i)
         rec = sh.kv.records[kv_key("hf-09/output/-")]
         assert rec["status"] == "resolved" and rec["count"] == 1
         assert sh.messages.deletes.count(message_name("hf-09/output/-")) >= 1

@@ -31,11 +31,24 @@ def actions(f):
     return " ".join(r["action"] for r in f["recommendations"])
 
 
-def test_a_forwarder_blocked_by_its_saturated_indexer(tmp_path):
+def _forwarder_and_saturated_indexer(**receiver_kw):
+    """hf-01 sending 5900 KB/s to idx-01, blocked by idx-01's saturated indexing stage."""
     hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
     idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
-    receiver(idx, [(hf, 5900.0)], saturated="indexing")
+    receiver(idx, [(hf, 5900.0)], saturated="indexing", **receiver_kw)
     sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
+    return hf, idx
+
+
+def _to_idle_receivers(hf, receivers, kbps, **sender_kw):
+    """hf sending `kbps` KB/s to each of `receivers`, which are idle."""
+    for r in receivers:
+        receiver(r, [(hf, kbps)])
+    sender(hf, [(r.ip, kbps) for r in receivers], **sender_kw)
+
+
+def test_a_forwarder_blocked_by_its_saturated_indexer(tmp_path):
+    hf, idx = _forwarder_and_saturated_indexer()
     r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
     assert r["deployment"] is True and r["hosts"] == ["hf-01", "idx-01"] and r["healthy"] is False
     assert r["root_causes"] == ["idx-01/indexing/-"]
@@ -75,9 +88,7 @@ def test_several_forwarders_behind_a_load_balancer_all_held_back_by_one_indexer(
 def test_a_forwarder_that_is_itself_the_cause_with_idle_indexers(tmp_path):
     hf = Member("hec-tier", "hf-01", "10.0.0.5", 1)
     i1, i2 = Member("a", "idx-01", "10.0.0.11", 2), Member("b", "idx-02", "10.0.0.12", 3)
-    receiver(i1, [(hf, 900.0)])
-    receiver(i2, [(hf, 900.0)])
-    sender(hf, [("10.0.0.11", 900.0), ("10.0.0.12", 900.0)], blocked=False, hec_pegged=True)
+    _to_idle_receivers(hf, [i1, i2], 900.0, blocked=False, hec_pegged=True)
     r = diagnose(write(str(tmp_path / "dep"), [hf, i1, i2]))
     assert r["root_causes"] == ["hf-01/hec_input/-"]
     assert by_id(r, "hf-01/hec_input/-")["caused_by"] is None
@@ -161,9 +172,7 @@ def test_two_independent_problems_stay_independent(tmp_path):
 def test_a_true_bandwidth_ceiling_with_idle_receivers_keeps_its_own_cause(tmp_path):
     hf = Member("wan-hf", "hf-wan", "10.0.6.5", 71)
     i1, i2 = Member("r1", "idx-01", "10.0.6.11", 72), Member("r2", "idx-02", "10.0.6.12", 73)
-    receiver(i1, [(hf, 5900.0)])
-    receiver(i2, [(hf, 5900.0)])
-    sender(hf, [("10.0.6.11", 5900.0), ("10.0.6.12", 5900.0)], blocked=True)
+    _to_idle_receivers(hf, [i1, i2], 5900.0, blocked=True)
     r = diagnose(write(str(tmp_path / "dep"), [hf, i1, i2]))
     out = by_id(r, "hf-wan/output/-")
     assert out["caused_by"] is None and r["root_causes"] == ["hf-wan/output/-"]
@@ -188,10 +197,7 @@ def test_the_same_sender_alone_says_what_would_decide(tmp_path):
 
 
 def test_next_bottlenecks_orders_every_stage_by_the_load_at_which_it_pegs(tmp_path):
-    hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
-    idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
-    receiver(idx, [(hf, 5900.0)], saturated="indexing", busy=0.5)
-    sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
+    hf, idx = _forwarder_and_saturated_indexer(busy=0.5)
     r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
     nb = r["next_bottlenecks"]
     assert nb and [n["at_load_x"] for n in nb] == sorted(n["at_load_x"] for n in nb)
@@ -204,10 +210,7 @@ def test_next_bottlenecks_orders_every_stage_by_the_load_at_which_it_pegs(tmp_pa
 
 
 def test_cli_subprocess_diagnose_deployment_and_errors(tmp_path):
-    hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
-    idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
-    receiver(idx, [(hf, 5900.0)], saturated="indexing")
-    sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
+    hf, idx = _forwarder_and_saturated_indexer()
     root = write(str(tmp_path / "dep"), [hf, idx])
     cmd = [sys.executable, "-B", os.path.join(BIN, "ingest_doctor_cli.py"), "diagnose", root]
     p = subprocess.run(cmd, capture_output=True, text=True)

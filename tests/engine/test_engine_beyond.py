@@ -8,10 +8,19 @@ from ingest_doctor.engine.textreport import render
 from ingest_doctor.thresholds import defaults
 
 from fakes.paths import SCENARIOS as SCEN
+from fakes.rules import bottlenecks
 
 
 def report(name):
     return diagnose(load_snapshot(os.path.join(SCEN, name)))
+
+
+def the_only_finding(name):
+    """Scenario `name`'s one finding, in a healthy report."""
+    r = report(name)
+    assert r.healthy
+    [f] = r.findings
+    return f
 
 
 def warn(r):
@@ -44,7 +53,7 @@ def test_late_data_with_every_stage_idle_is_the_sender_not_splunk():
 
 def test_late_data_behind_a_full_typing_queue_is_splunk_and_never_the_sender():
     r = report("late_typing_full")
-    assert [(f.bottleneck, f.severity) for f in r.findings] == [("typing", "warning")]
+    assert bottlenecks(r) == [("typing", "warning")]
     assert "sender" not in " ".join(f.summary for f in r.findings)
 
 
@@ -128,7 +137,7 @@ def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
     for f in r.findings:
         assert "parallelIngestionPipelines" not in settings(f)
         assert signal(f, "host_cpu_pct").value == 96.0
-    assert [(f.bottleneck, f.severity) for f in r.findings] == [("indexing", "warning"), ("host_cpu", "warning")]
+    assert bottlenecks(r) == [("indexing", "warning"), ("host_cpu", "warning")]
     # the advice gives the number in its words (a recommendation without a setting)
     actions = " ".join(rc.action for f in r.findings for rc in f.recommendations)
     assert "The host has no CPU headroom (host CPU 96%): more pipeline sets will not help. Scale out" in actions
@@ -191,9 +200,7 @@ def test_tcpout_lines_are_parsed_by_key():
 
 
 def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_numbers():
-    r = report("flapping")
-    assert r.healthy
-    [f] = r.findings
+    f = the_only_finding("flapping")
     assert (f.bottleneck, f.severity, f.component) == ("typing", "info", "typingQueue")
     # full in 3 of 25 samples (97%), never sustained
     full = signal(f, "queue_full_samples")
@@ -246,9 +253,7 @@ def test_a_metrics_log_gap_and_lines_out_of_order_are_named_and_the_rest_judged(
 
 
 def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares():
-    r = report("sticky_set")
-    assert r.healthy
-    [f] = r.findings
+    f = the_only_finding("sticky_set")
     assert (f.bottleneck, f.severity) == ("pipeline_set_imbalance", "info")
     share = signal(f, "pipeline_set_load_share_pct")
     assert (share.value, share.source.rsplit(" ", 1)[1]) == (80.0, "ingest_pipe=0")

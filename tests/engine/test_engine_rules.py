@@ -9,13 +9,11 @@ from ingest_doctor.evidence import (Config, CpuSample, Evidence, HecError, HecPr
 from ingest_doctor.engine.series import SPIKE, SUSTAINED, judge
 from ingest_doctor.thresholds import defaults
 
+from fakes.rules import bottlenecks
+
 
 def sustained_thread(thread, pct=99.0, pset=None, n=4, t0=1000.0):
     return [ThreadSample(t0 + 30 * i, thread, pct, pset, source="logs/metrics.log group=dutycycle") for i in range(n)]
-
-
-def bottlenecks(report):
-    return [(f.bottleneck, f.severity) for f in report.findings]
 
 
 def test_series_rule():

@@ -16,6 +16,18 @@ def run(name):
     return diagnose(load_snapshot(os.path.join(SCEN, name))).to_dict()
 
 
+def the_one_problem(name, bottleneck):
+    """Scenario `name`'s finding on `bottleneck`, the one warning or worse in its report."""
+    r = run(name)
+    assert [f["bottleneck"] for f in warn(r)] == [bottleneck]
+    return only(r, bottleneck)
+
+
+def change(r):
+    """A recommendation's setting: (conf file, stanza, current value, suggested value)."""
+    return r["conf_file"], r["stanza"], r["current"], r["suggested"]
+
+
 def warn(report):
     return [f for f in report["findings"] if f["severity"] in ("warning", "critical")]
 
@@ -62,15 +74,13 @@ def test_ids_are_stable_between_runs():
 
 
 def test_hec_thread_pegged_with_default_io_threads():
-    r = run("hec_pegged_default_io")
-    assert [f["bottleneck"] for f in warn(r)] == ["hec_input"]
-    f = only(r, "hec_input")
+    f = the_one_problem("hec_pegged_default_io", "hec_input")
     assert f["id"] == "hf-01/hec_input/-" and f["component"] == "httpinputserverdatathread"
     assert f["severity"] == "warning"
     assert any(e["signal"] == "thread_busy_pct" and e["value"] >= 95 and "dutycycle" in e["source"]
                for e in f["evidence"])
     r_io = rec(f, "dedicatedIoThreads")
-    assert (r_io["conf_file"], r_io["stanza"], r_io["current"], r_io["suggested"]) == ("inputs.conf", "http", "2", "8")
+    assert change(r_io) == ("inputs.conf", "http", "2", "8")
     # one core pegged on a 16-core host that looks idle: splunkd at 6.5% of the host is one core's worth
     share = [e["value"] for e in f["evidence"] if e["signal"] == "splunkd_cpu_pct_of_host"]
     assert share == [6.5] and round(share[0] * 16 / 100.0) == 1
@@ -87,9 +97,7 @@ def test_hec_thread_pegged_with_io_threads_already_raised():
 
 
 def test_typing_regex_bound_with_hidden_single_core_saturation():
-    r = run("typing_regex_hidden")
-    assert [f["bottleneck"] for f in warn(r)] == ["typing"]
-    f = only(r, "typing")
+    f = the_one_problem("typing_regex_hidden", "typing")
     assert "about 4% of 24 cores, which is one core pegged" in f["summary"]
     assert "indexQueue" in f["summary"] and "typingQueue is full" in f["summary"]
     named = [x["stanza"] for x in f["recommendations"] if x["conf_file"] == "props.conf"]
@@ -112,11 +120,9 @@ def test_merging_on_line_merging_defaults_names_the_sourcetypes():
 
 
 def test_indexing_with_cpu_headroom_adds_a_pipeline_set():
-    r = run("indexing_headroom")
-    assert [f["bottleneck"] for f in warn(r)] == ["indexing"]
-    f = only(r, "indexing")
+    f = the_one_problem("indexing_headroom", "indexing")
     p = rec(f, "parallelIngestionPipelines")
-    assert (p["conf_file"], p["stanza"], p["current"], p["suggested"]) == ("server.conf", "general", "1", "2")
+    assert change(p) == ("server.conf", "general", "1", "2")
 
 
 def test_indexing_without_cpu_headroom_scales_out_instead():
@@ -132,12 +138,10 @@ def test_indexing_without_cpu_headroom_scales_out_instead():
 
 
 def test_output_blocked():
-    r = run("output_blocked")
-    assert [f["bottleneck"] for f in warn(r)] == ["output"]
-    f = only(r, "output")
+    f = the_one_problem("output_blocked", "output")
     assert f["severity"] == "critical"
     c = rec(f, "compressed")
-    assert (c["conf_file"], c["stanza"], c["current"], c["suggested"]) == ("outputs.conf", "tcpout", "false", "true")
+    assert change(c) == ("outputs.conf", "tcpout", "false", "true")
     assert any(e["signal"] == "queue_blocked" and "metrics.log" in e["source"] for e in f["evidence"])
     assert any(e["signal"] == "tcpout_paused_messages" and e["value"] == 6 for e in f["evidence"])
 
@@ -157,9 +161,7 @@ def test_one_of_four_pipeline_sets_blocked():
 
 
 def test_index_processor_throttled():
-    r = run("indexer_throttled")
-    assert [f["bottleneck"] for f in warn(r)] == ["indexer_throttled"]
-    f = only(r, "indexer_throttled")
+    f = the_one_problem("indexer_throttled", "indexer_throttled")
     assert f["severity"] == "critical"
     assert [e["value"] for e in f["evidence"] if e["signal"] == "indexer_status"] == ["throttled"]
     assert "disk space" in f["summary"]                # splunkd's own reason, quoted: in no other field
@@ -167,9 +169,7 @@ def test_index_processor_throttled():
 
 
 def test_hec_503_caused_by_a_downstream_stage_is_not_a_hec_finding():
-    r = run("hec_503_downstream")
-    assert [f["bottleneck"] for f in warn(r)] == ["indexing"]
-    f = only(r, "indexing")
+    f = the_one_problem("hec_503_downstream", "indexing")
     assert f["severity"] == "critical"
     signals = {e["signal"]: e["value"] for e in f["evidence"]}
     assert signals["hec_health_code"] == 18 and signals["hec_reply_9_server_busy"] == 24

@@ -180,18 +180,17 @@ def hostile_snapshot(root: str, seed: int, big: bool = False) -> str:
         _write(os.path.join(root, "logs", "metrics.log"),
                ("11-22-2026 10:00:00.000 +0000 INFO Metrics - group=queue, name=parsingqueue, "
                 "max_size_kb=%s, current_size_kb=%s\n" % (digits, digits)).encode())
-    elif kind == "fifo":
+    elif kind in ("fifo", "dev_zero"):
+        # a file that never ends: a FIFO nobody writes (a metrics.log), or /dev/zero (a splunkd.log)
+        log = "metrics.log" if kind == "fifo" else "splunkd.log"
         target = rnd.choice([_rest(root, p) for p in REST_PATHS] +
-                            [os.path.join(root, "logs", "metrics.log"), os.path.join(root, "hec", "health.json"),
+                            [os.path.join(root, "logs", log), os.path.join(root, "hec", "health.json"),
                              os.path.join(root, "snapshot.json")])
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        os.mkfifo(target)
-    elif kind == "dev_zero":
-        target = rnd.choice([_rest(root, p) for p in REST_PATHS] +
-                            [os.path.join(root, "logs", "splunkd.log"), os.path.join(root, "hec", "health.json"),
-                             os.path.join(root, "snapshot.json")])
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        os.symlink("/dev/zero", target)
+        if kind == "fifo":
+            os.mkfifo(target)
+        else:
+            os.symlink("/dev/zero", target)
     elif kind == "random_bytes":
         for p in rnd.sample(REST_PATHS, 3):
             _write(_rest(root, p), bytes(rnd.getrandbits(8) for _ in range(rnd.randint(1, 4096))))

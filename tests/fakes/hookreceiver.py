@@ -14,19 +14,86 @@ from __future__ import annotations
 
 import json
 import socket
-import ssl
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List, Optional, Tuple, Union
+
+from fakes.splunkd import Loopback, QuietHandler
 
 Step = Union[int, str, Tuple[int, Dict[str, str]]]
 
 
-class HookReceiver:
+class HookHandler(QuietHandler):
+    """Each POST answered by the receiver's next step."""
+
+    def _trickle(self, data: bytes) -> None:
+        """Write `data` a byte a second (until the receiver stops or the client hangs up), then close."""
+        outer = self.server.owner     # type: ignore[attr-defined]
+        for ch in data:
+            if outer.stopping.wait(1.0):
+                break
+            try:
+                self.wfile.write(bytes([ch]))
+                self.wfile.flush()
+            except OSError:
+                break
+        self.close_connection = True
+
+    def do_POST(self) -> None:
+        outer = self.server.owner     # type: ignore[attr-defined]
+        n = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(n) if n else b""
+        step = outer._next()
+        with outer.lock:
+            outer.seen.append((time.time(), step))
+            outer.headers.append({k: v for k, v in self.headers.items()})
+        if step == "hang":
+            outer.stopping.wait(600)
+            self.close_connection = True
+            return
+        if step == "slow":
+            outer.stopping.wait(outer.slow_s)
+            step = 200
+        if step == "drop":
+            self.close_connection = True
+            return
+        if step == "trickle_head":
+            self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            return
+        if step == "trickle":
+            self.send_response(200)
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            self._trickle(b"x" * 100000)
+            return
+        status, hdrs = (step, {}) if isinstance(step, int) else step   # type: ignore[misc]
+        if 200 <= status < 300:
+            try:
+                body = json.loads(data.decode("utf-8"))
+            except ValueError:
+                body = {"raw": data.decode("utf-8", "replace")}
+            with outer.lock:
+                outer.bodies.append(body)
+                outer.times.append(time.time())
+        out = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"no"}'
+        self.send_response(status)
+        for k, v in hdrs.items():
+            self.send_header(k, v)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(out)
+        self.close_connection = True
+
+
+class HookReceiver(Loopback):
+    Handler = HookHandler
+    PATH = "/hook"
+    poll_interval = 0.05
+
     def __init__(self, tls: Optional[Tuple[str, str]] = None, port: int = 0):
-        self.tls = tls
-        self.port = port
+        super().__init__(tls, port)
         self.plan: List[Step] = []
         self.default: Step = 200
         self.slow_s = 1.5
@@ -35,117 +102,10 @@ class HookReceiver:
         self.seen: List[Tuple[float, Step]] = []
         self.headers: List[Dict[str, str]] = []
         self.lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.server: Optional[ThreadingHTTPServer] = None
-        self.thread: Optional[threading.Thread] = None
-
-    @property
-    def url(self) -> str:
-        return "%s://127.0.0.1:%d/hook" % ("https" if self.tls else "http", self.port)
 
     def _next(self) -> Step:
         with self.lock:
             return self.plan.pop(0) if self.plan else self.default
-
-    def start(self) -> "HookReceiver":
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *a: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                n = int(self.headers.get("Content-Length") or 0)
-                data = self.rfile.read(n) if n else b""
-                step = outer._next()
-                with outer.lock:
-                    outer.seen.append((time.time(), step))
-                    outer.headers.append({k: v for k, v in self.headers.items()})
-                if step == "hang":
-                    outer.stopping.wait(600)
-                    self.close_connection = True
-                    return
-                if step == "slow":
-                    outer.stopping.wait(outer.slow_s)
-                    step = 200
-                if step == "drop":
-                    self.close_connection = True
-                    return
-                if step == "trickle_head":
-                    for ch in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
-                        if outer.stopping.wait(1.0):
-                            break
-                        try:
-                            self.wfile.write(bytes([ch]))
-                            self.wfile.flush()
-                        except OSError:
-                            break
-                    self.close_connection = True
-                    return
-                if step == "trickle":
-                    self.send_response(200)
-                    self.send_header("Content-Length", "100000")
-                    self.end_headers()
-                    for _ in range(100000):
-                        if outer.stopping.wait(1.0):
-                            break
-                        try:
-                            self.wfile.write(b"x")
-                            self.wfile.flush()
-                        except OSError:
-                            break
-                    self.close_connection = True
-                    return
-                status, hdrs = (step, {}) if isinstance(step, int) else step   # type: ignore[misc]
-                if 200 <= status < 300:
-                    try:
-                        body = json.loads(data.decode("utf-8"))
-                    except ValueError:
-                        body = {"raw": data.decode("utf-8", "replace")}
-                    with outer.lock:
-                        outer.bodies.append(body)
-                        outer.times.append(time.time())
-                out = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"no"}'
-                self.send_response(status)
-                for k, v in hdrs.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.send_header("Connection", "close")
-                self.end_headers()
-                self.wfile.write(out)
-                self.close_connection = True
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            allow_reuse_address = True
-
-        self.stopping.clear()
-        server = Server(("127.0.0.1", self.port), Handler)
-        if self.tls:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(self.tls[0], self.tls[1])
-            server.socket = ctx.wrap_socket(server.socket, server_side=True)
-        self.port = server.server_address[1]
-        self.server = server
-        self.thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopping.set()
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
-            self.server = None
-
-    def __enter__(self) -> "HookReceiver":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
 
 def free_port() -> int:

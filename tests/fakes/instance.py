@@ -11,7 +11,7 @@ import json
 import os
 import sys
 import threading
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from fakes.paths import BIN, FIXTURES, ROOT
 from fakes.splunkd import FakeSplunkd, Request, Response, envelope, fault
@@ -68,25 +68,30 @@ class Instance:
         self.macros: Dict[str, str] = {}            # tuned ingest_doctor_* macros (the app's defaults otherwise)
         self.lock = threading.Lock()
         for key, path in REST.items():
-            fake.route("GET", path, self._handler(key))
-        fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords", self._passwords)
+            fake.route("GET", path, self._guarded(key, self._rest(key), session=True))
+        fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords",
+                   self._guarded("passwords", self._passwords, session=True))
         if hec is not None:
-            hec.route("GET", "/services/collector/health", self._health)
-            hec.route("POST", "/services/collector/event", self._event)
+            hec.route("GET", "/services/collector/health", self._guarded("hec_health", self._health))
+            hec.route("POST", "/services/collector/event", self._guarded("hec_event", self._event))
 
     # -- helpers
-    def _handler(self, key: str):
-        build = getattr(self, "_" + key)
-
+    def _guarded(self, key: str, answer: Callable[[Request], Response], session: bool = False):
+        """`answer` behind what a test set: a 401 without the session key (with `session`), then the
+        fault set for `key`."""
         def handle(req: Request) -> Response:
-            if req.headers.get("Authorization") != "Splunk " + SESSION_KEY:
+            if session and req.headers.get("Authorization") != "Splunk " + SESSION_KEY:
                 return fault("401")
             with self.lock:
                 name = self.faults.get(key)
             if name:
                 return fault(name)
-            return envelope(REST[key], build())
+            return answer(req)
         return handle
+
+    def _rest(self, key: str) -> Callable[[Request], Response]:
+        build = getattr(self, "_" + key)
+        return lambda req: envelope(REST[key], build())
 
     def _fill(self, queue: str) -> float:
         return 98.0 if queue in self.full_queues else self.fill_pct
@@ -195,17 +200,11 @@ class Instance:
 
     # -- HEC port
     def _health(self, req: Request) -> Response:
-        name = self.faults.get("hec_health")
-        if name:
-            return fault(name)
         if self.health_code == 17:
             return Response(200, {"text": "HEC is healthy", "code": 17})
         return Response(503, {"text": "HEC is unhealthy, queues are full", "code": self.health_code})
 
     def _event(self, req: Request) -> Response:
-        name = self.faults.get("hec_event")
-        if name:
-            return fault(name)
         if req.headers.get("Authorization") != "Splunk " + PROBE_TOKEN:
             return Response(403, {"text": "Invalid token", "code": 4})
         json.loads(req.body.decode("utf-8"))
@@ -213,11 +212,6 @@ class Instance:
 
     # -- storage/passwords (Atom, what splunklib's storage_passwords reads)
     def _passwords(self, req: Request) -> Response:
-        if req.headers.get("Authorization") != "Splunk " + SESSION_KEY:
-            return fault("401")
-        name = self.faults.get("passwords")
-        if name:
-            return fault(name)
         with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
             body = f.read().replace("{token}", PROBE_TOKEN).replace("{base}", self.fake.url)
         return Response(200, body, content_type="text/xml; charset=UTF-8")

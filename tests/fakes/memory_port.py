@@ -1,4 +1,4 @@
-"""The alert action's port (ingest_doctor.alert.action.Port) in memory, for the benches: no network,
+"""The alert action's port (ingest_doctor.alert.action.Port) in memory, for the benches and tests: no network,
 a dict for the KV store, a count of the events written. tests/gates/test_fakes_bench.py keeps it
 in step with the port it stands in for."""
 

@@ -27,3 +27,8 @@ def thread(name, pct=99.0, pset=None, n=4, source="logs/metrics.log group=dutycy
 
 def cpu(values, cores=8):
     return [CpuSample(T0 + 10 * i, v, None, cores, "rest hostwide") for i, v in enumerate(values)]
+
+
+def bottlenecks(report):
+    """(bottleneck, severity) of each finding of `report`, in order."""
+    return [(f.bottleneck, f.severity) for f in report.findings]

@@ -32,3 +32,11 @@ def final_columns(spl: str) -> List[str]:
     tables = [s for s in segs if s.startswith("table ")]
     assert tables, "no table command"
     return tables[-1][len("table "):].split()
+
+
+def final_fields(spl: str) -> List[str]:
+    """The columns of a search whose last command is its `table` (a view's search), split as splcheck
+    splits a search."""
+    last = [p.strip() for p in splcheck.split_top(spl, "|") if p.strip()][-1]
+    assert last.startswith("table "), last
+    return last[len("table "):].split()

@@ -28,22 +28,28 @@ def iso(t: float) -> str:
 
 def envelope(path: str, entries: List[Tuple[str, Dict[str, Any]]], version: str = "9.3.2",
              host: str = "127.0.0.1") -> Dict[str, Any]:
-    base = "https://%s:8089/%s" % (host, path)
+    """The JSON body a snapshot keeps for `path` (no leading slash), as splunkd answered it."""
+    return envelope_body("https://%s:8089/%s" % (host, path), "/" + path, entries, version)
+
+
+def envelope_body(origin: str, link_path: str, entries: List[Tuple[str, Dict[str, Any]]], version: str = "9.3.2",
+                  updated: str = "2025-11-22T10:00:00+00:00", build: str = "d8ae995bf219") -> Dict[str, Any]:
+    """splunkd's JSON envelope (output_mode=json) around (name, content) entries: each entry's id is
+    `origin`/name, its links `link_path`/name."""
     ents = []
     for name, content in entries:
         c = dict(content)
         c.setdefault("eai:acl", None)
-        ents.append({"name": name, "id": "%s/%s" % (base, name), "updated": "1970-01-01T00:00:00+00:00",
-                     "links": {"alternate": "/%s/%s" % (path, name), "list": "/%s/%s" % (path, name)},
+        ents.append({"name": name, "id": "%s/%s" % (origin, name), "updated": "1970-01-01T00:00:00+00:00",
+                     "links": {"alternate": "%s/%s" % (link_path, name), "list": "%s/%s" % (link_path, name)},
                      "author": "system",
                      "acl": {"app": "", "can_list": True, "can_write": True, "modifiable": False, "owner": "system",
                              "perms": {"read": ["admin", "splunk-system-role"],
                                        "write": ["admin", "splunk-system-role"]},
                              "removable": False, "sharing": "system"},
                      "content": c})
-    return {"links": {}, "origin": base, "updated": "2025-11-22T10:00:00+00:00",
-            "generator": {"build": "d8ae995bf219", "version": version}, "entry": ents,
-            "paging": {"total": len(ents), "perPage": 0, "offset": 0}, "messages": []}
+    return {"links": {}, "origin": origin, "updated": updated, "generator": {"build": build, "version": version},
+            "entry": ents, "paging": {"total": len(ents), "perPage": 0, "offset": 0}, "messages": []}
 
 
 QUEUE_MAX = {"parsingQueue": 512000, "aggQueue": 1024000, "typingQueue": 512000, "indexQueue": 512000,
@@ -215,14 +221,11 @@ class Snap:
             os.makedirs(os.path.dirname(fname), exist_ok=True)
             with open(fname, "w") as f:
                 f.write(body if isinstance(body, str) else json.dumps(body, separators=(",", ":")))
-        if self.metrics:
-            os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-            with open(os.path.join(root, "logs", "metrics.log"), "w") as f:
-                f.write("\n".join(self.metrics) + "\n")
-        if self.splunkd:
-            os.makedirs(os.path.join(root, "logs"), exist_ok=True)
-            with open(os.path.join(root, "logs", "splunkd.log"), "w") as f:
-                f.write("\n".join(self.splunkd) + "\n")
+        for name, lines in (("metrics.log", self.metrics), ("splunkd.log", self.splunkd)):
+            if lines:
+                os.makedirs(os.path.join(root, "logs"), exist_ok=True)
+                with open(os.path.join(root, "logs", name), "w") as f:
+                    f.write("\n".join(lines) + "\n")
         if self.probes is not None:
             os.makedirs(os.path.join(root, "hec"), exist_ok=True)
             with open(os.path.join(root, "hec", "health.json"), "w") as f:

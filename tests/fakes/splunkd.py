@@ -26,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from urllib.parse import parse_qs, urlsplit
 
+from fakes.snapbuilder import envelope_body
+
 TIMEOUT_HOLD_S = 8.0   # how long a "timeout" fault holds a request at most
 
 
@@ -65,27 +67,9 @@ Handler = Callable[[Request], Response]
 
 def envelope(path: str, entries: List[Tuple[str, Dict[str, Any]]], host: str = "127.0.0.1:8089",
              version: str = "9.3.2") -> Response:
-    """splunkd's JSON envelope (output_mode=json) around (name, content) entries."""
-    base = "https://%s%s" % (host, path)
-    ents = []
-    for name, content in entries:
-        c = dict(content)
-        c.setdefault("eai:acl", None)
-        ents.append({
-            "name": name, "id": "%s/%s" % (base, name), "updated": "1970-01-01T00:00:00+00:00",
-            "links": {"alternate": "%s/%s" % (path, name), "list": "%s/%s" % (path, name)},
-            "author": "system",
-            "acl": {"app": "", "can_list": True, "can_write": True, "modifiable": False,
-                    "owner": "system", "perms": {"read": ["admin", "splunk-system-role"],
-                                                 "write": ["admin", "splunk-system-role"]},
-                    "removable": False, "sharing": "system"},
-            "content": c,
-        })
-    return Response(200, {"links": {}, "origin": base, "updated": "2026-11-22T10:00:00+00:00",
-                          "generator": {"build": "0a1b2c3d4e5f", "version": version},
-                          "entry": ents,
-                          "paging": {"total": len(ents), "perPage": 0, "offset": 0},
-                          "messages": []})
+    """splunkd's JSON envelope (output_mode=json) around (name, content) entries, answered."""
+    return Response(200, envelope_body("https://%s%s" % (host, path), path, entries, version,
+                                       updated="2026-11-22T10:00:00+00:00", build="0a1b2c3d4e5f"))
 
 
 def messages(status: int, text: str, kind: str = "ERROR") -> Response:
@@ -126,15 +110,116 @@ def make_tls(directory: str) -> Tuple[str, str]:
     return cert, key
 
 
-class FakeSplunkd:
-    def __init__(self, tls: Optional[Tuple[str, str]] = None):
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler of a loopback fake: HTTP/1.1, no access log; its fake is `self.server.owner`."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class Loopback:
+    """A loopback HTTP server (https with make_tls's pair) on a thread of its own, answering with its
+    `Handler` class; `stopping` is set while it stops. It can stop and start again on the same port."""
+
+    Handler = QuietHandler
+    PATH = ""                   # what `url` adds to the server's origin
+    poll_interval = 0.5
+
+    def __init__(self, tls: Optional[Tuple[str, str]] = None, port: int = 0):
         self.tls = tls
+        self.port = port
+        self.stopping = threading.Event()
+        self.server: Optional[ThreadingHTTPServer] = None
+
+    @property
+    def url(self) -> str:
+        return "%s://127.0.0.1:%d%s" % ("https" if self.tls else "http", self.port, self.PATH)
+
+    def start(self):
+        self.stopping.clear()
+        server = ThreadingHTTPServer(("127.0.0.1", self.port), self.Handler)
+        server.daemon_threads = True
+        server.owner = self     # type: ignore[attr-defined]
+        if self.tls:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*self.tls)
+            server.socket = ctx.wrap_socket(server.socket, server_side=True)
+        self.port = server.server_address[1]
+        self.server = server
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": self.poll_interval},
+                         daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+class SplunkdHandler(QuietHandler):
+    """Every request recorded, then answered by its route (404 where none), faults as they say."""
+
+    def _serve(self) -> None:
+        fake = self.server.owner     # type: ignore[attr-defined]
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        req = Request(self.command, parts.path, parse_qs(parts.query),
+                      {k: v for k, v in self.headers.items()}, body)
+        with fake._lock:
+            fake.requests.append(req)
+        resp = fake._lookup(self.command, parts.path)
+        if resp is None:
+            resp = fault("404")
+        elif callable(resp):
+            resp = resp(req)
+        if resp.fault == "reset":
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if resp.fault == "timeout":
+            fake.stopping.wait(TIMEOUT_HOLD_S)
+            self.close_connection = True
+            return
+        data = resp.payload()
+        self.send_response(resp.status)
+        self.send_header("Content-Type", resp.content_type)
+        self.send_header("Connection", "close")
+        self.send_header("Server", "Splunkd")
+        for k, v in resp.headers.items():
+            self.send_header(k, v)
+        declared = len(data) * 2 + 10 if resp.fault == "truncated" else len(data)
+        self.send_header("Content-Length", str(declared))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+        self.close_connection = True
+
+    do_GET = do_POST = do_DELETE = do_PUT = _serve
+
+
+class FakeSplunkd(Loopback):
+    Handler = SplunkdHandler
+
+    def __init__(self, tls: Optional[Tuple[str, str]] = None):
+        super().__init__(tls)
         self.routes: Dict[Tuple[str, str], Union[Response, Handler]] = {}
         self.prefix_routes: List[Tuple[str, str, Union[Response, Handler]]] = []
         self.requests: List[Request] = []
-        self._stop = threading.Event()
         self._lock = threading.Lock()
-        self.server: Optional[ThreadingHTTPServer] = None
 
     # -- routes
     def route(self, method: str, path: str, response: Union[Response, Handler]) -> None:
@@ -159,85 +244,6 @@ class FakeSplunkd:
         with self._lock:
             return [r for r in self.requests if r.path == path and (method is None or r.method == method)]
 
-    # -- lifecycle
-    @property
-    def port(self) -> int:
-        assert self.server is not None
-        return self.server.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return "%s://127.0.0.1:%d" % ("https" if self.tls else "http", self.port)
-
-    def start(self) -> "FakeSplunkd":
-        fake = self
-
-        class H(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _serve(self):
-                parts = urlsplit(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                req = Request(self.command, parts.path, parse_qs(parts.query),
-                              {k: v for k, v in self.headers.items()}, body)
-                with fake._lock:
-                    fake.requests.append(req)
-                resp = fake._lookup(self.command, parts.path)
-                if resp is None:
-                    resp = fault("404")
-                elif callable(resp):
-                    resp = resp(req)
-                if resp.fault == "reset":
-                    self.close_connection = True
-                    try:
-                        self.connection.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-                    return
-                if resp.fault == "timeout":
-                    fake._stop.wait(TIMEOUT_HOLD_S)
-                    self.close_connection = True
-                    return
-                data = resp.payload()
-                self.send_response(resp.status)
-                self.send_header("Content-Type", resp.content_type)
-                self.send_header("Connection", "close")
-                self.send_header("Server", "Splunkd")
-                for k, v in resp.headers.items():
-                    self.send_header(k, v)
-                declared = len(data) * 2 + 10 if resp.fault == "truncated" else len(data)
-                self.send_header("Content-Length", str(declared))
-                self.end_headers()
-                self.wfile.write(data)
-                self.wfile.flush()
-                self.close_connection = True
-
-            do_GET = do_POST = do_DELETE = do_PUT = _serve
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
-        self.server.daemon_threads = True
-        if self.tls:
-            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            ctx.load_cert_chain(*self.tls)
-            self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self.server:
-            self.server.shutdown()
-            self.server.server_close()
-
-    def __enter__(self) -> "FakeSplunkd":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 class Messages:

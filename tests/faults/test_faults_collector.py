@@ -5,11 +5,7 @@ an answer without Content-Length: each call ends at `request_timeout`, each body
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import threading
-import time
 
 import pytest
 
@@ -19,7 +15,9 @@ from ingest_doctor.collector import poll as collector
 from ingest_doctor.read import endpoints
 
 from fakes import instance as fi
-from fakes.paths import TA_BIN, need_ta_build
+from fakes.collector_run import Run
+from fakes.paths import need_ta_build
+from fakes.splunkd import wait_for
 
 Q = "services/server/introspection/queues"
 NOT_FOUND = endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}', 1.0)
@@ -72,33 +70,18 @@ def test_a_404_endpoint_is_reprobed_on_a_back_off_and_its_return_is_logged():
 
 
 # ---------------------------------------------------------------------------- as splunkd runs it
-def _env():
-    env = dict(os.environ)
-    env.pop("SPLUNK_HOME", None)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-def _run_collector(server_url: str, seconds_of_polls: int, timeout_s: str = "1"):
-    """Start the add-on's modular input against `server_url`; return (process, stdout buffer, stderr buffer)."""
+def _polls_on(server_url: str, timeout_s: str, polls: int, limit: float):
+    """Run the add-on's modular input against `server_url` until it has polled `polls` times (at most
+    `limit` s), then stop it: (polled, its peak RSS in MB, its stderr)."""
     need_ta_build()
-    script = os.path.join(TA_BIN, "ingest_doctor_introspection.py")
     xml = fi.input_xml(server_url, {"poll_interval": "1", "thread_cpu": "0", "request_timeout": timeout_s})
-    p = subprocess.Popen([sys.executable, script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=_env())
-    p.stdin.write(xml.encode("utf-8"))
-    p.stdin.close()
-    out, err = bytearray(), bytearray()
-
-    def pump(stream, buf):
-        while True:
-            chunk = os.read(stream.fileno(), 65536)
-            if not chunk:
-                return
-            buf.extend(chunk)
-    for s, b in ((p.stdout, out), (p.stderr, err)):
-        threading.Thread(target=pump, args=(s, b), daemon=True).start()
-    return p, out, err
+    r = Run(xml.encode("utf-8"))
+    try:
+        polled = wait_for(lambda: _polls(r.out) >= polls, limit, step=0.2)
+        rss = _peak_rss_mb(r.proc.pid)
+    finally:
+        _stop(r.proc)
+    return polled, rss, r.stderr()
 
 
 def _polls(out: bytearray) -> int:
@@ -125,24 +108,9 @@ def _stop(p) -> int:
         return p.wait(10)
 
 
-def _wait(pred, limit: float) -> bool:
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.2)
-    return pred()
-
-
 def test_the_collector_polls_on_against_a_flood_without_content_length(tls):
     with FloodServer(tls, total=64 * 1024 * 1024) as srv:
-        p, out, err = _run_collector(srv.url, 2, timeout_s="10")
-        try:
-            polled = _wait(lambda: _polls(out) >= 2, 120)
-            rss = _peak_rss_mb(p.pid)
-        finally:
-            _stop(p)
-    text = bytes(err).decode("utf-8", "replace")
+        polled, rss, text = _polls_on(srv.url, "10", 2, 120)
     record("collector: flood without Content-Length", rss, cases=1, failures=int(not polled or rss > 200),
            tracebacks=int("Traceback" in text), hangs=int(not polled))
     assert polled, text[-2000:]
@@ -153,13 +121,7 @@ def test_the_collector_polls_on_against_a_flood_without_content_length(tls):
 @pytest.mark.skipif(not scale(0, 1), reason="make fault only: a slow drip costs request_timeout per endpoint")
 def test_the_collector_polls_on_against_a_slow_drip(tls):
     with DripServer(tls, mode="body", step=0.5, limit=60) as srv:
-        p, out, err = _run_collector(srv.url, 1, timeout_s="1")
-        try:
-            polled = _wait(lambda: _polls(out) >= 1, 90)     # 12 endpoints x 1 s, not x 60 s
-            rss = _peak_rss_mb(p.pid)
-        finally:
-            _stop(p)
-    text = bytes(err).decode("utf-8", "replace")
+        polled, rss, text = _polls_on(srv.url, "1", 1, 90)     # 12 endpoints x 1 s, not x 60 s
     record("collector: slow drip (1 byte / 0.5 s)", rss, cases=1, failures=int(not polled),
            tracebacks=int("Traceback" in text), hangs=int(not polled))
     assert polled, text[-2000:]

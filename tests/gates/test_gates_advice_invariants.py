@@ -19,6 +19,7 @@ import sys
 import pytest
 
 import ingest_doctor_cli as cli
+from fakes.action_run import payload, run_action
 from fakes.invariants import limits_of, violations
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import BIN, TESTS
@@ -26,7 +27,6 @@ from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.read.snapshot import load_snapshot, recorded_thresholds
 
 HERE = TESTS
-ACTION = os.path.join(BIN, "ingest_doctor_flag.py")
 CLI = os.path.join(BIN, "ingest_doctor_cli.py")
 NOW = 1763805600.0
 
@@ -155,16 +155,9 @@ def alert_rows():
     ]
 
 
-def run_action(fake, results, tls, sid):
-    data = {"app": "ingest_doctor", "owner": "nobody", "results_file": results,
-            "results_link": "https://sh-01:8000/app/ingest_doctor/@go?sid=" + sid,
-            "search_name": "Ingest Doctor - Saturated splunkd thread", "server_host": "sh-01",
-            "server_uri": fake.url, "session_key": "s3cr3t-session-key", "sid": sid,
-            "configuration": {"min_severity": "info", "webhook_url": "", "index": ""}, "result": {}}
-    env = dict(os.environ, INGEST_DOCTOR_RETRY_BACKOFF_S="0.01", SSL_CERT_FILE=tls[0], PYTHONDONTWRITEBYTECODE="1")
-    env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
-    return subprocess.run([sys.executable, ACTION, "--execute"], input=json.dumps(data), capture_output=True,
-                          text=True, env=env, timeout=120)
+def flag(fake, results, tls, sid):
+    """The action run with every severity kept."""
+    return run_action(payload(fake, results, sid=sid, min_severity="info"), tls)
 
 
 @pytest.mark.parametrize("tuned", [None, "80"])
@@ -172,7 +165,7 @@ def test_alert_action_findings_keep_the_invariants(fake_splunkd, tls, tmp_path, 
     overrides = {"ingest_doctor_thread_busy_pct": tuned} if tuned else None
     sd = Splunkd(fake_splunkd, configs=CONFIGS, macro_overrides=overrides)
     res = write_results(str(tmp_path / "results.csv.gz"), alert_rows())
-    p = run_action(fake_splunkd, res, tls, "inv%s" % (tuned or ""))
+    p = flag(fake_splunkd, res, tls, "inv%s" % (tuned or ""))
     assert p.returncode == exitcodes.OK, p.stderr
     findings = [e["event"] for e in sd.events]
     assert len({f["host"] for f in findings}) >= 9, findings

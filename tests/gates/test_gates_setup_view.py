@@ -18,6 +18,7 @@ import pytest
 import splcheck
 from fakes import paths
 from fakes.paths import ROOT
+from fakes.searches import final_fields
 
 VIEW = os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_setup.xml")
 FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
@@ -27,12 +28,6 @@ def definition():
     root = ET.parse(VIEW).getroot()
     assert root.get("version") == "2" and root.findtext("label") == "Setup"
     return json.loads(root.find("definition").text)
-
-
-def final_fields(query):
-    last = [p.strip() for p in splcheck.split_top(query, "|") if p.strip()][-1]
-    assert last.startswith("table "), last
-    return last[len("table "):].split()
 
 
 def test_each_check_is_a_table_ending_in_status_and_fix():

@@ -5,7 +5,6 @@ app.conf and app.manifest, the Splunkbase text and every Python entry point say 
 against that floor's interpreter, and a vendored library whose Requires-Python excludes it is
 named as an override (and proved on 3.9 by the 3.9 test run).
 """
-import configparser
 import glob
 import json
 import os
@@ -13,30 +12,15 @@ import re
 
 import pytest
 
-from fakes.paths import ROOT, need_build
+from fakes.paths import ROOT, need_build, need_ta_build
 
+from confcheck import read_conf
 import floor
 import minpy
-
-TA_BUILD = os.path.join(ROOT, "build", "TA-ingest_doctor")
-
 
 def _read(*parts):
     with open(os.path.join(ROOT, *parts), encoding="utf-8") as fh:
         return fh.read()
-
-
-def _conf(path):
-    cp = configparser.RawConfigParser(strict=False, interpolation=None, delimiters=("=",))
-    cp.optionxform = str
-    cp.read(path, encoding="utf-8")
-    return cp
-
-
-def _need_ta_build():
-    if not os.path.isfile(os.path.join(TA_BUILD, "default", "app.conf")):
-        raise AssertionError("build/TA-ingest_doctor is missing: run `make build` (make test does)")
-    return TA_BUILD
 
 
 def test_floor_is_the_first_release_with_python_39():
@@ -56,10 +40,10 @@ def test_manifests_state_the_floor(manifest):
 
 
 def test_both_app_confs_state_the_floor():
-    app = _conf(os.path.join(need_build(), "default", "app.conf"))
-    ta = _conf(os.path.join(_need_ta_build(), "default", "app.conf"))
+    app = read_conf(os.path.join(need_build(), "default", "app.conf"))
+    ta = read_conf(os.path.join(need_ta_build(), "default", "app.conf"))
     for cp in (app, ta):
-        assert floor.WORDS in cp.get("launcher", "description")
+        assert floor.WORDS in cp["launcher"]["description"]
 
 
 def test_readme_and_splunkbase_text_state_the_same_floor():
@@ -78,7 +62,7 @@ def test_readme_and_splunkbase_text_state_the_same_floor():
 
 def test_every_python_entry_point_names_the_floor_interpreter():
     seen = []
-    for pkg in (need_build(), _need_ta_build()):
+    for pkg in (need_build(), need_ta_build()):
         for path in glob.glob(os.path.join(pkg, "default", "*.conf")):
             for n, line in enumerate(open(path, encoding="utf-8"), 1):
                 m = re.match(r"^python\.(version|required)\s*=\s*(.*?)\s*$", line)
@@ -130,7 +114,7 @@ def test_a_library_that_excludes_the_floor_python_is_a_named_override():
     declaration must be named, so the 3.9 test run (imports in test_gates_lib, the modular input's
     protocol in test_modinput_protocol) is known to be its proof."""
     excluded = set()
-    for lib in (os.path.join(need_build(), "bin", "lib"), os.path.join(_need_ta_build(), "bin", "lib")):
+    for lib in (os.path.join(need_build(), "bin", "lib"), os.path.join(need_ta_build(), "bin", "lib")):
         for meta in glob.glob(os.path.join(lib, "*.dist-info", "METADATA")):
             with open(meta, encoding="utf-8") as fh:
                 head = fh.read().split("\n\n", 1)[0]

@@ -53,17 +53,23 @@ def stop(p):
     return p.returncode, (p.home / "stderr.log").read_text(encoding="utf-8", errors="replace")
 
 
-def test_collector_logs_to_its_own_file_at_info_by_default(fake_splunkd, tmp_path):
-    fi.Instance(fake_splunkd, host="idx-01", psets=2)          # no Logging tab saved: 404, INFO
-    home = splunk_home(tmp_path)
+def run_collector_until(fake_splunkd, home, params, *until):
+    """Run the collector under `home` until each of `until` (given its log file's text) holds, stop it
+    (it exits OK); its log file's text and its stderr."""
     log = home / "var" / "log" / "splunk" / logfile.COLLECTOR_LOG
-    p = start_collector(fake_splunkd, home, {})
+    p = start_collector(fake_splunkd, home, params)
     try:
-        assert wait_for(lambda: "category=start" in _read(log), 30), _read(log)
+        for ready in until:
+            assert wait_for(lambda: ready(_read(log)), 30), _read(log)
     finally:
         rc, err = stop(p)
     assert rc == exitcodes.OK
-    text = _read(log)
+    return _read(log), err
+
+
+def test_collector_logs_to_its_own_file_at_info_by_default(fake_splunkd, tmp_path):
+    fi.Instance(fake_splunkd, host="idx-01", psets=2)          # no Logging tab saved: 404, INFO
+    text, err = run_collector_until(fake_splunkd, splunk_home(tmp_path), {}, lambda log: "category=start" in log)
     assert "INFO category=start input=ingest_doctor_introspection://local" in text
     assert "INFO category=stop" in text
     # the same lines still reach splunkd.log through stderr, and never the session key
@@ -75,16 +81,9 @@ def test_collector_logs_to_its_own_file_at_info_by_default(fake_splunkd, tmp_pat
 def test_collector_follows_the_logging_tab(fake_splunkd, tmp_path):
     fi.Instance(fake_splunkd, host="idx-01", psets=2)
     fake_splunkd.route("GET", SETTINGS, envelope(SETTINGS, [("logging", {"loglevel": "WARNING"})]))
-    home = splunk_home(tmp_path)
-    log = home / "var" / "log" / "splunk" / logfile.COLLECTOR_LOG
-    p = start_collector(fake_splunkd, home, {"hec_tls_verify": "0"})
-    try:
-        assert wait_for(lambda: "category=hec_tls_unverified" in _read(log), 30), _read(log)
-        assert wait_for(lambda: len(fake_splunkd.requests_to("/services/server/introspection/queues")) >= 2, 30)
-    finally:
-        rc, err = stop(p)
-    assert rc == exitcodes.OK
-    text = _read(log)
+    text, err = run_collector_until(
+        fake_splunkd, splunk_home(tmp_path), {"hec_tls_verify": "0"}, lambda log: "category=hec_tls_unverified" in log,
+        lambda log: len(fake_splunkd.requests_to("/services/server/introspection/queues")) >= 2)
     assert "WARN category=hec_tls_unverified" in text
     assert "category=start" not in text and "category=stop" not in text         # INFO: below WARNING
     assert "category=start" not in err

@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from fakes.memory_port import MemoryPort
 from fakes.paths import ROOT
 
 from confcheck import read_conf
@@ -117,10 +118,11 @@ def test_only_admins_read_the_webhook_macro():
     assert "read : [ admin, sc_admin ]" in access and "*" not in access
 
 
-class _Port:
-    """Just enough of alert.action.Port: the macros and what a run writes."""
+class _Port(MemoryPort):
+    """The in-memory port with the macros given, recording what a run saves, posts and logs."""
 
     def __init__(self, macros):
+        super().__init__()
         self._macros = macros
         self.saved, self.hooks, self.logs = [], [], []
 
@@ -130,38 +132,12 @@ class _Port:
     def latest_configs(self, hosts):
         return {}
 
-    def local_config(self, host, evidence):
-        return False
-
-    def kv_read(self, keys):
-        return {}
-
     def kv_save(self, records):
+        super().kv_save(records)
         self.saved.extend(records)
-
-    # the findings store's lock and pending deliveries (issue 23): one run at a time here
-    def store_lock(self, owner):
-        pass
-
-    def store_unlock(self, owner):
-        pass
-
-    def kv_pending(self, search_name):
-        latest = {r["_key"]: r for r in self.saved}
-        return {k: r for k, r in latest.items()
-                if r.get("delivery") == "pending" and r.get("delivery_search") == search_name}
-
-    def write_events(self, index, host, bodies):
-        pass
 
     def webhook(self, url, body):
         self.hooks.append(url)
-
-    def messages_shown(self):
-        return {}
-
-    def post_messages(self, plan):
-        pass
 
     def log(self, level, category, **fields):
         self.logs.append((level, category, fields))

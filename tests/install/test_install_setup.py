@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import splcheck
 from confcheck import read_conf
 from fakes import paths
 from fakes.paths import ROOT
+from fakes.searches import final_fields
 from ingest_doctor_ports import logfile
 
 VIEW = os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_setup.xml")
@@ -27,12 +27,6 @@ FRESH = os.path.join(paths.FIXTURES, "install", "fresh_setup")
 def queries():
     defn = json.loads(ET.parse(VIEW).getroot().find("definition").text)
     return {k: d["options"]["query"] for k, d in defn["dataSources"].items()}
-
-
-def final_fields(query):
-    last = [p.strip() for p in splcheck.split_top(query, "|") if p.strip()][-1]
-    assert last.startswith("table "), last
-    return last[len("table "):].split()
 
 
 def strings(query):

@@ -8,7 +8,7 @@ import os
 import ssl
 import time
 
-from fakes.collectorproc import SETTINGS_PATH
+from fakes.collector_run import SETTINGS_PATH
 from fakes.instance import TEMPLATES
 from fakes.splunkd import FakeSplunkd, Response, envelope, wait_for
 from fakes.hookreceiver import HookReceiver

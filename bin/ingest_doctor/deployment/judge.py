@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
-from ingest_doctor.findings import Finding, Headroom, Report, severity_rank
+from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
 from ingest_doctor.deployment import topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
@@ -46,16 +46,12 @@ def first_action(f: Finding) -> str:
 
 
 @dataclass
-class NextBottleneck:
+class NextBottleneck(Flat):
     host: str
     bottleneck: str
     pipeline_set: Optional[int]
     at_load_x: float
     caveat: str = ""
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"host": self.host, "bottleneck": self.bottleneck, "pipeline_set": self.pipeline_set,
-                "at_load_x": self.at_load_x, "caveat": self.caveat}
 
 
 @dataclass

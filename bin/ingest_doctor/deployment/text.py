@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import List
 
 from ingest_doctor.deployment.judge import DeploymentReport, where
-from ingest_doctor.engine.textreport import _wrap, render as render_one
+from ingest_doctor.engine.textreport import _wrap, not_judged_lines, recommendation_lines, render as render_one
 
 NEXT_HOW = ("What saturates next, as the load grows (each stage pegs one core at about 100 / its busy % times "
             "today's load; a linear estimate with the caveats of headroom, and a sender held back today carries "
@@ -33,11 +33,7 @@ def render(dep: DeploymentReport) -> str:
         out.append("Root cause %d: %s [%s] (%s)" % (i, where(f), f.severity.upper(), f.id))
         out.extend(_wrap(f.summary, "  "))
         for r in f.recommendations[:3]:
-            out.extend(_wrap("- " + r.action, "    "))
-            if r.setting:
-                out.append("      %s [%s] %s: %s -> %s" % (r.conf_file, r.stanza or "", r.setting,
-                                                          "unknown" if r.current is None else r.current,
-                                                          "(see above)" if r.suggested is None else r.suggested))
+            out.extend(recommendation_lines(r, with_place=False))
         symptoms = dep.symptoms_of(rid)
         if symptoms:
             hosts = sorted({s.host or "-" for s in symptoms})
@@ -61,11 +57,7 @@ def render(dep: DeploymentReport) -> str:
             out.extend(_wrap("- %s -> %s%s%s (%s)" % (e.sender, e.receiver, "" if e.kbps is None else
                                                       ", %.0f KB/s" % e.kbps, ", BLOCKED" if e.blocked else "",
                                                       e.source), "  "))
-    if dep.not_judged:
-        out.append("")
-        out.append("Not judged:")
-        for n in dep.not_judged:
-            out.extend(_wrap("- " + n, "  "))
+    out.extend(not_judged_lines(dep.not_judged))
     out.append("")
     out.append("=" * 40 + " each instance " + "=" * 40)
     for host in dep.hosts:

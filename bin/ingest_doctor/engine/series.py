@@ -32,7 +32,7 @@ class Judgement:
     span_s: float = 0.0
 
 
-def _median(values: Sequence[float]) -> float:
+def median(values: Sequence[float]) -> float:
     s = sorted(values)
     n = len(s)
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
@@ -49,23 +49,31 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     pts: Sequence[Tuple[Optional[float], float]] = (
         timed if len(timed) == len(points) else timed + [p for p in points if p[0] is None])
     values = [v for _, v in pts]
+    # The window: the timed samples of the last `sustained_window_min` minutes, and the time they span.
+    recent, span = None, 0.0
+    if len(timed) >= int(th.sustained_samples):
+        times = [t for t, _ in timed]
+        end = times[-1]
+        k = bisect_left(times, end - th.sustained_window_min * 60.0)      # in time order: a suffix
+        recent = [v for _, v in timed[k:]]
+        span = end - times[k]
+    return verdict(values, recent, span, threshold, th, use_median)
+
+
+def verdict(values: Sequence[float], recent: Optional[Sequence[float]], span: float, threshold: float,
+            th: Thresholds, use_median: bool = False) -> Judgement:
+    """The judgement of a series' `values` (oldest first), given the values `recent` in its window (None:
+    too few timed samples for one) and the seconds they `span`."""
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]
     hits = sum(1 for v in last if v >= threshold)
-    agg = _median if use_median else (lambda xs: sum(xs) / len(xs))
+    agg = median if use_median else (lambda xs: sum(xs) / len(xs))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
-    if len(timed) >= n_need:
-        window_s = th.sustained_window_min * 60.0
-        times = [t for t, _ in timed]
-        end = times[-1]
-        k = bisect_left(times, end - window_s)      # in time order: the window is a suffix
-        recent = [v for _, v in timed[k:]]
-        span = end - times[k]
-        if len(recent) >= n_need and span >= window_s / 2.0:
-            value = agg(recent)
-            if value >= threshold:
-                return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
+    if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
+        value = agg(recent)
+        if value >= threshold:
+            return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
     if len(last) >= n_need and hits >= n_need:
         return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
                          "%d of the last %d samples" % (hits, len(last)), len(values))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import textwrap
 from typing import List
 
-from ingest_doctor.findings import Headroom, Report
+from ingest_doctor.findings import Headroom, Recommendation, Report
 
 WIDTH = 100
 
@@ -60,13 +60,7 @@ def render(report: Report) -> str:
         if f.recommendations:
             out.append("  Recommendations:")
             for r in f.recommendations:
-                out.extend(_wrap("- " + r.action, "    "))
-                if r.setting:
-                    out.append("      %s [%s] %s: %s -> %s" % (r.conf_file, r.stanza or "", r.setting,
-                                                              "unknown" if r.current is None else r.current,
-                                                              "(see above)" if r.suggested is None else r.suggested))
-                elif r.conf_file and r.stanza:
-                    out.append("      %s [%s]" % (r.conf_file, r.stanza))
+                out.extend(recommendation_lines(r))
     if not report.findings:
         out.append("")
         out.append("No bottleneck found in what could be judged.")
@@ -75,9 +69,25 @@ def render(report: Report) -> str:
         out.extend(_wrap(HEADROOM_HOW, ""))
         for h in report.headroom:
             out.extend(_wrap("- " + headroom_sentence(h), "  "))
-    if report.not_judged:
-        out.append("")
-        out.append("Not judged:")
-        for n in report.not_judged:
-            out.extend(_wrap("- " + n, "  "))
+    out.extend(not_judged_lines(report.not_judged))
     return "\n".join(out) + "\n"
+
+
+def recommendation_lines(r: Recommendation, with_place: bool = True) -> List[str]:
+    """A recommendation's action, then its setting (conf file, stanza, setting: current -> suggested), or
+    with `with_place` the conf file and stanza alone when it names no setting."""
+    out = _wrap("- " + r.action, "    ")
+    if r.setting:
+        out.append("      %s [%s] %s: %s -> %s" % (r.conf_file, r.stanza or "", r.setting,
+                                                  "unknown" if r.current is None else r.current,
+                                                  "(see above)" if r.suggested is None else r.suggested))
+    elif with_place and r.conf_file and r.stanza:
+        out.append("      %s [%s]" % (r.conf_file, r.stanza))
+    return out
+
+
+def not_judged_lines(not_judged: List[str]) -> List[str]:
+    """The report's closing "Not judged:" list (nothing when every check was judged)."""
+    if not not_judged:
+        return []
+    return ["", "Not judged:"] + [line for n in not_judged for line in _wrap("- " + n, "  ")]

@@ -37,9 +37,7 @@ def run(st: State) -> None:
     if latest is None or j is None:
         return
     if j.level == SUSTAINED:
-        d = st.draft(model.HOST_CPU, None)
-        d.severity = "warning"
-        d.component = "host"
+        d = st.draft(model.HOST_CPU, None, "warning", "host")
         d.set_headline("The host's CPU is %.0f%% busy (%s): there is no headroom, so more pipeline sets or "
                        "threads will not help." % (j.value, j.window))
         d.add(EvidenceItem("host_cpu_pct", r1(j.value), "%", j.window, st.cpu_source()))

@@ -89,9 +89,7 @@ def run(st: State) -> None:
             idle.append((p, busy))
     if not idle:
         return
-    d = st.draft(model.PIPELINE_SET_IMBALANCE, None)
-    d.severity = "warning"
-    d.component = "pipelineSetSelectionPolicy"
+    d = st.draft(model.PIPELINE_SET_IMBALANCE, None, "warning", "pipelineSetSelectionPolicy")
     d.set_headline("Pipeline set%s %s %s saturated while %s stay%s nearly idle (under %.0f%%): the load is not "
                    "spread over the %d pipeline sets."
                    % ("s" if len(saturated) > 1 else "", ", ".join(str(s) for s in saturated),
@@ -110,9 +108,7 @@ def run(st: State) -> None:
 
 def _uneven(st: State, most: Tuple[int, float], nsets: int) -> None:
     pset, share = most
-    d = st.draft(model.PIPELINE_SET_IMBALANCE, None)
-    d.severity = "info"
-    d.component = "pipelineSetSelectionPolicy"
+    d = st.draft(model.PIPELINE_SET_IMBALANCE, None, "info", "pipelineSetSelectionPolicy")
     busy = [t.judgement.value for t in st.threads if t.pipeline_set == pset and t.stage is not None]
     d.set_headline("Pipeline set %d carries %.0f%% of the throughput of %d sets (a fair share is %.0f%%)%s: none is "
                    "saturated yet, but it will be the first; the load is not spread."

@@ -15,9 +15,7 @@ def run(st: State) -> None:
     paused = [s for s in st.ev.log_signals if s.kind == "index_paused"]
     if (ix is None or ix.status in QUIET) and not paused:
         return
-    d = st.draft(model.INDEXER_THROTTLED, None)
-    d.severity = "critical"
-    d.component = "indexer"
+    d = st.draft(model.INDEXER_THROTTLED, None, "critical", "indexer")
     reason = ix.reason if ix and ix.reason else (paused[-1].message if paused else "")
     status = ix.status if ix and ix.status not in QUIET else "paused"
     d.set_headline("The index processor is %s%s: indexing has paused, so every queue in front of it fills." % (

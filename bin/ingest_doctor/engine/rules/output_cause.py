@@ -26,6 +26,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional
 
 from ingest_doctor.engine import advice
+from ingest_doctor.engine.series import median
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import EvidenceItem, Recommendation
 from ingest_doctor.engine.rules.state import Draft, State, r1
@@ -40,12 +41,6 @@ CONNECTIONS = "logs/metrics.log group=tcpout_connections"
 def _recent(st: State, values: List[float]) -> float:
     last = values[-int(st.th.sustained_of_samples):]
     return sum(last) / len(last)
-
-
-def _median(xs: List[float]) -> float:
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
 
 
 def _kbps_words(kbps: float) -> str:
@@ -74,11 +69,11 @@ def run(st: State) -> None:
         elif taking and len(totals) >= st.th.sustained_samples:
             vals = [v for _, v in sorted(totals.items(), key=lambda x: x[0] or 0)]
             recent = vals[-int(st.th.sustained_of_samples):]
-            if _median(recent) >= PLATEAU * max(vals):
+            if median(recent) >= PLATEAU * max(vals):
                 if judged_idle:
-                    _bandwidth(st, d, taking, _median(recent), max(vals))
+                    _bandwidth(st, d, taking, median(recent), max(vals))
                 else:
-                    _link_or_drain(st, d, taking, _median(recent), max(vals))
+                    _link_or_drain(st, d, taking, median(recent), max(vals))
             else:
                 _undecided(d, "the receivers all take data but the output's throughput is not flat at a ceiling")
         else:

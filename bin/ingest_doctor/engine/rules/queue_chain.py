@@ -131,9 +131,7 @@ def run(st: State) -> None:
         stage = model.stage_draining(last.queue)
         if stage is None:
             continue
-        d = st.draft(stage.name, pset)
-        d.severity = "critical" if any(q.blocked for q in full) else "warning"
-        d.component = last.queue
+        d = st.draft(stage.name, pset, "critical" if any(q.blocked for q in full) else "warning", last.queue)
         upstream = [q.queue for q in full[:-1]]
         d.set_headline("%s is full (%.0f%%, %s)%s: the %s stage that drains it limits throughput."
                        % (last.queue, last.value, last.window,

@@ -195,11 +195,19 @@ class State:
     def has_queue_data(self) -> bool:
         return bool(self.ev.queues)
 
-    def draft(self, bottleneck: str, pset: Optional[int]) -> Draft:
+    def draft(self, bottleneck: str, pset: Optional[int], severity: Optional[str] = None,
+              component: Optional[str] = None) -> Draft:
+        """The draft of (bottleneck, pset), new or drafted already; `severity` and `component` set on it
+        when given."""
         key = (bottleneck, pset)
         if key not in self.drafts:
             self.drafts[key] = Draft(bottleneck, pset)
-        return self.drafts[key]
+        d = self.drafts[key]
+        if severity is not None:
+            d.severity = severity
+        if component is not None:
+            d.component = component
+        return d
 
     def note(self, text: str) -> None:
         if text not in self.not_judged:
@@ -234,23 +242,23 @@ class State:
         return SRC_HOSTWIDE if REST_HOSTWIDE in self.ev.sources else \
             (self.ev.cpu[-1].source if self.ev.cpu else "")
 
+    def cpu_levels(self) -> Optional[Tuple[float, float]]:
+        """The host's CPU %: (the latest reading, the higher of it and a sustained window value); None
+        when not read."""
+        latest, j = self.host_cpu()
+        if latest is None:
+            return None
+        return latest, max(latest, j.value if j is not None and j.level == SUSTAINED else latest)
+
     def host_busy(self) -> Optional[bool]:
         """The host's CPU is at least `cpu_headroom_pct` (no longer idle); None when not read."""
-        latest, j = self.host_cpu()
-        if latest is None:
-            return None
-        value = max(latest, j.value if j is not None and j.level == SUSTAINED else latest)
-        return value >= self.th.cpu_headroom_pct
+        levels = self.cpu_levels()
+        return None if levels is None else levels[1] >= self.th.cpu_headroom_pct
 
     def headroom(self) -> Optional[bool]:
-        latest, j = self.host_cpu()
-        if latest is None:
-            return None
-        if j is not None and j.level == SUSTAINED and j.value >= self.th.host_cpu_pct:
-            return False
-        if latest >= self.th.host_cpu_pct:
-            return False
-        return latest < self.th.cpu_headroom_pct
+        """Below `host_cpu_pct` by both readings and idle now (under `cpu_headroom_pct`); None when not read."""
+        levels = self.cpu_levels()
+        return None if levels is None else (levels[1] < self.th.host_cpu_pct and levels[0] < self.th.cpu_headroom_pct)
 
 
 def _finite(v: Optional[float]) -> bool:

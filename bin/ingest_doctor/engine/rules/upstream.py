@@ -81,18 +81,14 @@ def run(st: State) -> None:
     d.component = SENDER
     d.add(age_item)
     busy: List[str] = []
-    if q is not None:
-        d.add(EvidenceItem("queue_fill_pct_max", r1(q), "%", "window", "logs/metrics.log group=queue"))
-        if q >= idle:
-            busy.append("a queue %.0f%% full" % q)
-    if t is not None:
-        d.add(EvidenceItem("thread_busy_pct_max", r1(t), "%", "window", "logs/metrics.log group=dutycycle"))
-        if t >= idle:
-            busy.append("a thread %.0f%% busy" % t)
-    if hec is not None:
-        d.add(EvidenceItem("hec_latency_ms", r1(hec), "ms", "window", "hec/health.json"))
-        if hec >= st.th.hec_latency_ms:
-            busy.append("HEC answering in %.0f ms" % hec)
+    measured = ((q, "queue_fill_pct_max", "%", "logs/metrics.log group=queue", idle, "a queue %.0f%% full"),
+                (t, "thread_busy_pct_max", "%", "logs/metrics.log group=dutycycle", idle, "a thread %.0f%% busy"),
+                (hec, "hec_latency_ms", "ms", "hec/health.json", st.th.hec_latency_ms, "HEC answering in %.0f ms"))
+    for value, signal, unit, source, busy_at, words in measured:
+        if value is not None:
+            d.add(EvidenceItem(signal, r1(value), unit, "window", source))
+            if value >= busy_at:
+                busy.append(words % value)
     late = "Events are indexed %.0f s after their timestamp (avg_age, median %s, up to %.0f s)" % (
         age.value, age.window, age.peak)
     if busy:
