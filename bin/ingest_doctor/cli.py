@@ -6,41 +6,81 @@ of splunkd goes through it and the read step, over the endpoint table's snapshot
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import time
-from typing import IO, Any, Callable, Mapping, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, List, Mapping, Optional
 
-from ingest_doctor.read import endpoints, readstep
 from ingest_doctor import exitcodes, thresholds
-from ingest_doctor.diagnose import diagnose
 from ingest_doctor.deployment import folder as deployment_folder
-from ingest_doctor.deployment import text as deployment_text
-from ingest_doctor.deployment.judge import judge
-from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
-from ingest_doctor.read.snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
+from ingest_doctor.read.snapshot import SnapshotError
+
+if TYPE_CHECKING:
+    from ingest_doctor.read import readstep
+    from ingest_doctor.read.endpoints import Fetched
 
 # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
 Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
+
+# Imported only where used: `diagnose` of a snapshot never pays for argparse (and what its help
+# formatter pulls in), json's encoder, the snapshot command's read step or the deployment judge.
 
 
 class UsageError(Exception):
     pass
 
 
-class Parser(argparse.ArgumentParser):
-    out: Optional[IO[str]] = None      # the stream --help writes to (main's stdout)
+class Args:
+    """The parsed command line (argparse.Namespace's shape, without argparse)."""
 
-    def error(self, message):
-        raise UsageError("%s: %s" % (self.prog, message))
-
-    def _print_message(self, message, file=None):
-        if message:
-            (Parser.out or file).write(message)
+    def __init__(self, **kw: Any):
+        self.__dict__.update(kw)
 
 
-def build_parser() -> Parser:
+def _quick_diagnose(argv: List[str]) -> Optional[Args]:
+    """`diagnose DIR [--format json|text] [--threshold NAME=VALUE]...` in its plain spellings, parsed
+    as argparse would; None for anything else (help, abbreviations, errors, `snapshot`): argparse decides."""
+    if not argv or argv[0] != "diagnose":
+        return None
+    args = Args(command="diagnose", snapshot_dir=None, format="json", threshold=[])
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        name, eq, value = a.partition("=")
+        if not eq and name in ("--format", "--threshold") and i + 1 < len(argv):
+            i, value = i + 1, argv[i + 1]
+        elif not eq or name not in ("--format", "--threshold"):
+            if a.startswith("-") or not a or args.snapshot_dir is not None:
+                return None
+            args.snapshot_dir = a
+            i += 1
+            continue
+        if value.startswith("-") or not value or (name == "--format" and value not in ("json", "text")):
+            return None
+        if name == "--format":
+            args.format = value
+        else:
+            args.threshold.append(value)
+        i += 1
+    return args if args.snapshot_dir is not None else None
+
+
+def _parser_class():
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        out: Optional[IO[str]] = None      # the stream --help writes to (main's stdout)
+
+        def error(self, message):
+            raise UsageError("%s: %s" % (self.prog, message))
+
+        def _print_message(self, message, file=None):
+            if message:
+                (Parser.out or file).write(message)
+    return Parser
+
+
+def build_parser(out: Optional[IO[str]] = None):
+    Parser = _parser_class()
+    Parser.out = out
     p = Parser(prog="ingest_doctor_cli.py", description="Find where a splunkd's ingestion pipeline is stuck.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
     d = sub.add_parser("diagnose", help="judge a snapshot folder (or a deployment folder of snapshots) and print "
@@ -67,9 +107,8 @@ def build_parser() -> Parser:
 
 def run(argv, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ: Mapping[str, str],
         connect: Connect) -> int:
-    Parser.out = stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = _quick_diagnose(argv) or build_parser(stdout).parse_args(argv)
         if args.command == "diagnose":
             return cmd_diagnose(args, stdout, stderr)
         if args.command == "snapshot":
@@ -87,26 +126,41 @@ def _overrides(args) -> dict:
     return dict(kv.split("=", 1) for kv in args.threshold if "=" in kv)
 
 
-def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
-    if deployment_folder.is_deployment(args.snapshot_dir):
-        return cmd_diagnose_deployment(args, stdout, stderr)
+def _loaded(load, args, stderr: IO[str]):
+    """load(folder, overrides), or the exit code of a folder that cannot be read or an invalid --threshold."""
     try:
-        # The thresholds the snapshot's splunkd was tuned with, then --threshold.
-        th, problems = recorded_thresholds(args.snapshot_dir, _overrides(args))
+        return load(args.snapshot_dir, _overrides(args))
     except SnapshotError as e:
         stderr.write("ingest_doctor: %s\n" % e)
         return exitcodes.BAD_INPUT
     except thresholds.ThresholdError as e:
         stderr.write("ingest_doctor: %s\n" % e)
         return exitcodes.BAD_CONFIG
+
+
+def _json(data) -> str:
+    import json
+    return json.dumps(data, indent=2) + "\n"
+
+
+def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
+    if deployment_folder.is_deployment(args.snapshot_dir):
+        return cmd_diagnose_deployment(args, stdout, stderr)
+    from ingest_doctor.diagnose import diagnose
+    from ingest_doctor.read.snapshot import has_evidence, load_snapshot, recorded_thresholds
+    # The thresholds the snapshot's splunkd was tuned with, then --threshold.
+    loaded = _loaded(recorded_thresholds, args, stderr)
+    if isinstance(loaded, int):
+        return loaded
+    th, problems = loaded
     ev = load_snapshot(args.snapshot_dir, th)
     ev.problems.extend(problems)
     report = diagnose(ev, th)
     if args.format == "text":
-        from ingest_doctor.engine import textreport     # imported only where used: json is the default
+        from ingest_doctor.engine import textreport
         stdout.write(textreport.render(report))
     else:
-        stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        stdout.write(_json(report.to_dict()))
     if not has_evidence(ev):
         why = "; ".join(ev.problems) if ev.problems else "no rest/*.json, logs/ or hec/ files"
         stderr.write("ingest_doctor: nothing to analyse in %s (%s)\n" % (args.snapshot_dir, why))
@@ -117,16 +171,15 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
 
 
 def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
-    try:
-        name, instances, problems = deployment_folder.load(args.snapshot_dir, _overrides(args))
-    except SnapshotError as e:
-        stderr.write("ingest_doctor: %s\n" % e)
-        return exitcodes.BAD_INPUT
-    except thresholds.ThresholdError as e:
-        stderr.write("ingest_doctor: %s\n" % e)
-        return exitcodes.BAD_CONFIG
+    from ingest_doctor.deployment import text as deployment_text
+    from ingest_doctor.deployment.judge import judge
+    from ingest_doctor.read.snapshot import has_evidence
+    loaded = _loaded(deployment_folder.load, args, stderr)
+    if isinstance(loaded, int):
+        return loaded
+    name, instances, problems = loaded
     dep = judge(instances, name)
-    stdout.write(deployment_text.render(dep) if args.format == "text" else json.dumps(dep.to_dict(), indent=2) + "\n")
+    stdout.write(deployment_text.render(dep) if args.format == "text" else _json(dep.to_dict()))
     empty = [i.name for i in instances if not has_evidence(i.evidence)]
     if len(empty) == len(instances):
         stderr.write("ingest_doctor: nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ "
@@ -175,6 +228,7 @@ def _password(args, stdin: IO[str], stderr: IO[str]) -> str:
 
 def _refused(args, f: Fetched, what: str) -> Optional[str]:
     """The one line for a first call that failed (None: it did not)."""
+    from ingest_doctor.read import endpoints
     kind = endpoints.error_kind(f)
     if kind is None:
         return None
@@ -185,7 +239,7 @@ def _refused(args, f: Fetched, what: str) -> Optional[str]:
                 % (args.uri, f.detail))
     if f.error:
         return "cannot reach %s (%s)" % (args.uri, f.detail or f.error)
-    return "%s answered %d to %s" % (args.uri, f.status, what or INFO.path)
+    return "%s answered %d to %s" % (args.uri, f.status, what or endpoints.INFO.path)
 
 
 def _note(fault: readstep.Fault) -> str:
@@ -217,6 +271,7 @@ def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ
             stderr.write("ingest_doctor: %s: not captured; the deployment folder lacks it\n" % uri)
             worst = worst or code
     os.makedirs(args.out, exist_ok=True)
+    import json
     with open(os.path.join(args.out, deployment_folder.META), "w", encoding="utf-8") as f:
         json.dump({"format": 1, "name": os.path.basename(os.path.abspath(args.out)),
                    "instances": {instance_folder(u): u for u in uris}}, f, indent=1)
@@ -232,9 +287,9 @@ def instance_folder(uri: str) -> str:
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
 
 
-def _one(args, uri: str, out_dir: str) -> argparse.Namespace:
+def _one(args, uri: str, out_dir: str) -> Args:
     """The arguments of one instance's capture: one --uri, its own --out."""
-    one = argparse.Namespace(**vars(args))
+    one = Args(**vars(args))
     one.uri, one.out = uri, out_dir
     return one
 
@@ -251,6 +306,9 @@ def _snapshot_one(args, uri: str, out_dir: str, stdin: IO[str], stdout: IO[str],
 
 def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str],
              password: Optional[str] = None) -> int:
+    import time
+    from ingest_doctor.read import endpoints, readstep
+    from ingest_doctor.read.endpoints import INFO, SNAPSHOT
     if args.username:
         first = port.login(args.username, password if password is not None else _password(args, stdin, stderr))
     else:

@@ -1,12 +1,13 @@
 """A deployment folder (contract section 5): `deployment.json` (optional) and one snapshot folder per instance."""
 from __future__ import annotations
 
-import json
 import os
-from typing import List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
-from ingest_doctor.deployment.topology import Instance, uri_host
 from ingest_doctor.read.snapshot import SnapshotError, load_snapshot, recorded_thresholds
+
+if TYPE_CHECKING:
+    from ingest_doctor.deployment.topology import Instance
 
 META = "deployment.json"
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")
@@ -34,6 +35,8 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
     thresholds.ThresholdError when an override is invalid."""
     if not is_deployment(path):
         raise SnapshotError("not a deployment folder (no snapshot subfolders): %s" % path)
+    import json     # here, with the topology: `diagnose` of one snapshot asks only is_deployment
+    from ingest_doctor.deployment.topology import Instance, uri_host
     name, problems = None, []
     meta_file = os.path.join(path, META)
     if os.path.exists(meta_file):

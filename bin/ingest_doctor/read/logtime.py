@@ -39,19 +39,32 @@ def parse_prefix(line: str) -> Tuple[Optional[float], int]:
 
 
 def _compute(stamp: str, zone: str) -> Optional[float]:
-    import calendar     # here, not at the top: once a distinct second, and `diagnose` of REST only never needs it
     try:
         mo, d, y = int(stamp[0:2]), int(stamp[3:5]), int(stamp[6:10])
         h, mi, s = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
-        epoch = calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
-    except (ValueError, OverflowError):
+    except ValueError:
         return None
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and y >= 1):
         return None
+    epoch = _timegm(y, mo, d, h, mi, s)
     if zone:
         sign = 1 if zone[0] == "+" else -1
         epoch -= sign * (int(zone[1:3]) * 3600 + int(zone[3:5]) * 60)
     return float(epoch)
+
+
+_DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+_EPOCH_DAYS = 719162        # days from 0001-01-01 to 1970-01-01
+
+
+def _timegm(y: int, mo: int, d: int, h: int, mi: int, s: int) -> int:
+    """calendar.timegm((y, mo, d, h, mi, s, ...)) for 1 <= mo <= 12 and y >= 1, as it counts (a day past
+    the month's end runs on into the next), without importing calendar (and its datetime and locale)."""
+    y1 = y - 1
+    days = y1 * 365 + y1 // 4 - y1 // 100 + y1 // 400 + _DAYS_BEFORE_MONTH[mo]
+    if mo > 2 and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0):
+        days += 1
+    return ((days + d - 1 - _EPOCH_DAYS) * 24 + h) * 3600 + mi * 60 + s
 
 
 def last_time(path: str, tail_bytes: int = 65536) -> Optional[float]:
@@ -97,11 +110,19 @@ class WindowedParser:
 
 def iso_epoch(value: Any) -> Optional[float]:
     """'2026-11-22T10:00:00Z' (or +hh:mm, or no zone: UTC) -> epoch seconds; None when not ISO 8601."""
-    import datetime
     if not isinstance(value, str) or not value.strip():
         return None
+    text = value.strip()
+    # What iso_utc writes, read without importing datetime (a day past the 28th: datetime checks it).
+    if len(text) == 20 and text.isascii() and text[4] == "-" and text[7] == "-" and text[10] == "T" and text[13] == ":" \
+            and text[16] == ":" and text[19] == "Z" and (text[0:4] + text[5:7] + text[8:10] + text[11:13]
+                                                        + text[14:16] + text[17:19]).isdigit():
+        y, mo, d, h, mi, s = (int(text[a:b]) for a, b in ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19)))
+        if y >= 1 and 1 <= mo <= 12 and 1 <= d <= 28 and h < 24 and mi < 60 and s < 60:
+            return float(_timegm(y, mo, d, h, mi, s))
+    import datetime
     try:
-        dt = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        dt = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
     if dt.tzinfo is None:
