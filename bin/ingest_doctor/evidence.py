@@ -37,6 +37,7 @@ MERGES = (LATEST, NAMES, SAMPLES, AVERAGES, PER_READ)
 
 @dataclass(frozen=True)
 class Policy:
+    """How Evidence.merge combines one field of two readings."""
     merge: str                      # one of MERGES
     finite: Tuple[str, ...] = ()    # numbers that must be finite: a sample without is dropped, a record's unset
 
@@ -50,6 +51,7 @@ def merges(merge: str, *finite: str, **kw: Any) -> Any:
 
 @dataclass
 class QueueSample:
+    """One queue's fill at one time (metrics.log sample or REST average)."""
     time: Optional[float]
     queue: str
     pipeline_set: Optional[int]
@@ -61,6 +63,7 @@ class QueueSample:
 
 @dataclass
 class ThreadSample:
+    """One thread's busy share at one time."""
     time: Optional[float]
     thread: str                 # lowercase, e.g. httpinputserverdatathread
     busy_pct: float             # % of one core (dutycycle ratio * 100, or /proc CPU)
@@ -71,6 +74,7 @@ class ThreadSample:
 
 @dataclass
 class ProcessorCpu:
+    """CPU one pipeline processor spent in one metrics interval."""
     time: Optional[float]
     pipeline: str               # metrics.log group=pipeline name= (parsing, merging, typing, indexerpipe)
     processor: str
@@ -85,6 +89,7 @@ class ProcessorCpu:
 
 @dataclass
 class RegexCpu:
+    """Regex CPU of one series (per_*_regex_cpu)."""
     time: Optional[float]
     series: str                 # sourcetype (group=per_sourcetype_regex_cpu series=)
     cpu_ms: float
@@ -95,6 +100,7 @@ class RegexCpu:
 
 @dataclass
 class PipelineSetLoad:
+    """One pipeline set's load (group=pipelineset or REST pipelinesets)."""
     time: Optional[float]
     pipeline_set: int
     busiest_thread: str
@@ -106,6 +112,7 @@ class PipelineSetLoad:
 
 @dataclass
 class HecError:
+    """One HEC error reply seen in splunkd.log."""
     time: Optional[float]
     reply: int
     token: str = ""
@@ -115,6 +122,7 @@ class HecError:
 
 @dataclass
 class HecProbe:
+    """One probe of a HEC health endpoint."""
     time: Optional[float]
     status: Optional[int]       # HTTP status; None when the probe failed to connect
     code: Optional[int]         # HEC code from the body (17 healthy, 18-20 unhealthy)
@@ -126,6 +134,7 @@ class HecProbe:
 
 @dataclass
 class IndexerStatus:
+    """The indexer's status (normal, throttled, stopped)."""
     status: str                 # normal | throttled | stopped
     reason: str = ""
     average_kbps: Optional[float] = None
@@ -134,6 +143,7 @@ class IndexerStatus:
 
 @dataclass
 class HostCpu:
+    """The host's and splunkd's CPU."""
     cores: Optional[int] = None
     host_cpu_pct: Optional[float] = None      # whole host, % of all cores
     splunkd_cpu_pct: Optional[float] = None   # splunkd process, % of one core (as ps reports)
@@ -255,6 +265,7 @@ class Config:
 
 @dataclass
 class Evidence:
+    """Everything read from one instance; each field says how two readings merge."""
     host: Optional[str] = merges(LATEST, default=None)
     queues: List[QueueSample] = merges(AVERAGES, "fill_pct", "time", default_factory=list)
     threads: List[ThreadSample] = merges(SAMPLES, "busy_pct", "time", default_factory=list)

@@ -23,6 +23,7 @@ class Flat:
 
 @dataclass
 class EvidenceItem(Flat):
+    """One measured signal a finding rests on."""
     signal: str
     value: Any
     unit: str
@@ -32,6 +33,7 @@ class EvidenceItem(Flat):
 
 @dataclass
 class Recommendation(Flat):
+    """One change to make, in which conf file, stanza and setting."""
     action: str
     conf_file: Optional[str] = None
     stanza: Optional[str] = None
@@ -47,6 +49,7 @@ def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]
 
 @dataclass
 class Finding:
+    """One bottleneck or symptom, as the contract names its fields."""
     bottleneck: str
     severity: str
     host: Optional[str]
@@ -132,6 +135,7 @@ class Headroom:
 
 @dataclass
 class Report:
+    """The judgement of one instance: findings, what was not judged, headroom."""
     host: Optional[str]
     findings: List[Finding] = field(default_factory=list)
     not_judged: List[str] = field(default_factory=list)

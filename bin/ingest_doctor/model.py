@@ -20,6 +20,7 @@ from typing import Dict, Optional, Tuple
 
 @dataclass(frozen=True)
 class Stage:
+    """One stage of the ingestion chain and the queue it drains."""
     name: str                  # the finding's `bottleneck` value
     order: int                 # position in the chain, inputs first
     queue: Optional[str]       # REST title of the queue this stage drains (None: inputs)
@@ -189,6 +190,7 @@ THIRD_PARTY = "third-party"  # later codes as a public HEC reimplementation list
 
 @dataclass(frozen=True)
 class HecCode:
+    """One HEC reply code and what it means."""
     code: int
     http_status: int
     meaning: str

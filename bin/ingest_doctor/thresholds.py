@@ -15,6 +15,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 @dataclass(frozen=True)
 class Setting:
+    """One threshold: its default, unit and bounds."""
     name: str
     default: float
     unit: str
@@ -96,6 +97,7 @@ def name_of(key: str) -> str:
 
 @dataclass(frozen=True)
 class Thresholds:
+    """Threshold values by setting name, read as attributes."""
     values: Mapping[str, float]
 
     def __getattr__(self, name: str) -> float:

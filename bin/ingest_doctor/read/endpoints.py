@@ -22,6 +22,7 @@ from ingest_doctor.read import rest
 
 @dataclass(frozen=True)
 class Endpoint:
+    """One row of the endpoint table."""
     path: str                       # REST path, no leading slash; also the snapshot file rest/<path>.json
     apply: Optional[rest.Applier]   # the rest.py parser that adds the body to an Evidence; None: threshold macros
     capability: str                 # what a 403 means is missing

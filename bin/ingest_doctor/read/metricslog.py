@@ -33,6 +33,7 @@ _DUTY_SKIP = {"group", "name", "ingest_pipe", "thread", "ratio"}
 
 @dataclass
 class Stats:
+    """Counts of one metrics.log read."""
     lines: int = 0
     used: int = 0
     garbage: int = 0           # not a metrics line, or a metrics line without group=

@@ -24,6 +24,7 @@ MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed
 
 @dataclass
 class Fault:
+    """One endpoint that could not be read, and why."""
     endpoint: Endpoint
     kind: str                       # endpoints.TRANSPORT_KINDS, HTTP_KINDS or BODY_KINDS
     fetched: Fetched
@@ -46,6 +47,7 @@ class Fault:
 
 @dataclass
 class Reading:
+    """What one read step gathered."""
     evidence: Evidence = field(default_factory=Evidence)            # the runtime endpoints read
     config: Dict[str, Evidence] = field(default_factory=dict)       # configuration endpoint -> its reading
     macros: Optional[Dict[str, str]] = None                         # None: conf-macros not read

@@ -70,6 +70,7 @@ def tcpout_failure(component: str, msg: str) -> str:
 
 @dataclass
 class Stats:
+    """Counts of one splunkd.log read."""
     lines: int = 0
     used: int = 0
     outside_window: int = 0
