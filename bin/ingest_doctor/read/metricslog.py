@@ -16,7 +16,7 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpinConnection,
@@ -44,6 +44,7 @@ class Stats:
 
 
 def parse_kv(body: str) -> Dict[str, str]:
+    """Every `key=value` of a line's body (from `group=`), keys and values stripped, the last of a key kept."""
     if '"' not in body:
         out = {}
         for part in body.split(", "):
@@ -52,6 +53,61 @@ def parse_kv(body: str) -> Dict[str, str]:
                 out[k.strip()] = v.strip()
         return out
     return {k: v.strip('"') for k, v in _KV.findall(body)}
+
+
+def pick(text: str, start: int, keys: Tuple[Tuple[str, str, int], ...]) -> Dict[str, str]:
+    """parse_kv(text[start:]) cut to `keys` (a key it lacks is absent), found in place: a busy indexer's
+    tcpin_connections line has some 45 pairs of which a handler reads eight. `keys` as `reads` makes
+    them: (key, ", key=", len(key) + 3). Quoted values: parse_kv."""
+    if text.find('"', start) >= 0:
+        return parse_kv(text[start:])
+    out = {}
+    for key, plain, n in keys:
+        q = text.rfind(key, start) - 2
+        if q >= start and text.startswith(plain, q):
+            # The usual case: the last occurrence of the name is a part's name, spelled plainly.
+            e = text.find(", ", q + n)
+            out[key] = (text[q + n:e] if e >= 0 else text[q + n:]).strip()
+        elif q >= -2:
+            v = _value(text, start, key)
+            if v is not None:
+                out[key] = v
+    return out
+
+
+def _value(text: str, start: int, key: str) -> Optional[str]:
+    """The value parse_kv(text[start:]) gives `key`: that of the last `, `-separated part whose name,
+    stripped, is `key`. Scans the occurrences of `key` from the end; one that is not a part's name (inside
+    another name or a value) is passed over."""
+    n, end, size = len(key), len(text), len(text)
+    while True:
+        q = text.rfind(key, start, end)
+        if q < 0:
+            return None
+        eq = q + n
+        if not (eq < size and text[eq] == "=" and (q == start or (q - 2 >= start and text[q - 2:q] == ", "))):
+            eq = _name_at(text, start, q, n)      # the rare spellings: whitespace around the name
+            if eq < 0:
+                end = q + n - 1
+                continue
+        e = text.find(", ", eq + 1)
+        return (text[eq + 1:e] if e >= 0 else text[eq + 1:]).strip()
+
+
+def _name_at(text: str, start: int, q: int, n: int) -> int:
+    """Where the `=` ending the part name at text[q:q+n] stands, when whitespace alone stands between
+    them and between the part's start and q; -1 when text[q:q+n] is not a part's name."""
+    eq = q + n
+    while eq < len(text) and text[eq].isspace():
+        eq += 1
+    if eq >= len(text) or text[eq] != "=":
+        return -1
+    b = q
+    while b > start and text[b - 1].isspace():
+        b -= 1
+    if b == start or (b < q and text[b - 1] == "," and text[b] == " "):
+        return eq
+    return -1
 
 
 def _num(v: Optional[str]) -> Optional[float]:
@@ -72,6 +128,14 @@ def _pset(kv: Dict[str, str]) -> Optional[int]:
         return int(v)
     except ValueError:
         return None
+
+
+def reads(*keys: str):
+    """A group handler reads these keys of its line (none named: every key)."""
+    def mark(fn):
+        fn.reads = tuple((k, ", %s=" % k, len(k) + 3) for k in keys)
+        return fn
+    return mark
 
 
 # No line for this many metrics intervals (every group is written each interval) is a gap.
@@ -118,9 +182,12 @@ class MetricsLogParser(WindowedParser):
         else:
             t, _ = parse_prefix(line)
             self._prefix, self._prefix_t = prefix, t
-        if self.outside(t):
+        if t is not None and ((self.since is not None and t < self.since) or
+                              (self.until is not None and t > self.until)):
+            st.outside_window += 1      # WindowedParser.outside, inline: it is asked of every line
             return
-        h = hash(line.rstrip("\r\n"))
+        text = line.rstrip("\r\n")
+        h = hash(text)
         if h in self._seen:
             st.duplicates += 1
             return
@@ -138,7 +205,7 @@ class MetricsLogParser(WindowedParser):
         group = (line[i + 9:end] if end > 0 else line[i + 9:]).strip()
         handler = _HANDLERS.get(group)
         if handler is None:
-            # Decide on the group before splitting the line: most lines of a busy indexer
+            # Decide on the group before reading the line's pairs: most lines of a busy indexer
             # (per_*_thruput for hosts, ...) are not used.
             if group == "per_sourcetype_thruput":
                 handler = MetricsLogParser._per_thruput
@@ -147,7 +214,9 @@ class MetricsLogParser(WindowedParser):
             else:
                 st.unknown_groups += 1
                 return
-        kv = parse_kv(line[i + 3:].rstrip("\r\n"))
+        # Only the keys the handler reads (all of them for the wide dutycycle form).
+        keys = handler.reads
+        kv = pick(text, i + 3, keys) if keys else parse_kv(text[i + 3:])
         if handler(self, t, kv):
             st.used += 1
         else:
@@ -184,7 +253,8 @@ class MetricsLogParser(WindowedParser):
             self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
                                       % (self.source, self.stats.out_of_order))
 
-    # -- groups
+    # -- groups: each handler names the keys it reads (`reads`), the only ones taken from its line
+    @reads("name", "max_size_kb", "current_size_kb", "max_size", "current_size", "blocked", "ingest_pipe")
     def _queue(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         name = kv.get("name")
         if not name:
@@ -204,6 +274,7 @@ class MetricsLogParser(WindowedParser):
                                           blocked, self._src["queue"]))
         return True
 
+    @reads("cpu_seconds", "name", "processor", "executes", "write_cpu_seconds", "service_cpu_seconds", "ingest_pipe")
     def _pipeline(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         cpu = _num(kv.get("cpu_seconds"))
         if cpu is None or "name" not in kv or "processor" not in kv:
@@ -218,6 +289,7 @@ class MetricsLogParser(WindowedParser):
         self._cpu.append(p)
         return True
 
+    @reads()        # every key: the wide form's names are thread names
     def _dutycycle(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         pset = _pset(kv)
         src = self._src["dutycycle"]
@@ -239,6 +311,7 @@ class MetricsLogParser(WindowedParser):
             added = True
         return added
 
+    @reads("dutycycle_ratio", "ingest_pipe", "busiest_thread_name", "share", "requests_last_period")
     def _pipelineset(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         ratio = _num(kv.get("dutycycle_ratio"))
         if ratio is None:
@@ -249,6 +322,7 @@ class MetricsLogParser(WindowedParser):
             _num(kv.get("share")), _num(kv.get("requests_last_period")), self._src["pipelineset"]))
         return True
 
+    @reads("instantaneous_kbps", "name", "instantaneous_eps", "ingest_pipe")
     def _thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         kbps = _num(kv.get("instantaneous_kbps"))
         if kbps is None or "name" not in kv:
@@ -257,16 +331,35 @@ class MetricsLogParser(WindowedParser):
                                        _pset(kv), self._src["thruput"]))
         return True
 
+    def _series(self, kv: Dict[str, str], value_key: str, suffix: str) -> Optional[Tuple[float, str, str, str]]:
+        """A group=per_<kind><suffix> line's (value, series, kind, source); None without either."""
+        value, series = _num(kv.get(value_key)), kv.get("series")
+        if value is None or series is None:
+            return None
+        group = kv["group"]
+        src = self._src.get(group) or self._src.setdefault(group, "%s group=%s" % (self.source, group))
+        return value, series, group[len("per_"):-len(suffix)], src
+
+    @reads("group", "kbps", "series", "eps", "ingest_pipe", "avg_age")
     def _per_thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        kbps = _num(kv.get("kbps"))
-        series = kv.get("series")
-        if kbps is None or series is None:
+        got = self._series(kv, "kbps", "_thruput")
+        if got is None:
             return False
-        kind = kv["group"][len("per_"):-len("_thruput")]
-        self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv),
-                                       "%s group=%s" % (self.source, kv["group"]), _num(kv.get("avg_age"))))
+        kbps, series, kind, src = got
+        self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv), src,
+                                       _num(kv.get("avg_age"))))
         return True
 
+    @reads("group", "cpu", "series", "ingest_pipe")
+    def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        got = self._series(kv, "cpu", "_regex_cpu")
+        if got is None:
+            return False
+        cpu, series, kind, src = got
+        self.ev.regex_cpu.append(RegexCpu(t, series, cpu, kind, _pset(kv), src))
+        return True
+
+    @reads("_tcp_KBps", "name", "destIp", "destPort")
     def _tcpout(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         kbps = _num(kv.get("_tcp_KBps"))
         name = kv.get("name", "")
@@ -278,6 +371,7 @@ class MetricsLogParser(WindowedParser):
         self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
         return True
 
+    @reads("sourceIp", "sourceHost", "hostname", "guid", "fwdType", "_tcp_KBps", "destPort", "lastIndexer")
     def _tcpin(self, t: Optional[float], kv: Dict[str, str]) -> bool:
         ip = kv.get("sourceIp") or kv.get("sourceHost") or ""
         if not ip:
@@ -286,16 +380,6 @@ class MetricsLogParser(WindowedParser):
             t, ip, kv.get("hostname", ""), kv.get("sourceHost", ""), kv.get("guid", ""), kv.get("fwdType", ""),
             _num(kv.get("_tcp_KBps")) or 0.0, kv.get("destPort", ""), kv.get("lastIndexer", ""),
             self._src["tcpin_connections"]))
-        return True
-
-    def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        cpu = _num(kv.get("cpu"))
-        series = kv.get("series")
-        if cpu is None or series is None:
-            return False
-        kind = kv["group"][len("per_"):-len("_regex_cpu")]
-        self.ev.regex_cpu.append(RegexCpu(t, series, cpu, kind, _pset(kv),
-                                          "%s group=%s" % (self.source, kv["group"])))
         return True
 
 

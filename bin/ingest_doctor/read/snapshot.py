@@ -26,7 +26,6 @@ from ingest_doctor.evidence import Evidence
 MAX_REST_BYTES = readstep.MAX_BODY_BYTES   # a REST body larger than this is not a splunkd answer
 MAX_LOG_BYTES = 512 * 1024 * 1024         # a larger log: only its last MAX_LOG_BYTES are read
 MAX_LINE_BYTES = 64 * 1024                # a longer line is not a splunkd log line: skipped
-_CHUNK = 1024 * 1024
 
 
 class SnapshotError(Exception):
@@ -64,41 +63,21 @@ def read_capped(path: str, cap: int) -> bytes:
 
 
 def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None):
-    """The lines of a binary stream, decoded (bad bytes replaced); a line longer than `max_line`
-    is skipped without ever being held whole (counted in counter[0])."""
-    rest_ = b""
-    skipping = False
+    """The lines of a buffered binary stream, decoded (bad bytes replaced); a line longer than
+    `max_line` is skipped without ever being held whole (counted in counter[0])."""
+    readline = f.readline
+    limit = max_line + 1
     while True:
-        chunk = f.read(_CHUNK)
-        if not chunk:
-            break
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            if nl < 0:
-                break
-            if skipping:
-                skipping = False
-                if counter is not None:
-                    counter[0] += 1
-            else:
-                line = rest_ + chunk[start:nl + 1]
-                rest_ = b""
-                if len(line) > max_line:
-                    if counter is not None:
-                        counter[0] += 1
-                else:
-                    yield line.decode("utf-8", "replace")
-            start = nl + 1
-        if not skipping:
-            rest_ += chunk[start:]
-            if len(rest_) > max_line:
-                rest_, skipping = b"", True
-    if skipping:
+        line = readline(limit)
+        if len(line) < limit:
+            if not line:
+                return
+            yield line.decode("utf-8", "replace")
+            continue
+        while line and line[-1:] != b"\n":     # longer than max_line: read to its end, a bounded piece at a time
+            line = readline(limit)
         if counter is not None:
             counter[0] += 1
-    elif rest_:
-        yield rest_.decode("utf-8", "replace")
 
 
 def rest_file(root: str, path: str) -> str:
