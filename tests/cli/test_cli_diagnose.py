@@ -136,3 +136,30 @@ def test_subprocess(scenario, healthy, tmp_path):
     r = subprocess.run([sys.executable, SCRIPT, "diagnose", snap + "-missing"], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == exitcodes.BAD_INPUT and r.stderr.count("\n") == 1 and r.stdout == ""
+
+
+QUICK = [["diagnose", "d"], ["diagnose", "d", "--format", "text"], ["diagnose", "--format=text", "d"],
+         ["diagnose", "d", "--threshold", "a=1", "--threshold=b=2"], ["diagnose", "d=x"],
+         ["diagnose", "d", "--format", "json", "--format", "text"], ["diagnose", "--threshold", "x", "d"]]
+# Left to argparse: it errs, helps or abbreviates.
+LEFT = [["diagnose"], ["diagnose", "d", "e"], ["diagnose", "d", "--format", "xml"], ["diagnose", "d", "--format"],
+        ["diagnose", "d", "--form", "text"], ["diagnose", "-h"], ["diagnose", "d", "--threshold", "-1"],
+        ["diagnose", "--", "d"], ["diagnose", ""], ["snapshot", "--uri", "u"], [], ["--help"]]
+
+
+@pytest.mark.parametrize("argv", QUICK + LEFT)
+def test_the_plain_diagnose_command_line_is_read_as_argparse_reads_it(argv):
+    from ingest_doctor import cli as core
+    quick = core._quick_diagnose(argv)
+    assert (quick is not None) == (argv in QUICK)
+    if quick is not None:
+        assert vars(quick) == vars(core.build_parser(io.StringIO()).parse_args(argv))
+
+
+def test_diagnose_starts_without_argparse_or_the_snapshot_command():
+    r = subprocess.run([sys.executable, "-X", "importtime", SCRIPT, "diagnose", os.path.join(SCEN, "busy_healthy")],
+                       capture_output=True, text=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert r.returncode == exitcodes.OK and "ingest_doctor.diagnose" in imported
+    assert not imported & {"argparse", "urllib.parse", "calendar", "datetime", "ingest_doctor.read.snapwriter",
+                           "ingest_doctor.deployment.judge", "ingest_doctor.deployment.topology"}

@@ -119,3 +119,83 @@ def test_splunkd_log_hec_replies_and_signals():
     assert ev.hec_errors[0].time == 1633214904.792 and ev.hec_errors[1].time is None
     assert [s.kind for s in ev.log_signals] == ["hec_listener_overwhelmed", "tcpout_blocked"]
     assert "logs/splunkd.log" in ev.sources
+
+
+def _reference_pick(body, keys):
+    """What a handler sees from parse_kv: every pair, cut to the keys it reads."""
+    kv = metricslog.parse_kv(body)
+    return {k: kv[k] for k in keys if k in kv}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pick_takes_from_a_line_what_parse_kv_gives_its_keys(seed):
+    import random
+    rnd = random.Random(seed)
+    keys = ("name", "max_size", "max_size_kb", "cpu_seconds", "sourceIp", "guid")
+    names = keys + ("write_cpu_seconds", "xname", "name_x", "kb", "")
+    pieces = ["", " ", "  ", "\t", ",", "=", "a", "1.5", "x y"]
+    for _ in range(3000):
+        parts = ["group=g"]
+        for _ in range(rnd.randint(0, 8)):
+            sp = rnd.choice(["", "", "", " ", "\t", "\x1c"])
+            k = rnd.choice(names)
+            parts.append(rnd.choice([sp + k + "=" + rnd.choice(pieces) + rnd.choice(pieces),
+                                     k + sp + "=" + rnd.choice(pieces), k + "=" + rnd.choice(pieces) + sp,
+                                     rnd.choice(pieces) + rnd.choice(pieces), k + "=v"]))
+        body = ", ".join(parts)
+        if rnd.random() < 0.2:
+            body = body.replace(", ", rnd.choice([",  ", ",", " , "]), 1)
+        prefix = H[:rnd.choice([0, 10, len(H)])]
+        reads = metricslog.reads(*keys)(lambda: None).reads
+        assert metricslog.pick(prefix + body, len(prefix), reads) == _reference_pick(body, keys), body
+
+
+def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
+    """Each handler reads only the keys it names: the evidence is what it was from the whole line."""
+    import dataclasses
+    lines = [H + b for b in (
+        "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=450, current_size=900, largest_size=1000",
+        "group=queue, ingest_pipe=2, name=typingqueue, blocked=true, max_size=500, current_size=499",
+        "group=pipeline, name=indexerpipe, processor=indexer, cpu_seconds=19.5, executes=10, "
+        "cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0",
+        "group=pipelineset, name=load_metrics, ingest_pipe=3, busiest_thread_name=indexerPipe, "
+        "dutycycle_ratio=0.5, share=0.25, requests_last_period=30",
+        "group=thruput, name=index_thruput, instantaneous_kbps=4.971, instantaneous_eps=19.355, average_kbps=1.6",
+        "group=per_sourcetype_thruput, ingest_pipe=0, series=splunkd, kbps=258.62, eps=1367.6, avg_age=145747.78",
+        "group=per_index_regex_cpu, series=main, cpu=15.0, cpupe=0.3",
+        "group=tcpout_connections, name=default-autolb-group:10.0.0.5:9997:0, sourcePort=8089, destIp=10.0.0.5, "
+        "destPort=9997, _tcp_Bps=1.0, _tcp_KBps=2.5, _tcp_avg_thruput=2.0",
+        "group=tcpin_connections, 10.1.0.0:50000:9997, connectionType=cooked, sourcePort=50000, "
+        "sourceHost=10.1.0.0, sourceIp=10.1.0.0, destPort=9997, kb=1500.0, _tcp_KBps=50.0, hostname=uf000, "
+        "guid=0000-1, fwdType=uf, ssl=false, lastIndexer=None, ack=false",
+        "group=dutycycle, name=misc, HttpInputServerDataThread=0.990, tail=0.088")]
+    picked, whole = Evidence(), Evidence()
+    p = metricslog.MetricsLogParser(picked)
+    for line in lines:
+        p.feed(line + "\n")
+    p.finish()
+    w = metricslog.MetricsLogParser(whole)
+    for line in lines:
+        i = line.find(" - group=")
+        group = line[i + 9:line.find(",", i)]
+        handler = metricslog._HANDLERS.get(group) or (metricslog.MetricsLogParser._per_thruput if "thruput" in group
+                                                       else metricslog.MetricsLogParser._regex_cpu)
+        assert handler(w, T, metricslog.parse_kv(line[i + 3:]))
+    w.finish()
+    whole.saw("logs/metrics.log")       # it was fed no line
+    assert dataclasses.asdict(picked) == dataclasses.asdict(whole)
+    assert picked.tcpin and picked.tcpout and picked.regex_cpu and len(picked.queues) == 2
+
+
+@pytest.mark.parametrize("max_line", [1, 4, 9, 30])
+def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_line):
+    import io
+    from ingest_doctor.read.snapshot import bounded_lines
+    data = b"ab\ncaf\xc3\xa9 \xff\r\n\n" + b"x" * 40 + b"\n" + b"y" * 8 + b"\n\xc3" + b"\nlast"
+    lines = data.split(b"\n")
+    want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
+    want += [lines[-1].decode()] if len(lines[-1]) <= max_line else []
+    for buffer in (1, 3, 64):
+        skipped = [0]
+        got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
+        assert got == want and skipped[0] == len(lines) - len(want)
