@@ -199,3 +199,19 @@ def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_lin
         skipped = [0]
         got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
         assert got == want and skipped[0] == len(lines) - len(want)
+
+
+def test_times_are_read_without_calendar_or_datetime_as_they_would_read_them():
+    import calendar
+    import datetime
+    for y, mo, d in ((1970, 1, 1), (2000, 2, 29), (2100, 3, 1), (2024, 12, 31), (1, 1, 1), (2026, 2, 31)):
+        assert logtime._timegm(y, mo, d, 23, 59, 58) == calendar.timegm((y, mo, d, 23, 59, 58, 0, 0, 0))
+    for text in ("2026-11-22T10:00:00Z", " 2024-02-29T00:00:01Z", "2026-02-29T10:00:00Z", "2026-11-22T24:00:00Z",
+                 "2026-11-22T10:00:00", "2026-11-22T10:00:00+01:00", "2026-1-22T10:00:00Z", "0000-01-01T00:00:00Z"):
+        try:
+            dt = datetime.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+            want = (dt if dt.tzinfo else dt.replace(tzinfo=datetime.timezone.utc)).timestamp()
+        except ValueError:
+            want = None
+        assert logtime.iso_epoch(text) == want, text
+    assert logtime.iso_epoch(logtime.iso_utc(1795341600.0)) == 1795341600.0

@@ -113,13 +113,13 @@ def iso_epoch(value: Any) -> Optional[float]:
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    # What iso_utc writes, read without importing datetime (a day past the 28th: datetime checks it).
-    if len(text) == 20 and text.isascii() and text[4] == "-" and text[7] == "-" and text[10] == "T" and text[13] == ":" \
-            and text[16] == ":" and text[19] == "Z" and (text[0:4] + text[5:7] + text[8:10] + text[11:13]
-                                                        + text[14:16] + text[17:19]).isdigit():
-        y, mo, d, h, mi, s = (int(text[a:b]) for a, b in ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19)))
-        if y >= 1 and 1 <= mo <= 12 and 1 <= d <= 28 and h < 24 and mi < 60 and s < 60:
-            return float(_timegm(y, mo, d, h, mi, s))
+    # What iso_utc writes, read without importing datetime (past the 28th, datetime checks the day).
+    if len(text) == 20 and text[4::3] == "--T::Z" and text.isascii():
+        fields = text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19]
+        if "".join(fields).isdigit():
+            y, mo, d, h, mi, s = map(int, fields)
+            if y >= 1 and 1 <= mo <= 12 and 1 <= d <= 28 and h < 24 and mi < 60 and s < 60:
+                return float(_timegm(y, mo, d, h, mi, s))
     import datetime
     try:
         dt = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
