@@ -63,12 +63,15 @@ def pick(text: str, start: int, keys: Tuple[Tuple[str, str, int], ...]) -> Dict[
         return parse_kv(text[start:])
     out = {}
     for key, plain, n in keys:
-        q = text.rfind(key, start) - 2
+        last = text.rfind(key, start)
+        if last < 0:
+            continue
+        q = last - 2
         if q >= start and text.startswith(plain, q):
             # The usual case: the last occurrence of the name is a part's name, spelled plainly.
             e = text.find(", ", q + n)
             out[key] = (text[q + n:e] if e >= 0 else text[q + n:]).strip()
-        elif q >= -2:
+        else:
             v = _value(text, start, key)
             if v is not None:
                 out[key] = v
@@ -79,7 +82,8 @@ def _value(text: str, start: int, key: str) -> Optional[str]:
     """The value parse_kv(text[start:]) gives `key`: that of the last `, `-separated part whose name,
     stripped, is `key`. Scans the occurrences of `key` from the end; one that is not a part's name (inside
     another name or a value) is passed over."""
-    n, end, size = len(key), len(text), len(text)
+    n, size = len(key), len(text)
+    end = size
     while True:
         q = text.rfind(key, start, end)
         if q < 0:
@@ -182,9 +186,7 @@ class MetricsLogParser(WindowedParser):
         else:
             t, _ = parse_prefix(line)
             self._prefix, self._prefix_t = prefix, t
-        if t is not None and ((self.since is not None and t < self.since) or
-                              (self.until is not None and t > self.until)):
-            st.outside_window += 1      # WindowedParser.outside, inline: it is asked of every line
+        if self.outside(t):
             return
         text = line.rstrip("\r\n")
         h = hash(text)
