@@ -139,7 +139,8 @@ def exit_code(kind: str) -> int:
     return _EXIT.get(kind, exitcodes.TRANSIENT)
 
 
-_CAPABILITY = re.compile(r"requires capability:?\s*([A-Za-z_][\w]*)")
+# Compiled on first use (re's cache): only a 403 body is searched for it.
+_CAPABILITY = r"requires capability:?\s*([A-Za-z_][\w]*)"
 
 
 def error_text(body: bytes, limit: int = 200) -> str:
@@ -162,7 +163,7 @@ def error_text(body: bytes, limit: int = 200) -> str:
 
 def missing_capability(body: bytes) -> Optional[str]:
     """The capability a 403 body names ('... requires capability: list_introspection')."""
-    m = _CAPABILITY.search(error_text(body)) if body else None
+    m = re.search(_CAPABILITY, error_text(body)) if body else None
     return m.group(1) if m else None
 
 
