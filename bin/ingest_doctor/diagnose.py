@@ -12,9 +12,10 @@ A series that crossed a threshold without being sustained gives `info` at most.
 """
 from __future__ import annotations
 
-from typing import Mapping, Union
+from typing import Mapping, Optional, Union
 
 from ingest_doctor.engine import rules
+from ingest_doctor.engine.rules.state import Parts
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Report
@@ -32,7 +33,9 @@ def _thresholds(t: ThresholdsArg) -> thresholds_mod.Thresholds:
     return thresholds_mod.load(t)
 
 
-def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None) -> Report:
+def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None, parts: Optional[Parts] = None) -> Report:
     """Judge one instance's evidence. Never raises on odd data; thresholds may be
-    a Thresholds, a mapping of overrides (setting or macro names), or None."""
-    return rules.run(evidence, _thresholds(thresholds))
+    a Thresholds, a mapping of overrides (setting or macro names), or None. `parts`: the
+    evidence is a window of polls that groups its series from them (the collector's Window.parts);
+    the report is the same as without."""
+    return rules.run(evidence, _thresholds(thresholds), parts=parts)

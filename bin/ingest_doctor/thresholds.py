@@ -100,6 +100,13 @@ class Thresholds:
     """Threshold values by setting name, read as attributes."""
     values: Mapping[str, float]
 
+    def __post_init__(self) -> None:
+        # Each value an attribute of its own: read in every series judged, where a __getattr__ (a failed
+        # lookup first) cost more than the judging.
+        for name, value in self.values.items():
+            if name.isidentifier() and name not in ("values",) and not hasattr(type(self), name):
+                object.__setattr__(self, name, value)
+
     def __getattr__(self, name: str) -> float:
         try:
             return self.values[name]

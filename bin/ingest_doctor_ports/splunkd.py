@@ -93,29 +93,67 @@ class _Resuming(http.client.HTTPSConnection):
             self._sessions[self._key] = session
 
 
-class _Deadline:
-    """A wall-clock bound on one exchange: at the deadline the connection's socket is shut down
-    (from a timer thread), so a server trickling one byte a second, or stalling in the TLS
-    handshake or the headers, ends the call at `timeout`, not at `timeout` per read."""
+class _Watchdog:
+    """A wall-clock bound on each exchange of one `Http`: at the deadline the connection's socket is
+    shut down, so a server trickling one byte a second, or stalling in the TLS handshake or the
+    headers, ends the call at `timeout`, not at `timeout` per read.
 
-    def __init__(self, conn: http.client.HTTPConnection, deadline: float):
-        self.conn = conn
-        self.fired = False
-        self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
-        self.timer.daemon = True
-        self.timer.start()
+    One thread per `Http`, started with its first call and kept (a thread a call cost more CPU than
+    the call's own TLS exchange): arming it for a call is a lock and, only when it sleeps with nothing
+    to watch, one wake-up. Deadlines only move forward (each call's is its start plus the same
+    timeout), so a watchdog sleeping towards an earlier deadline wakes then and sleeps on towards the
+    later one; a disarmed call costs it nothing."""
 
-    def _fire(self) -> None:
-        self.fired = True
-        sock = self.conn.sock
-        if sock is not None:
-            try:    # the plain socket's shutdown: an SSL socket's would drop its state under the reader
-                socket.socket.shutdown(sock, socket.SHUT_RDWR)
-            except OSError:
-                pass
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: Optional[Tuple[http.client.HTTPConnection, float]] = None
+        self._until: Optional[float] = None     # when the thread wakes by itself (None: only when told)
+        self._thread: Optional[threading.Thread] = None
+        self.fired = False                      # the last armed call reached its deadline
 
-    def cancel(self) -> None:
-        self.timer.cancel()
+    def arm(self, conn: http.client.HTTPConnection, deadline: float) -> None:
+        with self._cond:
+            self.fired = False
+            self._armed = (conn, deadline)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ingest_doctor http deadline", daemon=True)
+                self._until = deadline
+                self._thread.start()
+            elif self._until is None or self._until > deadline:
+                self._cond.notify()
+
+    def disarm(self) -> None:
+        with self._cond:
+            self._armed = None
+
+    def stop(self) -> None:
+        with self._cond:
+            thread, self._thread, self._armed = self._thread, None, None
+            self._cond.notify()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(1.0)
+
+    def _run(self) -> None:
+        me = threading.current_thread()
+        with self._cond:
+            while self._thread is me:
+                armed = self._armed
+                if armed is None:
+                    self._until = None
+                    self._cond.wait()
+                    continue
+                left = armed[1] - time.monotonic()
+                if left > 0:
+                    self._until = armed[1]
+                    self._cond.wait(left)
+                    continue
+                self._armed, self.fired = None, True
+                sock = armed[0].sock
+                if sock is not None:
+                    try:    # the plain socket's shutdown: an SSL socket's would drop its state under the reader
+                        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+                    except OSError:
+                        pass
 
 
 class Http:
@@ -130,6 +168,7 @@ class Http:
         self.contexts = dict(contexts)
         self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
         self.sessions: Dict[Tuple[str, str, str], ssl.SSLSession] = {}
+        self.watchdog = _Watchdog()
 
     def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
         key = (scheme, netloc, tls)
@@ -151,7 +190,8 @@ class Http:
         target = parts.path + ("?" + parts.query if parts.query else "")
         for attempt in (0, 1):
             conn, reused = self._conn(parts.scheme, parts.netloc, tls)
-            guard = _Deadline(conn, deadline)
+            guard = self.watchdog
+            guard.arm(conn, deadline)
             try:
                 status, data = self._exchange(conn, method, target, headers, body, deadline)
                 if guard.fired:
@@ -172,7 +212,7 @@ class Http:
             except (OSError, http.client.HTTPException) as e:
                 kind, err = "error", e
             finally:
-                guard.cancel()
+                guard.disarm()
             if guard.fired:
                 kind, err = "timeout", socket.timeout("request took longer than its timeout (%.0f s)"
                                                       % self.timeout)
@@ -221,6 +261,8 @@ class Http:
         return Fetched(None, b"", (time.monotonic() - start) * 1000.0, kind, detail)
 
     def close(self) -> None:
+        """Close the kept connections and stop the watchdog (a later call opens and starts them again)."""
+        self.watchdog.stop()
         for conn in self.conns.values():
             conn.close()
 

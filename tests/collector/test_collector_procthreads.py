@@ -173,5 +173,10 @@ def test_stat_files_stay_open_follow_the_listing_and_are_capped(tmp_path):
     files.cap = 1
     files.close()
     assert files.read(3)[7] == (b"indexerPipe", 2) and len(files.fds) == 1
+    # At the cap, the one kept file's thread ends while more threads are read than kept: still closed.
+    kept = set(files.fds)
+    _write(tmp_path, 3, {t: c for t, c in {4: ("parsing", 10, 5), 6: ("merging", 3, 0), 7: ("indexerPipe", 1, 1),
+                                           8: ("typing", 1, 0)}.items() if t not in kept})
+    assert len(files.read(3)) == 3 and not set(files.fds) & kept
     assert files.read(999) == {} and files.fds == {}
     files.close()

@@ -2,7 +2,10 @@
 items appended when it arrives, cut out when it is thinned or ages out) instead of merging the whole
 window again every poll. Pinned here: the incremental merge equals the merge from scratch after every
 poll, item for item and in order, and so does the diagnosis of it, for every scenario and for long
-random runs at several poll intervals."""
+random runs at several poll intervals. The diagnosis judges the window incrementally as well (the
+rules group their series from the window's polls, each poll grouped once: Window.parts): pinned here,
+its groupings equal those of the whole merged window and its findings equal judging the whole window,
+for the same scenarios and runs, under several thresholds."""
 import os
 import random
 from dataclasses import replace
@@ -10,21 +13,39 @@ from dataclasses import replace
 import pytest
 
 from fakes.paths import SCENARIOS as SCENARIOS_DIR
+from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.diagnose import diagnose
+from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.evidence import (CpuSample, Evidence, HecProbe, PipelineSetLoad, QueueSample, ThreadSample)
 from ingest_doctor.read.snapshot import load_snapshot
 
 SCEN = SCENARIOS_DIR
 SCENARIOS = sorted(n for n in os.listdir(SCEN) if os.path.isdir(os.path.join(SCEN, n)))
-QUEUES = ["parsingqueue", "aggqueue", "typingqueue", "indexqueue", "tcpout_default"]
+# As the model names them (the window keeps only these; "someotherqueue" below is not kept).
+QUEUES = ["parsingQueue", "aggQueue", "typingQueue", "indexQueue", "tcpout"]
 THREADS = ["parsing", "merging", "typing", "indexerpipe", "httpinputserverdatathread", "tcpchannelthread"]
+
+
+# The defaults, and thresholds that move the sustained window (which averages count) and the test itself.
+THRESHOLDS = [thresholds_mod.defaults(),
+              thresholds_mod.load({"sustained_window_min": 1, "sustained_samples": 2, "sustained_of_samples": 3,
+                                   "queue_fill_pct": 60, "thread_busy_pct": 50})]
 
 
 def _same(window: Window) -> None:
     inc, full = window.merged(), window.rebuilt()
     assert inc == full
-    assert diagnose(inc).to_dict() == diagnose(full).to_dict()
+    for th in THRESHOLDS:
+        whole = diagnose(full, th).to_dict()
+        assert diagnose(inc, th).to_dict() == whole
+        assert diagnose(window.merged(), th, parts=window.parts).to_dict() == whole
+    for minutes in (1.0, 10.0, 15.0):
+        assert window.parts("queues", queue_chain.group, queue_chain.combine, (minutes,)) == \
+            queue_chain.group(full, minutes)
+        for single in (False, True):
+            assert window.parts("threads", thread_saturation.group, thread_saturation.combine, (minutes, single)) \
+                == thread_saturation.group(full, minutes, single)
 
 
 def _polls_of(ev: Evidence):
@@ -84,7 +105,7 @@ def test_random_runs_merge_incrementally_as_from_scratch(interval, psets, seed):
         t += interval * rnd.choice([1.0, 1.0, 1.0, 0.5, 3.0, 20.0])      # late polls, and a long gap
         w.add(_poll(rnd, t, psets), t)
         assert w.merged() == w.rebuilt()
-        if i % 10 == 0:
+        if i % 10 == 0 or i > 140:
             _same(w)
     assert len(w.polls) <= w.max_polls
 
@@ -98,3 +119,51 @@ def test_merged_is_a_copy_the_diagnosis_cannot_change():
     ev.queues.clear()
     ev.threads.append(replace(ev.threads[0], busy_pct=1.0) if ev.threads else None)
     assert w.merged() == w.rebuilt()
+
+
+def test_incremental_judging_equals_the_whole_window_poll_after_poll_with_non_finite_samples_too():
+    """Every poll of a random run judged both ways, its groupings kept across polls (as the collector
+    keeps its window); a poll with a NaN sample makes the engine drop it and group the clean evidence."""
+    rnd = random.Random(7)
+    w = Window(61, 600.0, 4)
+    t = 1763805600.0
+    for i in range(80):
+        t += 10.0 * rnd.choice([1.0, 1.0, 0.5, 3.0])
+        poll = _poll(rnd, t, 3)
+        if i == 40:
+            poll.queues.append(QueueSample(t, "indexQueue", 0, float("nan"), "sample", False, "rest"))
+        w.add(poll, t)
+        for th in THRESHOLDS:
+            assert diagnose(w.merged(), th, parts=w.parts).to_dict() == diagnose(w.rebuilt(), th).to_dict()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rules_grouping_of_parts_combined_equals_the_grouping_of_the_whole(seed):
+    """`combine` of the parts' groupings equals `group` of the whole however the evidence is cut:
+    averages at equal times or equal values, one thread under several windows, pipeline sets folded."""
+    rnd = random.Random(seed)
+    ev = Evidence(host="idx-g")
+    for i in range(60):
+        t = rnd.choice([None, 100.0, 110.0, 120.0])
+        ev.queues.append(QueueSample(t, rnd.choice(QUEUES[:3]), rnd.choice([None, 0, 1]),
+                                     rnd.choice([10.0, 90.0]), rnd.choice(["sample", "1m", "10m", "15m", "900s"]),
+                                     rnd.random() < 0.3, "src%d" % i))
+        ev.threads.append(ThreadSample(t, rnd.choice(["Parsing", "parsing", "typing", "reaper"]),
+                                       rnd.choice([5.0, 95.0]), rnd.choice([None, 0, 1]),
+                                       rnd.choice(["sample", "1m", "10m", "15m"]), "src%d" % i))
+        ev.pipelinesets.append(PipelineSetLoad(t, rnd.choice([0, 1, 2]), rnd.choice(["", "parsing", "Typing"]),
+                                               rnd.choice([20.0, 99.0]), 0.25, 10.0, "src%d" % i))
+    cuts = sorted(rnd.sample(range(1, 60), rnd.randint(1, 8)))
+
+    def parts_of():
+        bounds = [0] + cuts + [60]
+        for a, b in zip(bounds, bounds[1:]):
+            yield replace(ev, queues=ev.queues[a:b], threads=ev.threads[a:b], pipelinesets=ev.pipelinesets[a:b])
+    for minutes in (1.0, 10.0, 15.0):
+        assert queue_chain.combine([queue_chain.group(p, minutes) for p in parts_of()]) == \
+            queue_chain.group(ev, minutes)
+        for single in (False, True):
+            got = thread_saturation.combine([thread_saturation.group(p, minutes, single) for p in parts_of()])
+            want = thread_saturation.group(ev, minutes, single)
+            assert got == want
+            assert [list(x) for x in got] == [list(x) for x in want]     # and in the same order

@@ -55,9 +55,16 @@ def build(ev: Evidence, threads: Iterable[Any], latency_ms: Mapping[str, float],
         elif averages:
             yield {"queue": dim(q.queue), "pipeline_set": _pset(q.pipeline_set), "window": dim(q.window),
                    PREFIX + "queue.fill_pct": num(q.fill_pct)}
+    staged: Dict[str, bool] = {}        # thread name -> part of the pipeline model (few names, many threads)
     for t in threads:
-        if t.busy_pct >= THREAD_MIN_PCT or model.stage_for_thread(t.thread) is not None:
-            yield {"thread": dim(t.thread), "tid": str(t.tid), PREFIX + "thread.busy_pct": num(t.busy_pct)}
+        name = t.thread
+        if t.busy_pct < THREAD_MIN_PCT:
+            stage = staged.get(name)
+            if stage is None:
+                stage = staged[name] = model.stage_for_thread(name) is not None
+            if not stage:
+                continue
+        yield {"thread": dim(name), "tid": str(t.tid), PREFIX + "thread.busy_pct": num(t.busy_pct)}
     for p in ev.pipelinesets:
         yield {"pipeline_set": _pset(p.pipeline_set), "busiest_thread": dim(p.busiest_thread or None),
                PREFIX + "pipelineset.dutycycle_pct": num(p.dutycycle_pct)}

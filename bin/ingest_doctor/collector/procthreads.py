@@ -157,18 +157,24 @@ class StatFiles:
             self.close()
             return out
         task_dir, names = listed
-        live = set()
         fds = self.fds
         last, last_raw = self._parsed, self._raw
         raws: Dict[int, bytes] = {}
+        pread = os.pread
+        kept = 0                                # files kept open of threads listed now
+        # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
         for name in names:
             tid = int(name)
-            live.add(tid)
-            raw = None
             fd = fds.get(tid)
+            raw = None
             if fd is not None:
-                raw = _pread(fd)
-                if not raw:
+                try:
+                    raw = pread(fd, 4096, 0)
+                except OSError:
+                    raw = None
+                if raw:
+                    kept += 1
+                else:
                     os.close(fds.pop(tid))
                     raw = None
             if raw is None:
@@ -179,17 +185,23 @@ class StatFiles:
                 raw = _pread(fd)
                 if raw and len(fds) < self.cap:
                     fds[tid] = fd
+                    kept += 1
                 else:
                     os.close(fd)
-            if raw and raw == last_raw.get(tid):
-                parsed = last.get(tid)          # the same bytes as last poll (an idle thread): parsed already
-            else:
-                parsed = parse_stat(raw) if raw else None
+                if not raw:
+                    continue
+            if raw == last_raw.get(tid):
+                out[tid] = last[tid]            # the same bytes as last poll: parsed already
+                raws[tid] = raw
+                continue
+            parsed = parse_stat(raw)
             if parsed is not None:
                 out[tid] = parsed
                 raws[tid] = raw
-        for tid in [t for t in fds if t not in live]:
-            os.close(fds.pop(tid))
+        if len(fds) > kept:                     # files of threads no longer listed: closed
+            live = set(map(int, names))
+            for tid in [t for t in fds if t not in live]:
+                os.close(fds.pop(tid))
         self._parsed, self._raw = out, raws
         return out
 
@@ -238,17 +250,25 @@ class ThreadCpu:
             scale = 100.0 / (elapsed * self.clk_tck)
             last = self._last
             names = self._names
-            for tid, (comm, ticks) in current.items():
+            append = out.append
+            for tid, cur in current.items():
                 before = last.get(tid)
-                if before is None or ticks < before[1]:
+                if before is None:
                     continue
+                comm = cur[0]
                 name = names.get(comm)
                 if name is None:
                     text = comm.decode("utf-8", "replace")
                     name = names[comm] = (text, full_name(text))
                     if len(names) > 4096:          # bounded even if thread names churn
                         names.clear()
-                out.append(ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale))
+                if cur is before:                   # the same reading (an idle thread): no CPU used
+                    append(ThreadBusy(tid, name[0], name[1], 0.0))
+                    continue
+                ticks = cur[1]
+                if ticks < before[1]:
+                    continue
+                append(ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale))
         self._last, self._last_time = current, now
         return out
 

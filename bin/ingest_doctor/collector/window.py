@@ -1,8 +1,9 @@
 """The collector's rolling window: the last polls' evidence that each poll's diagnosis judges."""
 from __future__ import annotations
 
+import copy
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List
+from typing import Any, Callable, Deque, Dict, List, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import AVERAGES, LATEST, NAMES, PER_READ, SAMPLES, Evidence, policies
@@ -36,7 +37,9 @@ class Window:
 
     The merged lists are kept up to date poll by poll (a poll adds its part, a poll that leaves
     cuts its part out), so `merged` costs a copy, not a rebuild; `rebuilt` is the same from the
-    polls themselves.
+    polls themselves. The diagnosis judges incrementally too: `parts` hands it the rules' groupings
+    (series by queue, by thread) poll by poll, each poll grouped once and kept while it stays in
+    the window, so judging a poll regroups only that poll, not the window.
     """
 
     def __init__(self, max_polls: int, span_s: float, recent: int = 4, thin_s: float = 60.0):
@@ -50,6 +53,7 @@ class Window:
         self._lists: Dict[str, List[Any]] = {}           # the merged list fields
         self._counts: Deque[Dict[str, int]] = deque()    # per poll: how many items of each list are its
         self._newest: Dict[str, int] = {}                # AVERAGES: the newest poll's items at the end
+        self._groups: Deque[Dict[Tuple[Any, ...], Any]] = deque()   # per poll: the rules' groupings of it
 
     def add(self, poll: Evidence, now: float) -> None:
         """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
@@ -80,9 +84,12 @@ class Window:
             else:
                 counts[name] = len(value)
             lst.extend(value)
+        if self._groups:
+            self._groups[-1].clear()            # grouped as the newest: with its averages, now superseded
         self.polls.append(keep)
         self.times.append(now)
         self._counts.append(counts)
+        self._groups.append({})
         # The poll that just left the recent part stays only a minute after the older one kept before it.
         n = len(self.times)
         if n > self.recent + 1:
@@ -98,12 +105,51 @@ class Window:
             start = sum(self._counts[k][name] for k in range(i))
             del lst[start:start + self._counts[i][name]]
         del self._counts[i]
+        del self._groups[i]
         del self.times[i]
         del self.polls[i]
+
+    def parts(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
+              args: Tuple[Any, ...]) -> Any:
+        """The diagnosis's `parts` (engine/rules/state.py): `combine` of `group(poll, *args)` over the
+        polls as `merged` holds them (an older poll's AVERAGES fields without their averages), each
+        poll's grouping made once."""
+        key = (name, group) + tuple(args)
+        out = []
+        last = len(self.polls) - 1
+        for i, (poll, groups) in enumerate(zip(self.polls, self._groups)):
+            part = groups.get(key)
+            if part is None:
+                part = groups[key] = group(poll if i == last else self._older(poll), *args)
+            out.append(part)
+        return combine(out)
+
+    def _older(self, poll: Evidence) -> Evidence:
+        """`poll` as the window holds it once a newer poll came: its AVERAGES fields' instant samples."""
+        view = copy.copy(poll)
+        for name, merge in self._fields.items():
+            if merge == AVERAGES:
+                setattr(view, name, _instant(getattr(poll, name)))
+        return view
 
     def merged(self) -> Evidence:
         """One Evidence of the window: the newest poll's LATEST values and NAMES, every poll's
         SAMPLES, every poll's instant AVERAGES samples and the newest poll's averages."""
+        return self._evidence(lambda name: list(self._lists[name]))
+
+    def rebuilt(self) -> Evidence:
+        """What `merged` keeps up to date, built from the polls themselves (the tests' reference)."""
+        def from_polls(name: str) -> List[Any]:
+            last = self.polls[-1]
+            out: List[Any] = []
+            for p in self.polls:
+                items = getattr(p, name)
+                out.extend(items if p is last or self._fields[name] == SAMPLES else _instant(items))
+            return out
+        return self._evidence(from_polls)
+
+    def _evidence(self, lists: Callable[[str], List[Any]]) -> Evidence:
+        """The newest poll's LATEST values and NAMES, and each list field as `lists(name)` gives it."""
         if not self.polls:
             return Evidence()
         last = self.polls[-1]
@@ -114,26 +160,5 @@ class Window:
             elif merge == NAMES:
                 setattr(ev, name, list(getattr(last, name)))
             elif merge in _LISTS:
-                setattr(ev, name, list(self._lists[name]))
-        return ev
-
-    def rebuilt(self) -> Evidence:
-        """What `merged` keeps up to date, built from the polls themselves (the tests' reference)."""
-        if not self.polls:
-            return Evidence()
-        last = self.polls[-1]
-        ev = type(last)()
-        for name, merge in self._fields.items():
-            if merge == LATEST:
-                setattr(ev, name, getattr(last, name))
-            elif merge == NAMES:
-                setattr(ev, name, list(getattr(last, name)))
-            elif merge == SAMPLES:
-                out = getattr(ev, name)
-                for p in self.polls:
-                    out.extend(getattr(p, name))
-            elif merge == AVERAGES:
-                out = getattr(ev, name)
-                for p in self.polls:
-                    out.extend(getattr(p, name) if p is last else _instant(getattr(p, name)))
+                setattr(ev, name, lists(name))
         return ev

@@ -9,7 +9,7 @@ advice, before not_judged when they need their configuration named).
 """
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from typing import Callable, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -18,7 +18,7 @@ from ingest_doctor.findings import Finding, Report, severity_rank
 from ingest_doctor.engine.rules import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
                indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
                thread_saturation, upstream)
-from ingest_doctor.engine.rules.state import State, start
+from ingest_doctor.engine.rules.state import Parts, State, start
 
 Rule = Callable[[State], None]
 
@@ -54,8 +54,9 @@ def report(st: State) -> Report:
     return Report(st.ev.host, findings, nj, st.capacity)
 
 
-def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES) -> Report:
-    st = start(ev, th)
+def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES,
+        parts: Optional[Parts] = None) -> Report:
+    st = start(ev, th, parts)
     for rule in rules:
         rule(st)
     return report(st)

@@ -8,9 +8,10 @@ Everything upstream of the last full queue backs up behind its stage. Fills
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
+from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
@@ -19,72 +20,126 @@ QKey = Tuple[str, Optional[int]]
 _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
-def queue_states(st: State) -> List[QueueState]:
-    series: Dict[QKey, List] = {}
-    avgs: Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]] = defaultdict(dict)
-    blocked: Dict[QKey, List] = {}
-    sources: Dict[QKey, str] = {}
-    bsources: Dict[QKey, str] = {}
-    samples: Dict[QKey, List] = {}
+Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
+
+
+class Series:
+    """One queue's instant samples: (time, fill %), (time, 100 when blocked else 0), the first sample's
+    source, the first blocked sample's source, how many were blocked."""
+    __slots__ = ("points", "blocked", "source", "blocked_source", "nblocked")
+
+    def __init__(self, source: str):
+        self.points: List[Tuple[Optional[float], float]] = []
+        self.blocked: List[Tuple[Optional[float], float]] = []
+        self.source = source
+        self.blocked_source: Optional[str] = None
+        self.nblocked = 0
+
+    def extend(self, other: "Series") -> None:
+        self.points.extend(other.points)
+        self.blocked.extend(other.blocked)
+        if self.blocked_source is None:
+            self.blocked_source = other.blocked_source
+        self.nblocked += other.nblocked
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Series) and all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "Series(%s)" % ", ".join("%s=%r" % (a, getattr(self, a)) for a in self.__slots__)
+
+
+def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
+    """The queue samples as series by (queue, pipeline set), in order, and per queue the newest reading of
+    each average over at least `window_min` minutes (at equal times the later one)."""
+    series: Dict[QKey, Series] = {}
+    avgs: Avgs = defaultdict(dict)
     order = model.QUEUE_ORDER
     minutes: Dict[str, float] = {}
-    for q in st.ev.queues:
+    for q in ev.queues:
         if q.queue not in order:
             continue
         if q.window == "sample":
             key = (q.queue, q.pipeline_set)
-            same = samples.get(key)
-            if same is None:
-                samples[key] = [q]
+            s = series.get(key)
+            if s is None:
+                s = series[key] = Series(q.source)
+            s.points.append((q.time, q.fill_pct))
+            if q.blocked:
+                s.blocked.append((q.time, 100.0))
+                s.nblocked += 1
+                if s.blocked_source is None:
+                    s.blocked_source = q.source
             else:
-                same.append(q)
+                s.blocked.append((q.time, 0.0))
             continue
         m = minutes.get(q.window)
         if m is None:
             m = minutes[q.window] = window_minutes(q.window) or 0
-        if m >= st.th.sustained_window_min:
+        if m >= window_min:
             key = (q.queue, q.pipeline_set)
             prev = avgs[key].get(q.window)
             if prev is None or (q.time or 0) >= (prev[0] or 0):
                 avgs[key][q.window] = (q.time, q.fill_pct, q.source)
-    for key, qs in samples.items():
-        series[key] = [(q.time, q.fill_pct) for q in qs]
-        blocked[key] = [(q.time, 100.0 if q.blocked else 0.0) for q in qs]
-        sources[key] = qs[0].source
-        first_blocked = next((q for q in qs if q.blocked), None)
-        if first_blocked is not None:
-            bsources[key] = first_blocked.source
+    return series, avgs
+
+
+def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey, Series], Avgs]:
+    """`group` of the parts' evidence one after the other, from each part's `group`."""
+    series: Dict[QKey, Series] = {}
+    avgs: Avgs = defaultdict(dict)
+    for part_series, part_avgs in parts:
+        for key, part in part_series.items():
+            s = series.get(key)
+            if s is None:
+                s = series[key] = Series(part.source)
+            s.extend(part)
+        for key, windows in part_avgs.items():
+            into = avgs[key]
+            for window, reading in windows.items():
+                prev = into.get(window)
+                if prev is None or (reading[0] or 0) >= (prev[0] or 0):
+                    into[window] = reading
+    return series, avgs
+
+
+_NONE = Series("")
+
+
+def queue_states(st: State) -> List[QueueState]:
+    grouped, avgs = st.grouped("queues", group, combine, st.th.sustained_window_min)
     out = []
     thr = st.th.queue_fill_pct
-    for key in set(series) | set(avgs):
+    for key in set(grouped) | set(avgs):
         queue, pset = key
         best: Optional[QueueState] = None
         for window, (_, value, src) in sorted(avgs.get(key, {}).items()):
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
-        j = judge(series.get(key, []), thr, st.th, use_median=True)
-        nblocked = sum(1 for _, v in blocked.get(key, []) if v)
+        s = grouped.get(key, _NONE)
+        pts = s.points
+        j = judge(pts, thr, st.th, use_median=True)
+        nblocked = s.nblocked
         # Never blocked: the blocked series is all zeros, judged ok whatever its length.
-        bj = judge(blocked.get(key, []), 100.0, st.th) if nblocked else _NEVER_BLOCKED
-        src = sources.get(key, "")
+        bj = judge(s.blocked, 100.0, st.th) if nblocked else _NEVER_BLOCKED
+        src = s.source
         if best is None and j.level == SUSTAINED:
             best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)
         if bj.level == SUSTAINED:
             if best is None:
                 best = QueueState(queue, pset, SUSTAINED, max(j.value, thr), "blocked " + bj.window, src)
             best.blocked = nblocked
-            best.blocked_source = bsources.get(key, src)
+            best.blocked_source = src if s.blocked_source is None else s.blocked_source
         if best is None:
             level = SPIKE if (j.level == SPIKE or bj.level == SPIKE) else OK
             window = j.window
             value = j.peak if level == SPIKE else j.value
-            if not series.get(key):
+            if not pts:
                 vals = list(avgs.get(key, {}).values())
                 value = max(v for _, v, _ in vals) if vals else 0.0
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
-            pts = series.get(key, [])
             best.over, best.samples = sum(1 for _, v in pts if v >= thr), len(pts)
         out.append(best)
     return out

@@ -13,7 +13,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -22,6 +22,10 @@ from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, sever
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
 Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+# A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
+# combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
+# parts, each grouped once, so judging a window regroups only what the last poll changed.
+Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
 SRC_HOSTWIDE = "rest " + REST_HOSTWIDE
@@ -190,6 +194,16 @@ class State:
     threads: List[ThreadState] = field(default_factory=list)
     # headroom: per stage and pipeline set, where it would saturate.
     capacity: List[Headroom] = field(default_factory=list)
+    # The evidence's parts, when it is a window of polls (None: grouped from the evidence itself).
+    parts: Optional[Parts] = None
+
+    def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
+                *args: Any) -> Any:
+        """`group(self.ev, *args)`: a rule's series by key; from the parts' own groupings when the evidence
+        is a window of them (`combine` of the parts' groups equals `group` of the whole)."""
+        if self.parts is None:
+            return group(self.ev, *args)
+        return self.parts(name, group, combine, args)
 
     @property
     def has_queue_data(self) -> bool:
@@ -296,9 +310,10 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
     return clean, dropped
 
 
-def start(ev: Evidence, th: thresholds_mod.Thresholds) -> State:
+def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None) -> State:
     ev, dropped = sanitise(ev)
-    st = State(ev, th)
+    # Samples dropped as non-finite are still in the parts: group the clean evidence itself.
+    st = State(ev, th, parts=None if dropped else parts)
     if dropped:
         st.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
     numbered = {q.pipeline_set for q in ev.queues} | {t.pipeline_set for t in ev.threads} | \

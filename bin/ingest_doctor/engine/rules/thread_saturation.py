@@ -7,10 +7,11 @@ goes to the chain's bottleneck. Fills `st.threads`.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model, threadnames
 from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules import stage_cpu
@@ -20,26 +21,70 @@ from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, State, Thr
 TKey = Tuple[str, Optional[int]]
 
 
-def thread_states(st: State) -> List[ThreadState]:
-    series: Dict[TKey, List] = defaultdict(list)
+Points = Dict[TKey, List[Tuple[Optional[float], float]]]
+# (the threads' series, their averages over the sustained window, the pipeline sets' busiest-thread
+# series, each series' source): a thread's series, then its pipeline sets' points.
+Groups = Tuple[Points, Dict[TKey, Tuple[float, str]], Points, Dict[TKey, str], Dict[TKey, str]]
+
+
+def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
+    """The thread series by (thread, pipeline set), in order: readings over at least `window_min` minutes
+    (an alert row) as averages (the busiest, the first at equal values), then the pipeline sets' busiest
+    threads (`single_pset`: under no pipeline set)."""
+    series: Points = defaultdict(list)
     averages: Dict[TKey, Tuple[float, str]] = {}
     sources: Dict[TKey, str] = {}
-    for t in st.ev.threads:
+    for t in ev.threads:
         key = (t.thread.lower(), t.pipeline_set)
         sources.setdefault(key, t.source)
         minutes = window_minutes(t.window)
-        if minutes is not None and minutes >= st.th.sustained_window_min:
+        if minutes is not None and minutes >= window_min:
             # An average over the sustained window (e.g. an alert row) is sustained evidence on its own.
             if key not in averages or t.busy_pct > averages[key][0]:
                 averages[key] = (t.busy_pct, t.window)
             continue
         series[key].append((t.time, t.busy_pct))
-    for p in st.ev.pipelinesets:
+    busiest: Points = defaultdict(list)
+    psources: Dict[TKey, str] = {}
+    for p in ev.pipelinesets:
         if not p.busiest_thread:
             continue
-        key = (p.busiest_thread.lower(), None if st.single_pset else p.pipeline_set)
-        series[key].append((p.time, p.dutycycle_pct))
-        sources.setdefault(key, p.source)
+        key = (p.busiest_thread.lower(), None if single_pset else p.pipeline_set)
+        busiest[key].append((p.time, p.dutycycle_pct))
+        psources.setdefault(key, p.source)
+    return series, averages, busiest, sources, psources
+
+
+def combine(parts: Sequence[Groups]) -> Groups:
+    """`group` of the parts' evidence one after the other, from each part's `group`."""
+    series: Points = defaultdict(list)
+    averages: Dict[TKey, Tuple[float, str]] = {}
+    busiest: Points = defaultdict(list)
+    sources: Dict[TKey, str] = {}
+    psources: Dict[TKey, str] = {}
+    for part_series, part_averages, part_busiest, part_sources, part_psources in parts:
+        for key, pts in part_series.items():
+            series[key].extend(pts)
+        for key, avg in part_averages.items():
+            if key not in averages or avg[0] > averages[key][0]:
+                averages[key] = avg
+        for key, pts in part_busiest.items():
+            busiest[key].extend(pts)
+        for key, src in part_sources.items():
+            sources.setdefault(key, src)
+        for key, src in part_psources.items():
+            psources.setdefault(key, src)
+    return series, averages, busiest, sources, psources
+
+
+def thread_states(st: State) -> List[ThreadState]:
+    tseries, averages, busiest, sources, psources = st.grouped("threads", group, combine,
+                                                               st.th.sustained_window_min, st.single_pset)
+    series: Points = defaultdict(list, tseries)
+    for key, pts in busiest.items():
+        series[key].extend(pts)
+    for key, src in psources.items():
+        sources.setdefault(key, src)
     out = []
     for key in set(series) | set(averages):
         thread, pset = key
