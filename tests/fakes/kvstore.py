@@ -175,17 +175,38 @@ class Splunkd:
     def _receive(self, req: Request) -> Response:
         q = {k: v[0] for k, v in req.query.items()}
         self.posts += 1
-        # props.conf [ingest_doctor:finding]: LINE_BREAKER = ([\r\n]+), one event per line
+        # The app's props.conf [ingest_doctor:finding], as the search head parses what the action
+        # sends: LINE_BREAKER = ([\r\n]+), one event per line; then its index-time host transform.
         for line in req.body.decode("utf-8").splitlines():
             if line.strip():
+                host = index_time_host(q.get("sourcetype") or "", line) or q.get("host")
                 self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
-                                    "host": q.get("host"), "source": q.get("source"), "event": json.loads(line)})
+                                    "host": host, "source": q.get("source"), "event": json.loads(line)})
         return Response(200, {"bytes": len(req.body), "host": q.get("host"), "index": q.get("index"),
                               "source": q.get("source"), "sourcetype": q.get("sourcetype")})
 
     def _hook(self, req: Request) -> Response:
         self.hooks.append(req.json())
         return Response(200, {"ok": True})
+
+
+# ---------------------------------------------------------------------------- index time
+def index_time_host(sourcetype: str, raw: str) -> Optional[str]:
+    """The host the app's TRANSFORMS-* of `sourcetype` (DEST_KEY = MetaData:Host, FORMAT = host::$1) give
+    the event `raw`, as the typing pipeline applies them on the search head; None when none matches."""
+    props = read_conf(os.path.join(ROOT, "default", "props.conf")).get(sourcetype, {})
+    transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
+    host = None
+    for key in sorted(k for k in props if k.startswith("TRANSFORMS-")):
+        for name in props[key].split(","):
+            t = transforms[name.strip()]
+            if t.get("DEST_KEY") != "MetaData:Host":
+                continue
+            m = re.search(t["REGEX"], raw[:int(t.get("LOOKAHEAD", "4096"))])
+            if m:
+                assert t["FORMAT"].startswith("host::"), t
+                host = m.expand(t["FORMAT"][len("host::"):].replace("$1", r"\1"))
+    return host
 
 
 # ---------------------------------------------------------------------------- results file

@@ -60,9 +60,13 @@ JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
+# Every ASCII character outside _SAFE -> its escape: an ASCII id (the common case) is escaped at C speed.
+_ESCAPE_ASCII = {c: "~%02X" % c for c in range(128) if chr(c) not in _SAFE}
+
+
 def kv_key(finding_id: str) -> str:
-    if _SAFE.issuperset(finding_id):     # the common case: nothing to escape
-        return finding_id
+    if finding_id.isascii():
+        return finding_id.translate(_ESCAPE_ASCII)
     out = []
     for ch in finding_id:
         if ch in _SAFE:
@@ -270,6 +274,14 @@ def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by
     if caused_by:
         d["caused_by"] = caused_by
     return json.dumps(d, separators=(",", ":"))
+
+
+def host_in_event(host: Optional[str]) -> bool:
+    """Whether the index-time transform `ingest_doctor_finding_host` (the app's default/transforms.conf)
+    takes this host from the event's JSON text: only when that text is the host itself (printable ASCII
+    without `"` or `\\`, which JSON escapes). Such events, and those without a host, go out together in
+    a few batched requests; any other host keeps a request of its own, with the host as its parameter."""
+    return not host or (host.isascii() and host.isprintable() and '"' not in host and "\\" not in host)
 
 
 MAX_WEBHOOK_VALUE = 2000
