@@ -55,6 +55,16 @@ def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
     return True
 
 
+def _only_keys(query: Dict[str, Any]) -> Optional[set]:
+    """The _keys a query of only `{"$or": [{"_key": k}, ...]}` (or one `{"_key": k}`) selects, else None."""
+    if list(query) == ["_key"] and isinstance(query["_key"], str):
+        return {query["_key"]}
+    if list(query) == ["$or"] and all(isinstance(q, dict) and list(q) == ["_key"] and isinstance(q["_key"], str)
+                                      for q in query["$or"]):
+        return {q["_key"] for q in query["$or"]}
+    return None
+
+
 class KVStore:
     def __init__(self, unavailable: int = 0, collection: str = COLL):
         self.records: Dict[str, Dict[str, Any]] = {}
@@ -85,7 +95,11 @@ class KVStore:
             rest = rest.lstrip("/")
             if req.method == "GET" and not rest:
                 q = json.loads(req.query.get("query", ["{}"])[0])
-                hits = [dict(r) for r in self.records.values() if _match(r, q)]
+                keys = _only_keys(q)
+                if keys is not None:     # the action's read by _key: a set lookup a record (same answer, same order)
+                    hits = [dict(r) for k, r in self.records.items() if k in keys]
+                else:
+                    hits = [dict(r) for r in self.records.values() if _match(r, q)]
                 limit = int(req.query.get("limit", ["0"])[0] or 0)
                 return Response(200, hits[:limit] if limit else hits)
             if req.method == "POST" and not rest:

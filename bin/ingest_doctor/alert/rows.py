@@ -362,7 +362,7 @@ def collect(rows: Iterable[Row], now: Optional[float] = None) -> Collected:
         if not host:
             raise _fail(row, "column host is empty")
         for col in sig.required:
-            if not row.values(col):
+            if not row.has(col):
                 raise _fail(row, "signal %s needs column %s" % (sig_name, col))
         ev = light.get(host)
         if ev is None:

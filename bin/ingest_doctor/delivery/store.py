@@ -41,6 +41,7 @@ runs from sending the same state twice.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -60,13 +61,12 @@ JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
-# Every ASCII character outside _SAFE -> its escape: an ASCII id (the common case) is escaped at C speed.
-_ESCAPE_ASCII = {c: "~%02X" % c for c in range(128) if chr(c) not in _SAFE}
+_UNSAFE_BUT_SLASH = re.compile(r"[^A-Za-z0-9_.\-/]")
 
 
 def kv_key(finding_id: str) -> str:
-    if finding_id.isascii():
-        return finding_id.translate(_ESCAPE_ASCII)
+    if not _UNSAFE_BUT_SLASH.search(finding_id):     # the common case: `/` the only character to escape
+        return finding_id.replace("/", "~2F")
     out = []
     for ch in finding_id:
         if ch in _SAFE:
@@ -76,8 +76,12 @@ def kv_key(finding_id: str) -> str:
     return "".join(out)
 
 
+_SORTED_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode   # one encoder, not one a call
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _SORTED_COMPACT(value)
 
 
 def record_content(finding: Finding, caused_by: Optional[str] = None) -> Dict[str, Any]:
@@ -273,7 +277,7 @@ def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by
     d["detected_by"] = detected_by
     if caused_by:
         d["caused_by"] = caused_by
-    return json.dumps(d, separators=(",", ":"))
+    return _COMPACT(d)
 
 
 def host_in_event(host: Optional[str]) -> bool:
