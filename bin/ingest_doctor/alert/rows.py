@@ -28,8 +28,8 @@ from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.samples import Interned, Samples
-from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample,
-                                   TcpinConnection, TcpoutConnection, ThreadSample)
+from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
+                                   TcpoutConnection)
 from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
@@ -118,21 +118,20 @@ def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> Series:
     Plain `<value>` tokens (no time) are taken as oldest first, `span_s` apart, ending at last_time.
     The result is sorted oldest first (stable: equal times keep their order), as the core expects.
     """
-    stripped = [t.strip() for t in tokens]
-    return _timed_text(row, name, stripped, ctx)
+    return _timed_text(row, name, [t.strip() for t in tokens], ctx, tokens)
 
 
-def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context") -> Series:
-    """_timed over tokens without surrounding whitespace: one C-speed match checks them all, then the
-    numbers are read in one pass, never a token at a time."""
+def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: Optional[List[str]] = None) -> Series:
+    """_timed over tokens without surrounding whitespace (`shown`: as the row wrote them, for the error):
+    one C-speed match checks them all, then the numbers are read in one pass, never a token at a time."""
     n = len(tokens)
     if not n:
         return [], [], None
     joined = " ".join(tokens)
     if joined.count(" ") != n - 1 or not _TIMED_ALL.fullmatch(joined):
-        for tok in tokens:
+        for tok, raw in zip(tokens, shown or tokens):
             if not _TIMED.match(tok):
-                raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, tok))
+                raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, raw))
         raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, joined[:200]))
     blocked: Optional[bytes] = None
     if "b" in joined:
