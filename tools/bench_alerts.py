@@ -1,21 +1,29 @@
-"""Bench: the alert action's core on a large alert run.
+"""Bench: the alert action on a large alert run.
 
 A digest-mode run over a deployment of 500 hosts: 2,000 thread rows (20 samples
 each) and 2,000 queue rows (4 pipeline sets a host, 4 queues a set, 20 samples
 each), gzipped as splunkd writes results.csv.gz; and the same at 10,000 rows
 (1,250 hosts) to show the cost is linear in rows. The floor, in the same run: the
-parse only (gunzip and csv.reader over every row, nothing judged). Measured: streaming the file,
-rows to evidence, the diagnosis of every host, and the KV store upsert plan,
-with an in-memory port (no network: the splunkd round trips are a handful per
-run whatever the row count).
+parse only (gunzip and csv.reader over every row, nothing judged).
+
+The figure: the action's core (streaming the file, rows to evidence, the diagnosis of every
+host, the KV store upsert plan, the events) with an in-memory port, the least CPU of 3 runs
+as the floor is the least of 5. Beside it, the action as splunkd runs it (`--execute`, the
+JSON payload on stdin, bytecode as an installed app has it) against the loopback fake splunkd
+and its KV store: wall and CPU of the process, and how many requests carried the events (a few
+batched requests on one kept-alive connection, whatever the number of hosts).
 """
 from __future__ import annotations
 
 import csv
 import gzip
 import io
+import json
 import os
+import resource
+import subprocess
 import sys
+import time
 
 from bench import BUILD, ROOT, best_of, register
 from fakes.memory_port import MemoryPort
@@ -72,7 +80,31 @@ def parse_only(path: str) -> int:
         return sum(1 for _ in csv.reader(f))
 
 
-@register("alert_action", targets="4,000 rows (500 hosts) <= 1 s wall; linear in rows", ratio=12.0)
+def action_process(path: str) -> dict:
+    """One run of bin/ingest_doctor_flag.py as splunkd runs it, against a fresh loopback fake splunkd."""
+    from fakes.action_run import SCRIPT, payload
+    from fakes.kvstore import Splunkd
+    from fakes.splunkd import FakeSplunkd, make_tls
+    tls = make_tls(BUILD)
+    env = dict(os.environ, INGEST_DOCTOR_RETRY_BACKOFF_S="0.01", SSL_CERT_FILE=tls[0],
+               PYTHONPYCACHEPREFIX=os.path.join(BUILD, "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
+    with FakeSplunkd(tls) as fake:
+        sd = Splunkd(fake)
+        data = json.dumps(payload(fake, path, sid="bench_%s" % os.path.basename(path)))
+        r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        p = subprocess.run([sys.executable, SCRIPT, "--execute"], input=data, capture_output=True, text=True,
+                           env=env, timeout=600)
+        wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+        if p.returncode != 0:
+            raise RuntimeError("the action exited %d: %s" % (p.returncode, p.stderr[-2000:]))
+        return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
+                "event_requests": sd.posts, "events": len(sd.events), "requests": len(fake.requests)}
+
+
+@register("alert_action", targets="4,000 rows (500 hosts) <= 1 s wall; linear in rows; <= 12x the parse-only floor",
+          ratio=12.0)
 def alert_action_run():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.alert.action import run
@@ -85,9 +117,9 @@ def alert_action_run():
     big_rows = write_results(big, 1250)
     big_payload = parse_payload('{"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": "%s",'
                                 ' "sid": "bench"}' % big)
-    import time
     payload = parse_payload('{"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": "%s",'
                             ' "sid": "bench"}' % path)
+    action_process(path)        # bytecode written once, as an installed app has it
 
     def timed(fn):
         """(CPU s, wall s) of one call: CPU is what the figure and its floor compare (a busy machine
@@ -97,17 +129,27 @@ def alert_action_run():
         return time.process_time() - c0, time.perf_counter() - t0
 
     def work():
-        port = MemoryPort()
+        ports = []
+
+        def once():
+            ports.append(MemoryPort())
+            out.append(run(payload, ports[-1], diagnose, now=NOW))
         out = []
-        cpu, wall = timed(lambda: out.append(run(payload, port, diagnose, now=NOW)))
-        s = out[0]
+        runs = [timed(once) for _ in range(3)]
+        cpu, wall = min(runs)
+        s, port = out[0], ports[0]
         floor = best_of(lambda: timed(lambda: parse_only(path))[0])
         cpu_10k, wall_10k = timed(lambda: run(big_payload, MemoryPort(), diagnose, now=NOW))
+        proc, proc_10k = action_process(path), action_process(big)
         return {"figure": round(cpu, 3), "floor": round(floor, 4), "unit": "s CPU", "rows": rows,
                 "action_wall_s": round(wall, 3), "cpu_s_10k_rows": round(cpu_10k, 3),
                 "wall_s_10k_rows": round(wall_10k, 3), "rows_10k": big_rows,
                 "cpu_ms_per_1k_rows": round(cpu / rows * 1e6, 1),
-                "cpu_ms_per_1k_rows_at_10k": round(cpu_10k / big_rows * 1e6, 1), "hosts": s.rows_hosts, "findings": s.findings, "events": port.events,
-                "messages": s.messages,
-                "results_kb": round(os.path.getsize(path) / 1024.0, 1)}
+                "cpu_ms_per_1k_rows_at_10k": round(cpu_10k / big_rows * 1e6, 1),
+                "process_wall_s": round(proc["wall"], 3), "process_cpu_s": round(proc["cpu"], 3),
+                "process_event_requests": proc["event_requests"], "process_requests": proc["requests"],
+                "process_wall_s_10k": round(proc_10k["wall"], 3), "process_cpu_s_10k": round(proc_10k["cpu"], 3),
+                "process_event_requests_10k": proc_10k["event_requests"],
+                "hosts": s.rows_hosts, "findings": s.findings, "events": port.events,
+                "messages": s.messages, "results_kb": round(os.path.getsize(path) / 1024.0, 1)}
     return work

@@ -182,7 +182,9 @@ def test_large_run_is_chunked(splunkd, tls, tmp_path):
     assert len(splunkd.kv.records) == 123 and len(splunkd.events) == 123
     reads = [c for c in splunkd.kv.calls if c.startswith("GET /")]
     assert len(reads) == 3                                  # 123 keys, 50 per query
-    assert len(splunkd.kv.saves) == 1 and splunkd.posts == 121     # one events request per host
+    # 121 hosts, one events request (issue 21: not one per host): each event's host is set at index time
+    assert len(splunkd.kv.saves) == 1 and splunkd.posts == 1
+    assert sorted({e["host"] for e in splunkd.events}) == ["hf-%03d" % i for i in range(120)] + ["idx-001"]
     idx = [e for e in splunkd.events if e["host"] == "idx-001"]
     assert sorted(e["event"]["id"] for e in idx) == ["idx-001/typing/0", "idx-001/typing/1", "idx-001/typing/2"]
 

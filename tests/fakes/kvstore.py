@@ -55,6 +55,16 @@ def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
     return True
 
 
+def _only_keys(query: Dict[str, Any]) -> Optional[set]:
+    """The _keys a query of only `{"$or": [{"_key": k}, ...]}` (or one `{"_key": k}`) selects, else None."""
+    if list(query) == ["_key"] and isinstance(query["_key"], str):
+        return {query["_key"]}
+    if list(query) == ["$or"] and all(isinstance(q, dict) and list(q) == ["_key"] and isinstance(q["_key"], str)
+                                      for q in query["$or"]):
+        return {q["_key"] for q in query["$or"]}
+    return None
+
+
 class KVStore:
     def __init__(self, unavailable: int = 0, collection: str = COLL):
         self.records: Dict[str, Dict[str, Any]] = {}
@@ -85,7 +95,11 @@ class KVStore:
             rest = rest.lstrip("/")
             if req.method == "GET" and not rest:
                 q = json.loads(req.query.get("query", ["{}"])[0])
-                hits = [dict(r) for r in self.records.values() if _match(r, q)]
+                keys = _only_keys(q)
+                if keys is not None:     # the action's read by _key: a set lookup a record (same answer, same order)
+                    hits = [dict(r) for k, r in self.records.items() if k in keys]
+                else:
+                    hits = [dict(r) for r in self.records.values() if _match(r, q)]
                 limit = int(req.query.get("limit", ["0"])[0] or 0)
                 return Response(200, hits[:limit] if limit else hits)
             if req.method == "POST" and not rest:
@@ -175,17 +189,38 @@ class Splunkd:
     def _receive(self, req: Request) -> Response:
         q = {k: v[0] for k, v in req.query.items()}
         self.posts += 1
-        # props.conf [ingest_doctor:finding]: LINE_BREAKER = ([\r\n]+), one event per line
+        # The app's props.conf [ingest_doctor:finding], as the search head parses what the action
+        # sends: LINE_BREAKER = ([\r\n]+), one event per line; then its index-time host transform.
         for line in req.body.decode("utf-8").splitlines():
             if line.strip():
+                host = index_time_host(q.get("sourcetype") or "", line) or q.get("host")
                 self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
-                                    "host": q.get("host"), "source": q.get("source"), "event": json.loads(line)})
+                                    "host": host, "source": q.get("source"), "event": json.loads(line)})
         return Response(200, {"bytes": len(req.body), "host": q.get("host"), "index": q.get("index"),
                               "source": q.get("source"), "sourcetype": q.get("sourcetype")})
 
     def _hook(self, req: Request) -> Response:
         self.hooks.append(req.json())
         return Response(200, {"ok": True})
+
+
+# ---------------------------------------------------------------------------- index time
+def index_time_host(sourcetype: str, raw: str) -> Optional[str]:
+    """The host the app's TRANSFORMS-* of `sourcetype` (DEST_KEY = MetaData:Host, FORMAT = host::$1) give
+    the event `raw`, as the typing pipeline applies them on the search head; None when none matches."""
+    props = read_conf(os.path.join(ROOT, "default", "props.conf")).get(sourcetype, {})
+    transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
+    host = None
+    for key in sorted(k for k in props if k.startswith("TRANSFORMS-")):
+        for name in props[key].split(","):
+            t = transforms[name.strip()]
+            if t.get("DEST_KEY") != "MetaData:Host":
+                continue
+            m = re.search(t["REGEX"], raw[:int(t.get("LOOKAHEAD", "4096"))])
+            if m:
+                assert t["FORMAT"].startswith("host::"), t
+                host = m.expand(t["FORMAT"][len("host::"):].replace("$1", r"\1"))
+    return host
 
 
 # ---------------------------------------------------------------------------- results file

@@ -8,8 +8,10 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 1. everything that can be refused is checked first (payload, results file,
    rows, thresholds): a bad input writes nothing;
 2. the KV store records of the run's findings are read in one request;
-3. the `ingest_doctor:finding` events (one request per host: the sourcetype
-   breaks events on newlines), then the records in batch saves (an event is
+3. the `ingest_doctor:finding` events (a few requests for the whole run: the
+   sourcetype breaks events on newlines and takes each event's host from its
+   JSON at index time, default/transforms.conf [ingest_doctor_finding_host]),
+   then the records in batch saves (an event is
    never lost: a run cut short after the events is redone in full, and the KV
    store keeps one record per id whatever happens);
 4. the Splunk Web messages of new, reopened or escalated findings (and the
@@ -52,8 +54,8 @@ from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, split_rows
-from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, kv_key,
-                                          mark_pending, plan, plan_resolution, record_webhook_body)
+from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
+                                          kv_key, mark_pending, plan, plan_resolution, record_webhook_body)
 from ingest_doctor.deployment import link as link_mod
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
@@ -94,7 +96,7 @@ class Port(Protocol):
         ...
 
     def write_events(self, index: str, host: str, bodies: Sequence[str]) -> None:  # one JSON line each
-        ...
+        ...                                         # host "": the events name theirs (or this splunkd's)
 
     def webhook(self, url: str, body: bytes) -> None:
         ...
@@ -190,8 +192,10 @@ def complete_config(by_host: Dict[str, Evidence], port: Port) -> List[str]:
     return notes
 
 
-def judge(by_host: Dict[str, Evidence], th: thresholds_mod.Thresholds, min_severity: str,
+def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_severity: str,
           diagnose: Diagnose) -> Tuple[List[Finding], int, List[str]]:
+    """Each host's evidence through the diagnosis core, one host at a time: with a Collected
+    (alert/rows.py) a host's sample objects exist only while it is judged."""
     keep: List[Finding] = []
     below = 0
     notes: List[str] = []
@@ -218,17 +222,18 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
     now = _time.time() if now is None else now
     summary = Summary()
     # 1. everything that can be refused, before any write
-    by_host, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
-                                   now)
+    collected, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
+                                     now)
+    by_host = collected.light          # each host's evidence without its samples (they stay numbers)
     # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
-    measured = {h: ev for h, ev in by_host.items() if ev.sources}
+    measured = collected.only(h for h, ev in by_host.items() if ev.sources)
     summary.rows_hosts = len(measured)
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
     params = apply_settings(payload.params, macros)
     payload = dataclasses.replace(payload, params=params)      # the app's settings macros filled in
-    summary.not_judged.extend(complete_config(measured, port))
+    summary.not_judged.extend(complete_config(measured.light, port))
     findings, summary.below_min, notes = judge(measured, th, params.min_severity, diagnose)
     summary.not_judged.extend(notes)
     floor = severity_rank(payload.params.min_severity)
@@ -277,13 +282,21 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
                 root = link_mod.root_of(f.id, caused)
                 if kinds.get(f.id) in NOTIFIED_KINDS and not (root != f.id and root in in_run):
                     mark_pending(up.record, now, payload.search_name)
-        by_event_host: Dict[str, List[str]] = {}
+        # Events that name their host (the index-time transform sets it from the event) go out together:
+        # a few requests on one kept-alive connection, whatever the number of hosts; any other host's
+        # events get a request of their own, with the host as its parameter.
+        batch: List[str] = []
+        alone: Dict[str, List[str]] = {}
         for f, up, judged in planned:
             if judged:
-                by_event_host.setdefault(f.host or "", []).append(finding_event(f, DETECTED_BY, caused.get(f.id)))
-        for host in sorted(by_event_host):
-            port.write_events(index, host, by_event_host[host])
-            summary.events += len(by_event_host[host])
+                event = finding_event(f, DETECTED_BY, caused.get(f.id))
+                if host_in_event(f.host):
+                    batch.append(event)
+                else:
+                    alone.setdefault(f.host or "", []).append(event)
+        for host, events in ([("", batch)] if batch else []) + sorted(alone.items()):
+            port.write_events(index, host, events)
+            summary.events += len(events)
         if planned:
             port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
         if webhook:

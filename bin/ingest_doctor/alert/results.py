@@ -35,8 +35,19 @@ class Row:
 
     def get(self, name: str) -> Optional[str]:
         """The field's value (the first one when multivalue); None when empty or absent."""
-        vals = self.values(name)
-        return vals[0] if vals else None
+        multi = self._multi.get(name)
+        if multi is not None:
+            return multi[0] if multi else None
+        v = self._single.get(name)
+        if not v:
+            return None
+        cut = v.find("\n")
+        return v if cut < 0 else v[:cut]
+
+    def has(self, name: str) -> bool:
+        """Whether the field has a value (values(name) is not empty), without copying them."""
+        multi = self._multi.get(name)
+        return bool(multi) if multi is not None else bool(self._single.get(name))
 
     def values(self, name: str) -> List[str]:
         if name in self._multi:

@@ -16,19 +16,20 @@ already judged (its `ingest_doctor:finding` event, handed over by the search
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
-from operator import itemgetter
 import time as _time
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
-from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, QueueSample,
-                                   TcpinConnection, TcpoutConnection, ThreadSample)
+from ingest_doctor.alert.samples import Interned, Samples
+from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
+                                   TcpoutConnection)
 from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
@@ -105,49 +106,60 @@ def _num(row: Row, name: str, value: Optional[str], required: bool = False) -> O
 
 
 _TIMED = re.compile(r"^(?:(?P<t>[0-9]+(?:\.[0-9]+)?):)?(?P<v>-?[0-9]+(?:\.[0-9]+)?)(?P<b>b?)$")
-_TOKEN = r"(?:([0-9]+(?:\.[0-9]+)?):)?(-?[0-9]+(?:\.[0-9]+)?)(b?)"
-_TIMED_TOKEN = re.compile(_TOKEN)
+_TOKEN = r"(?:[0-9]+(?:\.[0-9]+)?:)?-?[0-9]+(?:\.[0-9]+)?b?"       # _TIMED without its groups (faster)
 _TIMED_ALL = re.compile(r"%s(?: %s)*" % (_TOKEN, _TOKEN))
 
+Series = Tuple[List[float], List[float], Optional[bytes]]     # times, values, blocked marks (None: none)
 
-def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> List[Tuple[float, float, bool]]:
+
+def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> Series:
     """Samples as the searches write them, `<epoch>:<value>[b]` (b: blocked=true), in any order.
 
     Plain `<value>` tokens (no time) are taken as oldest first, `span_s` apart, ending at last_time.
-    The result is sorted oldest first, as the core expects.
+    The result is sorted oldest first (stable: equal times keep their order), as the core expects.
     """
-    parsed: List[Tuple[Optional[float], float, bool]] = []
-    untimed = 0
-    stripped = [t.strip() for t in tokens]
-    joined = " ".join(stripped)
-    if joined.count(" ") == len(stripped) - 1 and _TIMED_ALL.fullmatch(joined):
-        # Every token well formed (one C-speed match of them all): read them in one pass.
-        for t, v, b in _TIMED_TOKEN.findall(joined):
-            if t:
-                parsed.append((float(t), float(v), b == "b"))
-            else:
-                parsed.append((None, float(v), b == "b"))
-                untimed += 1
-        tokens = []
-    match = _TIMED.match
-    for tok in tokens:
-        m = match(tok.strip())
-        if not m:
-            raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, tok))
-        t, v, b = m.groups()
-        if t:
-            parsed.append((float(t), float(v), b == "b"))
-        else:
-            parsed.append((None, float(v), b == "b"))
-            untimed += 1
-    if untimed:
+    return _timed_text(row, name, [t.strip() for t in tokens], ctx, tokens)
+
+
+def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: Optional[List[str]] = None) -> Series:
+    """_timed over tokens without surrounding whitespace (`shown`: as the row wrote them, for the error):
+    one C-speed match checks them all, then the numbers are read in one pass, never a token at a time."""
+    n = len(tokens)
+    if not n:
+        return [], [], None
+    joined = " ".join(tokens)
+    if joined.count(" ") != n - 1 or not _TIMED_ALL.fullmatch(joined):
+        for tok, raw in zip(tokens, shown or tokens):
+            if not _TIMED.match(tok):
+                raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, raw))
+        raise _fail(row, "column %s: %r is not <epoch>:<value>" % (name, joined[:200]))
+    blocked: Optional[bytes] = None
+    if "b" in joined:
+        blocked = bytes([tok[-1] == "b" for tok in joined.split(" ")])
+        joined = joined.replace("b", "")
+    untimed = n - joined.count(":")
+    if not untimed:
+        nums = list(map(float, joined.replace(":", " ").split(" ")))
+        times, values = nums[0::2], nums[1::2]
+    else:
         it = iter(_times(ctx.last_time, ctx.span_s, untimed))
-        parsed = [(float(p[0] if p[0] is not None else next(it)), p[1], p[2]) for p in parsed]
-    parsed.sort(key=_first)
-    return parsed  # type: ignore[return-value]
-
-
-_first = itemgetter(0)
+        times, values = [], []
+        for tok in joined.split(" "):
+            t, _, v = tok.rpartition(":")
+            times.append(float(t) if t else next(it))
+            values.append(float(v))
+    ordered = sorted(times)
+    if times != ordered:
+        if times[::-1] == ordered and len(set(times)) == n:     # newest first, as the searches write them
+            times.reverse()
+            values.reverse()
+            blocked = blocked[::-1] if blocked is not None else None
+        else:
+            order = sorted(range(n), key=times.__getitem__)
+            times = ordered
+            values = [values[i] for i in order]
+            blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
+    return times, values, blocked
 
 
 def _pset(row: Row, value: Optional[str]) -> Optional[int]:
@@ -183,22 +195,27 @@ def _window(ctx: Context) -> str:
     return "%dm" % int(round(ctx.window_min))
 
 
-def _thread(ev: Evidence, row: Row, ctx: Context) -> None:
+_DUTYCYCLE = "%s group=dutycycle" % _METRICS
+_QUEUE = "%s group=queue" % _METRICS
+
+
+def _thread(ev: Evidence, smp: Samples, row: Row, ctx: Context, name: Interned) -> None:
     thread = (row.get("thread") or "").strip().lower()
     if not thread:
         raise _fail(row, "column thread is empty")
     pset = _pset(row, row.get("pipeline_set"))
     avg = _num(row, "busy_pct", row.get("busy_pct"), required=True)
-    src = ctx.source or "%s group=dutycycle" % _METRICS
-    samples = _timed(row, "samples", row.values("samples"), ctx)
-    ev.threads.extend([ThreadSample(t, thread, v, pset, "sample", src) for t, v, _ in samples])
-    if not samples:
+    src = name(ctx.source) if ctx.source else _DUTYCYCLE
+    times, values, _ = _timed(row, "samples", row.values("samples"), ctx)
+    if times:
+        smp.add(False, name(thread), pset, "sample", src, times, values)
+    else:
         # Only the window average is known: hand it over as such, the core decides what it means.
-        ev.threads.append(ThreadSample(ctx.last_time, thread, float(avg or 0.0), pset, _window(ctx), src))
+        smp.add(False, name(thread), pset, name(_window(ctx)), src, [ctx.last_time], [float(avg or 0.0)])
     ev.saw("proc" if src.startswith("collector") else _METRICS)
 
 
-def _queue(ev: Evidence, row: Row, ctx: Context) -> None:
+def _queue(ev: Evidence, smp: Samples, row: Row, ctx: Context, name: Interned) -> None:
     pset = _pset(row, row.get("pipeline_set"))
     queues = row.values("queue")
     fills = row.values("fill_pct")
@@ -210,16 +227,17 @@ def _queue(ev: Evidence, row: Row, ctx: Context) -> None:
             (blocked and len(blocked) != len(queues)):
         raise _fail(row, "columns queue, fill_pct, recent and blocked_samples must have as many values "
                          "as queue (%d)" % len(queues))
-    src = ctx.source or "%s group=queue" % _METRICS
-    for i, name in enumerate(queues):
-        queue = model.canonical_queue(name.strip())
+    src = name(ctx.source) if ctx.source else _QUEUE
+    for i, qname in enumerate(queues):
+        queue = name(model.canonical_queue(qname.strip()))
         fill = _num(row, "fill_pct", fills[i], required=True)
         n_blocked = int(_num(row, "blocked_samples", blocked[i]) or 0) if blocked else 0
-        samples = _timed(row, "recent", recent[i].split() if recent else [], ctx)
-        ev.queues.extend([QueueSample(t, queue, pset, v, "sample", b, src) for t, v, b in samples])
-        if not samples:
-            ev.queues.append(QueueSample(ctx.last_time, queue, pset, float(fill or 0.0), _window(ctx),
-                                         n_blocked > 0, src))
+        times, values, marks = _timed_text(row, "recent", recent[i].split() if recent else [], ctx)
+        if times:
+            smp.add(True, queue, pset, "sample", src, times, values, marks)
+        else:
+            smp.add(True, queue, pset, name(_window(ctx)), src, [ctx.last_time], [float(fill or 0.0)],
+                    [1 if n_blocked > 0 else 0])
     ev.saw(_METRICS)
 
 
@@ -230,9 +248,10 @@ def _hec_busy(ev: Evidence, row: Row, ctx: Context) -> None:
                                       ctx.source or "%s HttpInputDataHandler" % _SPLUNKD))
     if replies:
         ev.saw(_SPLUNKD)
-    probes = _timed(row, "health_samples", row.values("health_samples"), ctx)
+    times, codes, _ = _timed(row, "health_samples", row.values("health_samples"), ctx)
+    probes = list(zip(times, codes))
     src = "collector ingest_doctor.hec.health_rtt_ms"
-    for t, code, _ in probes[-MAX_COUNTED:]:
+    for t, code in probes[-MAX_COUNTED:]:
         c = int(code)
         ev.hec_probes.append(HecProbe(t, model.hec_status(c), c, None, "health", "", src))
     if probes:
@@ -245,7 +264,7 @@ def _hec_latency(ev: Evidence, row: Row, ctx: Context) -> None:
     status = _num(row, "status", row.get("status"))
     samples = _timed(row, "samples", row.values("samples") or [row.get("latency_ms") or ""], ctx)
     src = ctx.source or "collector ingest_doctor.hec.latency_ms"
-    for t, v, _ in samples:
+    for t, v in zip(samples[0], samples[1]):
         ev.hec_probes.append(HecProbe(t, int(status) if status is not None else 200, None, v, "event", "", src))
     ev.saw("hec/health.json")
 
@@ -283,15 +302,54 @@ def _tcpout(ev: Evidence, row: Row, ctx: Context) -> None:
                                       source=ctx.source or "%s group=tcpout_connections" % _METRICS))
 
 
-_HANDLERS = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0), "hec_busy": (_hec_busy, 60.0),
-             "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
+# Rows whose samples stay numbers until their host is judged (alert/samples.py), and the others.
+_SAMPLED = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0)}
+_HANDLERS = {"hec_busy": (_hec_busy, 60.0), "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
              "indexer_throttled": (_indexer, 10.0), "tcpin": (_tcpin, 30.0), "tcpout": (_tcpout, 30.0)}
 
 
-def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[str, Evidence]:
-    """Group rows by host; each host gets one Evidence holding every row about it."""
+class Collected(Mapping[str, Evidence]):
+    """The rows of a results file by host, in the order hosts first appear.
+
+    `light[host]` is the host's Evidence without its thread and queue samples: those stay numbers
+    (`samples[host]`, 17 bytes a sample) until the host is judged. Reading `collected[host]` builds
+    the whole Evidence, exactly as rows_to_evidence gives it; judge one host at a time and drop it,
+    and a results file costs its numbers, never its sample objects (issue 23)."""
+
+    def __init__(self) -> None:
+        self.light: Dict[str, Evidence] = {}
+        self.samples: Dict[str, Samples] = {}
+
+    def __getitem__(self, host: str) -> Evidence:
+        ev = self.light[host]
+        smp = self.samples.get(host)
+        if smp is None or not smp.runs:
+            return ev
+        # the rows' samples first, then any the configuration read added (local_config)
+        return dataclasses.replace(ev, threads=smp.threads() + ev.threads, queues=smp.queues() + ev.queues)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.light)
+
+    def __len__(self) -> int:
+        return len(self.light)
+
+    def only(self, hosts: Iterable[str]) -> "Collected":
+        """The same rows for `hosts` only (no copy of their samples)."""
+        out = Collected()
+        for h in hosts:
+            out.light[h] = self.light[h]
+            if h in self.samples:
+                out.samples[h] = self.samples[h]
+        return out
+
+
+def collect(rows: Iterable[Row], now: Optional[float] = None) -> Collected:
+    """Group rows by host; each host gets one Evidence holding every row about it (see Collected)."""
     now = _time.time() if now is None else now
-    out: Dict[str, Evidence] = {}
+    out = Collected()
+    light, samples = out.light, out.samples
+    name = Interned()
     for row in rows:
         sig_name = (row.get("signal") or "").strip()
         if sig_name in (REPORTED, SILENCE):
@@ -303,14 +361,27 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
         if not host:
             raise _fail(row, "column host is empty")
         for col in sig.required:
-            if not row.values(col):
+            if not row.has(col):
                 raise _fail(row, "signal %s needs column %s" % (sig_name, col))
-        handler, span = _HANDLERS[sig_name]
-        ev = out.get(host)
+        ev = light.get(host)
         if ev is None:
-            ev = out[host] = Evidence(host=host)
-        handler(ev, row, _context(row, now, span))
+            ev = light[host] = Evidence(host=host)
+        sampled = _SAMPLED.get(sig_name)
+        if sampled is not None:
+            smp = samples.get(host)
+            if smp is None:
+                smp = samples[host] = Samples()
+            sampled[0](ev, smp, row, _context(row, now, sampled[1]), name)
+        else:
+            handler, span = _HANDLERS[sig_name]
+            handler(ev, row, _context(row, now, span))
     return out
+
+
+def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[str, Evidence]:
+    """Group rows by host; each host gets one Evidence holding every row about it."""
+    c = collect(rows, now)
+    return {host: c[host] for host in c}
 
 
 # ---------------------------------------------------------------------------- reported findings
@@ -408,9 +479,9 @@ def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[R
     return [r for r in (_reported(row, now) for row in rows) if r is not None]
 
 
-def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Dict[str, Evidence], List[Reported]]:
-    """rows_to_evidence and rows_to_reported in one pass: a results file is read once, as a stream,
-    and no row is kept after it is used (a 100k-row file costs its evidence, not its rows)."""
+def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Collected, List[Reported]]:
+    """collect and rows_to_reported in one pass: a results file is read once, as a stream, and no row
+    is kept after it is used (a 100k-row file costs its samples as numbers, not its rows)."""
     now = _time.time() if now is None else now
     reported: List[Reported] = []
 
@@ -421,4 +492,4 @@ def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Dict[s
                 reported.append(r)
             else:
                 yield row
-    return rows_to_evidence(judged(), now), reported
+    return collect(judged(), now), reported

@@ -41,6 +41,7 @@ runs from sending the same state twice.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -60,9 +61,12 @@ JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
+_UNSAFE_BUT_SLASH = re.compile(r"[^A-Za-z0-9_.\-/]")
+
+
 def kv_key(finding_id: str) -> str:
-    if _SAFE.issuperset(finding_id):     # the common case: nothing to escape
-        return finding_id
+    if not _UNSAFE_BUT_SLASH.search(finding_id):     # the common case: `/` the only character to escape
+        return finding_id.replace("/", "~2F")
     out = []
     for ch in finding_id:
         if ch in _SAFE:
@@ -72,8 +76,12 @@ def kv_key(finding_id: str) -> str:
     return "".join(out)
 
 
+_SORTED_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode   # one encoder, not one a call
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return _SORTED_COMPACT(value)
 
 
 def record_content(finding: Finding, caused_by: Optional[str] = None) -> Dict[str, Any]:
@@ -269,7 +277,15 @@ def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by
     d["detected_by"] = detected_by
     if caused_by:
         d["caused_by"] = caused_by
-    return json.dumps(d, separators=(",", ":"))
+    return _COMPACT(d)
+
+
+def host_in_event(host: Optional[str]) -> bool:
+    """Whether the index-time transform `ingest_doctor_finding_host` (the app's default/transforms.conf)
+    takes this host from the event's JSON text: only when that text is the host itself (printable ASCII
+    without `"` or `\\`, which JSON escapes). Such events, and those without a host, go out together in
+    a few batched requests; any other host keeps a request of its own, with the host as its parameter."""
+    return not host or (host.isascii() and host.isprintable() and '"' not in host and "\\" not in host)
 
 
 MAX_WEBHOOK_VALUE = 2000
