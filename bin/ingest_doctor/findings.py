@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 
@@ -14,11 +14,17 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+_FIELD_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
 class Flat:
     """A dataclass of plain values, whose dict is every field by its name, in the order declared."""
 
     def to_dict(self) -> Dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:       # dataclasses.fields() per call: a third of the action's serialising time
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self))
+        return {n: getattr(self, n) for n in names}
 
 
 @dataclass

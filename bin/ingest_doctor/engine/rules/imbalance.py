@@ -39,9 +39,13 @@ def _most(st: State, psets: List[int]) -> Optional[Tuple[int, float]]:
 
 
 def _psets(st: State) -> List[int]:
-    ev = st.ev
-    return sorted({p for p in [q.pipeline_set for q in ev.queues] + [p.pipeline_set for p in ev.pipelinesets]
-                   + [t.pipeline_set for t in ev.threads] if p is not None})
+    psets = st.memo.get("psets")
+    if psets is None:       # asked by several rules a host (hot_set)
+        ev = st.ev
+        psets = st.memo["psets"] = sorted(
+            {p for p in [q.pipeline_set for q in ev.queues] + [p.pipeline_set for p in ev.pipelinesets]
+             + [t.pipeline_set for t in ev.threads] if p is not None})
+    return psets
 
 
 def hot_set(st: State) -> Optional[Tuple[int, float, int]]:

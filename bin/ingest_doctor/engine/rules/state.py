@@ -196,6 +196,8 @@ class State:
     capacity: List[Headroom] = field(default_factory=list)
     # The evidence's parts, when it is a window of polls (None: grouped from the evidence itself).
     parts: Optional[Parts] = None
+    # What several rules derive from the evidence alone, derived once (rules never change the evidence).
+    memo: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
                 *args: Any) -> Any:
