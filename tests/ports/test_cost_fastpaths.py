@@ -134,7 +134,10 @@ BAD_TOKENS = [[""], ["1:2 3:4"], ["x"], ["1:2", "1e5"], ["1:+2"], ["nan"], ["1:2
 def test_sample_tokens_read_in_one_match_equal_the_token_loop(tokens):
     row = Row(1, {}, {})
     ctx = rows_mod.Context(1763805600.0, 10.0, 30.0, 1763805600.0, "")
-    assert rows_mod._timed(row, "recent", tokens, ctx) == _slow_timed(tokens, ctx)
+    times, values, marks = rows_mod._timed(row, "recent", tokens, ctx)     # columns: times, values, blocked marks
+    rows = [(t, v, bool(marks[i]) if marks is not None else False) for i, (t, v) in enumerate(zip(times, values))]
+    assert len(times) == len(values) == len(tokens) and (marks is None or len(marks) == len(tokens))
+    assert rows == _slow_timed(tokens, ctx)
 
 
 @pytest.mark.parametrize("tokens", BAD_TOKENS)
