@@ -195,9 +195,12 @@ class SplunkdHandler(QuietHandler):
             self.close_connection = True
             return
         data = resp.payload()
+        # A truncated body (Content-Length larger than what is sent) ends with its connection.
+        close = not fake.keep_alive or resp.fault == "truncated"
         self.send_response(resp.status)
         self.send_header("Content-Type", resp.content_type)
-        self.send_header("Connection", "close")
+        if close:
+            self.send_header("Connection", "close")
         self.send_header("Server", "Splunkd")
         for k, v in resp.headers.items():
             self.send_header(k, v)
@@ -206,16 +209,19 @@ class SplunkdHandler(QuietHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
-        self.close_connection = True
+        self.close_connection = close
 
     do_GET = do_POST = do_DELETE = do_PUT = _serve
 
 
 class FakeSplunkd(Loopback):
+    """Closes each connection after its answer (the harder case for a client), or keeps it open as
+    splunkd does ([httpServer] keepAliveIdleTimeout) with `keep_alive=True`."""
     Handler = SplunkdHandler
 
-    def __init__(self, tls: Optional[Tuple[str, str]] = None):
+    def __init__(self, tls: Optional[Tuple[str, str]] = None, keep_alive: bool = False):
         super().__init__(tls)
+        self.keep_alive = keep_alive
         self.routes: Dict[Tuple[str, str], Union[Response, Handler]] = {}
         self.prefix_routes: List[Tuple[str, str, Union[Response, Handler]]] = []
         self.requests: List[Request] = []
