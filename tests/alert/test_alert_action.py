@@ -12,7 +12,7 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, thread_row
+from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, signal_rows, thread_row
 from fakes.kvstore import KVStore, Splunkd, write_results
 
 # The webhook policy refuses loopback targets unless the admin-only allow-list names them: these
@@ -144,21 +144,7 @@ def test_local_rest_fallback_when_no_config_event(fake_splunkd, tls, tmp_path):
 
 def test_every_signal_kind_becomes_a_finding(splunkd, tls, tmp_path):
     """One row of each alert's shape for its own host: each is judged by the core into a finding."""
-    t = NOW
-    rows = [
-        {"signal": "hec_busy", "host": "hf-02", "component": "hec", "stage": "hec_input", "busy_replies": 42,
-         "health_codes": ["18"], "health_samples": ["%d:%s" % (t - 10 * i, 18 if i < 5 else 17) for i in range(8)],
-         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1},
-        {"signal": "hec_latency", "host": "hf-03", "component": "hec_latency", "stage": "hec_input",
-         "latency_ms": 2400.0, "samples": ["%d:%s" % (t - 10 * i, 2300 + i) for i in range(6)],
-         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1000},
-        {"signal": "hec_listener", "host": "hf-04", "component": "httplistener", "stage": "hec_input",
-         "overwhelmed": 12, "message": "Can't handle request for /services/collector/event",
-         "last_time": t, "window_min": 10, "threshold": 1},
-        {"signal": "indexer_throttled", "host": "idx-02", "component": "indexer", "stage": "indexing",
-         "status": "throttled", "reason": "Low disk space on the partition of index main", "samples": 3,
-         "last_time": t, "window_min": 10, "threshold": 1},
-    ]
+    rows = signal_rows()
     res = write_results(str(tmp_path / "results.csv.gz"), rows)
     p = run_action(payload(splunkd.fake, res), tls)
     assert p.returncode == exitcodes.OK, p.stderr

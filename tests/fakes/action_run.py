@@ -47,6 +47,25 @@ def queue_row(host="idx-01", pset="1", last=NOW):
             "threshold": TH.queue_fill_pct}
 
 
+def signal_rows(busy="hf-02", slow="hf-03", listener="hf-04", throttled="idx-02", t=NOW):
+    """One row of each of the other alerts' shapes (HEC busy, HEC latency, HEC listener, indexer
+    throttled), each for its own host."""
+    return [
+        {"signal": "hec_busy", "host": busy, "component": "hec", "stage": "hec_input", "busy_replies": 42,
+         "health_codes": ["18"], "health_samples": ["%d:%s" % (t - 10 * i, 18 if i < 5 else 17) for i in range(8)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "hec_latency", "host": slow, "component": "hec_latency", "stage": "hec_input",
+         "latency_ms": 2400.0, "samples": ["%d:%s" % (t - 10 * i, 2300 + i) for i in range(6)],
+         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1000},
+        {"signal": "hec_listener", "host": listener, "component": "httplistener", "stage": "hec_input",
+         "overwhelmed": 12, "message": "Can't handle request for /services/collector/event",
+         "last_time": t, "window_min": 10, "threshold": 1},
+        {"signal": "indexer_throttled", "host": throttled, "component": "indexer", "stage": "indexing",
+         "status": "throttled", "reason": "Low disk space on the partition of index main", "samples": 3,
+         "last_time": t, "window_min": 10, "threshold": 1},
+    ]
+
+
 def payload(fake, results_file, sid="scheduler__nobody_aW5nZXN0X2RvY3Rvcg__RMD5a1_at_1763805600_1", **conf):
     configuration = {"min_severity": "warning", "webhook_url": "", "index": ""}
     configuration.update(conf)

@@ -19,7 +19,7 @@ import sys
 import pytest
 
 import ingest_doctor_cli as cli
-from fakes.action_run import payload, run_action
+from fakes.action_run import payload, run_action, signal_rows
 from fakes.invariants import limits_of, violations
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import BIN, TESTS
@@ -140,18 +140,7 @@ def alert_rows():
         thread_row("idx-i", "indexerpipe", "indexing", 97.0),
         queue_row("idx-q", "0", [97, 98, 100, 4]),
         queue_row("idx-q", "1", [98, 97, 99, 100]),
-        {"signal": "hec_busy", "host": "hf-busy", "component": "hec", "stage": "hec_input", "busy_replies": 42,
-         "health_codes": ["18"], "health_samples": ["%d:%s" % (t - 10 * i, 18 if i < 5 else 17) for i in range(8)],
-         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1},
-        {"signal": "hec_latency", "host": "hf-slow", "component": "hec_latency", "stage": "hec_input",
-         "latency_ms": 2400.0, "samples": ["%d:%s" % (t - 10 * i, 2300 + i) for i in range(6)],
-         "span_s": 10, "last_time": t, "window_min": 10, "threshold": 1000},
-        {"signal": "hec_listener", "host": "hf-io6", "component": "httplistener", "stage": "hec_input",
-         "overwhelmed": 12, "message": "Can't handle request for /services/collector/event",
-         "last_time": t, "window_min": 10, "threshold": 1},
-        {"signal": "indexer_throttled", "host": "idx-thr", "component": "indexer", "stage": "indexing",
-         "status": "throttled", "reason": "Low disk space on the partition of index main", "samples": 3,
-         "last_time": t, "window_min": 10, "threshold": 1},
+        *signal_rows(busy="hf-busy", slow="hf-slow", listener="hf-io6", throttled="idx-thr", t=t),
     ]
 
 
