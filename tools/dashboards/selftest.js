@@ -40,6 +40,18 @@ async function main() {
         const { def } = brokenDefinition();
         const viewsDir = path.join(tmp, 'views');
         fs.mkdirSync(viewsDir);
+        // The only view to render: `def` as view `name`, over a copy of its saturated recordings
+        // (returned: the copy's folder, for a test to alter).
+        const stageView = (name, label, viewDef) => {
+            fs.rmSync(viewsDir, { recursive: true, force: true });
+            fs.mkdirSync(viewsDir);
+            fs.writeFileSync(path.join(viewsDir, `${name}.xml`), viewXml(label, viewDef));
+            const fx = path.join(tmp, 'fixtures', 'saturated', name);
+            fs.mkdirSync(fx, { recursive: true });
+            const src = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'saturated', name);
+            for (const f of fs.readdirSync(src)) fs.copyFileSync(path.join(src, f), path.join(fx, f));
+            return fx;
+        };
         const broken = path.join(viewsDir, 'ingest_doctor_findings.xml');
         fs.writeFileSync(broken, viewXml('Findings (broken)', def));
         const lines = [];
@@ -117,13 +129,7 @@ async function main() {
         // the hosts input as the multiselect it was: Studio draws "All hosts (1)" (issue 22)
         pdef.inputs.input_host.type = 'input.multiselect';
         pdef.inputs.input_host.options.defaultValue = ['*'];
-        fs.rmSync(viewsDir, { recursive: true, force: true });
-        fs.mkdirSync(viewsDir);
-        fs.writeFileSync(path.join(viewsDir, 'ingest_doctor_pipeline_sets.xml'), viewXml('Pipeline sets (selftest)', pdef));
-        const pfx = path.join(tmp, 'fixtures', 'saturated', 'ingest_doctor_pipeline_sets');
-        fs.mkdirSync(pfx, { recursive: true });
-        const psrc = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'saturated', 'ingest_doctor_pipeline_sets');
-        for (const f of fs.readdirSync(psrc)) fs.copyFileSync(path.join(psrc, f), path.join(pfx, f));
+        const pfx = stageView('ingest_doctor_pipeline_sets', 'Pipeline sets (selftest)', pdef);
         const fill = JSON.parse(fs.readFileSync(path.join(pfx, 'ds_fill_time.json'), 'utf8'));
         const wide = { fields: ['_time'], rows: fill.rows.map((r) => [r[0]]) };
         for (let i = 1; i <= 12; i += 1) {
@@ -164,13 +170,7 @@ async function main() {
         const st = sdef.visualizations.viz_instances;
         st.options.columnFormat.status.rowBackgroundColors = '> table | seriesByName("status") | matchValue(redCells)';
         st.context.redCells = [{ match: 'ok', value: '#D41F1F' }, { match: 'optional', value: '#D41F1F' }, { match: 'gap', value: '#D41F1F' }];
-        fs.rmSync(viewsDir, { recursive: true, force: true });
-        fs.mkdirSync(viewsDir);
-        fs.writeFileSync(path.join(viewsDir, 'ingest_doctor_setup.xml'), viewXml('Setup (selftest)', sdef));
-        const sfx = path.join(tmp, 'fixtures', 'saturated', 'ingest_doctor_setup');
-        fs.mkdirSync(sfx, { recursive: true });
-        const ssrc = path.join(ROOT, 'tests', 'fixtures', 'dashboards', 'saturated', 'ingest_doctor_setup');
-        for (const f of fs.readdirSync(ssrc)) fs.copyFileSync(path.join(ssrc, f), path.join(sfx, f));
+        stageView('ingest_doctor_setup', 'Setup (selftest)', sdef);
         r = await quietRender('saturated');
         const serrs = r.report[0].errors.join('\n');
         assert.strictEqual(r.code, 1, 'the illegible render passed');
