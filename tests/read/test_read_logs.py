@@ -201,6 +201,27 @@ def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_lin
         assert got == want and skipped[0] == len(lines) - len(want)
 
 
+@pytest.mark.parametrize("max_line", [1, 4, 9, 30, 64])
+def test_bounded_lines_measure_bytes_whatever_the_characters(max_line):
+    """Lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded alone."""
+    import io
+    import random
+    from ingest_doctor.read.snapshot import bounded_lines
+    rnd = random.Random(max_line)
+    pieces = [b"ab", b"caf\xc3\xa9", b"\xe2\x82\xac" * 5, b"\xff", b"\xc3", b"\xed\xb2\x80", b"\r", b"", b"x" * 40,
+              b"z" * (max_line - 1), b"z" * max_line]
+    for _ in range(300):
+        data = b"\n".join(rnd.choice(pieces) + rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
+        data += rnd.choice([b"", b"\n", b"last", b"w" * (max_line + 1), b"\xc3\xa9" * max_line])
+        lines = data.split(b"\n")
+        want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
+        want += [lines[-1].decode("utf-8", "replace")] if 0 < len(lines[-1]) <= max_line else []
+        for buffer in (1, 5, 64):
+            skipped = [0]
+            got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
+            assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), (data, buffer)
+
+
 def test_times_are_read_without_calendar_or_datetime_as_they_would_read_them():
     import calendar
     import datetime

@@ -5,7 +5,7 @@ second, so the epoch of each (date, time, zone) prefix is computed once.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple
 
 if TYPE_CHECKING:
     from ingest_doctor.evidence import Evidence
@@ -99,13 +99,25 @@ class WindowedParser:
         self.source = self.SOURCE if source is None else source
         self.stats = self.STATS()
 
+    def feed(self, line: str) -> None:
+        raise NotImplementedError
+
+    def feed_all(self, lines: Iterable[str]) -> "WindowedParser":
+        """Feed lines in order (their line ends are optional)."""
+        for line in lines:
+            self.feed(line)
+        return self
+
     def outside(self, t: Optional[float]) -> bool:
         """True, and counted in stats.outside_window, when t is known and outside the window."""
-        if t is not None and ((self.since is not None and t < self.since) or
-                              (self.until is not None and t > self.until)):
-            self.stats.outside_window += 1
-            return True
-        return False
+        if self.within(t):
+            return False
+        self.stats.outside_window += 1
+        return True
+
+    def within(self, t: Optional[float]) -> bool:
+        """True when t is unknown or in the window."""
+        return t is None or ((self.since is None or t >= self.since) and (self.until is None or t <= self.until))
 
 
 def iso_epoch(value: Any) -> Optional[float]:

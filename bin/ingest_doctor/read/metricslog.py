@@ -15,12 +15,16 @@ from __future__ import annotations
 import math
 import re
 import time
+from functools import lru_cache
+from itertools import groupby, islice, repeat, takewhile
+from operator import getitem
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpinConnection,
                                    TcpoutConnection, ThreadSample, Thruput)
+from ingest_doctor.read.kvlayout import Layout, Layouts
 from ingest_doctor.read.logtime import WindowedParser, parse_prefix
 from ingest_doctor.threadnames import pool_name
 
@@ -29,6 +33,9 @@ DEFAULT_INTERVAL_S = 30.0
 
 _KV = re.compile(r'([\w.:-]+)=("[^"]*"|[^,]*)')
 _DUTY_SKIP = {"group", "name", "ingest_pipe", "thread", "ratio"}
+_NO_LAYOUT = Layout(re.compile(r"(?!)"), ())     # matches no line
+_HEAD = slice(0, 29)        # a line's date, time, millis and zone
+BATCH = 2048                # lines read together
 
 
 @dataclass
@@ -124,8 +131,8 @@ def _num(v: Optional[str]) -> Optional[float]:
     return f if math.isfinite(f) else None
 
 
-def _pset(kv: Dict[str, str]) -> Optional[int]:
-    v = kv.get("ingest_pipe")
+def _pipe(v: Optional[str]) -> Optional[int]:
+    """The pipeline set an `ingest_pipe` value names (None: a single set)."""
     if v is None:
         return None
     try:
@@ -134,12 +141,41 @@ def _pset(kv: Dict[str, str]) -> Optional[int]:
         return None
 
 
-def reads(*keys: str):
-    """A group handler reads these keys of its line (none named: every key)."""
-    def mark(fn):
-        fn.reads = tuple((k, ", %s=" % k, len(k) + 3) for k in keys)
-        return fn
-    return mark
+Rows = Iterable[Tuple[Optional[str], ...]]
+
+
+class GroupReader:
+    """Reads a group's lines: `rows(parser, t, rows)` reads lines of one time t, each given as the values
+    of `keys` (None: absent; every pair, a dict, when `keys` is empty), and says how many it used.
+    Called with one line's pairs, it reads that line."""
+
+    def __init__(self, keys: Tuple[str, ...], rows: Callable[..., int]):
+        self.keys = keys
+        self.reads = _spelled(keys)     # as pick takes them
+        self.rows = rows
+
+    def row(self, kv: Dict[str, str]) -> Any:
+        return tuple(map(kv.get, self.keys)) if self.keys else kv
+
+    def __call__(self, parser: "MetricsLogParser", t: Optional[float], kv: Dict[str, str]) -> bool:
+        return self.rows(parser, t, [self.row(kv)]) == 1
+
+
+def reads(*keys: str) -> Callable[[Callable[..., int]], GroupReader]:
+    """A group reader of these keys of its lines (none named: every key)."""
+    if len(keys) == 1:
+        raise ValueError("a reader of one key")     # its rows would be values, not tuples (Match.group)
+    return lambda rows: GroupReader(keys, rows)
+
+
+@lru_cache(maxsize=None)
+def _spelled(keys: Tuple[str, ...]) -> Tuple[Tuple[str, str, int], ...]:
+    return tuple((k, ", %s=" % k, len(k) + 3) for k in keys)
+
+
+def read_pairs(text: str, start: int, keys: Tuple[str, ...]) -> Dict[str, str]:
+    """parse_kv(text[start:]) cut to `keys` (every pair when `keys` is empty), read in place."""
+    return pick(text, start, _spelled(keys)) if keys else parse_kv(text[start:])
 
 
 # No line for this many metrics intervals (every group is written each interval) is a gap.
@@ -163,71 +199,133 @@ class MetricsLogParser(WindowedParser):
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
         self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
         self._latest: Optional[float] = None
-        self._prefix: Optional[str] = None         # the last line's first 29 characters, and their time
-        self._prefix_t: Optional[float] = None
-        self._second_of: Optional[float] = None    # the last time whose second is in _seconds
+        # The batch the last line was in: its first 29 characters, its time, in the window, out of order.
+        self._prefix: Optional[str] = None
+        self._t: Optional[float] = None
+        self._inside = True
+        self._late = False
+        self._layouts = Layouts(read_pairs)
+        self._last, self._last_reader = _NO_LAYOUT, None    # the layout of the last line read by one
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
                       "tcpout_connections", "tcpin_connections")}
 
     def feed(self, line: str) -> None:
-        st = self.stats
-        st.lines += 1
-        i = line.find(" - group=")
-        if i < 0:
-            if line.strip():
-                st.garbage += 1
-            return
-        # The time is a function of the line's first 29 characters (date, time, millis, zone), which
-        # whole batches of lines share: parsed once a batch.
-        prefix = line[:29]
-        if prefix == self._prefix:
-            t = self._prefix_t
-        else:
-            t, _ = parse_prefix(line)
-            self._prefix, self._prefix_t = prefix, t
-        if self.outside(t):
-            return
-        text = line.rstrip("\r\n")
-        h = hash(text)
-        if h in self._seen:
-            st.duplicates += 1
-            return
-        self._seen.add(h)
-        if t is not None:
-            if t != self._second_of:
-                self._second_of = t
-                self._seconds.add(int(t))
-            if self._latest is not None and t < self._latest - 1:
-                st.out_of_order += 1
-            elif self._latest is None or t > self._latest:
-                self._latest = t
-        # The group, read in place: the line's body is copied only for the groups the rules read.
-        end = line.find(",", i + 9)
-        group = (line[i + 9:end] if end > 0 else line[i + 9:]).strip()
-        handler = _HANDLERS.get(group)
-        if handler is None:
-            # Decide on the group before reading the line's pairs: most lines of a busy indexer
-            # (per_*_thruput for hosts, ...) are not used.
-            if group == "per_sourcetype_thruput":
-                handler = MetricsLogParser._per_thruput
-            elif group.startswith("per_") and group.endswith("_regex_cpu"):
-                handler = MetricsLogParser._regex_cpu
-            else:
-                st.unknown_groups += 1
-                return
-        # Only the keys the handler reads (all of them for the wide dutycycle form).
-        keys = handler.reads
-        kv = pick(text, i + 3, keys) if keys else parse_kv(text[i + 3:])
-        if handler(self, t, kv):
-            st.used += 1
-        else:
-            st.garbage += 1
+        """One line (its line end optional)."""
+        self._feed_batch([line])
 
     def feed_all(self, lines: Iterable[str]) -> "MetricsLogParser":
-        for line in lines:
-            self.feed(line)
+        """Lines in order (their line ends optional), BATCH at a time."""
+        it = iter(lines)
+        batch = list(islice(it, BATCH))
+        while batch:
+            self._feed_batch(batch)
+            batch = list(islice(it, BATCH))
         return self
+
+    def _feed_batch(self, lines: List[str]) -> None:
+        """Lines in order: what each line needs (its end stripped, where its group starts, its first 29
+        characters) taken for the whole batch at once, then a run of lines sharing their time at a time."""
+        self.stats.lines += len(lines)
+        texts = list(map(str.rstrip, lines, repeat("\r\n")))
+        marks = list(map(str.find, texts, repeat(" - group=")))
+        if min(marks) < 0:
+            texts, marks = self._metrics_lines(texts, marks)
+        done = 0
+        for _, run in groupby(map(getitem, texts, repeat(_HEAD))):
+            n = sum(1 for _ in run)
+            self._feed_run(texts[done:done + n], marks[done:done + n])
+            done += n
+
+    def _metrics_lines(self, texts: List[str], marks: List[int]) -> Tuple[List[str], List[int]]:
+        """The metrics lines (with ` - group=`) of a batch; the others not blank are garbage."""
+        kept = [k for k, i in enumerate(marks) if i >= 0]
+        self.stats.garbage += sum(1 for k, i in enumerate(marks) if i < 0 and texts[k].strip())
+        return [texts[k] for k in kept], [marks[k] for k in kept]
+
+    def _feed_run(self, texts: List[str], marks: List[int]) -> None:
+        """Metrics lines sharing their first 29 characters, and so their time (date, time, millis, zone):
+        placed in the window and in time order once; a line read before counted once."""
+        st = self.stats
+        if texts[0][:29] != self._prefix:
+            self._start_batch(texts[0])
+        if not self._inside:
+            st.outside_window += len(texts)
+            return
+        texts, marks = self._fresh(texts, marks)
+        if self._late:
+            st.out_of_order += len(texts)
+        self._read_lines(texts, [i + 3 for i in marks])
+
+    def _fresh(self, texts: List[str], marks: List[int]) -> Tuple[List[str], List[int]]:
+        """The lines not read before (by their hash), noted as read; the others counted as duplicates."""
+        hashes = list(map(hash, texts))
+        seen = self._seen
+        if seen.isdisjoint(hashes) and len(set(hashes)) == len(hashes):
+            seen.update(hashes)
+            return texts, marks
+        kept = []
+        for k, h in enumerate(hashes):
+            if h in seen:
+                self.stats.duplicates += 1
+            else:
+                seen.add(h)
+                kept.append(k)
+        return [texts[k] for k in kept], [marks[k] for k in kept]
+
+    def _read_lines(self, texts: List[str], starts: List[int]) -> None:
+        """Each line to its group's reader, in order: a line of the layout the last line read by one had,
+        and the lines after it of that layout, by one match each; any other line by its group."""
+        done, n = 0, len(texts)
+        while done < n:
+            layout, reader = self._last, self._last_reader
+            if layout.pattern.match(texts[done], starts[done]):
+                found = list(takewhile(bool, map(layout.pattern.match, texts[done:], starts[done:])))
+                if reader is None:
+                    self.stats.unknown_groups += len(found)
+                else:
+                    self._use(len(found), reader.rows(self, self._t, layout.rows(found)))
+                done += len(found)
+            else:
+                reader, kv = self._read_group(texts[done], starts[done])
+                if reader is not None:
+                    self._use(1, reader(self, self._t, kv))
+                done += 1
+
+    def _use(self, lines: int, used: int) -> None:
+        self.stats.used += used
+        self.stats.garbage += lines - used
+
+    def _start_batch(self, line: str) -> None:
+        """The time of the lines that start as `line` does: in the window, and later than the latest
+        line read so far or not (the lines of one batch share their time)."""
+        t, _ = parse_prefix(line)
+        self._prefix, self._t = line[:29], t
+        self._inside = self.within(t)
+        self._late = False
+        if t is None or not self._inside:
+            return
+        self._seconds.add(int(t))
+        if self._latest is not None and t < self._latest - 1:
+            self._late = True
+        elif self._latest is None or t > self._latest:
+            self._latest = t
+
+    def _read_group(self, text: str, start: int) -> Tuple[Optional[GroupReader], Dict[str, str]]:
+        """The reader of the line's group and the pairs it reads (None, {}: a group not read)."""
+        # The group, read in place: the line's body is copied only for the groups the rules read.
+        end = text.find(",", start + 6)
+        group = (text[start + 6:end] if end > 0 else text[start + 6:]).strip()
+        reader = _reader(group)
+        if reader is None:
+            self.stats.unknown_groups += 1
+            if text.startswith(group, start + 6):
+                self._last, self._last_reader = _unread(group), None
+            return None, {}
+        kv, layout = self._layouts.pairs(group, text, start, reader.keys)
+        if layout is not None:
+            self._last, self._last_reader = layout, reader
+        return reader, kv
 
     def finish(self) -> Stats:
         """Set each processor's interval to the measured metrics interval."""
@@ -255,45 +353,48 @@ class MetricsLogParser(WindowedParser):
             self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
                                       % (self.source, self.stats.out_of_order))
 
-    # -- groups: each handler names the keys it reads (`reads`), the only ones taken from its line
+    # -- groups: each reader names the keys it reads (`reads`), the only ones taken from its lines, and
+    # reads lines of one time, each as the values of those keys (None: absent); it says how many it used.
     @reads("name", "max_size_kb", "current_size_kb", "max_size", "current_size", "blocked", "ingest_pipe")
-    def _queue(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        name = kv.get("name")
-        if not name:
-            return False
-        if "max_size_kb" in kv:
-            mx, cur = _num(kv.get("max_size_kb")), _num(kv.get("current_size_kb"))
-        else:
-            mx, cur = _num(kv.get("max_size")), _num(kv.get("current_size"))
-        blocked = kv.get("blocked", "").lower() == "true"
-        if not mx or cur is None:
-            if not blocked:
-                return False
-            fill = 100.0
-        else:
-            fill = cur / mx * 100.0
-        self.ev.queues.append(QueueSample(t, model.canonical_queue(name), _pset(kv), fill, "sample",
-                                          blocked, self._src["queue"]))
-        return True
+    def _queue(self, t: Optional[float], rows: Rows) -> int:
+        out, src = self.ev.queues, self._src["queue"]
+        used = len(out)
+        for name, max_kb, cur_kb, max_b, cur_b, blocked_v, pipe in rows:
+            if not name:
+                continue
+            mx, cur = (_num(max_kb), _num(cur_kb)) if max_kb is not None else (_num(max_b), _num(cur_b))
+            blocked = (blocked_v or "").lower() == "true"
+            if not mx or cur is None:
+                if not blocked:
+                    continue
+                fill = 100.0
+            else:
+                fill = cur / mx * 100.0
+            out.append(QueueSample(t, model.canonical_queue(name), _pipe(pipe), fill, "sample", blocked, src))
+        return len(out) - used
 
     @reads("cpu_seconds", "name", "processor", "executes", "write_cpu_seconds", "service_cpu_seconds", "ingest_pipe")
-    def _pipeline(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        cpu = _num(kv.get("cpu_seconds"))
-        if cpu is None or "name" not in kv or "processor" not in kv:
-            return False
-        if t is not None and (not self._times or self._times[-1] != t):
-            if not self._times or t - self._times[-1] >= 1:
-                self._times.append(t)
-        p = ProcessorCpu(t, kv["name"].lower(), kv["processor"].lower(), cpu, DEFAULT_INTERVAL_S, _pset(kv),
-                         _num(kv.get("executes")), _num(kv.get("write_cpu_seconds")),
-                         _num(kv.get("service_cpu_seconds")), self._src["pipeline"])
-        self.ev.processors.append(p)
-        self._cpu.append(p)
-        return True
+    def _pipeline(self, t: Optional[float], rows: Rows) -> int:
+        used, src = len(self._cpu), self._src["pipeline"]
+        for cpu_v, name, processor, executes, write_cpu, service_cpu, pipe in rows:
+            cpu = _num(cpu_v)
+            if cpu is None or name is None or processor is None:
+                continue
+            if t is not None and (not self._times or self._times[-1] != t):
+                if not self._times or t - self._times[-1] >= 1:
+                    self._times.append(t)
+            p = ProcessorCpu(t, name.lower(), processor.lower(), cpu, DEFAULT_INTERVAL_S, _pipe(pipe), _num(executes),
+                             _num(write_cpu), _num(service_cpu), src)
+            self.ev.processors.append(p)
+            self._cpu.append(p)
+        return len(self._cpu) - used
 
-    @reads()        # every key: the wide form's names are thread names
-    def _dutycycle(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        pset = _pset(kv)
+    @reads()        # every key: the wide form's names are thread names; its rows are each line's pairs
+    def _dutycycle(self, t: Optional[float], rows: Iterable[Dict[str, str]]) -> int:
+        return sum(self._dutycycle_line(t, kv) for kv in rows)
+
+    def _dutycycle_line(self, t: Optional[float], kv: Dict[str, str]) -> bool:
+        pset = _pipe(kv.get("ingest_pipe"))
         src = self._src["dutycycle"]
         if "thread" in kv:
             ratio = _num(kv.get("ratio"))
@@ -314,75 +415,81 @@ class MetricsLogParser(WindowedParser):
         return added
 
     @reads("dutycycle_ratio", "ingest_pipe", "busiest_thread_name", "share", "requests_last_period")
-    def _pipelineset(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        ratio = _num(kv.get("dutycycle_ratio"))
-        if ratio is None:
-            return False
-        pset = _pset(kv)
-        self.ev.pipelinesets.append(PipelineSetLoad(
-            t, pset if pset is not None else 0, (kv.get("busiest_thread_name") or "").lower(), ratio * 100.0,
-            _num(kv.get("share")), _num(kv.get("requests_last_period")), self._src["pipelineset"]))
-        return True
+    def _pipelineset(self, t: Optional[float], rows: Rows) -> int:
+        out, src = self.ev.pipelinesets, self._src["pipelineset"]
+        used = len(out)
+        for ratio_v, pipe, busiest, share, requests in rows:
+            ratio = _num(ratio_v)
+            if ratio is None:
+                continue
+            pset = _pipe(pipe)
+            out.append(PipelineSetLoad(t, pset if pset is not None else 0, (busiest or "").lower(), ratio * 100.0,
+                                       _num(share), _num(requests), src))
+        return len(out) - used
 
     @reads("instantaneous_kbps", "name", "instantaneous_eps", "ingest_pipe")
-    def _thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        kbps = _num(kv.get("instantaneous_kbps"))
-        if kbps is None or "name" not in kv:
-            return False
-        self.ev.thruput.append(Thruput(t, "thruput", kv["name"], kbps, _num(kv.get("instantaneous_eps")),
-                                       _pset(kv), self._src["thruput"]))
-        return True
+    def _thruput(self, t: Optional[float], rows: Rows) -> int:
+        out, src = self.ev.thruput, self._src["thruput"]
+        used = len(out)
+        for kbps_v, name, eps, pipe in rows:
+            kbps = _num(kbps_v)
+            if kbps is None or name is None:
+                continue
+            out.append(Thruput(t, "thruput", name, kbps, _num(eps), _pipe(pipe), src))
+        return len(out) - used
 
-    def _series(self, kv: Dict[str, str], value_key: str, suffix: str) -> Optional[Tuple[float, str, str, str]]:
-        """A group=per_<kind><suffix> line's (value, series, kind, source); None without either."""
-        value, series = _num(kv.get(value_key)), kv.get("series")
-        if value is None or series is None:
-            return None
-        group = kv["group"]
+    def _series_of(self, group: str, suffix: str) -> Tuple[str, str]:
+        """A group=per_<kind><suffix> line's kind and source."""
         src = self._src.get(group) or self._src.setdefault(group, "%s group=%s" % (self.source, group))
-        return value, series, group[len("per_"):-len(suffix)], src
+        return group[len("per_"):-len(suffix)], src
 
     @reads("group", "kbps", "series", "eps", "ingest_pipe", "avg_age")
-    def _per_thruput(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        got = self._series(kv, "kbps", "_thruput")
-        if got is None:
-            return False
-        kbps, series, kind, src = got
-        self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pset(kv), src,
-                                       _num(kv.get("avg_age"))))
-        return True
+    def _per_thruput(self, t: Optional[float], rows: Rows) -> int:
+        out = self.ev.thruput
+        used = len(out)
+        for group, kbps_v, series, eps, pipe, age in rows:
+            kbps = _num(kbps_v)
+            if kbps is None or series is None:
+                continue
+            kind, src = self._series_of(group, "_thruput")
+            out.append(Thruput(t, kind, series, kbps, _num(eps), _pipe(pipe), src, _num(age)))
+        return len(out) - used
 
     @reads("group", "cpu", "series", "ingest_pipe")
-    def _regex_cpu(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        got = self._series(kv, "cpu", "_regex_cpu")
-        if got is None:
-            return False
-        cpu, series, kind, src = got
-        self.ev.regex_cpu.append(RegexCpu(t, series, cpu, kind, _pset(kv), src))
-        return True
+    def _regex_cpu(self, t: Optional[float], rows: Rows) -> int:
+        out = self.ev.regex_cpu
+        used = len(out)
+        for group, cpu_v, series, pipe in rows:
+            cpu = _num(cpu_v)
+            if cpu is None or series is None:
+                continue
+            kind, src = self._series_of(group, "_regex_cpu")
+            out.append(RegexCpu(t, series, cpu, kind, _pipe(pipe), src))
+        return len(out) - used
 
     @reads("_tcp_KBps", "name", "destIp", "destPort")
-    def _tcpout(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        kbps = _num(kv.get("_tcp_KBps"))
-        name = kv.get("name", "")
-        group, _, rest = name.partition(":")
-        receiver = "%s:%s" % (kv["destIp"], kv.get("destPort", "")) if kv.get("destIp") else \
-            ":".join(rest.split(":")[:2])
-        if kbps is None or not receiver:
-            return False
-        self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
-        return True
+    def _tcpout(self, t: Optional[float], rows: Rows) -> int:
+        out, src = self.ev.tcpout, self._src["tcpout_connections"]
+        used = len(out)
+        for kbps_v, name, dest_ip, dest_port in rows:
+            kbps = _num(kbps_v)
+            group, _, rest = (name or "").partition(":")
+            receiver = "%s:%s" % (dest_ip, dest_port or "") if dest_ip else ":".join(rest.split(":")[:2])
+            if kbps is None or not receiver:
+                continue
+            out.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, src))
+        return len(out) - used
 
     @reads("sourceIp", "sourceHost", "hostname", "guid", "fwdType", "_tcp_KBps", "destPort", "lastIndexer")
-    def _tcpin(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        ip = kv.get("sourceIp") or kv.get("sourceHost") or ""
-        if not ip:
-            return False
-        self.ev.tcpin.append(TcpinConnection(
-            t, ip, kv.get("hostname", ""), kv.get("sourceHost", ""), kv.get("guid", ""), kv.get("fwdType", ""),
-            _num(kv.get("_tcp_KBps")) or 0.0, kv.get("destPort", ""), kv.get("lastIndexer", ""),
-            self._src["tcpin_connections"]))
-        return True
+    def _tcpin(self, t: Optional[float], rows: Rows) -> int:
+        out, src = self.ev.tcpin, self._src["tcpin_connections"]
+        used = len(out)
+        for ip, host, hostname, guid, fwd_type, kbps, dest_port, last_indexer in rows:
+            ip = ip or host or ""
+            if ip:
+                out.append(TcpinConnection(t, ip, hostname or "", host or "", guid or "", fwd_type or "",
+                                           _num(kbps) or 0.0, dest_port or "", last_indexer or "", src))
+        return len(out) - used
 
 
 _HANDLERS = {
@@ -394,6 +501,24 @@ _HANDLERS = {
     "tcpout_connections": MetricsLogParser._tcpout,
     "tcpin_connections": MetricsLogParser._tcpin,
 }
+
+
+def _reader(group: str) -> Optional[GroupReader]:
+    """The reader of a group's lines; None for a group not read. Decided before reading the line's
+    pairs: most lines of a busy indexer (per_*_thruput for hosts, ...) are not read."""
+    reader = _HANDLERS.get(group)
+    if reader is None:
+        if group == "per_sourcetype_thruput":
+            return MetricsLogParser._per_thruput
+        if group.startswith("per_") and group.endswith("_regex_cpu"):
+            return MetricsLogParser._regex_cpu
+    return reader
+
+
+@lru_cache(maxsize=64)
+def _unread(group: str) -> Layout:
+    """The layout of the lines of a group not read: its name alone (the rest of the line is not read)."""
+    return Layout(re.compile(re.escape("group=" + group) + r"(?:,|\Z)"), ())
 
 
 def parse_lines(lines: Iterable[str], evidence: Optional[Evidence] = None, since: Optional[float] = None,

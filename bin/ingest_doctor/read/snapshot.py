@@ -14,9 +14,10 @@ sizes are bounded (rest.loads). A log without one dated line is not evidence.
 """
 from __future__ import annotations
 
+import io
 import os
 import stat
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ingest_doctor.read import hec, logtime, readstep, rest
 from ingest_doctor import thresholds as thresholds_mod
@@ -62,22 +63,35 @@ def read_capped(path: str, cap: int) -> bytes:
     return data
 
 
-def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None):
+def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None) -> Iterator[str]:
     """The lines of a buffered binary stream, decoded (bad bytes replaced); a line longer than
-    `max_line` is skipped without ever being held whole (counted in counter[0])."""
-    readline = f.readline
-    limit = max_line + 1
-    while True:
-        line = readline(limit)
-        if len(line) < limit:
-            if not line:
-                return
-            yield line.decode("utf-8", "replace")
-            continue
-        while line and line[-1:] != b"\n":     # longer than max_line: read to its end, a bounded piece at a time
+    `max_line` bytes is skipped without ever being held whole (counted in counter[0]).
+
+    Read through a text layer that keeps bad bytes as they are (surrogateescape), the lines of which
+    are checked in characters: an ASCII line has as many bytes, any other is measured and decoded
+    again (bad bytes replaced) from its own bytes, as reading it alone would."""
+    text = io.TextIOWrapper(f, encoding="utf-8", errors="surrogateescape", newline="\n")
+    try:
+        readline = text.readline
+        limit = max_line + 1
+        while True:
             line = readline(limit)
-        if counter is not None:
-            counter[0] += 1
+            if len(line) < limit:
+                if not line:
+                    return
+                if line.isascii():
+                    yield line
+                    continue
+                raw = line.encode("utf-8", "surrogateescape")
+                if len(raw) < limit:
+                    yield raw.decode("utf-8", "replace")
+                    continue
+            while line and line[-1:] != "\n":     # longer than max_line: read to its end, a bounded piece at a time
+                line = readline(limit)
+            if counter is not None:
+                counter[0] += 1
+    finally:
+        text.detach()       # the caller's stream stays open
 
 
 def rest_file(root: str, path: str) -> str:
@@ -184,8 +198,7 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
                 f.seek(size - MAX_LOG_BYTES)
                 ev.not_judged.append("%s: larger than %d MiB, only its end was read" % (rel, MAX_LOG_BYTES >> 20))
                 skipped[0] -= 1     # the first, partial line
-            for line in bounded_lines(f, MAX_LINE_BYTES, skipped):
-                parser.feed(line)
+            parser.feed_all(bounded_lines(f, MAX_LINE_BYTES, skipped))
     except OSError as e:
         ev.problems.append("%s: %s" % (rel, _short(e)))
         return
