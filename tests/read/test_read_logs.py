@@ -236,3 +236,52 @@ def test_times_are_read_without_calendar_or_datetime_as_they_would_read_them():
             want = None
         assert logtime.iso_epoch(text) == want, text
     assert logtime.iso_epoch(logtime.iso_utc(1795341600.0)) == 1795341600.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lines_read_by_their_layout_give_what_each_line_read_alone_gives(seed, monkeypatch):
+    """Batches, runs of one time and learnt layouts change nothing: every line read by pick alone (no
+    layout ever learnt) gives the same evidence and counts, on lines with spaces, quotes, commas,
+    repeated or missing keys, repeated lines, other times and groups not read."""
+    import dataclasses
+    import random
+    from ingest_doctor.read import kvlayout
+    rnd = random.Random(seed)
+    bodies = [
+        "group=tcpin_connections, 10.1.0.%d:5000:9997, connectionType=cooked, sourceHost=10.1.0.%d, "
+        "sourceIp=10.1.0.%d, destPort=9997, kb=1.0, _tcp_KBps=%d.5, hostname=uf%d, guid=g-%d, fwdType=uf, "
+        "lastIndexer=None, ack=false",
+        "group=queue, ingest_pipe=%d, name=parsingqueue, max_size_kb=500, current_size_kb=4%d, current_size=%d, "
+        "blocked=true, largest_size=%d",
+        "group=pipeline, ingest_pipe=%d, name=typing, processor=regexreplacement, cpu_seconds=%d.5, "
+        "executes=%d, cumulative_hits=%d",
+        'group=per_sourcetype_thruput, ingest_pipe=%d, series="st%d:x", kbps=%d.5, eps=2.0, kb=%d, avg_age=1.1',
+        'group=per_index_regex_cpu, series="main%d", cpu=%d.0, cpupe=0.3, ingest_pipe=%d, bytes=%d',
+        "group=dutycycle, name=misc, ingest_pipe=%d, tail=0.%d, udpin=0.0%d, reaper=0.%d",
+        "group=per_host_thruput, series=h%d, kbps=%d, eps=%d, ev=%d",
+        "group=tcpout_connections, name=g:10.0.0.%d:9997:0, destIp=10.0.0.%d, destPort=9997, _tcp_KBps=%d.0, x=%d",
+    ]
+    odd = [(", ", ",  "), (", ", " , "), ("=", " ="), ("=", "= "), (", ", ","), (", kb=", ", hostname=x, kb="),
+           (", kb=", ', kb="1, 2"'), ("sourceIp=", "sourceIp=\t"), (", name=", ", name=, name="), ("=", "=\"")]
+    odd = rnd.sample(odd, 4)        # a few odd spellings, each on many lines: their layouts are learnt too
+    lines = []
+    while len(lines) < 1500:
+        template = rnd.choice(bodies)
+        if rnd.random() < 0.3:
+            template = template.replace(*rnd.choice(odd), 1)
+        stamp = "11-22-2025 09:59:%02d.%03d +0000" % (rnd.choice([30, 30, 30, 31, 0]), rnd.choice([0, 0, 1]))
+        for _ in range(rnd.randint(1, 6)):     # a run of lines of one group and time, as splunkd writes them
+            body = template % tuple(rnd.randint(0, 3) for _ in range(template.count("%d")))
+            line = stamp + " INFO  Metrics - " + body + rnd.choice(["\n", "\n", "\r\n", ""])
+            lines.append(rnd.choice(lines) if lines and rnd.random() < 0.05 else line)
+    lines += ["not a metrics line\n", "\n", H[:20] + "group=queue\n"]
+
+    def parse():
+        ev = Evidence()
+        p = metricslog.MetricsLogParser(ev, since=T - 20)
+        p.feed_all(lines)
+        return dataclasses.asdict(ev), p.finish()
+
+    by_layout = parse()
+    monkeypatch.setattr(kvlayout, "learn", lambda body, group, keys: None)
+    assert by_layout == parse()
