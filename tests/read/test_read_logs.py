@@ -262,8 +262,9 @@ def test_lines_read_by_their_layout_give_what_each_line_read_alone_gives(seed, m
         "group=tcpout_connections, name=g:10.0.0.%d:9997:0, destIp=10.0.0.%d, destPort=9997, _tcp_KBps=%d.0, x=%d",
     ]
     odd = [(", ", ",  "), (", ", " , "), ("=", " ="), ("=", "= "), (", ", ","), (", kb=", ", hostname=x, kb="),
-           (", kb=", ', kb="1, 2"'), ("sourceIp=", "sourceIp=\t"), (", name=", ", name=, name="), ("=", "=\"")]
-    odd = rnd.sample(odd, 4)        # a few odd spellings, each on many lines: their layouts are learnt too
+           (", kb=", ', kb="1, 2"'), ("sourceIp=", "sourceIp=\t"), (", name=", ", name=, name="), ("=", "=\""),
+           ("fwdType=uf", 'fwdType="uf"'), ('series="', 'series= "'), ("kbps=", 'kbps="'), ("eps=", "eps= ")]
+    odd = rnd.sample(odd, 5)        # a few odd spellings, each on many lines: their layouts are learnt too
     lines = []
     while len(lines) < 1500:
         template = rnd.choice(bodies)
