@@ -124,19 +124,22 @@ class Layouts:
         self._full = full
         self._by_group: Dict[str, List[Layout]] = {}
 
-    def pairs(self, group: str, text: str, start: int, keys: Sequence[str]) -> Tuple[Pairs, Optional[Layout]]:
-        """The pairs of text[start:] for `keys` (empty: every key), as the full reader gives them,
-        and the layout that read them (None: the full reader did)."""
-        known = self._by_group.setdefault(group, [])
-        for layout in known:
-            m = layout.pattern.match(text, start)
-            if m:
-                return dict(zip(layout.keys, m.groups())), layout
+    def find(self, group: str, text: str, start: int) -> Optional[Layout]:
+        """The layout of text[start:] among the group's, if one matches."""
+        for layout in self._by_group.get(group, ()):
+            if layout.pattern.match(text, start):
+                return layout
+        return None
+
+    def read(self, group: str, text: str, start: int, keys: Sequence[str]) -> Pairs:
+        """The pairs the full reader gives text[start:] for `keys` (empty: every key); the line's
+        layout is learnt when it reads the line as the full reader does."""
         got = self._full(text, start, keys)
         layout = learn(text[start:], group, keys)
         if layout is not None:
             m = layout.pattern.match(text, start)
             if m and dict(zip(layout.keys, m.groups())) == {k: got[k] for k in layout.keys if k in got}:
+                known = self._by_group.setdefault(group, [])
                 known.insert(0, layout)
                 del known[KEPT:]
-        return got, None
+        return got

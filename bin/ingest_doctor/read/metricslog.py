@@ -233,7 +233,7 @@ class MetricsLogParser(WindowedParser):
             texts, marks = self._metrics_lines(texts, marks)
         done = 0
         for _, run in groupby(map(getitem, texts, repeat(_HEAD))):
-            n = sum(1 for _ in run)
+            n = len(list(run))
             self._feed_run(texts[done:done + n], marks[done:done + n])
             done += n
 
@@ -286,11 +286,29 @@ class MetricsLogParser(WindowedParser):
                 else:
                     self._use(len(found), reader.rows(self, self._t, layout.rows(found)))
                 done += len(found)
-            else:
-                reader, kv = self._read_group(texts[done], starts[done])
-                if reader is not None:
-                    self._use(1, reader(self, self._t, kv))
+            elif not self._take_layout(texts[done], starts[done]):
+                self._read_alone(texts[done], starts[done])
                 done += 1
+
+    def _take_layout(self, text: str, start: int) -> bool:
+        """True when the line's group has a layout it matches, now the last layout."""
+        group = _group(text, start)
+        reader = _reader(group)
+        layout = self._layouts.find(group, text, start) if reader is not None else \
+            _unread(group) if text.startswith(group, start + 6) else None
+        if layout is None or not layout.pattern.match(text, start):
+            return False
+        self._last, self._last_reader = layout, reader
+        return True
+
+    def _read_alone(self, text: str, start: int) -> None:
+        """A line no layout matches, by the full reader (pick); its layout learnt for the next."""
+        group = _group(text, start)
+        reader = _reader(group)
+        if reader is None:
+            self.stats.unknown_groups += 1
+        else:
+            self._use(1, reader(self, self._t, self._layouts.read(group, text, start, reader.keys)))
 
     def _use(self, lines: int, used: int) -> None:
         self.stats.used += used
@@ -310,22 +328,6 @@ class MetricsLogParser(WindowedParser):
             self._late = True
         elif self._latest is None or t > self._latest:
             self._latest = t
-
-    def _read_group(self, text: str, start: int) -> Tuple[Optional[GroupReader], Dict[str, str]]:
-        """The reader of the line's group and the pairs it reads (None, {}: a group not read)."""
-        # The group, read in place: the line's body is copied only for the groups the rules read.
-        end = text.find(",", start + 6)
-        group = (text[start + 6:end] if end > 0 else text[start + 6:]).strip()
-        reader = _reader(group)
-        if reader is None:
-            self.stats.unknown_groups += 1
-            if text.startswith(group, start + 6):
-                self._last, self._last_reader = _unread(group), None
-            return None, {}
-        kv, layout = self._layouts.pairs(group, text, start, reader.keys)
-        if layout is not None:
-            self._last, self._last_reader = layout, reader
-        return reader, kv
 
     def finish(self) -> Stats:
         """Set each processor's interval to the measured metrics interval."""
@@ -501,6 +503,12 @@ _HANDLERS = {
     "tcpout_connections": MetricsLogParser._tcpout,
     "tcpin_connections": MetricsLogParser._tcpin,
 }
+
+
+def _group(text: str, start: int) -> str:
+    """The group of a line whose body (`group=...`) starts at `start`: read in place."""
+    end = text.find(",", start + 6)
+    return (text[start + 6:end] if end > 0 else text[start + 6:]).strip()
 
 
 def _reader(group: str) -> Optional[GroupReader]:
