@@ -125,9 +125,12 @@ def _num(v: Optional[str]) -> Optional[float]:
     if v is None:
         return None
     try:
-        f = float(v.strip('"'))
+        f = float(v)            # a value with quotes fails here, and is read without them
     except ValueError:
-        return None
+        try:
+            f = float(v.strip('"'))
+        except ValueError:
+            return None
     return f if math.isfinite(f) else None
 
 
@@ -261,9 +264,12 @@ class MetricsLogParser(WindowedParser):
         """The lines not read before (by their hash), noted as read; the others counted as duplicates."""
         hashes = list(map(hash, texts))
         seen = self._seen
-        if seen.isdisjoint(hashes) and len(set(hashes)) == len(hashes):
+        if seen.isdisjoint(hashes):
+            before = len(seen)
             seen.update(hashes)
-            return texts, marks
+            if len(seen) - before == len(hashes):
+                return texts, marks
+            seen.difference_update(hashes)      # a line repeated within the batch: one at a time
         kept = []
         for k, h in enumerate(hashes):
             if h in seen:
