@@ -9,16 +9,22 @@ senders: `hostname=`, `sourceIp=`, `guid=`, `fwdType=`, keys verified on a real 
 (None). Unknown groups are skipped; lines that are not metrics lines are counted.
 A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
 5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
+
+Lines are read a batch at a time, as splunkd writes them: runs of lines sharing their timestamp
+(placed in the window and in time order once a run), and within a run, runs of one group's lines
+in one key order, whose pairs one regex match a line takes (read/kvlayout.py: a layout learnt from
+a line read by pick) and whose reader takes them as rows, without a dict or a call a line. A line
+no layout matches is read alone by pick, which gives what parse_kv does.
 """
 from __future__ import annotations
 
 import math
 import re
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby, islice, repeat, takewhile
 from operator import getitem
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from ingest_doctor import model
@@ -190,7 +196,7 @@ def _hms(t: float) -> str:
 
 
 class MetricsLogParser(WindowedParser):
-    """Feed lines one at a time; only `since <= time <= until` lines are kept."""
+    """Feed lines (`feed` one, `feed_all` many, in order); only `since <= time <= until` lines are kept."""
     SOURCE = SOURCE
     STATS = Stats
 
@@ -300,9 +306,13 @@ class MetricsLogParser(WindowedParser):
         """True when the line's group has a layout it matches, now the last layout."""
         group = _group(text, start)
         reader = _reader(group)
-        layout = self._layouts.find(group, text, start) if reader is not None else \
-            _unread(group) if text.startswith(group, start + 6) else None
-        if layout is None or not layout.pattern.match(text, start):
+        if reader is not None:
+            layout = self._layouts.find(group, text, start)
+        else:
+            layout = _unread(group)
+            if not layout.pattern.match(text, start):
+                return False
+        if layout is None:
             return False
         self._last, self._last_reader = layout, reader
         return True

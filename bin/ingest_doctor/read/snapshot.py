@@ -14,7 +14,6 @@ sizes are bounded (rest.loads). A log without one dated line is not evidence.
 """
 from __future__ import annotations
 
-import io
 import os
 import stat
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
@@ -63,35 +62,22 @@ def read_capped(path: str, cap: int) -> bytes:
     return data
 
 
-def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None) -> Iterator[str]:
+def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None):
     """The lines of a buffered binary stream, decoded (bad bytes replaced); a line longer than
-    `max_line` bytes is skipped without ever being held whole (counted in counter[0]).
-
-    Read through a text layer that keeps bad bytes as they are (surrogateescape), the lines of which
-    are checked in characters: an ASCII line has as many bytes, any other is measured and decoded
-    again (bad bytes replaced) from its own bytes, as reading it alone would."""
-    text = io.TextIOWrapper(f, encoding="utf-8", errors="surrogateescape", newline="\n")
-    try:
-        readline = text.readline
-        limit = max_line + 1
-        while True:
+    `max_line` is skipped without ever being held whole (counted in counter[0])."""
+    readline = f.readline
+    limit = max_line + 1
+    while True:
+        line = readline(limit)
+        if len(line) < limit:
+            if not line:
+                return
+            yield line.decode("utf-8", "replace")
+            continue
+        while line and line[-1:] != b"\n":     # longer than max_line: read to its end, a bounded piece at a time
             line = readline(limit)
-            if len(line) < limit:
-                if not line:
-                    return
-                if line.isascii():
-                    yield line
-                    continue
-                raw = line.encode("utf-8", "surrogateescape")
-                if len(raw) < limit:
-                    yield raw.decode("utf-8", "replace")
-                    continue
-            while line and line[-1:] != "\n":     # longer than max_line: read to its end, a bounded piece at a time
-                line = readline(limit)
-            if counter is not None:
-                counter[0] += 1
-    finally:
-        text.detach()       # the caller's stream stays open
+        if counter is not None:
+            counter[0] += 1
 
 
 def bounded_batches(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None,
@@ -110,6 +96,7 @@ def bounded_batches(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[in
 
 
 def _bounded_blocks(f, max_line: int, counter: Optional[List[int]], size: int) -> Iterator[List[str]]:
+    """The kept lines of each `size` bytes read: the line that ends there, then the whole lines in it."""
     pending = b""           # the start of a line whose end is not read yet (at most max_line bytes)
     skipping = False        # inside a line longer than max_line, dropped as it is read
     while True:
