@@ -152,7 +152,7 @@ def test_pick_takes_from_a_line_what_parse_kv_gives_its_keys(seed):
 
 def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
     """Each handler reads only the keys it names: the evidence is what it was from the whole line."""
-    import dataclasses
+    from ingest_doctor.record import asdict
     lines = [H + b for b in (
         "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=450, current_size=900, largest_size=1000",
         "group=queue, ingest_pipe=2, name=typingqueue, blocked=true, max_size=500, current_size=499",
@@ -183,7 +183,7 @@ def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
         assert handler(w, T, metricslog.parse_kv(line[i + 3:]))
     w.finish()
     whole.saw("logs/metrics.log")       # it was fed no line
-    assert dataclasses.asdict(picked) == dataclasses.asdict(whole)
+    assert asdict(picked) == asdict(whole)
     assert picked.tcpin and picked.tcpout and picked.regex_cpu and len(picked.queues) == 2
 
 
