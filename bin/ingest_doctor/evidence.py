@@ -21,9 +21,11 @@ without a policy fails at import (`policies`), so a new field cannot be silently
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
-
 from ingest_doctor.record import Frozen, Record, asdict, fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 # The merge policies (an Evidence field's in Evidence.MERGE):
 LATEST = "latest"       # one value per instance (host, config, ...): the newest poll's; within one read,

@@ -1,10 +1,12 @@
 """Findings: the output of the diagnosis, exactly as the contract's section 2 says."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
-
 from ingest_doctor import model
 from ingest_doctor.record import Record, fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
 
 BOTTLENECKS = model.BOTTLENECKS
 SEVERITIES = ("info", "warning", "critical")

@@ -14,9 +14,12 @@ writes from `PIPELINE_ROWS` (a test proves the two are equal).
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Tuple
 
 from ingest_doctor.record import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Optional, Tuple
 
 
 class Stage(Frozen):

@@ -10,7 +10,10 @@ the code it generates and compiles for each class) cost more than half of its st
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, Tuple
+
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 

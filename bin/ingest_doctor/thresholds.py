@@ -9,9 +9,11 @@ numbers the searches use.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
-
 from ingest_doctor.record import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple
 
 
 class Setting(Frozen):

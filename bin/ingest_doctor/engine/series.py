@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from operator import itemgetter
-from typing import Optional, Sequence, Tuple
 
 from ingest_doctor.record import Record
 from ingest_doctor.thresholds import Thresholds
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Optional, Sequence, Tuple
 
 _time = itemgetter(0)
 

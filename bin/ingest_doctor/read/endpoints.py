@@ -12,12 +12,15 @@ performs the calls and returns `Fetched`.
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional, Tuple
 
 from ingest_doctor import exitcodes
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import rest
 from ingest_doctor.record import Frozen, Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Optional, Tuple
 
 
 class Endpoint(Frozen):

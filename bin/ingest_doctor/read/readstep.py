@@ -9,15 +9,17 @@ and the rest is read.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
-
 from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_rest, error_kind, error_text,
                                           missing_capability)
 from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
 from ingest_doctor.record import Record, fields, replace
 
-Fetch = Callable[[Endpoint], Fetched]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+    Fetch = Callable[[Endpoint], Fetched]
+
 MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed (memory bound)
 
 

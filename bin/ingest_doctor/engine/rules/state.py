@@ -11,7 +11,6 @@ import functools
 import math
 import operator
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -20,11 +19,15 @@ from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, sever
 from ingest_doctor.record import Record, replace
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
-Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
-# A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
-# combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
-# parts, each grouped once, so judging a window regroups only what the last poll changed.
-Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+    # A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
+    # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
+    # parts, each grouped once, so judging a window regroups only what the last poll changed.
+    Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
 SRC_HOSTWIDE = "rest " + REST_HOSTWIDE
