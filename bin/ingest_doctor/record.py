@@ -2,8 +2,9 @@
 
 A record names its values in `__slots__`, in order, and sets them in a plain `__init__` whose
 arguments have the same names. `Record` compares and shows it by those values; `fields`, `replace`
-and `asdict` do for it what dataclasses' functions do for a dataclass; a `Frozen` record is also
-hashable by its values (nothing changes it once made).
+and `asdict` do for it what dataclasses' functions do for a dataclass. A `Frozen` record is also
+hashable by its values: nothing assigns to one once it is made (the tables of model.py, thresholds.py,
+read/endpoints.py), which, unlike a frozen dataclass, it does not enforce.
 
 Not dataclasses: `diagnose` imports some forty of these classes, and dataclasses (the module, and
 the code it generates and compiles for each class) cost more than half of its start (issue 21).
@@ -66,7 +67,7 @@ class Record:
 
 
 class Frozen(Record):
-    """A record never changed once made: hashable by its values."""
+    """A record nothing assigns to once it is made: hashable by its values."""
     __slots__ = ()
 
     def __hash__(self) -> int:
