@@ -10,8 +10,10 @@ The figure: the action's core (streaming the file, rows to evidence, the diagnos
 host, the KV store upsert plan, the events) with an in-memory port, the least CPU of 3 runs
 as the floor is the least of 5. Beside it, the action as splunkd runs it (`--execute`, the
 JSON payload on stdin, bytecode as an installed app has it) against the loopback fake splunkd
-and its KV store: wall and CPU of the process, and how many requests carried the events (a few
-batched requests on one kept-alive connection, whatever the number of hosts).
+and its KV store, which keeps connections open as splunkd does: wall and CPU of the process, how
+many requests carried the events (a few batched requests, whatever the number of hosts) and how
+many connections they all took (one); and the same run against a fake that closes every
+connection (`_closed`: a TLS handshake, resumed, per request).
 """
 from __future__ import annotations
 
@@ -80,8 +82,9 @@ def parse_only(path: str) -> int:
         return sum(1 for _ in csv.reader(f))
 
 
-def action_process(path: str) -> dict:
-    """One run of bin/ingest_doctor_flag.py as splunkd runs it, against a fresh loopback fake splunkd."""
+def action_process(path: str, keep_alive: bool = True) -> dict:
+    """One run of bin/ingest_doctor_flag.py as splunkd runs it, against a fresh loopback fake splunkd
+    that keeps connections open as splunkd does (`keep_alive=False`: closes each one after its answer)."""
     from fakes.action_run import SCRIPT, payload
     from fakes.kvstore import Splunkd
     from fakes.splunkd import FakeSplunkd, make_tls
@@ -90,7 +93,7 @@ def action_process(path: str) -> dict:
                PYTHONPYCACHEPREFIX=os.path.join(BUILD, "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
-    with FakeSplunkd(tls) as fake:
+    with FakeSplunkd(tls, keep_alive=keep_alive) as fake:
         sd = Splunkd(fake)
         data = json.dumps(payload(fake, path, sid="bench_%s" % os.path.basename(path)))
         r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -100,7 +103,8 @@ def action_process(path: str) -> dict:
         if p.returncode != 0:
             raise RuntimeError("the action exited %d: %s" % (p.returncode, p.stderr[-2000:]))
         return {"wall": wall, "cpu": (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime),
-                "event_requests": sd.posts, "events": len(sd.events), "requests": len(fake.requests)}
+                "event_requests": sd.posts, "events": len(sd.events), "requests": len(fake.requests),
+                "connections": fake.connections}
 
 
 @register("alert_action", targets="4,000 rows (500 hosts) <= 1 s wall; linear in rows; <= 12x the parse-only floor",
@@ -140,7 +144,7 @@ def alert_action_run():
         s, port = out[0], ports[0]
         floor = best_of(lambda: timed(lambda: parse_only(path))[0])
         cpu_10k, wall_10k = timed(lambda: run(big_payload, MemoryPort(), diagnose, now=NOW))
-        proc, proc_10k = action_process(path), action_process(big)
+        proc, proc_10k, closed = action_process(path), action_process(big), action_process(path, keep_alive=False)
         return {"figure": round(cpu, 3), "floor": round(floor, 4), "unit": "s CPU", "rows": rows,
                 "action_wall_s": round(wall, 3), "cpu_s_10k_rows": round(cpu_10k, 3),
                 "wall_s_10k_rows": round(wall_10k, 3), "rows_10k": big_rows,
@@ -148,6 +152,9 @@ def alert_action_run():
                 "cpu_ms_per_1k_rows_at_10k": round(cpu_10k / big_rows * 1e6, 1),
                 "process_wall_s": round(proc["wall"], 3), "process_cpu_s": round(proc["cpu"], 3),
                 "process_event_requests": proc["event_requests"], "process_requests": proc["requests"],
+                "process_connections": proc["connections"],
+                "process_wall_s_closed": round(closed["wall"], 3), "process_cpu_s_closed": round(closed["cpu"], 3),
+                "process_connections_closed": closed["connections"],
                 "process_wall_s_10k": round(proc_10k["wall"], 3), "process_cpu_s_10k": round(proc_10k["cpu"], 3),
                 "process_event_requests_10k": proc_10k["event_requests"],
                 "hosts": s.rows_hosts, "findings": s.findings, "events": port.events,

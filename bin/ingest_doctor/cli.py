@@ -7,21 +7,23 @@ of splunkd goes through it and the read step, over the endpoint table's snapshot
 from __future__ import annotations
 
 import os
-from typing import IO, TYPE_CHECKING, Any, Callable, List, Mapping, Optional
 
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.deployment import folder as deployment_folder
 from ingest_doctor.read.snapshot import SnapshotError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import IO, Any, Callable, List, Mapping, Optional
     from ingest_doctor.read import readstep
     from ingest_doctor.read.endpoints import Fetched
+    # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
+    Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
 
-# uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
-Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
 
 # Imported only where used: `diagnose` of a snapshot never pays for argparse (and what its help
-# formatter pulls in), json's encoder, the snapshot command's read step or the deployment judge.
+# formatter pulls in), json's encoder, the snapshot command's read step or the deployment judge; nor,
+# for a REST capture, for dataclasses or typing (see ingest_doctor/__init__.py).
 
 
 class UsageError(Exception):

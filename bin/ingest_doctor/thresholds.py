@@ -9,19 +9,24 @@ numbers the searches use.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from ingest_doctor.record import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(Frozen):
     """One threshold: its default, unit and bounds."""
-    name: str
-    default: float
-    unit: str
-    low: float
-    high: float
-    description: str
+    __slots__ = ("name", "default", "unit", "low", "high", "description")
+
+    def __init__(self, name: str, default: float, unit: str, low: float, high: float, description: str):
+        self.name = name
+        self.default = default
+        self.unit = unit
+        self.low = low
+        self.high = high
+        self.description = description
 
     @property
     def macro(self) -> str:
@@ -95,17 +100,24 @@ def name_of(key: str) -> str:
     return key[len(PREFIX):] if key.startswith(PREFIX) else key
 
 
-@dataclass(frozen=True)
 class Thresholds:
     """Threshold values by setting name, read as attributes."""
-    values: Mapping[str, float]
 
-    def __post_init__(self) -> None:
+    def __init__(self, values: Mapping[str, float]):
+        self.values = values
         # Each value an attribute of its own: read in every series judged, where a __getattr__ (a failed
         # lookup first) cost more than the judging.
-        for name, value in self.values.items():
+        for name, value in values.items():
             if name.isidentifier() and name not in ("values",) and not hasattr(type(self), name):
-                object.__setattr__(self, name, value)
+                setattr(self, name, value)
+
+    def __eq__(self, other: object) -> bool:
+        return self.values == other.values if isinstance(other, Thresholds) else NotImplemented
+
+    __hash__ = None     # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Thresholds(values=%r)" % (self.values,)
 
     def __getattr__(self, name: str) -> float:
         try:

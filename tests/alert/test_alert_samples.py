@@ -13,9 +13,11 @@ import tracemalloc
 
 import pytest
 
-from ingest_doctor import model
+from ingest_doctor import model, thresholds
+from ingest_doctor.alert.action import judge
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import RowError, collect, rows_to_evidence
+from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import QueueSample, ThreadSample
 
 NOW = 1763805600.0
@@ -145,3 +147,19 @@ def test_a_host_costs_its_numbers_until_it_is_judged():
     assert sum(len(s) for s in c.samples.values()) == 40000
     assert held < 40000 * 40                   # as objects these samples take well over 200 bytes each
     assert c.light["hf-00"].threads == [] and len(c["hf-00"].threads) == 40 * 20
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_action_judges_each_host_as_diagnose_judges_its_whole_evidence(seed):
+    """The action judges a Collected host by host (its samples as objects only while it is judged): the
+    findings are those of `diagnose` on each host's whole evidence, every field, in the same order."""
+    rows = _rows(seed, count=120)
+    th = thresholds.defaults()
+    found, below, notes = judge(collect(rows, NOW), th, "info", diagnose)
+    want, want_notes = [], []
+    for host, ev in sorted(rows_to_evidence(rows, now=NOW).items()):
+        report = diagnose(ev, th)
+        want.extend(report.findings)
+        want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
+    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
+    assert below == 0 and notes == want_notes

@@ -163,3 +163,15 @@ def test_diagnose_starts_without_argparse_or_the_snapshot_command():
     assert r.returncode == exitcodes.OK and "ingest_doctor.diagnose" in imported
     assert not imported & {"argparse", "urllib.parse", "calendar", "datetime", "ingest_doctor.read.snapwriter",
                            "ingest_doctor.deployment.judge", "ingest_doctor.deployment.topology"}
+
+
+def test_diagnose_of_a_rest_capture_starts_without_dataclasses_or_typing(tmp_path):
+    """What a REST-only snapshot needs is made of records (ingest_doctor/record.py) and leaves typing to the
+    type checker: importing dataclasses and typing, and the code dataclasses compiled for each class, were
+    most of `diagnose`'s start (issue 21)."""
+    snap = str(tmp_path / "rest-only")
+    shutil.copytree(os.path.join(SCEN, "busy_healthy"), snap, ignore=shutil.ignore_patterns("logs"))
+    r = subprocess.run([sys.executable, "-X", "importtime", SCRIPT, "diagnose", snap], capture_output=True, text=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert r.returncode == exitcodes.OK and "ingest_doctor.diagnose" in imported
+    assert not imported & {"dataclasses", "typing", "inspect", "ingest_doctor.read.metricslog"}

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import io
 import json
@@ -208,19 +209,23 @@ class Splunkd:
 def index_time_host(sourcetype: str, raw: str) -> Optional[str]:
     """The host the app's TRANSFORMS-* of `sourcetype` (DEST_KEY = MetaData:Host, FORMAT = host::$1) give
     the event `raw`, as the typing pipeline applies them on the search head; None when none matches."""
+    host = None
+    for t in _host_transforms(sourcetype):
+        m = re.search(t["REGEX"], raw[:int(t.get("LOOKAHEAD", "4096"))])
+        if m:
+            assert t["FORMAT"].startswith("host::"), t
+            host = m.expand(t["FORMAT"][len("host::"):].replace("$1", r"\1"))
+    return host
+
+
+@functools.lru_cache(maxsize=None)      # the app's default confs, read once (not once an event)
+def _host_transforms(sourcetype: str) -> List[Dict[str, str]]:
+    """The transforms of `sourcetype` that set the host, in the order splunkd applies them."""
     props = read_conf(os.path.join(ROOT, "default", "props.conf")).get(sourcetype, {})
     transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
-    host = None
-    for key in sorted(k for k in props if k.startswith("TRANSFORMS-")):
-        for name in props[key].split(","):
-            t = transforms[name.strip()]
-            if t.get("DEST_KEY") != "MetaData:Host":
-                continue
-            m = re.search(t["REGEX"], raw[:int(t.get("LOOKAHEAD", "4096"))])
-            if m:
-                assert t["FORMAT"].startswith("host::"), t
-                host = m.expand(t["FORMAT"][len("host::"):].replace("$1", r"\1"))
-    return host
+    return [t for key in sorted(k for k in props if k.startswith("TRANSFORMS-"))
+            for t in (transforms[name.strip()] for name in props[key].split(","))
+            if t.get("DEST_KEY") == "MetaData:Host"]
 
 
 # ---------------------------------------------------------------------------- results file

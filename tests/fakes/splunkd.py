@@ -114,6 +114,10 @@ class QuietHandler(BaseHTTPRequestHandler):
     """A request handler of a loopback fake: HTTP/1.1, no access log; its fake is `self.server.owner`."""
 
     protocol_version = "HTTP/1.1"
+    # An answer's headers and body are two writes: with Nagle's algorithm the body waits for the
+    # client's delayed ACK of the headers (40 ms an answer on a kept-alive connection), a stall
+    # splunkd does not have.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -168,6 +172,12 @@ class Loopback:
 
 class SplunkdHandler(QuietHandler):
     """Every request recorded, then answered by its route (404 where none), faults as they say."""
+
+    def setup(self) -> None:
+        super().setup()
+        fake = self.server.owner     # type: ignore[attr-defined]
+        with fake._lock:
+            fake.connections += 1
 
     def _serve(self) -> None:
         fake = self.server.owner     # type: ignore[attr-defined]
@@ -225,6 +235,7 @@ class FakeSplunkd(Loopback):
         self.routes: Dict[Tuple[str, str], Union[Response, Handler]] = {}
         self.prefix_routes: List[Tuple[str, str, Union[Response, Handler]]] = []
         self.requests: List[Request] = []
+        self.connections = 0    # connections accepted (with keep_alive, fewer than requests)
         self._lock = threading.Lock()
 
     # -- routes

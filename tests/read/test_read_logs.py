@@ -152,7 +152,7 @@ def test_pick_takes_from_a_line_what_parse_kv_gives_its_keys(seed):
 
 def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
     """Each handler reads only the keys it names: the evidence is what it was from the whole line."""
-    import dataclasses
+    from ingest_doctor.record import asdict
     lines = [H + b for b in (
         "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=450, current_size=900, largest_size=1000",
         "group=queue, ingest_pipe=2, name=typingqueue, blocked=true, max_size=500, current_size=499",
@@ -183,7 +183,7 @@ def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
         assert handler(w, T, metricslog.parse_kv(line[i + 3:]))
     w.finish()
     whole.saw("logs/metrics.log")       # it was fed no line
-    assert dataclasses.asdict(picked) == dataclasses.asdict(whole)
+    assert asdict(picked) == asdict(whole)
     assert picked.tcpin and picked.tcpout and picked.regex_cpu and len(picked.queues) == 2
 
 
@@ -247,9 +247,9 @@ def test_lines_read_by_their_layout_give_what_each_line_read_alone_gives(seed, m
     """Batches, runs of one time and learnt layouts change nothing: every line read by pick alone (no
     layout ever learnt) gives the same evidence and counts, on lines with spaces, quotes, commas,
     repeated or missing keys, repeated lines, other times and groups not read."""
-    import dataclasses
     import random
     from ingest_doctor.read import kvlayout
+    from ingest_doctor.record import asdict
     rnd = random.Random(seed)
     bodies = [
         "group=tcpin_connections, 10.1.0.%d:5000:9997, connectionType=cooked, sourceHost=10.1.0.%d, "
@@ -285,7 +285,7 @@ def test_lines_read_by_their_layout_give_what_each_line_read_alone_gives(seed, m
         ev = Evidence()
         p = metricslog.MetricsLogParser(ev, since=T - 20)
         p.feed_all(lines)
-        return dataclasses.asdict(ev), p.finish()
+        return asdict(ev), p.finish()
 
     by_layout = parse()
     monkeypatch.setattr(kvlayout, "learn", lambda body, group, keys: None)

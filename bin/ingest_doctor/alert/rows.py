@@ -16,7 +16,6 @@ already judged (its `ingest_doctor:finding` event, handed over by the search
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
@@ -32,6 +31,7 @@ from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus,
                                    TcpoutConnection)
 from ingest_doctor.engine import silence
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
+from ingest_doctor.record import replace
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
 COMMON = ("signal", "host", "component", "pipeline_set", "stage", "label", "bottleneck", "source",
@@ -326,7 +326,7 @@ class Collected(Mapping[str, Evidence]):
         if smp is None or not smp.runs:
             return ev
         # the rows' samples first, then any the configuration read added (local_config)
-        return dataclasses.replace(ev, threads=smp.threads() + ev.threads, queues=smp.queues() + ev.queues)
+        return replace(ev, threads=smp.threads() + ev.threads, queues=smp.queues() + ev.queues)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.light)

@@ -13,7 +13,6 @@
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -21,6 +20,7 @@ from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
+from ingest_doctor.record import replace
 from ingest_doctor.deployment import topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
@@ -45,13 +45,16 @@ def first_action(f: Finding) -> str:
     return f.recommendations[0].action if f.recommendations else ""
 
 
-@dataclass
 class NextBottleneck(Flat):
-    host: str
-    bottleneck: str
-    pipeline_set: Optional[int]
-    at_load_x: float
-    caveat: str = ""
+    __slots__ = ("host", "bottleneck", "pipeline_set", "at_load_x", "caveat")
+
+    def __init__(self, host: str, bottleneck: str, pipeline_set: Optional[int], at_load_x: float,
+                 caveat: str = ""):
+        self.host = host
+        self.bottleneck = bottleneck
+        self.pipeline_set = pipeline_set
+        self.at_load_x = at_load_x
+        self.caveat = caveat
 
 
 @dataclass
@@ -158,7 +161,7 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
                 continue
             states[host] = st
             changed = True
-            reports[host] = diagnose(dataclasses.replace(inst.evidence, receivers=st), inst.thresholds)
+            reports[host] = diagnose(replace(inst.evidence, receivers=st), inst.thresholds)
             sat = [s for s in st if s.state == "saturated"]
             for f in reports[host].findings:
                 if f.bottleneck in LINKED and f.severity in SERIOUS:

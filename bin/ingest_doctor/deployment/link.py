@@ -8,13 +8,13 @@ it links the findings as they are and rewrites the symptom's summary and advice 
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Dict, List, Optional
 
 from ingest_doctor import model
 from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
+from ingest_doctor.record import replace
 
 
 def _worst(fs: List[Finding]) -> Optional[Finding]:
@@ -66,7 +66,7 @@ def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
     act = first_action(root)
     rec = Recommendation("Nothing to change on this instance: act on %s%s; this is not a setting here."
                          % (where(root), ": " + act if act else ""))
-    return dataclasses.replace(f, summary=summary, recommendations=[rec])
+    return replace(f, summary=summary, recommendations=[rec])
 
 
 def symptoms(root: str, caused: Dict[str, Optional[str]]) -> List[str]:

@@ -5,9 +5,9 @@ second, so the epoch of each (date, time, zone) prefix is computed once.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Dict, Iterable, Optional, Tuple
     from ingest_doctor.evidence import Evidence
 
 _cache: Dict[str, Optional[float]] = {}
@@ -146,4 +146,3 @@ def iso_utc(epoch: float) -> str:
     """epoch seconds -> '2026-11-22T10:00:00Z' (the snapshot's captured_at)."""
     import time
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
-

@@ -9,25 +9,28 @@ and the rest is read.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
-
 from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_rest, error_kind, error_text,
                                           missing_capability)
 from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
+from ingest_doctor.record import Record, fields, replace
 
-Fetch = Callable[[Endpoint], Fetched]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
+    Fetch = Callable[[Endpoint], Fetched]
+
 MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed (memory bound)
 
 
-@dataclass
-class Fault:
+class Fault(Record):
     """One endpoint that could not be read, and why."""
-    endpoint: Endpoint
-    kind: str                       # endpoints.TRANSPORT_KINDS, HTTP_KINDS or BODY_KINDS
-    fetched: Fetched
+    __slots__ = ("endpoint", "kind", "fetched")
+
+    def __init__(self, endpoint: Endpoint, kind: str, fetched: Fetched):
+        self.endpoint = endpoint
+        self.kind = kind            # endpoints.TRANSPORT_KINDS, HTTP_KINDS or BODY_KINDS
+        self.fetched = fetched
 
     @property
     def path(self) -> str:
@@ -45,15 +48,19 @@ class Fault:
         return missing_capability(self.fetched.body) or self.endpoint.capability
 
 
-@dataclass
-class Reading:
+class Reading(Record):
     """What one read step gathered."""
-    evidence: Evidence = field(default_factory=Evidence)            # the runtime endpoints read
-    config: Dict[str, Evidence] = field(default_factory=dict)       # configuration endpoint -> its reading
-    macros: Optional[Dict[str, str]] = None                         # None: conf-macros not read
-    faults: List[Fault] = field(default_factory=list)
-    latency_ms: Dict[str, float] = field(default_factory=dict)
-    bodies: Dict[str, bytes] = field(default_factory=dict)          # every good body, by path
+    __slots__ = ("evidence", "config", "macros", "faults", "latency_ms", "bodies")
+
+    def __init__(self, evidence: Optional[Evidence] = None, config: Optional[Dict[str, Evidence]] = None,
+                 macros: Optional[Dict[str, str]] = None, faults: Optional[List[Fault]] = None,
+                 latency_ms: Optional[Dict[str, float]] = None, bodies: Optional[Dict[str, bytes]] = None):
+        self.evidence = Evidence() if evidence is None else evidence    # the runtime endpoints read
+        self.config = {} if config is None else config      # configuration endpoint -> its reading
+        self.macros = macros                                # None: conf-macros not read
+        self.faults = [] if faults is None else faults
+        self.latency_ms = {} if latency_ms is None else latency_ms
+        self.bodies = {} if bodies is None else bodies      # every good body, by path
 
 
 def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = None,
@@ -111,14 +118,14 @@ def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
 def _fill(mine: Any, theirs: List[Any]) -> Any:
     """`mine` with its unknown parts taken from the last of `theirs` that knows them (a record
     attribute by attribute)."""
-    if dataclasses.is_dataclass(mine):
+    if isinstance(mine, Record):
         changes = {}
-        for f in dataclasses.fields(mine):
-            if not known(getattr(mine, f.name)):
+        for name in fields(mine):
+            if not known(getattr(mine, name)):
                 for other in theirs:
-                    if other is not None and known(getattr(other, f.name)):
-                        changes[f.name] = getattr(other, f.name)
-        return dataclasses.replace(mine, **changes) if changes else mine
+                    if other is not None and known(getattr(other, name)):
+                        changes[name] = getattr(other, name)
+        return replace(mine, **changes) if changes else mine
     if known(mine):
         return mine
     later = [other for other in theirs if known(other)]

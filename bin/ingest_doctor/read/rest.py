@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
+from collections import namedtuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample
 
-Body = Union[bytes, str, dict, list]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Union
+    Body = Union[bytes, str, dict, list]
+    Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]
 
 
 class RestError(ValueError):
@@ -44,9 +48,7 @@ def error_message(e: ValueError) -> str:
     return getattr(e, "msg", None) or str(e).replace("malformed JSON ", "").strip("()") or type(e).__name__
 
 
-class Entry(NamedTuple):
-    name: str
-    content: Dict[str, Any]
+Entry = namedtuple("Entry", ["name", "content"])     # a REST entry's name and its content (a dict)
 
 
 # --------------------------------------------------------------------------- scalars
@@ -402,6 +404,3 @@ def props(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> N
                 if s is not None and s != "":
                     kept[k] = s
         ev.config.props[name] = kept
-
-
-Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]

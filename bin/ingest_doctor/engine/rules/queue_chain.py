@@ -8,7 +8,6 @@ Everything upstream of the last full queue backs up behind its stage. Fills
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence
@@ -16,11 +15,13 @@ from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
 
-QKey = Tuple[str, Optional[int]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Sequence, Tuple
+    QKey = Tuple[str, Optional[int]]
+    Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
+
 _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
-
-
-Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
 
 
 class Series:

@@ -7,25 +7,27 @@ hidden attributes or through the wording of a sentence.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import operator
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence, policies
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
+from ingest_doctor.record import Record, replace
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
-Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
-# A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
-# combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
-# parts, each grouped once, so judging a window regroups only what the last poll changed.
-Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+    # A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
+    # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
+    # parts, each grouped once, so judging a window regroups only what the last poll changed.
+    Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
 SRC_HOSTWIDE = "rest " + REST_HOSTWIDE
@@ -53,33 +55,38 @@ def pset_text(pset: Optional[int]) -> str:
 HEC_SYMPTOM = "hec_symptom"
 
 
-@dataclass
-class Detail:
-    text: str
-    about: str = ""
+class Detail(Record):
+    __slots__ = ("text", "about")
+
+    def __init__(self, text: str, about: str = ""):
+        self.text = text
+        self.about = about
 
 
-@dataclass
 class Draft:
-    bottleneck: str
-    pipeline_set: Optional[int]
-    severity: str = "warning"
-    component: Optional[str] = None
-    headline: str = ""
-    # The headline only reports something that passed (a spike, one unhealthy answer): a sustained
-    # reading of the same stage replaces it.
-    tentative: bool = False
-    details: List[Detail] = field(default_factory=list)
-    evidence: List[EvidenceItem] = field(default_factory=list)
-    recommendations: List[Recommendation] = field(default_factory=list)
-    pegged: bool = False        # a thread or stage sustained over its threshold (hidden-saturation candidate)
-    busy_pct: Optional[float] = None    # the busiest such thread's sustained value (% of one core)
-    thread_details: List[str] = field(default_factory=list)
-    hidden: str = ""
-    # Inputs other than HEC that this input finding is about (model.INPUT_THREADS): their own advice.
-    inputs: List[model.InputThread] = field(default_factory=list)
-    # The HEC input itself is saturated (its thread, its answers, its latency), not only another input.
-    hec: bool = False
+    """A finding as the rules write it, one per bottleneck and pipeline set (rules/__init__.py makes it a Finding)."""
+
+    def __init__(self, bottleneck: str, pipeline_set: Optional[int], severity: str = "warning",
+                 component: Optional[str] = None, headline: str = ""):
+        self.bottleneck = bottleneck
+        self.pipeline_set = pipeline_set
+        self.severity = severity
+        self.component = component
+        self.headline = headline
+        # The headline only reports something that passed (a spike, one unhealthy answer): a sustained
+        # reading of the same stage replaces it.
+        self.tentative = False
+        self.details: List[Detail] = []
+        self.evidence: List[EvidenceItem] = []
+        self.recommendations: List[Recommendation] = []
+        self.pegged = False         # a thread or stage sustained over its threshold (hidden-saturation candidate)
+        self.busy_pct: Optional[float] = None   # the busiest such thread's sustained value (% of one core)
+        self.thread_details: List[str] = []
+        self.hidden = ""
+        # Inputs other than HEC that this input finding is about (model.INPUT_THREADS): their own advice.
+        self.inputs: List[model.InputThread] = []
+        # The HEC input itself is saturated (its thread, its answers, its latency), not only another input.
+        self.hec = False
 
     def set_headline(self, text: str, tentative: bool = False) -> None:
         self.headline = text
@@ -105,18 +112,22 @@ class Draft:
         self.evidence.append(item)
 
 
-@dataclass
-class QueueState:
-    queue: str
-    pipeline_set: Optional[int]
-    level: str
-    value: float
-    window: str
-    source: str
-    blocked: int = 0            # samples reporting blocked=true
-    blocked_source: str = ""
-    over: int = 0               # samples at or over queue_fill_pct (a spike: how often it filled)
-    samples: int = 0
+class QueueState(Record):
+    __slots__ = ("queue", "pipeline_set", "level", "value", "window", "source", "blocked", "blocked_source",
+                 "over", "samples")
+
+    def __init__(self, queue: str, pipeline_set: Optional[int], level: str, value: float, window: str,
+                 source: str, blocked: int = 0, blocked_source: str = "", over: int = 0, samples: int = 0):
+        self.queue = queue
+        self.pipeline_set = pipeline_set
+        self.level = level
+        self.value = value
+        self.window = window
+        self.source = source
+        self.blocked = blocked      # samples reporting blocked=true
+        self.blocked_source = blocked_source
+        self.over = over            # samples at or over queue_fill_pct (a spike: how often it filled)
+        self.samples = samples
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
@@ -132,18 +143,22 @@ THREAD = "thread"           # a thread's busy share (dutycycle, pipelinesets, /p
 STAGE_CPU = "stage_cpu"     # the sum of a pipeline's processors (metrics.log group=pipeline)
 
 
-@dataclass
-class ThreadState:
-    thread: str
-    stage: Optional[model.Stage]
-    pipeline_set: Optional[int]
-    judgement: Judgement
-    source: str
-    label: str                  # how the summary names it
-    kind: str = THREAD
-    # The series it was judged from, (time or None, % of one core): headroom averages it over the
-    # sustained window itself (a spike's judgement value is its peak).
-    points: List[Tuple[Optional[float], float]] = field(default_factory=list)
+class ThreadState(Record):
+    __slots__ = ("thread", "stage", "pipeline_set", "judgement", "source", "label", "kind", "points")
+
+    def __init__(self, thread: str, stage: Optional[model.Stage], pipeline_set: Optional[int],
+                 judgement: Judgement, source: str, label: str, kind: str = THREAD,
+                 points: Optional[List[Tuple[Optional[float], float]]] = None):
+        self.thread = thread
+        self.stage = stage
+        self.pipeline_set = pipeline_set
+        self.judgement = judgement
+        self.source = source
+        self.label = label          # how the summary names it
+        self.kind = kind
+        # The series it was judged from, (time or None, % of one core): headroom averages it over the
+        # sustained window itself (a spike's judgement value is its peak).
+        self.points = [] if points is None else points
 
 
 def measure(kind: str, source: str, window: str) -> str:
@@ -179,25 +194,25 @@ def busy_words(label: str, value: float, threshold: float, how: str) -> str:
     return "The %s is over its threshold (%.0f%% of one core, threshold %.0f%%; %s)" % (label, value, threshold, how)
 
 
-@dataclass
 class State:
-    ev: Evidence
-    th: thresholds_mod.Thresholds
-    drafts: Dict[Key, Draft] = field(default_factory=dict)
-    not_judged: List[str] = field(default_factory=list)
-    # One pipeline set reported as ingest_pipe_0 by REST while nothing else carries a number.
-    single_pset: bool = False
-    # queue_chain: every judged queue, and per pipeline set the stage draining its last full queue.
-    queues: List[QueueState] = field(default_factory=list)
-    chain: Dict[Optional[int], str] = field(default_factory=dict)
-    # thread_saturation: every judged thread and stage CPU series.
-    threads: List[ThreadState] = field(default_factory=list)
-    # headroom: per stage and pipeline set, where it would saturate.
-    capacity: List[Headroom] = field(default_factory=list)
-    # The evidence's parts, when it is a window of polls (None: grouped from the evidence itself).
-    parts: Optional[Parts] = None
-    # What several rules derive from the evidence alone, derived once (rules never change the evidence).
-    memo: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    def __init__(self, ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None):
+        self.ev = ev
+        self.th = th
+        self.drafts: Dict[Key, Draft] = {}
+        self.not_judged: List[str] = []
+        # One pipeline set reported as ingest_pipe_0 by REST while nothing else carries a number.
+        self.single_pset = False
+        # queue_chain: every judged queue, and per pipeline set the stage draining its last full queue.
+        self.queues: List[QueueState] = []
+        self.chain: Dict[Optional[int], str] = {}
+        # thread_saturation: every judged thread and stage CPU series.
+        self.threads: List[ThreadState] = []
+        # headroom: per stage and pipeline set, where it would saturate.
+        self.capacity: List[Headroom] = []
+        # The evidence's parts, when it is a window of polls (None: grouped from the evidence itself).
+        self.parts = parts
+        # What several rules derive from the evidence alone, derived once (rules never change the evidence).
+        self.memo: Dict[str, Any] = {}
 
     def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
                 *args: Any) -> Any:
@@ -305,10 +320,10 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
         if isinstance(value, list):
             changes[name] = keep(value, *policy.finite)
         else:   # a record: its non-finite numbers become unknown
-            changes[name] = dataclasses.replace(value, **{
+            changes[name] = replace(value, **{
                 a: getattr(value, a) if getattr(value, a) is None or _finite(getattr(value, a)) else None
                 for a in policy.finite})
-    clean = dataclasses.replace(ev, **changes)
+    clean = replace(ev, **changes)
     return clean, dropped
 
 
