@@ -146,6 +146,8 @@ class StatFiles:
         self.cap = _open_cap()
         self._parsed: Dict[int, Tuple[bytes, int]] = {}    # the last poll's readings, and their bytes
         self._raw: Dict[int, bytes] = {}
+        self._names: List[str] = []                         # the last listing, and its thread ids
+        self._tids: List[int] = []
 
     def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
         if pid != self.pid:
@@ -157,14 +159,15 @@ class StatFiles:
             self.close()
             return out
         task_dir, names = listed
+        if names != self._names:                # the listing changed (or is new): its ids, once
+            self._names, self._tids = names, [int(name) for name in names]
         fds = self.fds
         last, last_raw = self._parsed, self._raw
         raws: Dict[int, bytes] = {}
         pread = os.pread
         kept = 0                                # files kept open of threads listed now
         # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
-        for name in names:
-            tid = int(name)
+        for tid, name in zip(self._tids, names):
             fd = fds.get(tid)
             raw = None
             if fd is not None:
@@ -199,7 +202,7 @@ class StatFiles:
                 out[tid] = parsed
                 raws[tid] = raw
         if len(fds) > kept:                     # files of threads no longer listed: closed
-            live = set(map(int, names))
+            live = set(self._tids)
             for tid in [t for t in fds if t not in live]:
                 os.close(fds.pop(tid))
         self._parsed, self._raw = out, raws
