@@ -189,3 +189,16 @@ def test_stat_files_stay_open_follow_the_listing_and_are_capped(tmp_path):
     assert len(files.read(3)) == 3 and not set(files.fds) & kept
     assert files.read(999) == {} and files.fds == {}
     files.close()
+
+
+def test_idle_threads_sampled_again_keep_their_own_name_across_a_restart(tmp_path):
+    # An idle thread's sample is reused poll to poll; a new splunkd (pid) with the same tid is a new thread.
+    _write(tmp_path, 3, {4: ("parsing", 1, 0)})
+    _write(tmp_path, 5, {4: ("typing", 1, 0)})
+    cpu = procthreads.ThreadCpu(str(tmp_path), CLK)
+    for now in (0.0, 1.0, 2.0):
+        got = cpu.sample(3, now)
+    assert [(t.tid, t.thread, t.busy_pct) for t in got] == [(4, "parsing", 0.0)]
+    for now in (3.0, 4.0, 5.0):
+        got = cpu.sample(5, now)
+    assert [(t.tid, t.thread, t.busy_pct) for t in got] == [(4, "typing", 0.0)]

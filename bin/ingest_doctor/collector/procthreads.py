@@ -146,6 +146,8 @@ class StatFiles:
         self.cap = _open_cap()
         self._parsed: Dict[int, Tuple[bytes, int]] = {}    # the last poll's readings, and their bytes
         self._raw: Dict[int, bytes] = {}
+        self._names: List[str] = []                         # the last listing, and its thread ids
+        self._tids: List[int] = []
 
     def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
         if pid != self.pid:
@@ -157,14 +159,15 @@ class StatFiles:
             self.close()
             return out
         task_dir, names = listed
+        if names != self._names:                # the listing changed (or is new): its ids, once
+            self._names, self._tids = names, [int(name) for name in names]
         fds = self.fds
         last, last_raw = self._parsed, self._raw
         raws: Dict[int, bytes] = {}
         pread = os.pread
         kept = 0                                # files kept open of threads listed now
         # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
-        for name in names:
-            tid = int(name)
+        for tid, name in zip(self._tids, names):
             fd = fds.get(tid)
             raw = None
             if fd is not None:
@@ -199,7 +202,7 @@ class StatFiles:
                 out[tid] = parsed
                 raws[tid] = raw
         if len(fds) > kept:                     # files of threads no longer listed: closed
-            live = set(map(int, names))
+            live = set(self._tids)
             for tid in [t for t in fds if t not in live]:
                 os.close(fds.pop(tid))
         self._parsed, self._raw = out, raws
@@ -239,10 +242,11 @@ class ThreadCpu:
         self._last: Dict[int, Tuple[bytes, int]] = {}
         self._last_time: Optional[float] = None
         self._names: Dict[bytes, Tuple[str, str]] = {}     # comm -> (comm text, full name): few distinct
+        self._idle: Dict[int, ThreadBusy] = {}             # tid -> its sample, of threads idle last poll
 
     def sample(self, pid: int, now: float) -> List[ThreadBusy]:
         if pid != self.pid:                 # splunkd restarted: new baseline
-            self.pid, self._last, self._last_time = pid, {}, None
+            self.pid, self._last, self._last_time, self._idle = pid, {}, None, {}
         current = self.files.read(pid)
         out: List[ThreadBusy] = []
         elapsed = None if self._last_time is None else now - self._last_time
@@ -250,11 +254,18 @@ class ThreadCpu:
             scale = 100.0 / (elapsed * self.clk_tck)
             last = self._last
             names = self._names
+            idle, was_idle = {}, self._idle
             append = out.append
             for tid, cur in current.items():
                 before = last.get(tid)
                 if before is None:
                     continue
+                if cur is before:                   # the same reading (an idle thread): no CPU used
+                    busy = was_idle.get(tid)        # idle last poll too: the same sample again
+                    if busy is not None:
+                        idle[tid] = busy
+                        append(busy)
+                        continue
                 comm = cur[0]
                 name = names.get(comm)
                 if name is None:
@@ -262,13 +273,15 @@ class ThreadCpu:
                     name = names[comm] = (text, full_name(text))
                     if len(names) > 4096:          # bounded even if thread names churn
                         names.clear()
-                if cur is before:                   # the same reading (an idle thread): no CPU used
-                    append(ThreadBusy(tid, name[0], name[1], 0.0))
+                if cur is before:
+                    busy = idle[tid] = ThreadBusy(tid, name[0], name[1], 0.0)
+                    append(busy)
                     continue
                 ticks = cur[1]
                 if ticks < before[1]:
                     continue
                 append(ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale))
+            self._idle = idle
         self._last, self._last_time = current, now
         return out
 

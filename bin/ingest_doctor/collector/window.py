@@ -54,6 +54,10 @@ class Window:
         self._counts: Deque[Dict[str, int]] = deque()    # per poll: how many items of each list are its
         self._newest: Dict[str, int] = {}                # AVERAGES: the newest poll's items at the end
         self._groups: Deque[Dict[Tuple[Any, ...], Any]] = deque()   # per poll: the rules' groupings of it
+        self._seqs: Deque[int] = deque()                 # per poll: its number, in order of arrival
+        self._added = 0
+        # Per grouping: the settled polls' numbers and their combined grouping (see `parts`).
+        self._settled: Dict[Tuple[Any, ...], Tuple[Tuple[int, ...], Any]] = {}
 
     def add(self, poll: Evidence, now: float) -> None:
         """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
@@ -90,6 +94,8 @@ class Window:
         self.times.append(now)
         self._counts.append(counts)
         self._groups.append({})
+        self._seqs.append(self._added)
+        self._added += 1
         # The poll that just left the recent part stays only a minute after the older one kept before it.
         n = len(self.times)
         if n > self.recent + 1:
@@ -106,6 +112,7 @@ class Window:
             del lst[start:start + self._counts[i][name]]
         del self._counts[i]
         del self._groups[i]
+        del self._seqs[i]
         del self.times[i]
         del self.polls[i]
 
@@ -113,16 +120,34 @@ class Window:
               args: Tuple[Any, ...]) -> Any:
         """The diagnosis's `parts` (engine/rules/state.py): `combine` of `group(poll, *args)` over the
         polls as `merged` holds them (an older poll's AVERAGES fields without their averages), each
-        poll's grouping made once."""
+        poll's grouping made once.
+
+        The settled polls (older than the newest `recent` + 1, which thinning may still drop) leave the
+        window only from its front, so their combined grouping is kept and combined with the newer
+        polls' groupings: a poll combines a handful of groupings, not the window's. `combine` takes
+        its own result as a part (combining is associative), which the rules' combines are."""
         key = (name, group) + tuple(args)
+        settled = max(0, len(self.polls) - self.recent - 1)
+        seqs = tuple(self._seqs[i] for i in range(settled))
+        kept = self._settled.get(key)
         out = []
-        last = len(self.polls) - 1
-        for i, (poll, groups) in enumerate(zip(self.polls, self._groups)):
-            part = groups.get(key)
-            if part is None:
-                part = groups[key] = group(poll if i == last else self._older(poll), *args)
-            out.append(part)
+        if settled and kept is not None and kept[0] == seqs:
+            out.append(kept[1])
+        elif settled:
+            prefix = combine([self._part(i, key, group, args) for i in range(settled)])
+            self._settled[key] = (seqs, prefix)
+            out.append(prefix)
+        out.extend(self._part(i, key, group, args) for i in range(settled, len(self.polls)))
         return combine(out)
+
+    def _part(self, i: int, key: Tuple[Any, ...], group: Callable[..., Any], args: Tuple[Any, ...]) -> Any:
+        """Poll `i`'s grouping `key`, made on first use."""
+        groups = self._groups[i]
+        part = groups.get(key)
+        if part is None:
+            poll = self.polls[i]
+            part = groups[key] = group(poll if i == len(self.polls) - 1 else self._older(poll), *args)
+        return part
 
     def _older(self, poll: Evidence) -> Evidence:
         """`poll` as the window holds it once a newer poll came: its AVERAGES fields' instant samples."""

@@ -217,7 +217,8 @@ class State:
     def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
                 *args: Any) -> Any:
         """`group(self.ev, *args)`: a rule's series by key; from the parts' own groupings when the evidence
-        is a window of them (`combine` of the parts' groups equals `group` of the whole)."""
+        is a window of them (`combine` of the parts' groups equals `group` of the whole, and a `combine`
+        result is itself a part: combining a run of parts first changes nothing)."""
         if self.parts is None:
             return group(self.ev, *args)
         return self.parts(name, group, combine, args)
