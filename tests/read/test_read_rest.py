@@ -196,3 +196,17 @@ def test_an_http_entry_in_the_token_list_is_accepted_and_an_unread_list_is_unkno
     assert Evidence().config.hec_tokens is None
     endpoints.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
     assert ev.config.hec_tokens == 0
+
+
+@pytest.mark.parametrize("doc, expected", [
+    ('{"n": %s}' % ("9" * 64), {"n": int("9" * 64)}),                       # as long as an integer may be
+    ('{"n": %s}' % ("9" * 65), {"n": float("9" * 65)}),                     # one digit more: a float
+    ('{"n": %s, "m": 7}' % ("9" * 5000), {"n": float("inf"), "m": 7}),      # past Python's integer limit
+    ('{"n": 1%s2}' % ("0" * 70), {"n": float("1%s2" % ("0" * 70))}),
+    ('{"s": "%s", "n": 12}' % ("5" * 80), {"s": "5" * 80, "n": 12}),        # a long run in a string
+    ('{"s": "caf\\u00e9 \u00e9\ud800", "n": [1, -2, 3.5]}', {"s": "caf\u00e9 \u00e9\ud800", "n": [1, -2, 3.5]}),
+])
+def test_loads_reads_long_integers_as_floats_and_every_other_body_as_json_does(doc, expected):
+    got = rest.loads(doc)
+    assert got == expected
+    assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
