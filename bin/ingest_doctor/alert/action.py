@@ -289,7 +289,7 @@ def run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float] =
         alone: Dict[str, List[str]] = {}
         for f, up, judged in planned:
             if judged:
-                event = finding_event(f, DETECTED_BY, caused.get(f.id))
+                event = finding_event(f, DETECTED_BY, caused.get(f.id), up.finding)
                 if host_in_event(f.host):
                     batch.append(event)
                 else:

@@ -84,9 +84,11 @@ def _dumps(value: Any) -> str:
     return _SORTED_COMPACT(value)
 
 
-def record_content(finding: Finding, caused_by: Optional[str] = None) -> Dict[str, Any]:
-    """`caused_by`: the id of the finding on another instance that explains this one (contract section 5)."""
-    d = finding.to_dict()
+def record_content(finding: Finding, caused_by: Optional[str] = None,
+                   as_dict: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """`caused_by`: the id of the finding on another instance that explains this one (contract section 5);
+    `as_dict`: finding.to_dict(), when the caller has it already."""
+    d = finding.to_dict() if as_dict is None else as_dict
     return {
         "id": d["id"], "host": d["host"] or "", "bottleneck": d["bottleneck"],
         "pipeline_set": "" if d["pipeline_set"] is None else str(d["pipeline_set"]),
@@ -103,6 +105,7 @@ class Upsert:
     new: bool
     reopened: bool
     escalated: bool = False      # open before, and now more severe
+    finding: Optional[Dict[str, Any]] = None     # the finding's to_dict() the record was planned from
 
 
 def detectors(existing: Optional[str], detected_by: str) -> str:
@@ -148,7 +151,8 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
     time the finding was seen (first_seen, last_seen) instead of `now`.
     """
     key = kv_key(finding.id)
-    content = record_content(finding, caused_by)
+    as_dict = finding.to_dict()
+    content = record_content(finding, caused_by, as_dict)
     seen = now if event_time is None else event_time
     if existing:
         same_run = bool(sid) and existing.get("last_sid") == sid
@@ -173,7 +177,7 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
                         "detected_by": detectors(existing.get("detected_by"), detected_by),
                         "opened_by": owner(existing), "last_search": search_name, "last_sid": sid,
                         "version": _version(existing)})
-            return Upsert(key, rec, False, False, False)
+            return Upsert(key, rec, False, False, False, as_dict)
         first = _float(existing.get("first_seen") or seen, seen)
         reopened = existing.get("status") == "resolved"
         escalated = not reopened and existing.get("severity") in ("info", "warning", "critical") and \
@@ -185,12 +189,12 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
                     "resolution": "", "detected_by": detectors(existing.get("detected_by"), detected_by),
                     "opened_by": detected_by if reopened else owner(existing),
                     "last_search": search_name, "last_sid": sid, "version": _version(existing)})
-        return Upsert(key, rec, False, reopened, escalated)
+        return Upsert(key, rec, False, reopened, escalated, as_dict)
     rec = dict(content)
     rec.update({"_key": key, "first_seen": seen, "last_seen": seen, "count": 1, "status": "open",
                 "resolved_at": "", "resolution": "", "detected_by": detected_by, "last_search": search_name,
                 "last_sid": sid, "opened_by": detected_by, "version": 1})
-    return Upsert(key, rec, True, False)
+    return Upsert(key, rec, True, False, False, as_dict)
 
 
 def plan_resolution(existing: Optional[Dict[str, Any]], finding_id: str, resolved_at: float, note: str,
@@ -270,10 +274,12 @@ def kv_query(keys: List[str]) -> str:
     return _dumps({"$or": [{"_key": k} for k in sorted(set(keys))]})
 
 
-def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None) -> str:
+def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None,
+                  as_dict: Optional[Dict[str, Any]] = None) -> str:
     """The `ingest_doctor:finding` event: the contract's finding object plus detected_by (and caused_by when
-    another instance's finding explains it)."""
-    d = finding.to_dict()
+    another instance's finding explains it); `as_dict`: finding.to_dict(), when the caller has it already
+    (a plan's Upsert.finding)."""
+    d = finding.to_dict() if as_dict is None else dict(as_dict)
     d["detected_by"] = detected_by
     if caused_by:
         d["caused_by"] = caused_by

@@ -25,8 +25,9 @@ _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
 class Series:
-    """One queue's instant samples: (time, fill %), (time, 100 when blocked else 0), the first sample's
-    source, the first blocked sample's source, how many were blocked."""
+    """One queue's instant samples: (time, fill %), the first sample's source, the first blocked sample's
+    source, how many were blocked, and (time, 100 when blocked else 0) for each sample once one was
+    blocked (empty while none was: most queues never are)."""
     __slots__ = ("points", "blocked", "source", "blocked_source", "nblocked")
 
     def __init__(self, source: str):
@@ -37,8 +38,13 @@ class Series:
         self.nblocked = 0
 
     def extend(self, other: "Series") -> None:
+        if other.nblocked and not self.nblocked:
+            self.blocked = _unblocked(self.points)
         self.points.extend(other.points)
-        self.blocked.extend(other.blocked)
+        if other.nblocked:
+            self.blocked.extend(other.blocked)
+        elif self.nblocked:
+            self.blocked.extend(_unblocked(other.points))
         if self.blocked_source is None:
             self.blocked_source = other.blocked_source
         self.nblocked += other.nblocked
@@ -48,6 +54,10 @@ class Series:
 
     def __repr__(self) -> str:
         return "Series(%s)" % ", ".join("%s=%r" % (a, getattr(self, a)) for a in self.__slots__)
+
+
+def _unblocked(points: List[Tuple[Optional[float], float]]) -> List[Tuple[Optional[float], float]]:
+    return [(t, 0.0) for t, _ in points]
 
 
 def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
@@ -65,14 +75,16 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
             s = series.get(key)
             if s is None:
                 s = series[key] = Series(q.source)
-            s.points.append((q.time, q.fill_pct))
             if q.blocked:
+                if not s.nblocked:
+                    s.blocked = _unblocked(s.points)
                 s.blocked.append((q.time, 100.0))
                 s.nblocked += 1
                 if s.blocked_source is None:
                     s.blocked_source = q.source
-            else:
+            elif s.nblocked:
                 s.blocked.append((q.time, 0.0))
+            s.points.append((q.time, q.fill_pct))
             continue
         m = minutes.get(q.window)
         if m is None:
