@@ -48,3 +48,16 @@ def test_not_judged_names_every_missing_source_once():
     ev = Evidence(host="hf", queues=queue("typingQueue", 99.0, pset=0) + queue("typingQueue", 99.0, pset=1))
     st = run(ev, queue_chain.run, not_judged.run)
     assert sum("conf-props" in n for n in st.not_judged) == 1
+
+
+def test_missing_configuration_is_named_in_the_pipelines_order_whatever_order_the_stages_were_drafted():
+    from fakes.rules import state
+    notes = []
+    for order in (("output", "typing", "indexing", "merging"), ("merging", "indexing", "typing", "output")):
+        st = state(Evidence(host="hf", queues=queue("typingQueue", 99.0)))
+        for stage in order:
+            st.draft(stage, None, severity="warning")
+        not_judged.run(st)
+        notes.append([n for n in st.not_judged if "recommendation cannot show" in n])
+    assert notes[0] == notes[1]
+    assert [n.split(": the ")[1].split()[0] for n in notes[0]] == ["merging", "typing", "indexing", "output"]

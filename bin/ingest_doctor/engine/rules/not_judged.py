@@ -41,9 +41,16 @@ def run(st: State) -> None:
                   "single-core saturation not judged")
     if not ev.hec_probes and not ev.hec_errors and "logs/splunkd.log" not in seen:
         nj.append("no HEC health probes (hec/health.json) or splunkd.log: HEC 503 symptoms not judged")
-    for (bottleneck, _), d in st.drafts.items():
+    # In the pipeline's order, not the drafts' (which follows set iteration): the same report every run.
+    for (bottleneck, _), d in sorted(st.drafts.items(), key=_pipeline_order):
         need = NEEDS_CONFIG.get(bottleneck)
         if bottleneck == model.HEC_INPUT and d.inputs and not d.hec:
             continue                    # another input (file monitor): no HEC settings to show
         if need and d.severity != "info" and need[0] not in seen:
             st.note("no %s: the %s recommendation cannot show the current %s" % (need[0], bottleneck, need[1]))
+
+
+def _pipeline_order(item):
+    (bottleneck, pset), _ = item
+    return model.BOTTLENECK_ORDER.get(bottleneck, 9), bottleneck, -1 if pset is None else pset
+
