@@ -286,23 +286,9 @@ class MetricsLogParser(WindowedParser):
         return [texts[k] for k in kept], [marks[k] for k in kept]
 
     def _read_lines(self, texts: List[str], starts: List[int]) -> None:
-        """Each line to its group's reader, in order, a stretch of lines whose first comma stands at the
-        same place at a time: as splunkd writes them, one group's lines (the group name's length places
-        it), which a layout reads without passing over the lines before them again."""
-        done = 0
-        for _, same in groupby(map(str.find, texts, repeat(","), starts)):
-            n = len(list(same))
-            self._read_stretch(texts[done:done + n], starts[done:done + n])
-            done += n
-
-    def _read_stretch(self, texts: List[str], starts: List[int]) -> None:
         """Each line to its group's reader, in order: a line of the layout the last line read by one had,
-        and the lines after it of that layout, by one match each; any other line by its group. The
-        first line's group is another than the last line's, most likely: its layout is looked up."""
+        and the lines after it of that layout, by one match each; any other line by its group."""
         done, n = 0, len(texts)
-        if not self._take_layout(texts[0], starts[0]):
-            self._read_alone(texts[0], starts[0])
-            done = 1
         while done < n:
             layout, reader = self._last, self._last_reader
             found = layout.run(texts, starts, done)
