@@ -10,7 +10,8 @@ and may teach a new layout.
 The full reader has two regimes, and so do layouts:
 - no quote in the line: the body split at `, `, each part at its first `=`, key and value stripped.
   A layout matches a line whose parts are `key=value` with no comma, quote or whitespace around
-  the key, a value read without whitespace (so stripping changes nothing), or a part without `=`.
+  the key, a value read without whitespace (so stripping changes nothing), or a part without `=`;
+  and which has no quote (found by str.find after the match: the pattern does not scan for it).
 - a quote in the line: `key=("..."|[^,]*)` found left to right, quotes stripped from the value.
   A layout matches a line made of such pairs alone, joined by `, `: each a key of `[\\w.:-]`, a
   value either quoted (no quote inside) or without comma or quote.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 import sys
-from itertools import repeat
+from itertools import islice, repeat, takewhile
 from operator import methodcaller
 from typing import Any, Callable, Dict, Iterable, List, Match, NamedTuple, Optional, Pattern, Sequence, Tuple
 
@@ -39,6 +40,23 @@ class Layout(NamedTuple):
     pattern: Pattern[str]       # matches a body (from `group=`) of this layout, to its end
     keys: Tuple[str, ...]       # the keys its groups capture, in order
     index: Optional[Tuple[int, ...]] = None    # the group of each key read, in the reader's order (every key: None)
+    plain: bool = False         # learnt from a line without a quote: a line with one is not of this layout
+
+    def match(self, text: str, start: int) -> Optional[Match[str]]:
+        """The match of text[start:] when it is of this layout."""
+        m = self.pattern.match(text, start)
+        return None if m is None or (self.plain and text.find('"', start) >= 0) else m
+
+    def run(self, texts: List[str], starts: List[int], first: int = 0) -> List[Match[str]]:
+        """The matches of the lines from texts[first] up to the first line not of this layout."""
+        found = list(takewhile(bool, map(self.pattern.match, islice(texts, first, None),
+                                         islice(starts, first, None))))
+        if self.plain and found:
+            quotes = list(map(str.find, islice(texts, first, None), repeat('"', len(found)),
+                              islice(starts, first, None)))
+            if max(quotes) >= 0:     # a line with a quote is read the other way: the run ends before it
+                del found[next(k for k, q in enumerate(quotes) if q >= 0):]
+        return found
 
     def rows(self, found: Iterable[Match[str]]) -> Iterable[Any]:
         """The values of the keys read of each line matched, in the reader's order (a key the layout
@@ -71,8 +89,7 @@ def learn(body: str, group: str, keys: Sequence[str]) -> Optional[Layout]:
     # A group that never takes part stands for the keys read the layout lacks: Match.group gives None.
     absent = len(read) + 1
     index = tuple(read.index(k) + 1 if k in read else absent for k in keys) if keys else None
-    no_quote = "" if quoted else '(?=[^"]' + _ANY + r"\Z)"     # a line with a quote is read the other way
-    return Layout(re.compile(no_quote + ", ".join(pattern) + r"\Z(?:()(?!))?"), tuple(read), index)
+    return Layout(re.compile(", ".join(pattern) + r"\Z(?:()(?!))?"), tuple(read), index, not quoted)
 
 
 def _plain_parts(body: str) -> Optional[List[Tuple[Optional[str], str]]]:
@@ -127,7 +144,7 @@ class Layouts:
     def find(self, group: str, text: str, start: int) -> Optional[Layout]:
         """The layout of text[start:] among the group's, if one matches."""
         for layout in self._by_group.get(group, ()):
-            if layout.pattern.match(text, start):
+            if layout.match(text, start):
                 return layout
         return None
 
@@ -137,7 +154,7 @@ class Layouts:
         got = self._full(text, start, keys)
         layout = learn(text[start:], group, keys)
         if layout is not None:
-            m = layout.pattern.match(text, start)
+            m = layout.match(text, start)
             if m and dict(zip(layout.keys, m.groups())) == {k: got[k] for k in layout.keys if k in got}:
                 known = self._by_group.setdefault(group, [])
                 known.insert(0, layout)

@@ -23,7 +23,7 @@ import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby, islice, repeat, takewhile
+from itertools import groupby, islice, repeat
 from operator import getitem
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -291,8 +291,8 @@ class MetricsLogParser(WindowedParser):
         done, n = 0, len(texts)
         while done < n:
             layout, reader = self._last, self._last_reader
-            if layout.pattern.match(texts[done], starts[done]):
-                found = list(takewhile(bool, map(layout.pattern.match, texts[done:], starts[done:])))
+            found = layout.run(texts, starts, done)
+            if found:
                 if reader is None:
                     self.stats.unknown_groups += len(found)
                 else:
@@ -310,7 +310,7 @@ class MetricsLogParser(WindowedParser):
             layout = self._layouts.find(group, text, start)
         else:
             layout = _unread(group)
-            if not layout.pattern.match(text, start):
+            if not layout.match(text, start):
                 return False
         if layout is None:
             return False
