@@ -63,6 +63,13 @@ for _name in sorted(_ALL):
     _BY_PREFIX[_key] = _name if _key not in _BY_PREFIX else None
 AMBIGUOUS: Dict[str, Tuple[str, ...]] = {k: tuple(v) for k, v in _SHARED.items() if len(v) > 1}
 
+# The threads the pipeline model knows, which the collector reads every poll (procthreads.py): each
+# stage's threads (HEC's, the pipelines', the output's), the file monitor's, and the names /proc shares
+# between two known threads (HEC's data and management threads both show as `httpinputserver`).
+FILE_MONITOR_THREADS = ("tailingprocessor", "maintailingthread", "tailreader0", "batchreader0")
+WATCHED = frozenset([t for s in model.STAGES for t in s.threads] + list(FILE_MONITOR_THREADS)
+                    + list(model.INPUT_THREADS) + list(AMBIGUOUS))
+
 # Worker pools number their threads (`IndexerTPoolWorker-3`): one name for the pool.
 _POOL = re.compile(r"^(?P<base>.*\D)-\d+$")
 
@@ -87,3 +94,8 @@ def full_name(comm: str) -> str:
 def candidates(name: str) -> Tuple[str, ...]:
     """The known threads a truncated, ambiguous name may be (empty when it is not ambiguous)."""
     return AMBIGUOUS.get(name.lower(), ())
+
+
+def watched(name: str) -> bool:
+    """A full name (`full_name`) the pipeline model knows: its thread is read every poll."""
+    return name in WATCHED

@@ -202,3 +202,59 @@ def test_idle_threads_sampled_again_keep_their_own_name_across_a_restart(tmp_pat
     for now in (3.0, 4.0, 5.0):
         got = cpu.sample(5, now)
     assert [(t.tid, t.thread, t.busy_pct) for t in got] == [(4, "typing", 0.0)]
+
+
+def test_idle_threads_the_model_does_not_know_are_read_once_a_minute(tmp_path):
+    """Known threads every poll; an idle unknown thread rests and is read at the first poll a minute
+    (`REST_S`) after its last read, its busy % then its share over that whole interval."""
+    threads = {10: ["parsing", 0], 11: ["HttpInputServer", 0], 12: ["TcpChannelThread", 0],
+               13: ["SchedulerThread", 0]}
+
+    def write():
+        _write(tmp_path, 9, {tid: (comm, ticks, 0) for tid, (comm, ticks) in threads.items()})
+
+    write()
+    cpu = procthreads.ThreadCpu(str(tmp_path), CLK)
+    assert cpu.sample(9, 0.0) == []
+    assert {t.tid for t in cpu.sample(9, 10.0)} == {10, 11, 12, 13}     # all read: put to rest now
+    seen = {}
+    for now in range(20, 200, 10):
+        threads[10][1] += 100                     # parsing: 10% of one core every poll
+        threads[12][1] += 100                     # the channel thread starts working at 20 s: 10% too
+        write()
+        for t in cpu.sample(9, float(now)):
+            seen.setdefault(t.tid, []).append((now, t.busy_pct))
+    # Known threads (a pipeline stage, HEC's) every poll.
+    assert [now for now, _ in seen[10]] == list(range(20, 200, 10))
+    assert all(pct == pytest.approx(10.0) for _, pct in seen[10])
+    assert [now for now, _ in seen[11]] == list(range(20, 200, 10))
+    # The unknown thread that became busy: reported within a minute of its last read (10 s), with its share
+    # over that interval (the same 10%); from then on busy, so read every poll.
+    first_at, first_pct = seen[12][0]
+    assert first_at - 10 <= procthreads.REST_S and first_pct == pytest.approx(10.0)
+    assert [now for now, _ in seen[12]] == list(range(first_at, 200, 10))
+    assert all(pct == pytest.approx(10.0) for _, pct in seen[12])
+    # The idle unknown one: at most once a minute, never left out longer.
+    times = [10] + [now for now, _ in seen[13]]
+    assert len(times) >= 3 and all(0 < b - a <= procthreads.REST_S + 10 for a, b in zip(times, times[1:]))
+    assert all(pct == 0.0 for _, pct in seen[13])
+
+
+def test_a_resting_thread_reports_the_same_busy_share_as_reading_it_every_poll(tmp_path):
+    """Below the reporting floor a thread rests; its CPU over the rest is not lost: the read after it
+    reports the share over the whole interval, what polls read every poll would average to."""
+    _write(tmp_path, 9, {12: ("TcpChannelThread", 0, 0)})
+    cpu = procthreads.ThreadCpu(str(tmp_path), CLK)
+    cpu.sample(9, 0.0)
+    cpu.sample(9, 10.0)                           # idle: rests
+    ticks, got = 0, []
+    for now in range(20, 150, 10):
+        ticks += 3                                # 0.3% of one core: below the floor, so it keeps resting
+        _write(tmp_path, 9, {12: ("TcpChannelThread", ticks, 0)})
+        got += [(now, t.busy_pct) for t in cpu.sample(9, float(now))]
+    assert got and all(pct == pytest.approx(0.3) for _, pct in got)
+    assert len(got) <= 3                          # read about once a minute, not every poll
+    # Gone while resting: its state goes with it.
+    _write(tmp_path, 9, {})
+    cpu.sample(9, 200.0)
+    assert cpu._last == {} and cpu._resting == {}

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Container, Dict, List, Optional, Tuple
 
-from ingest_doctor.threadnames import full_name
+from ingest_doctor.collector.metrics_events import THREAD_MIN_PCT
+from ingest_doctor.threadnames import full_name, watched
 
 DEFAULT_PROC = "/proc"
+REST_S = 60.0           # an idle thread the pipeline model does not know is read this often (ThreadCpu)
 
 
 def clock_ticks() -> int:
@@ -148,8 +150,11 @@ class StatFiles:
         self._raw: Dict[int, bytes] = {}
         self._names: List[str] = []                         # the last listing, and its thread ids
         self._tids: List[int] = []
+        self.skipped: List[int] = []                        # the last read's listed threads left unread
 
-    def read(self, pid: int) -> Dict[int, Tuple[bytes, int]]:
+    def read(self, pid: int, skip: Container[int] = ()) -> Dict[int, Tuple[bytes, int]]:
+        """tid -> (comm, ticks) of the listed threads, but those in `skip`: they are left unread, their
+        files kept open, and listed in `self.skipped`."""
         if pid != self.pid:
             self.close()
             self.pid = pid
@@ -166,9 +171,17 @@ class StatFiles:
         raws: Dict[int, bytes] = {}
         pread = os.pread
         kept = 0                                # files kept open of threads listed now
+        skipped: List[int] = []
+        carried: Dict[int, Tuple[bytes, int]] = {}     # the skipped threads' last readings, kept
         # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
         for tid, name in zip(self._tids, names):
             fd = fds.get(tid)
+            if tid in skip:
+                skipped.append(tid)
+                kept += fd is not None
+                if tid in last:                 # its last reading stays the one a next read compares to
+                    carried[tid], raws[tid] = last[tid], last_raw[tid]
+                continue
             raw = None
             if fd is not None:
                 try:
@@ -205,7 +218,12 @@ class StatFiles:
             live = set(self._tids)
             for tid in [t for t in fds if t not in live]:
                 os.close(fds.pop(tid))
-        self._parsed, self._raw = out, raws
+        self._raw, self.skipped = raws, skipped
+        if carried:
+            carried.update(out)
+            self._parsed = carried
+        else:
+            self._parsed = out
         return out
 
     def close(self) -> None:
@@ -216,6 +234,7 @@ class StatFiles:
                 pass
         self.fds = {}
         self._parsed, self._raw = {}, {}
+        self.skipped = []
 
 
 @dataclass
@@ -232,57 +251,86 @@ class ThreadCpu:
     The first reading only sets the baseline; a thread seen for the first time
     gets a value from its second reading on. State is pruned to the threads
     alive in the last reading, so memory follows the live thread count.
+
+    Not every thread is read every poll. Read every poll: the threads whose
+    names the pipeline model knows (`threadnames.watched`: the stages' threads,
+    HEC's, the file monitor's), any thread busy at least `floor_pct` (the
+    metrics' reporting floor) at its last read, and new threads. The others
+    (idle, and not the pipeline's: most of splunkd's few hundred) rest and are
+    read once every `rest_s` (a minute), at the first poll that long after
+    their last read; their busy % is then their share of one core over that
+    whole interval, reported on that poll. So nothing is dropped: a thread that
+    starts working is reported within about a minute, only at a coarser
+    cadence while its name is not one the model knows. When a resting thread is
+    first put to rest its first read comes a fraction of `rest_s` later (by
+    its tid), so the resting threads' reads spread over the polls instead of
+    all landing on one poll a minute.
     """
 
-    def __init__(self, proc_root: str = DEFAULT_PROC, clk_tck: Optional[int] = None):
+    def __init__(self, proc_root: str = DEFAULT_PROC, clk_tck: Optional[int] = None,
+                 floor_pct: float = THREAD_MIN_PCT, rest_s: float = REST_S):
         self.proc_root = proc_root
         self.files = StatFiles(proc_root)
         self.clk_tck = clk_tck or clock_ticks()
+        self.floor_pct = floor_pct
+        self.rest_s = rest_s
         self.pid: Optional[int] = None
         self._last: Dict[int, Tuple[bytes, int]] = {}
         self._last_time: Optional[float] = None
-        self._names: Dict[bytes, Tuple[str, str]] = {}     # comm -> (comm text, full name): few distinct
+        self._names: Dict[bytes, Tuple[str, str, bool]] = {}   # comm -> (comm text, full name, watched)
         self._idle: Dict[int, ThreadBusy] = {}             # tid -> its sample, of threads idle last poll
+        self._resting: Dict[int, Tuple[float, float]] = {}  # tid -> (its last read, its next read)
 
     def sample(self, pid: int, now: float) -> List[ThreadBusy]:
         if pid != self.pid:                 # splunkd restarted: new baseline
-            self.pid, self._last, self._last_time, self._idle = pid, {}, None, {}
-        current = self.files.read(pid)
+            self.pid, self._last, self._last_time, self._idle, self._resting = pid, {}, None, {}, {}
+        resting = self._resting
+        current = self.files.read(pid, {tid for tid, (_, due) in resting.items() if now < due})
         out: List[ThreadBusy] = []
-        elapsed = None if self._last_time is None else now - self._last_time
-        if elapsed is not None and elapsed > 0:
-            scale = 100.0 / (elapsed * self.clk_tck)
+        last_time = self._last_time
+        rested = {tid: resting[tid] for tid in self.files.skipped if tid in resting}
+        if last_time is not None and now > last_time:
+            scales = {last_time: 100.0 / ((now - last_time) * self.clk_tck)}   # read at -> ticks to %
             last = self._last
             names = self._names
             idle, was_idle = {}, self._idle
+            floor, rest_s = self.floor_pct, self.rest_s
             append = out.append
             for tid, cur in current.items():
                 before = last.get(tid)
                 if before is None:
                     continue
-                if cur is before:                   # the same reading (an idle thread): no CPU used
-                    busy = was_idle.get(tid)        # idle last poll too: the same sample again
-                    if busy is not None:
-                        idle[tid] = busy
-                        append(busy)
-                        continue
                 comm = cur[0]
                 name = names.get(comm)
                 if name is None:
                     text = comm.decode("utf-8", "replace")
-                    name = names[comm] = (text, full_name(text))
+                    full = full_name(text)
+                    name = names[comm] = (text, full, watched(full))
                     if len(names) > 4096:          # bounded even if thread names churn
                         names.clear()
-                if cur is before:
-                    busy = idle[tid] = ThreadBusy(tid, name[0], name[1], 0.0)
-                    append(busy)
-                    continue
-                ticks = cur[1]
-                if ticks < before[1]:
-                    continue
-                append(ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale))
+                if cur is before:                   # the same reading (an idle thread): no CPU used
+                    busy = was_idle.get(tid)        # idle last poll too: the same sample again
+                    if busy is None:
+                        busy = ThreadBusy(tid, name[0], name[1], 0.0)
+                    idle[tid] = busy
+                else:
+                    ticks = cur[1]
+                    if ticks < before[1]:
+                        continue
+                    read_at = resting[tid][0] if tid in resting else last_time
+                    scale = scales.get(read_at)
+                    if scale is None:
+                        scale = scales[read_at] = 100.0 / ((now - read_at) * self.clk_tck)
+                    busy = ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale)
+                append(busy)
+                if busy.busy_pct < floor and not name[2]:    # idle, and not the pipeline's: rests
+                    first = rest_s * (1 + tid % 6) / 6.0 if tid not in resting else rest_s
+                    rested[tid] = (now, now + first)
             self._idle = idle
-        self._last, self._last_time = current, now
+        if self.files.skipped:              # the resting threads' last readings stay the baseline
+            current = dict(current)
+            current.update((tid, self._last[tid]) for tid in self.files.skipped if tid in self._last)
+        self._last, self._last_time, self._resting = current, now, rested
         return out
 
 
