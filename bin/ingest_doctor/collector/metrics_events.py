@@ -28,11 +28,20 @@ BLOCKED_FILL_PCT = 99.9        # REST has no blocked flag: a queue this full is 
 _UNSAFE = re.compile(r'[",}\\\x00-\x1f]')
 
 
+_DIMS: Dict[str, str] = {}     # text -> its dimension value: a poll repeats the same few names
+
+
 def dim(value: Any) -> str:
     """A dimension value the index-time extraction keeps whole."""
     if value is None:
         return "none"
-    return _UNSAFE.sub("_", str(value))[:200] or "none"
+    text = str(value)
+    out = _DIMS.get(text)
+    if out is None:
+        if len(_DIMS) > 4096:       # bounded even if names churn
+            _DIMS.clear()
+        out = _DIMS[text] = _UNSAFE.sub("_", text)[:200] or "none"
+    return out
 
 
 def num(value: float) -> float:

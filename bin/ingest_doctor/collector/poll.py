@@ -145,6 +145,8 @@ class Collector:
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
         self._config_key: Optional[str] = None
+        self._config_last: Optional[Config] = None       # the last poll's config and its `config_key`
+        self._config_last_key = ""
         self._config_at = 0.0
         self._macros_key: Optional[Tuple[Any, ...]] = None   # the last threshold macros read (None: never)
         self._defaults_said = False
@@ -305,7 +307,9 @@ class Collector:
         res.report = report
         stamp = now
         # Config first (on start and on change), then this poll's metrics, then findings.
-        key = config_key(ev.config)
+        if ev.config != self._config_last:     # serialised again only when it changed
+            self._config_last, self._config_last_key = ev.config, config_key(ev.config)
+        key = self._config_last_key
         # Re-sent daily as well, so a search for "the latest config event" needs a short window only.
         stale = now - self._config_at >= CONFIG_REFRESH_S
         if (key != self._config_key or stale) and self._config_parts:
