@@ -172,16 +172,12 @@ class StatFiles:
         pread = os.pread
         kept = 0                                # files kept open of threads listed now
         skipped: List[int] = []
-        carried: Dict[int, Tuple[bytes, int]] = {}     # the skipped threads' last readings, kept
         # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
         for tid, name in zip(self._tids, names):
-            fd = fds.get(tid)
             if tid in skip:
                 skipped.append(tid)
-                kept += fd is not None
-                if tid in last:                 # its last reading stays the one a next read compares to
-                    carried[tid], raws[tid] = last[tid], last_raw[tid]
                 continue
+            fd = fds.get(tid)
             raw = None
             if fd is not None:
                 try:
@@ -214,12 +210,16 @@ class StatFiles:
             if parsed is not None:
                 out[tid] = parsed
                 raws[tid] = raw
+        if skipped:                             # their files stay open, their last readings stay
+            kept += len(fds.keys() & skipped)
+            carried = {tid: last[tid] for tid in skipped if tid in last}
+            raws.update((tid, last_raw[tid]) for tid in carried)
         if len(fds) > kept:                     # files of threads no longer listed: closed
             live = set(self._tids)
             for tid in [t for t in fds if t not in live]:
                 os.close(fds.pop(tid))
         self._raw, self.skipped = raws, skipped
-        if carried:
+        if skipped:
             carried.update(out)
             self._parsed = carried
         else:
