@@ -87,7 +87,8 @@ def last_time(path: str, tail_bytes: int = 65536) -> Optional[float]:
 class WindowedParser:
     """What the log parsers share: the Evidence they fill, the `since <= time <= until`
     window (an open end is None), the source name (SOURCE when not given) and a fresh
-    `STATS()` with at least `lines`, `used` and `outside_window`."""
+    `STATS()` with at least `lines`, `used` and `outside_window`. A parser reads one line in its
+    `feed(line)`."""
     SOURCE = ""
     STATS: Any = None
 
@@ -99,13 +100,11 @@ class WindowedParser:
         self.source = self.SOURCE if source is None else source
         self.stats = self.STATS()
 
-    def feed(self, line: str) -> None:
-        raise NotImplementedError
-
     def feed_all(self, lines: Iterable[str]) -> "WindowedParser":
         """Feed lines in order (their line ends are optional)."""
+        feed = self.feed        # type: ignore[attr-defined]    # each parser's own
         for line in lines:
-            self.feed(line)
+            feed(line)
         return self
 
     def outside(self, t: Optional[float]) -> bool:
