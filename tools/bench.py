@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Set, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(ROOT, "tools")
@@ -48,6 +48,7 @@ BUILD = os.path.join(ROOT, "build", "bench")
 REGISTRY: Dict[str, Tuple[Callable[[], Callable[[], object]], str]] = {}
 RATIOS: Dict[str, float] = {}       # bench -> the ratio to its floor it must stay under
 ABOVE: Dict[str, float] = {}        # bench -> how far above its floor it may be (same unit)
+REPORTED: Set[str] = set()                  # benches whose ratio is shown in the table without a target
 
 
 def register(name: str, targets: str = "", ratio: Optional[float] = None, above: Optional[float] = None):
@@ -71,14 +72,16 @@ def table(rows) -> str:
     out = ["| bench | figure | floor (same run) | ratio | target | met |", "|---|---|---|---|---|---|"]
     for name, n in rows:
         ratio = n["figure"] / n["floor"] if n["floor"] else float("inf")
-        if name in ABOVE:
+        if name in REPORTED:
+            ok, target, shown = None, "reported", "%.2fx" % ratio
+        elif name in ABOVE:
             diff = n["figure"] - n["floor"]
             ok, target, shown = diff <= ABOVE[name], "<= +%g %s" % (ABOVE[name], n["unit"]), \
                 "%.2fx (+%.3g)" % (ratio, diff)
         else:
             ok, target, shown = ratio <= RATIOS[name], "<= %.2gx" % RATIOS[name], "%.2fx" % ratio
         out.append("| %s | %s %s | %s %s | %s | %s | %s |" % (
-            name, _num(n["figure"]), n["unit"], _num(n["floor"]), n["unit"], shown, target, "yes" if ok else "NO"))
+            name, _num(n["figure"]), n["unit"], _num(n["floor"]), n["unit"], shown, target, "-" if ok is None else "yes" if ok else "NO"))
     return "\n".join(out)
 
 
@@ -149,16 +152,12 @@ def diagnose_start():
     return work
 
 
-@register("diagnose_per_line", targets="<= 2x a loop that only splits each line", ratio=2.0)
-def diagnose_per_line():
-    """load_snapshot + diagnose of the bench snapshot, per metrics.log line, against the cheapest loop
-    over the same file (read and split each line), in the same run."""
+def _per_line(snap: str):
+    """load_snapshot + diagnose of `snap`, per metrics.log line, against the cheapest loop over the same
+    file (read and split each line), in the same run."""
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.diagnose import diagnose
     from ingest_doctor.read.snapshot import load_snapshot
-    snap = os.path.join(BUILD, "snapshot")
-    subprocess.run([sys.executable, os.path.join(TOOLS, "gen_bench_snapshot.py"), snap], check=True,
-                   stdout=subprocess.DEVNULL)
     path = os.path.join(snap, "logs", "metrics.log")
     with open(path, "rb") as f:
         lines = sum(1 for _ in f)
@@ -179,8 +178,35 @@ def diagnose_per_line():
         floor = best_of(split_loop, 3)
         figure = best_of(judged, 3)
         return {"figure": round(figure / lines * 1e6, 2), "floor": round(floor / lines * 1e6, 2),
-                "unit": "us CPU/line", "metrics_log_lines": lines}
+                "unit": "us CPU/line", "metrics_log_lines": lines,
+                "metrics_log_mb": round(os.path.getsize(path) / 1e6, 1)}
     return work
+
+
+@register("diagnose_per_line", targets="<= 2x a loop that only splits each line, at 1M lines; memory flat "
+                                       "(py_peak_mb as diagnose_per_line_window's)", ratio=2.0)
+def diagnose_per_line():
+    """The issue's measure: a metrics.log of ~1M lines (9.5 hours of the busy indexer: 950,760 lines,
+    501 MiB, as near 1M as the 512 MiB read cap lets this line mix come) of which `diagnose` judges the
+    last 30 minutes (log_window_min), as it would an indexer's real log."""
+    snap = os.path.join(BUILD, "snapshot_long")
+    subprocess.run([sys.executable, os.path.join(TOOLS, "gen_bench_snapshot.py"), snap, "--earlier", "18"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return _per_line(snap)
+
+
+@register("diagnose_per_line_window", targets="reported, no target: every line inside the judged window "
+                                              "(the worst case a line can cost)", ratio=None)
+def diagnose_per_line_window():
+    """The bench snapshot's 30 minutes (50,040 lines), every line inside the window and so read, matched
+    and judged: what a line can cost at most."""
+    snap = os.path.join(BUILD, "snapshot")
+    subprocess.run([sys.executable, os.path.join(TOOLS, "gen_bench_snapshot.py"), snap], check=True,
+                   stdout=subprocess.DEVNULL)
+    return _per_line(snap)
+
+
+REPORTED.add("diagnose_per_line_window")
 
 
 # ---------------------------------------------------------------- harness
@@ -235,7 +261,7 @@ def main(argv) -> int:
         targets = REGISTRY[name][1]
         print("bench %s: %s%s" % (name, ", ".join("%s=%s" % kv for kv in numbers.items()),
                                   "  (targets: %s)" % targets if targets else ""))
-        if (name in RATIOS or name in ABOVE) and "figure" in numbers and "floor" in numbers:
+        if (name in RATIOS or name in ABOVE or name in REPORTED) and "figure" in numbers and "floor" in numbers:
             ratios.append((name, numbers))
     if ratios:
         print("\n" + table(ratios))

@@ -3,20 +3,27 @@
 metrics.log (~50,000 lines, every group a real indexer writes), plus its REST bodies.
 
     python3 tools/gen_bench_snapshot.py build/bench/snapshot
+    python3 tools/gen_bench_snapshot.py build/bench/snapshot_long --earlier 18
+
+`--earlier N` writes N more copies of the 30 minutes before them, each 30 minutes earlier (the
+same lines, their times moved): a metrics.log of many hours, of which `diagnose` judges the last
+`log_window_min` (30) minutes, as it would an indexer's real log.
 
 Generated at bench time into build/ (never committed). Hand-made data in the real shapes
 (tests/fakes/snapbuilder.py).
 """
 from __future__ import annotations
 
+import calendar
 import os
 import shutil
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines,  # noqa: E402
+from fakes.snapbuilder import (T0, Snap, ts, dutycycle_long, dutycycle_wide, pipeline_lines,  # noqa: E402
                                pipelineset_line, queue_line, thruput_lines, times)
 
 PSETS = 4
@@ -83,7 +90,38 @@ def build(out: str) -> int:
     return len(s.metrics)
 
 
+def earlier(out: str, copies: int) -> int:
+    """Put `copies` copies of the log's 30 minutes before it, each 30 minutes earlier; streamed, so the
+    generator's memory does not grow with them. The lines of the log's own 30 minutes stay last."""
+    path = os.path.join(out, "logs", "metrics.log")
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    moved = {}          # a line's first 29 characters (its time) -> the same, `shift` seconds earlier
+
+    def at(head: str, shift: float) -> str:
+        key = (head, shift)
+        if key not in moved:
+            t = calendar.timegm(time.strptime(head[:19], "%m-%d-%Y %H:%M:%S")) + int(head[20:23]) / 1000.0
+            moved[key] = ts(t - shift)
+        return moved[key]
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        for k in range(copies, 0, -1):
+            shift = k * MINUTES * 60.0
+            f.writelines(at(line[:29], shift) + line[29:] for line in lines)
+        f.writelines(lines)
+    os.replace(path + ".tmp", path)
+    return len(lines) * (copies + 1)
+
+
 if __name__ == "__main__":
-    target = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "bench", "snapshot")
+    args = sys.argv[1:]
+    copies = 0
+    if "--earlier" in args:
+        i = args.index("--earlier")
+        copies = int(args[i + 1])
+        del args[i:i + 2]
+    target = args[0] if args else os.path.join(ROOT, "build", "bench", "snapshot")
     n = build(target)
+    if copies:
+        n = earlier(target, copies)
     print("wrote %s (%d metrics.log lines)" % (target, n))
