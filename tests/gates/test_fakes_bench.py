@@ -36,3 +36,42 @@ def test_the_keep_alive_bench_server_keeps_its_connections():
                 assert seen[0] is not None and seen[0] is seen[1]
             else:           # "Connection: close": http.client drops the socket after each answer
                 assert seen == [None, None]
+
+
+def _tool(name):
+    import importlib
+    import sys
+    from fakes.paths import TOOLS
+    if TOOLS not in sys.path:
+        sys.path.insert(0, TOOLS)
+    return importlib.import_module(name)
+
+
+def test_the_long_bench_log_puts_earlier_copies_before_the_judged_half_hour(tmp_path):
+    gen = _tool("gen_bench_snapshot")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    own = ["11-22-2025 09:59:30.100 +0000 INFO  Metrics - group=queue, name=parsingqueue, current_size_kb=1\n",
+           "11-22-2025 10:00:00.100 +0000 INFO  Metrics - group=queue, name=parsingqueue, current_size_kb=2\n"]
+    (logs / "metrics.log").write_text("".join(own))
+    assert gen.earlier(str(tmp_path), 2) == 6
+    lines = (logs / "metrics.log").read_text().splitlines(keepends=True)
+    assert lines[4:] == own                 # the judged window is the log's own, unchanged
+    assert [ln[:23] for ln in lines[:4]] == ["11-22-2025 08:59:30.100", "11-22-2025 09:00:00.100",
+                                              "11-22-2025 09:29:30.100", "11-22-2025 09:30:00.100"]
+    assert {ln[23:] for ln in lines[:4]} == {ln[23:] for ln in own}
+
+
+def test_the_bench_table_shows_a_reported_ratio_without_judging_it():
+    bench = _tool("bench")
+    bench.RATIOS["t_target"] = 2.0
+    bench.REPORTED.add("t_reported")
+    try:
+        rows = [("t_target", {"figure": 3.0, "floor": 1.0, "unit": "us"}),
+                ("t_reported", {"figure": 3.0, "floor": 1.0, "unit": "us"})]
+        out = bench.table(rows).splitlines()
+    finally:
+        del bench.RATIOS["t_target"]
+        bench.REPORTED.discard("t_reported")
+    assert out[2] == "| t_target | 3 us | 1 us | 3.00x | <= 2x | NO |"
+    assert out[3] == "| t_reported | 3 us | 1 us | 3.00x | reported | - |"
