@@ -299,7 +299,8 @@ class Collector:
         window.add(ev, now)
         try:
             # Judged incrementally: the rules group their series from the window's polls, each grouped once.
-            report = diagnose_mod.diagnose(window.merged(), self.thresholds, parts=window.parts)
+            report = diagnose_mod.diagnose(window.merged(), self.thresholds, parts=window.parts,
+                                           finite=window.finite)
         except Exception as e:  # the engine promises not to raise; if it does, the metrics still go out
             report = Report(ev.host)
             line = self.errors.report("diagnose", "error", now, detail=("%s: %s" % (type(e).__name__, e))[:200])
