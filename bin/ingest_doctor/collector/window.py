@@ -143,6 +143,11 @@ class Window:
         out = []
         if settled and kept is not None and kept[0] == seqs:
             out.append(kept[1])
+        elif settled and kept is not None and seqs[:len(kept[0])] == kept[0]:
+            # Polls settled after the kept ones, none left: the kept combination and theirs (associative).
+            prefix = combine([kept[1]] + [self._part(i, key, group, args) for i in range(len(kept[0]), settled)])
+            self._settled[key] = (seqs, prefix)
+            out.append(prefix)
         elif settled:
             prefix = combine([self._part(i, key, group, args) for i in range(settled)])
             self._settled[key] = (seqs, prefix)
