@@ -34,9 +34,11 @@ def _thresholds(t: ThresholdsArg) -> thresholds_mod.Thresholds:
     return thresholds_mod.load(t)
 
 
-def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None, parts: Optional[Parts] = None) -> Report:
+def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None, parts: Optional[Parts] = None,
+             finite: bool = False) -> Report:
     """Judge one instance's evidence. Never raises on odd data; thresholds may be
     a Thresholds, a mapping of overrides (setting or macro names), or None. `parts`: the
     evidence is a window of polls that groups its series from them (the collector's Window.parts);
-    the report is the same as without."""
-    return rules.run(evidence, _thresholds(thresholds), parts=parts)
+    the report is the same as without. `finite`: the caller checked that every sample's numbers are
+    finite (the window's `finite`, each poll checked once): they are not checked again."""
+    return rules.run(evidence, _thresholds(thresholds), parts=parts, finite=finite)

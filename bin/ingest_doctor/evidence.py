@@ -408,9 +408,15 @@ class Evidence(Record):
             self.sources.append(source)
 
 
+_POLICIES: Dict[type, Dict[str, Policy]] = {}
+
+
 def policies(cls: type = Evidence) -> Dict[str, Policy]:
     """Each field of `cls` (Evidence or a subclass) with its merge policy; a field without one
-    raises TypeError naming it."""
+    raises TypeError naming it. Made once a class (read every poll): not to be changed."""
+    known_ = _POLICIES.get(cls)
+    if known_ is not None:
+        return known_
     out: Dict[str, Policy] = {}
     for name in fields(cls):
         policy = cls.MERGE.get(name)
@@ -418,6 +424,7 @@ def policies(cls: type = Evidence) -> Dict[str, Policy]:
             raise TypeError("%s.%s declares no merge policy (evidence.merges(...)): the collector's window, "
                             "the read step and the engine would not know how to merge it" % (cls.__name__, name))
         out[name] = policy
+    _POLICIES[cls] = out
     return out
 
 

@@ -146,12 +146,24 @@ def stage_draining(queue: str) -> Optional[Stage]:
     return None
 
 
+_STAGE_OF_THREAD: Dict[str, Optional[Stage]] = {}     # thread name -> its stage: asked for every sample
+
+
 def stage_for_thread(thread: str) -> Optional[Stage]:
+    try:
+        return _STAGE_OF_THREAD[thread]
+    except KeyError:
+        pass
     low = thread.lower()
+    stage = None
     for s in STAGES:
         if low in s.threads:
-            return s
-    return None
+            stage = s
+            break
+    if len(_STAGE_OF_THREAD) >= 4096:       # bounded whatever the names
+        _STAGE_OF_THREAD.clear()
+    _STAGE_OF_THREAD[thread] = stage
+    return stage
 
 
 def stage_for_pipeline(pipeline: str) -> Optional[Stage]:

@@ -16,6 +16,7 @@ from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine.rules import queue_chain, thread_saturation
+from ingest_doctor.engine.rules.state import sanitise
 from ingest_doctor.evidence import (CpuSample, Evidence, HecProbe, PipelineSetLoad, QueueSample, ThreadSample)
 from ingest_doctor.read.snapshot import load_snapshot
 from ingest_doctor.record import replace
@@ -40,6 +41,9 @@ def _same(window: Window) -> None:
         whole = diagnose(full, th).to_dict()
         assert diagnose(inc, th).to_dict() == whole
         assert diagnose(window.merged(), th, parts=window.parts).to_dict() == whole
+        assert diagnose(window.merged(), th, parts=window.parts, finite=window.finite).to_dict() == whole
+    if window.finite:       # the window vouches for its samples only when none is NaN or infinite
+        assert sanitise(full)[1] == 0
     for minutes in (1.0, 10.0, 15.0):
         assert window.parts("queues", queue_chain.group, queue_chain.combine, (minutes,)) == \
             queue_chain.group(full, minutes)
@@ -133,8 +137,14 @@ def test_incremental_judging_equals_the_whole_window_poll_after_poll_with_non_fi
         if i == 40:
             poll.queues.append(QueueSample(t, "indexQueue", 0, float("nan"), "sample", False, "rest"))
         w.add(poll, t)
+        assert not w.finite or sanitise(w.rebuilt())[1] == 0     # it vouches only for finite samples
+        assert w.finite or i >= 40
+        if i == 40:
+            assert not w.finite
         for th in THRESHOLDS:
             assert diagnose(w.merged(), th, parts=w.parts).to_dict() == diagnose(w.rebuilt(), th).to_dict()
+            assert diagnose(w.merged(), th, parts=w.parts, finite=w.finite).to_dict() == \
+                diagnose(w.rebuilt(), th).to_dict()
 
 
 @pytest.mark.parametrize("seed", range(6))

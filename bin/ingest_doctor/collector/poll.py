@@ -144,6 +144,7 @@ class Collector:
         self._good: Set[str] = set()                  # config endpoints with a good reading
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
+        self._parsed: Dict[str, Any] = {}             # config endpoint -> its last body and reading (readstep)
         self._config_key: Optional[str] = None
         self._config_last: Optional[Config] = None       # the last poll's config and its `config_key`
         self._config_last_key = ""
@@ -262,7 +263,7 @@ class Collector:
         res = PollResult()
         errors: List[Tuple[str, str]] = []
         due = self._due(now)
-        reading = readstep.read(self._fetch, due, now, MAX_BODY_BYTES, self.check_stop)
+        reading = readstep.read(self._fetch, due, now, MAX_BODY_BYTES, self.check_stop, parsed=self._parsed)
         ev, lat = reading.evidence, dict(reading.latency_ms)
         faulted = {fault.path: fault.kind for fault in reading.faults}
         for ep in due:
@@ -298,7 +299,8 @@ class Collector:
         window.add(ev, now)
         try:
             # Judged incrementally: the rules group their series from the window's polls, each grouped once.
-            report = diagnose_mod.diagnose(window.merged(), self.thresholds, parts=window.parts)
+            report = diagnose_mod.diagnose(window.merged(), self.thresholds, parts=window.parts,
+                                           finite=window.finite)
         except Exception as e:  # the engine promises not to raise; if it does, the metrics still go out
             report = Report(ev.host)
             line = self.errors.report("diagnose", "error", now, detail=("%s: %s" % (type(e).__name__, e))[:200])

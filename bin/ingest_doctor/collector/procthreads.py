@@ -12,6 +12,7 @@ bytes through os.open/os.read: this runs every poll over a few hundred threads.
 """
 from __future__ import annotations
 
+import heapq
 import os
 from dataclasses import dataclass
 from typing import Container, Dict, List, Optional, Tuple
@@ -146,37 +147,56 @@ class StatFiles:
         self.pid: Optional[int] = None
         self.fds: Dict[int, int] = {}
         self.cap = _open_cap()
-        self._parsed: Dict[int, Tuple[bytes, int]] = {}    # the last poll's readings, and their bytes
+        # The readings of the listed threads (their last read, for those left unread), and their bytes.
+        self._parsed: Dict[int, Tuple[bytes, int]] = {}
         self._raw: Dict[int, bytes] = {}
-        self._names: List[str] = []                         # the last listing, and its thread ids
+        self._names: List[str] = []                         # the last listing, its thread ids, and both
+        self._task_dir: Optional[str] = None                # the task folder of `pid`
         self._tids: List[int] = []
-        self.skipped: List[int] = []                        # the last read's listed threads left unread
+        self._pairs: List[Tuple[int, str]] = []
+        self.listing_changed = False                        # the last read's listing differed from the one before
+        self.failed: List[int] = []                         # the last read's threads tried but without a reading
+
+    @property
+    def tids(self) -> List[int]:
+        """The thread ids of the last listing."""
+        return self._tids
 
     def read(self, pid: int, skip: Container[int] = ()) -> Dict[int, Tuple[bytes, int]]:
         """tid -> (comm, ticks) of the listed threads, but those in `skip`: they are left unread, their
-        files kept open, and listed in `self.skipped`."""
+        files kept open and their last readings kept (`_parsed`). Only the threads read cost a step:
+        what is kept for the others changes only when the listing does."""
         if pid != self.pid:
             self.close()
             self.pid = pid
         out: Dict[int, Tuple[bytes, int]] = {}
-        listed = _tasks(self.proc_root, pid)
-        if listed is None:
+        task_dir = self._task_dir
+        if task_dir is None:
+            task_dir = self._task_dir = os.path.join(self.proc_root, str(pid), "task")
+        try:
+            listing = os.listdir(task_dir)
+        except OSError:
             self.close()
+            self.listing_changed, self.failed = True, []
             return out
-        task_dir, names = listed
-        if names != self._names:                # the listing changed (or is new): its ids, once
-            self._names, self._tids = names, [int(name) for name in names]
-        fds = self.fds
-        last, last_raw = self._parsed, self._raw
-        raws: Dict[int, bytes] = {}
+        parsed, last_raw, fds = self._parsed, self._raw, self.fds
+        self.listing_changed = listing != self._names
+        if self.listing_changed:                # the listing changed (or is new): its thread ids, once
+            self._names = listing
+            names = [name for name in listing if name.isdigit()]
+            self._tids = [int(name) for name in names]
+            self._pairs = list(zip(self._tids, names))
+            live = set(self._tids)
+            for tid in [t for t in fds if t not in live]:       # files of threads no longer listed: closed
+                os.close(fds.pop(tid))
+            for tid in [t for t in parsed if t not in live]:
+                del parsed[tid]
+                last_raw.pop(tid, None)
+        pairs = [p for p in self._pairs if p[0] not in skip] if skip else self._pairs
         pread = os.pread
-        kept = 0                                # files kept open of threads listed now
-        skipped: List[int] = []
-        # One pass, the common case first (a kept file, the same bytes as last poll: an idle thread).
-        for tid, name in zip(self._tids, names):
-            if tid in skip:
-                skipped.append(tid)
-                continue
+        failed: List[int] = []
+        # The common case first: a kept file, the same bytes as last poll (an idle thread).
+        for tid, name in pairs:
             fd = fds.get(tid)
             raw = None
             if fd is not None:
@@ -184,46 +204,36 @@ class StatFiles:
                     raw = pread(fd, 4096, 0)
                 except OSError:
                     raw = None
-                if raw:
-                    kept += 1
-                else:
+                if not raw:
                     os.close(fds.pop(tid))
                     raw = None
             if raw is None:
                 try:
                     fd = os.open(task_dir + "/" + name + "/stat", os.O_RDONLY)
                 except OSError:          # the thread ended between listdir and open
+                    failed.append(tid)
                     continue
                 raw = _pread(fd)
                 if raw and len(fds) < self.cap:
                     fds[tid] = fd
-                    kept += 1
                 else:
                     os.close(fd)
                 if not raw:
+                    failed.append(tid)
                     continue
             if raw == last_raw.get(tid):
-                out[tid] = last[tid]            # the same bytes as last poll: parsed already
-                raws[tid] = raw
+                out[tid] = parsed[tid]          # the same bytes as last poll: parsed already
                 continue
-            parsed = parse_stat(raw)
-            if parsed is not None:
-                out[tid] = parsed
-                raws[tid] = raw
-        if skipped:                             # their files stay open, their last readings stay
-            kept += len(fds.keys() & skipped)
-            carried = {tid: last[tid] for tid in skipped if tid in last}
-            raws.update((tid, last_raw[tid]) for tid in carried)
-        if len(fds) > kept:                     # files of threads no longer listed: closed
-            live = set(self._tids)
-            for tid in [t for t in fds if t not in live]:
-                os.close(fds.pop(tid))
-        self._raw, self.skipped = raws, skipped
-        if skipped:
-            carried.update(out)
-            self._parsed = carried
-        else:
-            self._parsed = out
+            reading = parse_stat(raw)
+            if reading is not None:
+                out[tid] = parsed[tid] = reading
+                last_raw[tid] = raw
+            else:
+                failed.append(tid)
+        for tid in failed:                      # no reading now: none kept
+            parsed.pop(tid, None)
+            last_raw.pop(tid, None)
+        self.failed = failed
         return out
 
     def close(self) -> None:
@@ -234,7 +244,8 @@ class StatFiles:
                 pass
         self.fds = {}
         self._parsed, self._raw = {}, {}
-        self.skipped = []
+        self._names, self._tids, self._pairs = [], [], []
+        self._task_dir = None
 
 
 @dataclass
@@ -280,18 +291,32 @@ class ThreadCpu:
         self._names: Dict[bytes, Tuple[str, str, bool]] = {}   # comm -> (comm text, full name, watched)
         self._idle: Dict[int, ThreadBusy] = {}             # tid -> its sample, of threads idle last poll
         self._resting: Dict[int, Tuple[float, float]] = {}  # tid -> (its last read, its next read)
+        self._dues: List[Tuple[float, int]] = []            # heap of (next read, tid) of the resting threads
 
     def sample(self, pid: int, now: float) -> List[ThreadBusy]:
         if pid != self.pid:                 # splunkd restarted: new baseline
             self.pid, self._last, self._last_time, self._idle, self._resting = pid, {}, None, {}, {}
-        resting = self._resting
-        current = self.files.read(pid, {tid for tid, (_, due) in resting.items() if now < due})
+            self._dues = []
+        resting, dues = self._resting, self._dues
+        # The resting threads due now wake (are read); the others stay resting, unread, their state as it is.
+        waking: Dict[int, Tuple[float, float]] = {}
+        while dues and dues[0][0] <= now:
+            due, tid = heapq.heappop(dues)
+            at = resting.get(tid)
+            if at is not None and at[1] == due:
+                waking[tid] = resting.pop(tid)
+        files = self.files
+        current = files.read(pid, resting)
+        last = self._last
+        if files.listing_changed:           # state follows the live threads
+            live = set(files.tids)
+            for state in (last, resting):
+                for tid in [t for t in state if t not in live]:
+                    del state[tid]
         out: List[ThreadBusy] = []
         last_time = self._last_time
-        rested = {tid: resting[tid] for tid in self.files.skipped if tid in resting}
         if last_time is not None and now > last_time:
             scales = {last_time: 100.0 / ((now - last_time) * self.clk_tck)}   # read at -> ticks to %
-            last = self._last
             names = self._names
             idle, was_idle = {}, self._idle
             floor, rest_s = self.floor_pct, self.rest_s
@@ -317,20 +342,22 @@ class ThreadCpu:
                     ticks = cur[1]
                     if ticks < before[1]:
                         continue
-                    read_at = resting[tid][0] if tid in resting else last_time
+                    read_at = waking[tid][0] if tid in waking else last_time
                     scale = scales.get(read_at)
                     if scale is None:
                         scale = scales[read_at] = 100.0 / ((now - read_at) * self.clk_tck)
                     busy = ThreadBusy(tid, name[0], name[1], (ticks - before[1]) * scale)
                 append(busy)
                 if busy.busy_pct < floor and not name[2]:    # idle, and not the pipeline's: rests
-                    first = rest_s * (1 + tid % 6) / 6.0 if tid not in resting else rest_s
-                    rested[tid] = (now, now + first)
+                    due = now + (rest_s * (1 + tid % 6) / 6.0 if tid not in waking else rest_s)
+                    resting[tid] = (now, due)
+                    heapq.heappush(dues, (due, tid))
             self._idle = idle
-        if self.files.skipped:              # the resting threads' last readings stay the baseline
-            current = dict(current)
-            current.update((tid, self._last[tid]) for tid in self.files.skipped if tid in self._last)
-        self._last, self._last_time, self._resting = current, now, rested
+        # The threads read are the baseline now; the resting threads' last readings stay it.
+        last.update(current)
+        for tid in files.failed:
+            last.pop(tid, None)
+        self._last_time = now
         return out
 
 

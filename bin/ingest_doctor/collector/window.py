@@ -6,6 +6,7 @@ from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Sequence, Tuple
 
 from ingest_doctor import model
+from ingest_doctor.engine.rules.state import samples_finite
 from ingest_doctor.evidence import AVERAGES, LATEST, NAMES, PER_READ, SAMPLES, Evidence, policies
 
 WINDOW_MAX_POLLS = 120              # the rolling window never holds more polls than this
@@ -55,6 +56,7 @@ class Window:
         self._newest: Dict[str, int] = {}                # AVERAGES: the newest poll's items at the end
         self._groups: Deque[Dict[Tuple[Any, ...], Any]] = deque()   # per poll: the rules' groupings of it
         self._seqs: Deque[int] = deque()                 # per poll: its number, in order of arrival
+        self._nonfinite: Deque[bool] = deque()           # per poll: a sample kept has a NaN or infinite number
         self._added = 0
         # Per grouping: the settled polls' numbers and their combined grouping (see `parts`).
         self._settled: Dict[Tuple[Any, ...], Tuple[Tuple[int, ...], Any]] = {}
@@ -95,6 +97,7 @@ class Window:
         self._counts.append(counts)
         self._groups.append({})
         self._seqs.append(self._added)
+        self._nonfinite.append(not samples_finite(keep))
         self._added += 1
         # The poll that just left the recent part stays only a minute after the older one kept before it.
         n = len(self.times)
@@ -113,8 +116,15 @@ class Window:
         del self._counts[i]
         del self._groups[i]
         del self._seqs[i]
+        del self._nonfinite[i]
         del self.times[i]
         del self.polls[i]
+
+    @property
+    def finite(self) -> bool:
+        """Every sample `merged` holds has finite numbers (each poll checked once, when it came): the
+        diagnosis need not check them again (diagnose's `finite`)."""
+        return not any(self._nonfinite)
 
     def parts(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
               args: Tuple[Any, ...]) -> Any:
@@ -133,6 +143,11 @@ class Window:
         out = []
         if settled and kept is not None and kept[0] == seqs:
             out.append(kept[1])
+        elif settled and kept is not None and seqs[:len(kept[0])] == kept[0]:
+            # Polls settled after the kept ones, none left: the kept combination and theirs (associative).
+            prefix = combine([kept[1]] + [self._part(i, key, group, args) for i in range(len(kept[0]), settled)])
+            self._settled[key] = (seqs, prefix)
+            out.append(prefix)
         elif settled:
             prefix = combine([self._part(i, key, group, args) for i in range(settled)])
             self._settled[key] = (seqs, prefix)

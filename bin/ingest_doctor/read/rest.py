@@ -189,22 +189,43 @@ def _pct(part: Any, whole: Any) -> Optional[float]:
 
 
 _LOOKBACK_DEFAULT = {1: 60, 2: 600, 3: 900}
+# The keys of a queue's averages: (n, its average's key, its lookback's key).
+_LOOKBACKS = tuple((n, "value_cntr%d_size_bytes_lookback" % n, "cntr_%d_lookback_time" % n) for n in (1, 2, 3))
+_TITLES: Dict[str, Any] = {}            # REST queue title -> model.split_queue_title (a few dozen titles)
+_WINDOWS: Dict[int, str] = {}           # lookback seconds -> the window's name
+
+
+def _window_name(secs: int) -> str:
+    name = _WINDOWS.get(secs)
+    if name is None:
+        name = "%dm" % (secs // 60) if secs % 60 == 0 else "%ds" % secs
+        if len(_WINDOWS) < 64:
+            _WINDOWS[secs] = name
+    return name
 
 
 def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    append = ev.queues.append
+    titles = _TITLES
     for name, c in ents:
-        queue, pset = model.split_queue_title(name)
-        mx = get(c, "max_size_bytes")
-        fill = _pct(get(c, "current_size_bytes"), mx)
+        split = titles.get(name)
+        if split is None:
+            split = model.split_queue_title(name)
+            if len(titles) < 1024:          # bounded whatever the titles
+                titles[name] = split
+        queue, pset = split
+        mx = as_float(get(c, "max_size_bytes"))
+        if not mx:                          # no size: no fill (as _pct)
+            continue
+        fill = as_float(get(c, "current_size_bytes"))
         if fill is not None:
-            ev.queues.append(QueueSample(time, queue, pset, fill, "sample", False, src))
-        for n in (1, 2, 3):
-            avg = _pct(get(c, "value_cntr%d_size_bytes_lookback" % n), mx)
+            append(QueueSample(time, queue, pset, fill / mx * 100.0, "sample", False, src))
+        for n, value_key, time_key in _LOOKBACKS:
+            avg = as_float(get(c, value_key))
             if avg is None:
                 continue
-            secs = as_int(get(c, "cntr_%d_lookback_time" % n)) or _LOOKBACK_DEFAULT[n]
-            window = "%dm" % (secs // 60) if secs % 60 == 0 else "%ds" % secs
-            ev.queues.append(QueueSample(time, queue, pset, avg, window, False, src))
+            secs = as_int(get(c, time_key)) or _LOOKBACK_DEFAULT[n]
+            append(QueueSample(time, queue, pset, avg / mx * 100.0, _window_name(secs), False, src))
 
 
 def indexer(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:

@@ -58,8 +58,8 @@ def report(st: State) -> Report:
 
 
 def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES,
-        parts: Optional[Parts] = None) -> Report:
-    st = start(ev, th, parts)
+        parts: Optional[Parts] = None, finite: bool = False) -> Report:
+    st = start(ev, th, parts, finite)
     for rule in rules:
         rule(st)
     return report(st)

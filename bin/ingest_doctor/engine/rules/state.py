@@ -297,18 +297,35 @@ def _finite(v: Optional[float]) -> bool:
     return v is not None and not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))
 
 
-def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
+def _all_finite(items: List[Any], attrs: Tuple[str, ...]) -> bool:
+    """Every item's `attrs` are finite numbers, by the fast path: a NaN or an infinity anywhere makes the
+    sum non-finite. False also when it cannot tell (a None, an overflow): then each item is checked."""
+    try:
+        return math.isfinite(sum(sum(map(operator.attrgetter(a), items)) for a in attrs))
+    except (TypeError, OverflowError):
+        return False
+
+
+def samples_finite(ev: Evidence) -> bool:
+    """True when every sample of `ev`'s list fields has finite numbers, as `sanitise` checks them (False
+    also when the fast path cannot tell): `sanitise(ev, lists_finite=True)` then judges the same."""
+    for name, policy in policies(type(ev)).items():
+        value = getattr(ev, name)
+        if policy.finite and isinstance(value, list) and not _all_finite(value, policy.finite):
+            return False
+    return True
+
+
+def sanitise(ev: Evidence, lists_finite: bool = False) -> Tuple[Evidence, int]:
     """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window): the
-    numbers each field declares finite (evidence.py)."""
+    numbers each field declares finite (evidence.py). `lists_finite`: the caller checked the samples
+    already (the collector's window checks each poll once, when it arrives): only records are checked."""
     dropped = 0
 
     def keep(items, *attrs):
         nonlocal dropped
-        try:    # fast path: a NaN or an infinity anywhere makes the sum non-finite (a None: the slow path)
-            if math.isfinite(sum(sum(map(operator.attrgetter(a), items)) for a in attrs)):
-                return items
-        except (TypeError, OverflowError):
-            pass
+        if _all_finite(items, attrs):
+            return items
         out = [x for x in items if all(getattr(x, a) is None or _finite(getattr(x, a)) for a in attrs)]
         dropped += len(items) - len(out)
         return out
@@ -319,7 +336,7 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
         if not policy.finite or value is None:
             continue
         if isinstance(value, list):
-            changes[name] = keep(value, *policy.finite)
+            changes[name] = value if lists_finite else keep(value, *policy.finite)
         else:   # a record: its non-finite numbers become unknown
             changes[name] = replace(value, **{
                 a: getattr(value, a) if getattr(value, a) is None or _finite(getattr(value, a)) else None
@@ -328,8 +345,9 @@ def sanitise(ev: Evidence) -> Tuple[Evidence, int]:
     return clean, dropped
 
 
-def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None) -> State:
-    ev, dropped = sanitise(ev)
+def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None,
+          finite: bool = False) -> State:
+    ev, dropped = sanitise(ev, finite)
     # Samples dropped as non-finite are still in the parts: group the clean evidence itself.
     st = State(ev, th, parts=None if dropped else parts)
     if dropped:
