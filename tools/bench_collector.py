@@ -37,11 +37,11 @@ from fakes import instance as fi
 tls = make_tls(TMP)
 # splunkd keeps HTTP/1.1 connections open; the fake does so for the keep-alive bench.
 fake, hec = FakeSplunkd(tls, keep_alive=KEEPALIVE).start(), FakeSplunkd(tls, keep_alive=KEEPALIVE).start()
-fi.Instance(fake, host="idx-bench", psets=4, tokens=100, hec=hec)
+fi.Instance(fake, host="idx-bench", psets=PSETS, tokens=100, hec=hec)
 # One thread per stage and pipeline set, the HEC thread, the output thread, then splunkd's many others.
-names = (["HttpInputServer", "TcpOutEloop"] + ["parsing", "merging", "typing", "indexerPipe"] * 4
+names = (["HttpInputServer", "TcpOutEloop"] + ["parsing", "merging", "typing", "indexerPipe"] * PSETS
          + ["TcpChannelThread", "ExecProcessor", "TailingProcessor", "HTTPDispatch", "CallbackRunnerThread",
-            "SchedulerThread", "HttpClientPollingThread", "DispatchReaper"] * 36)[:300]
+            "SchedulerThread", "HttpClientPollingThread", "DispatchReaper"] * 38)[:300]
 tids = list(range(2000, 2300))
 ticks = dict.fromkeys(tids, 0)
 task = os.path.join(TMP, "proc", "1703", "task")
@@ -77,11 +77,27 @@ def collector_poll_keepalive():
     return _bench(keepalive=True)
 
 
-def _bench(keepalive):
+@register("collector_poll_growth", targets="reported: the cost of a pipeline set (the floor's requests do not grow)")
+def collector_poll_growth():
+    """Keep-alive polls of the same instance with 1 and with 8 pipeline sets: what a set adds to a poll,
+    beside what it adds to the bare requests (the queue body grows with the sets; the request count does not)."""
+    one, eight = _bench(keepalive=True, psets=1), _bench(keepalive=True, psets=8)
+
+    def work():
+        a, b = one(), eight()
+        return {"cpu_ms_1_set": a["figure"], "cpu_ms_8_sets": b["figure"],
+                "cpu_ms_per_set": round((b["figure"] - a["figure"]) / 7.0, 3),
+                "floor_ms_1_set": a["floor"], "floor_ms_8_sets": b["floor"],
+                "floor_ms_per_set": round((b["floor"] - a["floor"]) / 7.0, 3),
+                "ratio_1_set": round(a["figure"] / a["floor"], 2), "ratio_8_sets": round(b["figure"] / b["floor"], 2)}
+    return work
+
+
+def _bench(keepalive, psets=4):
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.append(os.path.join(ROOT, "bin", "lib"))      # splunklib, solnlib: as the entry scripts add them
     tmp = tempfile.mkdtemp(prefix="bench_collector_")
-    server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r\n%s" % (ROOT, tmp, keepalive, SERVER)],
+    server = subprocess.Popen([sys.executable, "-c", "ROOT=%r; TMP=%r; KEEPALIVE=%r; PSETS=%d\n%s" % (ROOT, tmp, keepalive, psets, SERVER)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url, hec_port, ca = server.stdout.readline().split()
     sys.path[:0] = [os.path.join(ROOT, "tests")]
@@ -158,7 +174,7 @@ def _bench(keepalive):
                 "cpu_s_per_hour_at_10s": round(per_poll_ms * 360 / 1000.0, 2),
                 "pct_of_one_core_at_10s": round(per_poll_ms / 10000.0 * 100, 3),
                 "events_per_poll": events, "window_polls": len(coll.window.polls), "threads": 300,
-                "hec_tokens": 100, "pipeline_sets": 4,
+                "hec_tokens": 100, "pipeline_sets": psets,
                 "tls_handshakes_per_poll": round(handshakes[0] / float(POLLS), 1),
                 "tls_resumed_per_poll": round(handshakes[1] / float(POLLS), 1)}
 
