@@ -10,16 +10,12 @@ in the order rows_to_evidence has always given them, and they are dropped once j
 from __future__ import annotations
 
 from array import array
-from itertools import repeat
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor.evidence import QueueSample, ThreadSample
 
 # (is a queue, thread or queue name, pipeline set, window, source, first index, end index)
 Run = Tuple[bool, str, Optional[int], str, str, int, int]
-
-
-_MARK = (False, True)     # a blocked mark (0 or 1) as QueueSample.blocked
 
 
 class Samples:
@@ -47,9 +43,7 @@ class Samples:
         times, values = self.times, self.values
         for queue, name, pset, window, src, a, b in self.runs:
             if not queue:
-                # map, not a comprehension: the objects are made at C speed, one call each
-                out += map(ThreadSample, times[a:b], repeat(name), values[a:b], repeat(pset), repeat(window),
-                           repeat(src))
+                out += [ThreadSample(t, name, v, pset, window, src) for t, v in zip(times[a:b], values[a:b])]
         return out
 
     def queues(self) -> List[QueueSample]:
@@ -57,8 +51,8 @@ class Samples:
         times, values, blocked = self.times, self.values, self.blocked
         for queue, name, pset, window, src, a, b in self.runs:
             if queue:
-                out += map(QueueSample, times[a:b], repeat(name), repeat(pset), values[a:b], repeat(window),
-                           map(_MARK.__getitem__, blocked[a:b]), repeat(src))
+                out += [QueueSample(t, name, pset, v, window, f == 1, src)
+                        for t, v, f in zip(times[a:b], values[a:b], blocked[a:b])]
         return out
 
 

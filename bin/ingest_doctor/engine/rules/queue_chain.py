@@ -163,7 +163,7 @@ def queue_states(st: State) -> List[QueueState]:
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
-            best.over, best.samples = sum(1 for _, v in pts if v >= thr), len(pts)
+            best.over, best.samples = len([v for _, v in pts if v >= thr]), len(pts)
         out.append(best)
     return out
 
