@@ -21,6 +21,7 @@ import math
 import re
 import time as _time
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ingest_doctor import model
@@ -148,8 +149,14 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
             t, _, v = tok.rpartition(":")
             times.append(float(t) if t else next(it))
             values.append(float(v))
+    return _oldest_first(times, values, blocked)
+
+
+def _oldest_first(times: List[float], values: List[float], blocked: Optional[bytes]) -> Series:
+    """The series sorted oldest first (stable: equal times keep their order)."""
     ordered = sorted(times)
     if times != ordered:
+        n = len(times)
         if times[::-1] == ordered and len(set(times)) == n:     # newest first, as the searches write them
             times.reverse()
             values.reverse()
@@ -160,6 +167,32 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
             values = [values[i] for i in order]
             blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
     return times, values, blocked
+
+
+def _timed_each(texts: List[str]) -> Optional[List[Series]]:
+    """_timed_text of each of `texts` (whitespace-separated tokens, one text a series, as the `recent` of a
+    queue_fill row holds each queue's): the texts' tokens checked by one match and read by one float pass.
+    None when a token is odd or has no time: then each text is read on its own, where it is used (the
+    error names the first odd column of the row, as it always did)."""
+    split = [t.split() for t in texts]
+    joined = " ".join(" ".join(tokens) for tokens in split if tokens)
+    n = joined.count(" ") + 1 if joined else 0
+    if n != sum(map(len, split)) or n != joined.count(":") or not _TIMED_ALL.fullmatch(joined):
+        return None
+    if "b" in joined:       # every token matched: a b ends the tokens of blocked samples, and nothing else
+        joined = joined.replace("b", "")
+    nums = list(map(float, joined.replace(":", " ").split(" ")))
+    out: List[Series] = []
+    at = 0
+    for tokens, text in zip(split, texts):
+        k = len(tokens)
+        if not k:
+            out.append(([], [], None))
+            continue
+        blocked = bytes(map(str.endswith, tokens, repeat("b"))) if "b" in text else None
+        out.append(_oldest_first(nums[2 * at:2 * (at + k):2], nums[2 * at + 1:2 * (at + k):2], blocked))
+        at += k
+    return out
 
 
 def _pset(row: Row, value: Optional[str]) -> Optional[int]:
@@ -228,11 +261,13 @@ def _queue(ev: Evidence, smp: Samples, row: Row, ctx: Context, name: Interned) -
         raise _fail(row, "columns queue, fill_pct, recent and blocked_samples must have as many values "
                          "as queue (%d)" % len(queues))
     src = name(ctx.source) if ctx.source else _QUEUE
+    series = _timed_each(recent) if recent else None
     for i, qname in enumerate(queues):
         queue = name(model.canonical_queue(qname.strip()))
         fill = _num(row, "fill_pct", fills[i], required=True)
         n_blocked = int(_num(row, "blocked_samples", blocked[i]) or 0) if blocked else 0
-        times, values, marks = _timed_text(row, "recent", recent[i].split() if recent else [], ctx)
+        times, values, marks = series[i] if series is not None else \
+            _timed_text(row, "recent", recent[i].split() if recent else [], ctx)
         if times:
             smp.add(True, queue, pset, "sample", src, times, values, marks)
         else:

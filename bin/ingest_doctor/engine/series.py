@@ -43,24 +43,35 @@ def median(values: Sequence[float]) -> float:
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0
 
 
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
 def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th: Thresholds,
           use_median: bool = False) -> Judgement:
     """`points` are (time or None, value); timed ones are sorted here, untimed ones count as the newest."""
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
-    # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest.
-    timed = [p for p in points if p[0] is not None]
-    timed.sort(key=_time)               # stable, as sorted() was: equal times keep their order
-    pts: Sequence[Tuple[Optional[float], float]] = (
-        timed if len(timed) == len(points) else timed + [p for p in points if p[0] is None])
+    # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest. Most series
+    # come timed and in time order: they are then neither filtered, copied nor sorted.
+    times = [t for t, _ in points]
+    if None in times:
+        timed = [p for p in points if p[0] is not None]
+        timed.sort(key=_time)           # stable, as sorted() was: equal times keep their order
+        pts: Sequence[Tuple[Optional[float], float]] = timed + [p for p in points if p[0] is None]
+        times = [t for t, _ in timed]
+    else:
+        ordered = sorted(times)
+        # sorting the points by time makes the very comparisons sorting their times does: the same order
+        timed = points if ordered == times else sorted(points, key=_time)  # type: ignore[assignment]
+        times, pts = ordered, timed
     values = [v for _, v in pts]
     # The window: the timed samples of the last `sustained_window_min` minutes, and the time they span.
     recent, span = None, 0.0
     if len(timed) >= int(th.sustained_samples):
-        times = [t for t, _ in timed]
         end = times[-1]
         k = bisect_left(times, end - th.sustained_window_min * 60.0)      # in time order: a suffix
-        recent = [v for _, v in timed[k:]]
+        recent = values[k:len(timed)]
         span = end - times[k]
     return verdict(values, recent, span, threshold, th, use_median)
 
@@ -72,15 +83,16 @@ def verdict(values: Sequence[float], recent: Optional[Sequence[float]], span: fl
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]
-    hits = sum(1 for v in last if v >= threshold)
-    agg = median if use_median else (lambda xs: sum(xs) / len(xs))
+    over = [v for v in last if v >= threshold]
+    hits = len(over)
+    agg = median if use_median else mean
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
     if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
         value = agg(recent)
         if value >= threshold:
             return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
     if len(last) >= n_need and hits >= n_need:
-        return Judgement(SUSTAINED, agg([v for v in last if v >= threshold]), peak,
+        return Judgement(SUSTAINED, agg(over), peak,
                          "%d of the last %d samples" % (hits, len(last)), len(values))
     if peak >= threshold:
         return Judgement(SPIKE, peak, peak, "sample", len(values))

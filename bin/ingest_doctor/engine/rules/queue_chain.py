@@ -56,6 +56,9 @@ class Series:
         return "Series(%s)" % ", ".join("%s=%r" % (a, getattr(self, a)) for a in self.__slots__)
 
 
+_NONE = Series("")       # no samples (never filled: a placeholder, not a series of the evidence)
+
+
 def _unblocked(points: List[Tuple[Optional[float], float]]) -> List[Tuple[Optional[float], float]]:
     return [(t, 0.0) for t, _ in points]
 
@@ -67,14 +70,21 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
     avgs: Avgs = defaultdict(dict)
     order = model.QUEUE_ORDER
     minutes: Dict[str, float] = {}
+    # Samples come in runs of one queue: a run's series is looked up once (the same name and set objects
+    # as the sample before: the same key, and a queue of the chain).
+    s = _NONE
+    run_queue: Optional[str] = None
+    run_pset: Optional[int] = None
     for q in ev.queues:
-        if q.queue not in order:
-            continue
         if q.window == "sample":
-            key = (q.queue, q.pipeline_set)
-            s = series.get(key)
-            if s is None:
-                s = series[key] = Series(q.source)
+            if q.queue is not run_queue or q.pipeline_set is not run_pset or s is _NONE:
+                if q.queue not in order:
+                    continue
+                key = (q.queue, q.pipeline_set)
+                s = series.get(key)     # type: ignore[assignment]
+                if s is None:
+                    s = series[key] = Series(q.source)
+                run_queue, run_pset = q.queue, q.pipeline_set
             if q.blocked:
                 if not s.nblocked:
                     s.blocked = _unblocked(s.points)
@@ -85,6 +95,8 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
             elif s.nblocked:
                 s.blocked.append((q.time, 0.0))
             s.points.append((q.time, q.fill_pct))
+            continue
+        if q.queue not in order:
             continue
         m = minutes.get(q.window)
         if m is None:
@@ -115,8 +127,6 @@ def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey
                     into[window] = reading
     return series, avgs
 
-
-_NONE = Series("")
 
 
 def queue_states(st: State) -> List[QueueState]:
@@ -153,7 +163,7 @@ def queue_states(st: State) -> List[QueueState]:
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
-            best.over, best.samples = sum(1 for _, v in pts if v >= thr), len(pts)
+            best.over, best.samples = len([v for _, v in pts if v >= thr]), len(pts)
         out.append(best)
     return out
 

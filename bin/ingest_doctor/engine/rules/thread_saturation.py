@@ -34,7 +34,14 @@ def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
     series: Points = defaultdict(list)
     averages: Dict[TKey, Tuple[float, str]] = {}
     sources: Dict[TKey, str] = {}
+    # Samples come in runs of one thread: the same name, set and window objects as the sample before are
+    # the same key, already sourced, and a series sample again.
+    run: Optional[List[Tuple[Optional[float], float]]] = None
+    run_thread = run_pset = run_window = None
     for t in ev.threads:
+        if run is not None and t.thread is run_thread and t.pipeline_set is run_pset and t.window is run_window:
+            run.append((t.time, t.busy_pct))
+            continue
         key = (t.thread.lower(), t.pipeline_set)
         sources.setdefault(key, t.source)
         minutes = window_minutes(t.window)
@@ -42,8 +49,11 @@ def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
             # An average over the sustained window (e.g. an alert row) is sustained evidence on its own.
             if key not in averages or t.busy_pct > averages[key][0]:
                 averages[key] = (t.busy_pct, t.window)
+            run = None
             continue
-        series[key].append((t.time, t.busy_pct))
+        run = series[key]
+        run_thread, run_pset, run_window = t.thread, t.pipeline_set, t.window
+        run.append((t.time, t.busy_pct))
     busiest: Points = defaultdict(list)
     psources: Dict[TKey, str] = {}
     for p in ev.pipelinesets:
