@@ -15,7 +15,6 @@ import csv
 import gzip
 import io
 import zlib
-from operator import itemgetter
 from typing import IO, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from ingest_doctor.alert.payload import BadInput
@@ -139,10 +138,6 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
         header = [h.strip() for h in header]
         check_header(header, known, path)
         mv_cols = {i: h[len(MV_PREFIX):] for i, h in enumerate(header) if h.startswith(MV_PREFIX)}
-        width = len(header)
-        # A row as wide as the header (every row splunkd writes): its plain values by one C-speed pick.
-        plain_names = [h for i, h in enumerate(header) if i not in mv_cols]
-        pick = itemgetter(*[i for i in range(width) if i not in mv_cols]) if len(plain_names) > 1 else None
         count = 0
         while True:
             try:
@@ -154,19 +149,18 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
             count += 1
             if not any(rec):
                 continue
-            if pick is not None and len(rec) >= width:
-                single = dict(zip(plain_names, pick(rec)))
-            else:
-                single = {header[i]: v for i, v in enumerate(rec[:width]) if i not in mv_cols}
+            single: Dict[str, str] = {}
             multi: Dict[str, List[str]] = {}
-            for i, col in mv_cols.items():
-                value = rec[i] if i < len(rec) else ""
-                if value:
-                    try:
-                        multi[col] = decode_mv(value)
-                    except ValueError as e:
-                        raise BadInput("results_file %s result %d: column %s%s: %s"
-                                       % (path, count, MV_PREFIX, col, e)) from None
+            for i, value in enumerate(rec[:len(header)]):
+                if i in mv_cols:
+                    if value:
+                        try:
+                            multi[mv_cols[i]] = decode_mv(value)
+                        except ValueError as e:
+                            raise BadInput("results_file %s result %d: column %s%s: %s"
+                                           % (path, count, MV_PREFIX, mv_cols[i], e)) from None
+                    continue
+                single[header[i]] = value
             yield Row(count, single, multi)
         if count == 0:
             raise BadInput("results_file %s has a header but no result rows: nothing to flag" % path)

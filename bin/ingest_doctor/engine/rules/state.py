@@ -106,9 +106,14 @@ class Draft:
             self.severity = severity
 
     def add(self, item: EvidenceItem) -> None:
+        """`item` unless an item of the same signal, source, window and value (as text) is there already."""
+        signal, source, window, value = item.signal, item.source, item.window, None
         for e in self.evidence:
-            if (e.signal, e.source, e.window, str(e.value)) == (item.signal, item.source, item.window, str(item.value)):
-                return
+            if e.signal == signal and e.source == source and e.window == window:
+                if value is None:
+                    value = str(item.value)
+                if str(e.value) == value:
+                    return
         self.evidence.append(item)
 
 
