@@ -121,14 +121,22 @@ def _rest_only(snap: str) -> str:
     return out
 
 
-def _child_cpu(argv, env, runs: int = 7) -> float:
-    """The least CPU (user + system) of a few runs of a child process."""
-    def once():
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
-    return best_of(once, runs)
+def _child_cpu(argv, env) -> float:
+    """CPU (user + system) of one run of a child process."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+
+
+def paired_cpu(floor_argv, figure_argv, env, runs: int = 15):
+    """(floor, figure): the least CPU of each over `runs` pairs, run one after the other, so that both
+    see the same moments of a busy machine (a spell of load then stretches both, not one)."""
+    floors, figures = [], []
+    for _ in range(runs):
+        floors.append(_child_cpu(floor_argv, env))
+        figures.append(_child_cpu(figure_argv, env))
+    return min(floors), min(figures)
 
 
 @register("diagnose_start", targets="<= 0.05 s CPU above Python's start (imports only where used)", above=0.05)
@@ -145,8 +153,7 @@ def diagnose_start():
     subprocess.run(cli, env=env, stdout=subprocess.DEVNULL, check=True)
 
     def work():
-        floor = _child_cpu([sys.executable, "-c", "pass"], env)
-        figure = _child_cpu(cli, env)
+        floor, figure = paired_cpu([sys.executable, "-c", "pass"], cli, env)
         return {"figure": round(figure, 3), "floor": round(floor, 3), "unit": "s CPU",
                 "above_python_start_s": round(figure - floor, 3)}
     return work

@@ -429,11 +429,11 @@ def host_cpu(splunkd_pct: Optional[float] = None, searches: Optional[int] = None
     return recs
 
 
-_THROTTLE_ADVICE = (
-    (re.compile(r"disk|space|partition", re.I),
+_THROTTLE_ADVICE = (      # patterns compiled on first use: most runs never need them
+    (r"disk|space|partition",
      "Free disk space on the partition holding the indexes (or move them); the index processor pauses below "
      "server.conf [diskUsage] minFreeSpace."),
-    (re.compile(r"tsidx|optimi", re.I),
+    (r"tsidx|optimi",
      "Too many tsidx files: check that splunk-optimize keeps up (disk I/O, indexes.conf "
      "maxRunningProcessGroups)."),
 )
@@ -442,7 +442,7 @@ _THROTTLE_ADVICE = (
 def indexer_throttled(reason: str) -> List[Recommendation]:
     recs = []
     for pattern, text in _THROTTLE_ADVICE:
-        if pattern.search(reason or ""):
+        if re.search(pattern, reason or "", re.I):
             recs.append(Recommendation(text + " This is not a setting to raise."))
     if not recs:
         recs.append(Recommendation(
