@@ -58,20 +58,36 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     if None in times:
         timed = [p for p in points if p[0] is not None]
         timed.sort(key=_time)           # stable, as sorted() was: equal times keep their order
-        pts: Sequence[Tuple[Optional[float], float]] = timed + [p for p in points if p[0] is None]
-        times = [t for t, _ in timed]
-    else:
-        ordered = sorted(times)
-        # sorting the points by time makes the very comparisons sorting their times does: the same order
-        timed = points if ordered == times else sorted(points, key=_time)  # type: ignore[assignment]
-        times, pts = ordered, timed
-    values = [v for _, v in pts]
+        values = [v for _, v in timed] + [v for t, v in points if t is None]
+        return _judge_ordered([t for t, _ in timed], values, threshold, th, use_median)
+    ordered = sorted(times)
+    # sorting the points by time makes the very comparisons sorting their times does: the same order
+    pts = points if ordered == times else sorted(points, key=_time)
+    return _judge_ordered(ordered, [v for _, v in pts], threshold, th, use_median)
+
+
+def judge_series(times: Sequence[Optional[float]], values: Sequence[float], threshold: float, th: Thresholds,
+                 use_median: bool = False) -> Judgement:
+    """`judge` of the points `zip(times, values)`, without making them when the series is the common
+    one (every sample timed, in time order): its lists are then judged as they are."""
+    if not times:
+        return Judgement(OK, 0.0, 0.0, "", 0)
+    if None in times or sorted(times) != times:
+        return judge(list(zip(times, values)), threshold, th, use_median)
+    return _judge_ordered(times, values, threshold, th, use_median)
+
+
+def _judge_ordered(times: Sequence[float], values: Sequence[float], threshold: float, th: Thresholds,
+                   use_median: bool) -> Judgement:
+    """The judgement of `values` (oldest first, untimed ones last) whose first len(`times`) samples are
+    timed at `times` (in order)."""
     # The window: the timed samples of the last `sustained_window_min` minutes, and the time they span.
     recent, span = None, 0.0
-    if len(timed) >= int(th.sustained_samples):
+    n = len(times)
+    if n >= int(th.sustained_samples):
         end = times[-1]
         k = bisect_left(times, end - th.sustained_window_min * 60.0)      # in time order: a suffix
-        recent = values[k:len(timed)]
+        recent = values[k:n]
         span = end - times[k]
     return verdict(values, recent, span, threshold, th, use_median)
 

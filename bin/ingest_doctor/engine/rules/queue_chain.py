@@ -12,7 +12,7 @@ from collections import defaultdict
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem
-from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
+from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge_series
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
 
 TYPE_CHECKING = False
@@ -25,26 +25,29 @@ _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
 class Series:
-    """One queue's instant samples: (time, fill %), the first sample's source, the first blocked sample's
-    source, how many were blocked, and (time, 100 when blocked else 0) for each sample once one was
-    blocked (empty while none was: most queues never are)."""
-    __slots__ = ("points", "blocked", "source", "blocked_source", "nblocked")
+    """One queue's instant samples: their times and fill %, the first sample's source, the first blocked
+    sample's source, how many were blocked, and for each sample (at `times`) 100 when blocked else 0
+    once one was blocked (empty while none was: most queues never are). Times and values apart: the
+    series test reads them so (series.judge_series), without pairing them first."""
+    __slots__ = ("times", "values", "blocked", "source", "blocked_source", "nblocked")
 
     def __init__(self, source: str):
-        self.points: List[Tuple[Optional[float], float]] = []
-        self.blocked: List[Tuple[Optional[float], float]] = []
+        self.times: List[Optional[float]] = []
+        self.values: List[float] = []
+        self.blocked: List[float] = []
         self.source = source
         self.blocked_source: Optional[str] = None
         self.nblocked = 0
 
     def extend(self, other: "Series") -> None:
         if other.nblocked and not self.nblocked:
-            self.blocked = _unblocked(self.points)
-        self.points.extend(other.points)
+            self.blocked = [0.0] * len(self.values)
+        self.times.extend(other.times)
+        self.values.extend(other.values)
         if other.nblocked:
             self.blocked.extend(other.blocked)
         elif self.nblocked:
-            self.blocked.extend(_unblocked(other.points))
+            self.blocked.extend([0.0] * len(other.values))
         if self.blocked_source is None:
             self.blocked_source = other.blocked_source
         self.nblocked += other.nblocked
@@ -57,10 +60,6 @@ class Series:
 
 
 _NONE = Series("")       # no samples (never filled: a placeholder, not a series of the evidence)
-
-
-def _unblocked(points: List[Tuple[Optional[float], float]]) -> List[Tuple[Optional[float], float]]:
-    return [(t, 0.0) for t, _ in points]
 
 
 def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
@@ -87,14 +86,15 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
                 run_queue, run_pset = q.queue, q.pipeline_set
             if q.blocked:
                 if not s.nblocked:
-                    s.blocked = _unblocked(s.points)
-                s.blocked.append((q.time, 100.0))
+                    s.blocked = [0.0] * len(s.values)
+                s.blocked.append(100.0)
                 s.nblocked += 1
                 if s.blocked_source is None:
                     s.blocked_source = q.source
             elif s.nblocked:
-                s.blocked.append((q.time, 0.0))
-            s.points.append((q.time, q.fill_pct))
+                s.blocked.append(0.0)
+            s.times.append(q.time)
+            s.values.append(q.fill_pct)
             continue
         if q.queue not in order:
             continue
@@ -140,11 +140,11 @@ def queue_states(st: State) -> List[QueueState]:
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
         s = grouped.get(key, _NONE)
-        pts = s.points
-        j = judge(pts, thr, st.th, use_median=True)
+        values = s.values
+        j = judge_series(s.times, values, thr, st.th, use_median=True)
         nblocked = s.nblocked
         # Never blocked: the blocked series is all zeros, judged ok whatever its length.
-        bj = judge(s.blocked, 100.0, st.th) if nblocked else _NEVER_BLOCKED
+        bj = judge_series(s.times, s.blocked, 100.0, st.th) if nblocked else _NEVER_BLOCKED
         src = s.source
         if best is None and j.level == SUSTAINED:
             best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)
@@ -157,13 +157,13 @@ def queue_states(st: State) -> List[QueueState]:
             level = SPIKE if (j.level == SPIKE or bj.level == SPIKE) else OK
             window = j.window
             value = j.peak if level == SPIKE else j.value
-            if not pts:
+            if not values:
                 vals = list(avgs.get(key, {}).values())
                 value = max(v for _, v, _ in vals) if vals else 0.0
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
-            best.over, best.samples = len([v for _, v in pts if v >= thr]), len(pts)
+            best.over, best.samples = len([v for v in values if v >= thr]), len(values)
         out.append(best)
     return out
 
