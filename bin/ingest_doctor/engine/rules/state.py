@@ -136,12 +136,14 @@ class QueueState(Record):
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
-        src = source or self.source
-        if src.startswith("rest"):
-            return "%s %s" % (src, self.queue if self.pipeline_set is None else
-                              "%s.%d" % (self.queue, self.pipeline_set))
-        return "%s name=%s%s" % (src, self.queue.lower(),
-                                 "" if self.pipeline_set is None else " ingest_pipe=%d" % self.pipeline_set)
+        return queue_source(source or self.source, self.queue, self.pipeline_set)
+
+
+@functools.lru_cache(maxsize=1024)      # a few sources, queues and sets, named in every finding of a queue
+def queue_source(src: str, queue: str, pset: Optional[int]) -> str:
+    if src.startswith("rest"):
+        return "%s %s" % (src, queue if pset is None else "%s.%d" % (queue, pset))
+    return "%s name=%s%s" % (src, queue.lower(), "" if pset is None else " ingest_pipe=%d" % pset)
 
 
 THREAD = "thread"           # a thread's busy share (dutycycle, pipelinesets, /proc)
@@ -166,6 +168,7 @@ class ThreadState(Record):
         self.points = [] if points is None else points
 
 
+@functools.lru_cache(maxsize=1024)      # a few kinds, sources and windows, worded for every busy thread
 def measure(kind: str, source: str, window: str) -> str:
     """What a busy figure is and over which window, so two pages' different numbers for one thread
     each say what they measure: 'dutycycle share, 10m average'."""
@@ -263,6 +266,13 @@ class State:
         return self.ev.host_cpu.physical_cores or None
 
     def host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
+        """The host's CPU: (the latest reading, the judgement of its series); judged once, asked by
+        several rules."""
+        if "host_cpu" not in self.memo:
+            self.memo["host_cpu"] = self._host_cpu()
+        return self.memo["host_cpu"]
+
+    def _host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
         pts = [(c.time, c.host_cpu_pct) for c in self.ev.cpu if c.host_cpu_pct is not None]
         if not pts:
             return self.ev.host_cpu.host_cpu_pct, None
