@@ -74,6 +74,8 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
     s = _NONE
     run_queue: Optional[str] = None
     run_pset: Optional[int] = None
+    times: List[Optional[float]] = []
+    values: List[float] = []
     for q in ev.queues:
         if q.window == "sample":
             if q.queue is not run_queue or q.pipeline_set is not run_pset or s is _NONE:
@@ -84,17 +86,18 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
                 if s is None:
                     s = series[key] = Series(q.source)
                 run_queue, run_pset = q.queue, q.pipeline_set
+                times, values = s.times, s.values
             if q.blocked:
                 if not s.nblocked:
-                    s.blocked = [0.0] * len(s.values)
+                    s.blocked = [0.0] * len(values)
                 s.blocked.append(100.0)
                 s.nblocked += 1
                 if s.blocked_source is None:
                     s.blocked_source = q.source
             elif s.nblocked:
                 s.blocked.append(0.0)
-            s.times.append(q.time)
-            s.values.append(q.fill_pct)
+            times.append(q.time)
+            values.append(q.fill_pct)
             continue
         if q.queue not in order:
             continue
