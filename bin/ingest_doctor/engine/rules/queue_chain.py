@@ -52,6 +52,13 @@ class Series:
             self.blocked_source = other.blocked_source
         self.nblocked += other.nblocked
 
+    def copy(self) -> "Series":
+        """`Series(self.source)` extended by this one, in one step."""
+        s = Series(self.source)
+        s.times, s.values, s.blocked = self.times[:], self.values[:], self.blocked[:]
+        s.blocked_source, s.nblocked = self.blocked_source, self.nblocked
+        return s
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Series) and all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
 
@@ -120,8 +127,9 @@ def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey
         for key, part in part_series.items():
             s = series.get(key)
             if s is None:
-                s = series[key] = Series(part.source)
-            s.extend(part)
+                series[key] = part.copy()
+            else:
+                s.extend(part)
         for key, windows in part_avgs.items():
             into = avgs[key]
             for window, reading in windows.items():
@@ -139,7 +147,8 @@ def queue_states(st: State) -> List[QueueState]:
     for key in set(grouped) | set(avgs):
         queue, pset = key
         best: Optional[QueueState] = None
-        for window, (_, value, src) in sorted(avgs.get(key, {}).items()):
+        windows = avgs.get(key)
+        for window, (_, value, src) in sorted(windows.items()) if windows else ():
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
         s = grouped.get(key, _NONE)
