@@ -1,5 +1,5 @@
 """Issue 21 (cost): what one diagnosis derives once or caches equals the plain computation: the queue
-evidence sources and the busy wordings (cached), the host CPU (judged once a diagnosis), a queue series
+evidence sources and the busy wordings (cached), the host CPU and the pipeline sets (derived once a diagnosis), a queue series
 copied whole when combining, the thread sources merged by dict updates."""
 import random
 
@@ -56,3 +56,14 @@ def test_the_thread_sources_merged_by_updates_are_the_first_ones_in_order():
                 want.setdefault(k, v)
         got = thread_saturation._first(dicts)
         assert got == want and list(got) == list(want)
+
+
+def test_the_pipeline_sets_made_once_are_the_samples_sets():
+    rnd = random.Random(6)
+    th = thresholds_mod.defaults()
+    ev = Evidence(host="h", queues=[QueueSample(100.0, "typingQueue", rnd.choice([None, 0, 2]), 5.0, "sample",
+                                                False, "rest") for _ in range(20)])
+    st = state.start(ev, th)
+    for name in ("queues", "threads", "pipelinesets", "processors"):
+        assert st.psets_of(name) == {x.pipeline_set for x in getattr(ev, name)}
+        assert st.psets_of(name) is st.psets_of(name)

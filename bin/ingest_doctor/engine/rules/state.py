@@ -21,7 +21,7 @@ from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
     Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
     # A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
     # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
@@ -231,6 +231,15 @@ class State:
             return group(self.ev, *args)
         return self.parts(name, group, combine, args)
 
+    def psets_of(self, name: str) -> Set[Optional[int]]:
+        """The pipeline sets the samples of the evidence's list `name` carry (None among them when one
+        carries none); made once, asked by several rules."""
+        key = "psets_of " + name
+        sets = self.memo.get(key)
+        if sets is None:
+            sets = self.memo[key] = {x.pipeline_set for x in getattr(self.ev, name)}
+        return sets
+
     @property
     def has_queue_data(self) -> bool:
         return bool(self.ev.queues)
@@ -367,9 +376,8 @@ def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = 
     st = State(ev, th, parts=None if dropped else parts)
     if dropped:
         st.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
-    numbered = {q.pipeline_set for q in ev.queues} | {t.pipeline_set for t in ev.threads} | \
-        {p.pipeline_set for p in ev.processors}
+    numbered = st.psets_of("queues") | st.psets_of("threads") | st.psets_of("processors")
     numbered.discard(None)
-    sets = {p.pipeline_set for p in ev.pipelinesets}
+    sets = st.psets_of("pipelinesets")
     st.single_pset = ev.config.parallel_ingestion_pipelines == 1 or (not numbered and sets <= {0})
     return st
