@@ -1,6 +1,6 @@
 """Issue 21 (cost): what one diagnosis derives once or caches equals the plain computation: the queue
-evidence sources and the busy wordings (cached), the host CPU and the pipeline sets (derived once a diagnosis), a queue series
-copied whole when combining, the thread sources merged by dict updates."""
+evidence sources and the busy wordings (cached), the host CPU and the pipeline sets (derived once a
+diagnosis), a queue series copied whole when combining, the thread sources merged by dict updates."""
 import random
 
 from ingest_doctor import thresholds as thresholds_mod
@@ -48,8 +48,8 @@ def test_combining_copies_a_series_as_extending_an_empty_one():
 def test_the_thread_sources_merged_by_updates_are_the_first_ones_in_order():
     rnd = random.Random(5)
     for _ in range(300):
-        dicts = [{(rnd.choice("abcdef"), rnd.choice([None, 0, 1])): "src%d.%d" % (i, j) for j in range(rnd.randint(0, 5))}
-                 for i in range(rnd.randint(0, 6))]
+        dicts = [{(rnd.choice("abcdef"), rnd.choice([None, 0, 1])): "src%d.%d" % (i, j)
+                  for j in range(rnd.randint(0, 5))} for i in range(rnd.randint(0, 6))]
         want = {}
         for d in dicts:
             for k, v in d.items():
