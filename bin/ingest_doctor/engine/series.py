@@ -16,7 +16,7 @@ from ingest_doctor.thresholds import Thresholds
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional, Sequence, Tuple
+    from typing import List, Optional, Sequence, Tuple
 
 _time = itemgetter(0)
 
@@ -55,23 +55,50 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     # Timed samples in time order; an untimed reading (a snapshot's REST body) is the newest. Most series
     # come timed and in time order: they are then neither filtered, copied nor sorted.
     times = [t for t, _ in points]
-    if None in times:
+    ordered = _sorted_times(times)
+    if ordered is None:
         timed = [p for p in points if p[0] is not None]
         timed.sort(key=_time)           # stable, as sorted() was: equal times keep their order
-        pts: Sequence[Tuple[Optional[float], float]] = timed + [p for p in points if p[0] is None]
-        times = [t for t, _ in timed]
-    else:
+        values = [v for _, v in timed] + [v for t, v in points if t is None]
+        return _judge_ordered([t for t, _ in timed], values, threshold, th, use_median)
+    # sorting the points by time makes the very comparisons sorting their times does: the same order
+    pts = points if ordered == times else sorted(points, key=_time)
+    return _judge_ordered(ordered, [v for _, v in pts], threshold, th, use_median)
+
+
+def judge_series(times: Sequence[Optional[float]], values: Sequence[float], threshold: float, th: Thresholds,
+                 use_median: bool = False) -> Judgement:
+    """`judge` of the points `zip(times, values)`, without making them when the series is the common
+    one (every sample timed, in time order): its lists are then judged as they are."""
+    if not times:
+        return Judgement(OK, 0.0, 0.0, "", 0)
+    if _sorted_times(times) != times:
+        return judge(list(zip(times, values)), threshold, th, use_median)
+    return _judge_ordered(times, values, threshold, th, use_median)
+
+
+def _sorted_times(times: Sequence[Optional[float]]) -> Optional[List[float]]:
+    """`times` sorted; None when one is None (an untimed sample). Sorting finds it: a sort compares every
+    one of two or more items, and None compares with nothing (a TypeError); cheaper than `None in times`,
+    which compares every float with None."""
+    try:
         ordered = sorted(times)
-        # sorting the points by time makes the very comparisons sorting their times does: the same order
-        timed = points if ordered == times else sorted(points, key=_time)  # type: ignore[assignment]
-        times, pts = ordered, timed
-    values = [v for _, v in pts]
+    except TypeError:
+        return None
+    return None if ordered[0] is None else ordered       # one item is never compared
+
+
+def _judge_ordered(times: Sequence[float], values: Sequence[float], threshold: float, th: Thresholds,
+                   use_median: bool) -> Judgement:
+    """The judgement of `values` (oldest first, untimed ones last) whose first len(`times`) samples are
+    timed at `times` (in order)."""
     # The window: the timed samples of the last `sustained_window_min` minutes, and the time they span.
     recent, span = None, 0.0
-    if len(timed) >= int(th.sustained_samples):
+    n = len(times)
+    if n >= int(th.sustained_samples):
         end = times[-1]
         k = bisect_left(times, end - th.sustained_window_min * 60.0)      # in time order: a suffix
-        recent = values[k:len(timed)]
+        recent = values[k:n]
         span = end - times[k]
     return verdict(values, recent, span, threshold, th, use_median)
 
@@ -83,14 +110,14 @@ def verdict(values: Sequence[float], recent: Optional[Sequence[float]], span: fl
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]
-    over = [v for v in last if v >= threshold]
-    hits = len(over)
     agg = median if use_median else mean
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
     if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
         value = agg(recent)
         if value >= threshold:
             return Judgement(SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
+    over = [v for v in last if v >= threshold]
+    hits = len(over)
     if len(last) >= n_need and hits >= n_need:
         return Judgement(SUSTAINED, agg(over), peak,
                          "%d of the last %d samples" % (hits, len(last)), len(values))

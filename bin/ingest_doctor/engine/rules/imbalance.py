@@ -44,10 +44,8 @@ def _most(st: State, psets: List[int]) -> Optional[Tuple[int, float]]:
 def _psets(st: State) -> List[int]:
     psets = st.memo.get("psets")
     if psets is None:       # asked by several rules a host (hot_set)
-        ev = st.ev
         psets = st.memo["psets"] = sorted(
-            {p for p in [q.pipeline_set for q in ev.queues] + [p.pipeline_set for p in ev.pipelinesets]
-             + [t.pipeline_set for t in ev.threads] if p is not None})
+            p for p in st.psets_of("queues") | st.psets_of("pipelinesets") | st.psets_of("threads") if p is not None)
     return psets
 
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem
-from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
+from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge_series
 from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
 
 TYPE_CHECKING = False
@@ -25,29 +25,39 @@ _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 
 
 class Series:
-    """One queue's instant samples: (time, fill %), the first sample's source, the first blocked sample's
-    source, how many were blocked, and (time, 100 when blocked else 0) for each sample once one was
-    blocked (empty while none was: most queues never are)."""
-    __slots__ = ("points", "blocked", "source", "blocked_source", "nblocked")
+    """One queue's instant samples: their times and fill %, the first sample's source, the first blocked
+    sample's source, how many were blocked, and for each sample (at `times`) 100 when blocked else 0
+    once one was blocked (empty while none was: most queues never are). Times and values apart: the
+    series test reads them so (series.judge_series), without pairing them first."""
+    __slots__ = ("times", "values", "blocked", "source", "blocked_source", "nblocked")
 
     def __init__(self, source: str):
-        self.points: List[Tuple[Optional[float], float]] = []
-        self.blocked: List[Tuple[Optional[float], float]] = []
+        self.times: List[Optional[float]] = []
+        self.values: List[float] = []
+        self.blocked: List[float] = []
         self.source = source
         self.blocked_source: Optional[str] = None
         self.nblocked = 0
 
     def extend(self, other: "Series") -> None:
         if other.nblocked and not self.nblocked:
-            self.blocked = _unblocked(self.points)
-        self.points.extend(other.points)
+            self.blocked = [0.0] * len(self.values)
+        self.times.extend(other.times)
+        self.values.extend(other.values)
         if other.nblocked:
             self.blocked.extend(other.blocked)
         elif self.nblocked:
-            self.blocked.extend(_unblocked(other.points))
+            self.blocked.extend([0.0] * len(other.values))
         if self.blocked_source is None:
             self.blocked_source = other.blocked_source
         self.nblocked += other.nblocked
+
+    def copy(self) -> "Series":
+        """`Series(self.source)` extended by this one, in one step."""
+        s = Series(self.source)
+        s.times, s.values, s.blocked = self.times[:], self.values[:], self.blocked[:]
+        s.blocked_source, s.nblocked = self.blocked_source, self.nblocked
+        return s
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Series) and all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
@@ -57,10 +67,6 @@ class Series:
 
 
 _NONE = Series("")       # no samples (never filled: a placeholder, not a series of the evidence)
-
-
-def _unblocked(points: List[Tuple[Optional[float], float]]) -> List[Tuple[Optional[float], float]]:
-    return [(t, 0.0) for t, _ in points]
 
 
 def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
@@ -75,6 +81,8 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
     s = _NONE
     run_queue: Optional[str] = None
     run_pset: Optional[int] = None
+    times: List[Optional[float]] = []
+    values: List[float] = []
     for q in ev.queues:
         if q.window == "sample":
             if q.queue is not run_queue or q.pipeline_set is not run_pset or s is _NONE:
@@ -85,16 +93,18 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
                 if s is None:
                     s = series[key] = Series(q.source)
                 run_queue, run_pset = q.queue, q.pipeline_set
+                times, values = s.times, s.values
             if q.blocked:
                 if not s.nblocked:
-                    s.blocked = _unblocked(s.points)
-                s.blocked.append((q.time, 100.0))
+                    s.blocked = [0.0] * len(values)
+                s.blocked.append(100.0)
                 s.nblocked += 1
                 if s.blocked_source is None:
                     s.blocked_source = q.source
             elif s.nblocked:
-                s.blocked.append((q.time, 0.0))
-            s.points.append((q.time, q.fill_pct))
+                s.blocked.append(0.0)
+            times.append(q.time)
+            values.append(q.fill_pct)
             continue
         if q.queue not in order:
             continue
@@ -117,8 +127,9 @@ def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey
         for key, part in part_series.items():
             s = series.get(key)
             if s is None:
-                s = series[key] = Series(part.source)
-            s.extend(part)
+                series[key] = part.copy()
+            else:
+                s.extend(part)
         for key, windows in part_avgs.items():
             into = avgs[key]
             for window, reading in windows.items():
@@ -136,15 +147,16 @@ def queue_states(st: State) -> List[QueueState]:
     for key in set(grouped) | set(avgs):
         queue, pset = key
         best: Optional[QueueState] = None
-        for window, (_, value, src) in sorted(avgs.get(key, {}).items()):
+        windows = avgs.get(key)
+        for window, (_, value, src) in sorted(windows.items()) if windows else ():
             if value >= thr and (best is None or value > best.value):
                 best = QueueState(queue, pset, SUSTAINED, value, window + " average", src)
         s = grouped.get(key, _NONE)
-        pts = s.points
-        j = judge(pts, thr, st.th, use_median=True)
+        values = s.values
+        j = judge_series(s.times, values, thr, st.th, use_median=True)
         nblocked = s.nblocked
         # Never blocked: the blocked series is all zeros, judged ok whatever its length.
-        bj = judge(s.blocked, 100.0, st.th) if nblocked else _NEVER_BLOCKED
+        bj = judge_series(s.times, s.blocked, 100.0, st.th) if nblocked else _NEVER_BLOCKED
         src = s.source
         if best is None and j.level == SUSTAINED:
             best = QueueState(queue, pset, SUSTAINED, j.value, j.window, src)
@@ -157,13 +169,13 @@ def queue_states(st: State) -> List[QueueState]:
             level = SPIKE if (j.level == SPIKE or bj.level == SPIKE) else OK
             window = j.window
             value = j.peak if level == SPIKE else j.value
-            if not pts:
+            if not values:
                 vals = list(avgs.get(key, {}).values())
                 value = max(v for _, v, _ in vals) if vals else 0.0
                 window = "15m average"
                 src = vals[0][2] if vals else src
             best = QueueState(queue, pset, level, value, window, src, nblocked)
-            best.over, best.samples = len([v for _, v in pts if v >= thr]), len(pts)
+            best.over, best.samples = len([v for v in values if v >= thr]), len(values)
         out.append(best)
     return out
 

@@ -21,7 +21,7 @@ from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
     Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
     # A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
     # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
@@ -136,12 +136,14 @@ class QueueState(Record):
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
-        src = source or self.source
-        if src.startswith("rest"):
-            return "%s %s" % (src, self.queue if self.pipeline_set is None else
-                              "%s.%d" % (self.queue, self.pipeline_set))
-        return "%s name=%s%s" % (src, self.queue.lower(),
-                                 "" if self.pipeline_set is None else " ingest_pipe=%d" % self.pipeline_set)
+        return queue_source(source or self.source, self.queue, self.pipeline_set)
+
+
+@functools.lru_cache(maxsize=1024)      # a few sources, queues and sets, named in every finding of a queue
+def queue_source(src: str, queue: str, pset: Optional[int]) -> str:
+    if src.startswith("rest"):
+        return "%s %s" % (src, queue if pset is None else "%s.%d" % (queue, pset))
+    return "%s name=%s%s" % (src, queue.lower(), "" if pset is None else " ingest_pipe=%d" % pset)
 
 
 THREAD = "thread"           # a thread's busy share (dutycycle, pipelinesets, /proc)
@@ -166,6 +168,7 @@ class ThreadState(Record):
         self.points = [] if points is None else points
 
 
+@functools.lru_cache(maxsize=1024)      # a few kinds, sources and windows, worded for every busy thread
 def measure(kind: str, source: str, window: str) -> str:
     """What a busy figure is and over which window, so two pages' different numbers for one thread
     each say what they measure: 'dutycycle share, 10m average'."""
@@ -228,6 +231,15 @@ class State:
             return group(self.ev, *args)
         return self.parts(name, group, combine, args)
 
+    def psets_of(self, name: str) -> Set[Optional[int]]:
+        """The pipeline sets the samples of the evidence's list `name` carry (None among them when one
+        carries none); made once, asked by several rules."""
+        key = "psets_of " + name
+        sets = self.memo.get(key)
+        if sets is None:
+            sets = self.memo[key] = {x.pipeline_set for x in getattr(self.ev, name)}
+        return sets
+
     @property
     def has_queue_data(self) -> bool:
         return bool(self.ev.queues)
@@ -263,6 +275,13 @@ class State:
         return self.ev.host_cpu.physical_cores or None
 
     def host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
+        """The host's CPU: (the latest reading, the judgement of its series); judged once, asked by
+        several rules."""
+        if "host_cpu" not in self.memo:
+            self.memo["host_cpu"] = self._host_cpu()
+        return self.memo["host_cpu"]
+
+    def _host_cpu(self) -> Tuple[Optional[float], Optional[Judgement]]:
         pts = [(c.time, c.host_cpu_pct) for c in self.ev.cpu if c.host_cpu_pct is not None]
         if not pts:
             return self.ev.host_cpu.host_cpu_pct, None
@@ -357,9 +376,8 @@ def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = 
     st = State(ev, th, parts=None if dropped else parts)
     if dropped:
         st.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
-    numbered = {q.pipeline_set for q in ev.queues} | {t.pipeline_set for t in ev.threads} | \
-        {p.pipeline_set for p in ev.processors}
+    numbered = st.psets_of("queues") | st.psets_of("threads") | st.psets_of("processors")
     numbered.discard(None)
-    sets = {p.pipeline_set for p in ev.pipelinesets}
+    sets = st.psets_of("pipelinesets")
     st.single_pset = ev.config.parallel_ingestion_pipelines == 1 or (not numbered and sets <= {0})
     return st

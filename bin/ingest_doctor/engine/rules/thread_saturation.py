@@ -72,7 +72,7 @@ def combine(parts: Sequence[Groups]) -> Groups:
     busiest: Points = defaultdict(list)
     sources: Dict[TKey, str] = {}
     psources: Dict[TKey, str] = {}
-    for part_series, part_averages, part_busiest, part_sources, part_psources in parts:
+    for part_series, part_averages, part_busiest, _, _ in parts:
         for key, pts in part_series.items():
             series[key].extend(pts)
         for key, avg in part_averages.items():
@@ -80,11 +80,19 @@ def combine(parts: Sequence[Groups]) -> Groups:
                 averages[key] = avg
         for key, pts in part_busiest.items():
             busiest[key].extend(pts)
-        for key, src in part_sources.items():
-            sources.setdefault(key, src)
-        for key, src in part_psources.items():
-            psources.setdefault(key, src)
-    return series, averages, busiest, sources, psources
+    return series, averages, busiest, _first([p[3] for p in parts]), _first([p[4] for p in parts])
+
+
+def _first(dicts: Sequence[Dict[TKey, str]]) -> Dict[TKey, str]:
+    """Each key's value in the first of `dicts` that has it, keys in order of first appearance (as
+    `setdefault` over them in order makes it): an update keeps a key where it first came, so updating
+    in order places the keys and updating in reverse leaves the first values."""
+    out: Dict[TKey, str] = {}
+    for d in dicts:
+        out.update(d)
+    for d in reversed(dicts):
+        out.update(d)
+    return out
 
 
 def thread_states(st: State) -> List[ThreadState]:
