@@ -144,7 +144,9 @@ def queue_states(st: State) -> List[QueueState]:
     grouped, avgs = st.grouped("queues", group, combine, st.th.sustained_window_min)
     out = []
     thr = st.th.queue_fill_pct
-    for key in set(grouped) | set(avgs):
+    # In the order the samples came, not a set's: two input queues tie in the chain, and which is named
+    # must not change from one run of the same evidence to the next (str hashes are salted a process).
+    for key in {**dict.fromkeys(grouped), **dict.fromkeys(avgs)}:
         queue, pset = key
         best: Optional[QueueState] = None
         windows = avgs.get(key)

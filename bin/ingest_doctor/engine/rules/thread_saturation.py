@@ -104,7 +104,7 @@ def thread_states(st: State) -> List[ThreadState]:
     for key, src in psources.items():
         sources.setdefault(key, src)
     out = []
-    for key in set(series) | set(averages):
+    for key in {**dict.fromkeys(series), **dict.fromkeys(averages)}:     # in sample order: see queue_states
         thread, pset = key
         j = judge(series.get(key, []), st.th.thread_busy_pct, st.th)
         avg = averages.get(key)
