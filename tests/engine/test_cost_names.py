@@ -1,9 +1,10 @@
-"""Queue titles and pool names are read without compiling their patterns at start (issue 21): the
-string path must give what the pattern gives, for every title and thread name, odd ones included."""
+"""Queue titles, pool and window names are read without compiling their patterns at start (issue 21):
+the string path must give what the pattern gives, for every name, odd ones included."""
 import random
 import re
 
 from ingest_doctor import model, threadnames
+from ingest_doctor.engine.rules import state
 
 ALPHABET = "aQz_-.0179\n é٣²İK"
 TITLES = ["parsingQueue", "parsingQueue.2", "tcpout_default-autolb-group", "tcpout_x.0", "httpInputQ.12",
@@ -42,3 +43,18 @@ def test_pool_names_equal_the_pattern():
     names = NAMES + _odd(rng, 5000) + [p + s for p in pools for s in ("-1", "-12", "-", "-x", "-1\n", "-٣")]
     for name in names:
         assert threadnames.pool_name(name) == _pool_by_pattern(name), repr(name)
+
+
+def _window_by_pattern(window):
+    m = re.match(state.WINDOW, window or "")
+    return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0) if m else None
+
+
+def test_window_names_equal_the_pattern():
+    rng = random.Random(21)
+    windows = ["10m", "900s", "1.5m", "sample", "", None, "m", "s", ".5m", "5.m", "1e3m", "+5m", " 5m", "5_0m",
+               "10m\n", "10M", "٣m", "1.٣s", "1..2m", "10m\n\n", "inf m", "nanm"]
+    odd = ["".join(rng.choice("0123.ms\n _٣²e+") for _ in range(rng.randint(0, 6))) for _ in range(5000)]
+    for window in windows + odd:
+        state.window_minutes.cache_clear()
+        assert state.window_minutes(window) == _window_by_pattern(window), repr(window)
