@@ -67,47 +67,49 @@ def request_bytes(method: str, target: str, host: str, headers: Mapping[str, str
 
 
 class Reader:
-    """The bytes of one response from `recv` (a socket's), through one buffer."""
+    """The bytes of one response from `recv` (a socket's), through one buffer read from `pos` on
+    (lines are cut without copying the rest of the buffer each time)."""
 
     def __init__(self, recv: Callable[[int], bytes]):
         self.recv = recv
         self.buf = b""
+        self.pos = 0
 
     def _more(self) -> bool:
         chunk = self.recv(RECV_BYTES)
         if not chunk:
             return False
-        self.buf += chunk
+        self.buf = self.buf[self.pos:] + chunk if self.pos < len(self.buf) else chunk
+        self.pos = 0
         return True
+
+    def _take(self, end: int) -> bytes:
+        out = self.buf[self.pos:end]
+        self.pos = end
+        return out
 
     def line(self, limit: int) -> bytes:
         """Up to and with the next b"\\n", at most `limit` bytes (fewer at the end): readline(limit)."""
         while True:
-            end = self.buf.find(b"\n", 0, limit)
+            end = self.buf.find(b"\n", self.pos, self.pos + limit)
             if end >= 0:
-                end += 1
-                break
-            if len(self.buf) >= limit or not self._more():
-                end = min(limit, len(self.buf))
-                break
-        out, self.buf = self.buf[:end], self.buf[end:]
-        return out
+                return self._take(end + 1)
+            if len(self.buf) - self.pos >= limit or not self._more():
+                return self._take(min(self.pos + limit, len(self.buf)))
 
     def read1(self, n: int) -> bytes:
         """At most `n` bytes, with at most one receive (what is buffered first)."""
         if n <= 0:
             return b""
-        if not self.buf and not self._more():
+        if self.pos >= len(self.buf) and not self._more():
             return b""
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
+        return self._take(min(self.pos + n, len(self.buf)))
 
     def read(self, n: int) -> bytes:
         """`n` bytes, fewer only at the end."""
-        while len(self.buf) < n and self._more():
+        while len(self.buf) - self.pos < n and self._more():
             pass
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
+        return self._take(min(self.pos + n, len(self.buf)))
 
 
 def _header_lines(reader: Reader) -> List[bytes]:
@@ -124,9 +126,25 @@ def _header_lines(reader: Reader) -> List[bytes]:
             return lines
 
 
+# A header block of plain "Name: value" lines, each ending in CRLF (what servers send): read at once.
+# Anything else (folded lines, bare CR or LF, odd names) is read line by line as the email package does.
+_PLAIN_BLOCK = re.compile(r"(?:[\x21-\x39\x3b-\x7e]+:[^\r\n]*\r\n)*\r\n\Z")
+_PLAIN_FIELD = re.compile(r"([\x21-\x39\x3b-\x7e]+):[ \t]*([^\r\n]*)\r\n")
+
+
 def parse_fields(raw: List[bytes]) -> Dict[str, str]:
     """Lowercased header name -> its first value, as http.client's message (email, compat32) gives them."""
     text = b"".join(raw).decode("iso-8859-1")
+    if not _PLAIN_BLOCK.match(text):
+        return email_fields(text)
+    fields: Dict[str, str] = {}
+    for name, value in _PLAIN_FIELD.findall(text):
+        fields.setdefault(name.lower(), value)
+    return fields
+
+
+def email_fields(text: str) -> Dict[str, str]:
+    """`parse_fields` of any header block, line by line as email.feedparser splits and reads it."""
     parts = _LINE_ENDS.split(text)
     lines = [parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)]
     fields: Dict[str, str] = {}

@@ -154,3 +154,16 @@ def test_bad_targets_and_headers_raise_as_http_client_does():
         with pytest.raises(Exception) as mine:
             http1.request_bytes("GET", target, "127.0.0.1:8089", headers, None)
         assert (type(mine.value), str(mine.value)) == (type(theirs.value), str(theirs.value))
+
+
+def test_plain_header_blocks_read_at_once_equal_the_line_by_line_reading():
+    blocks = [b"Server: x\r\nContent-Length: 5\r\n\r\n", b"A:\r\nB:  \t v \r\nb: 2\r\n\r\n", b"\r\n",
+              b"From: me\r\nX: 1\r\n\r\n", b"X-\xe9: 1\r\nY: \xe9\r\n\r\n", b"X: 1\r\n Y\r\n\r\n",
+              b"X: 1\n\r\n", b"X: 1\r\rY: 2\r\n\r\n", b"X 1\r\nY: 2\r\n\r\n", b"X: 1\r\n",
+              b"Content-Length: 3\r\nContent-Length: 4\r\n\r\n", b"X:\x00\x7f\r\n\r\n"]
+    for block in blocks:
+        text = block.decode("iso-8859-1")
+        assert http1.parse_fields([block]) == http1.email_fields(text), block
+        msg = http.client.parse_headers(io.BytesIO(block))
+        for name in {k.lower() for k in msg.keys()} | {"x", "content-length", "y"}:
+            assert http1.parse_fields([block]).get(name) == msg.get(name), (block, name)
