@@ -292,7 +292,11 @@ class CollectorInput(Script):
                     parts.append(escape(dumps(out.data)))
                     parts.append("</data><done /></event>")
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
-                self.out.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+                # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
+                text = "".join(parts)
+                if not text.isascii():
+                    text = text.encode("ascii", "xmlcharrefreplace").decode("ascii")
+                self.out.write(text)
             self.out.flush()
         except (BrokenPipeError, ValueError, OSError):
             life.discard_output()

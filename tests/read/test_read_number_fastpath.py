@@ -37,3 +37,10 @@ def test_number_raises_as_as_float_does():
             return
         raise AssertionError("_number did not raise")
     assert rest._number(content, "max_size_bytes") == rest.as_float(content["max_size_bytes"])
+
+
+def test_lookback_seconds_through_the_fast_path_equal_as_int_of_get():
+    for value in VALUES[:7] + VALUES[8:]:       # NaN aside: as_int of it is None either way
+        content = {"cntr_1_lookback_time": value}
+        fast = rest._number(content, "cntr_1_lookback_time")
+        assert (int(fast) if fast is not None else None) == rest.as_int(rest.get(content, "cntr_1_lookback_time"))

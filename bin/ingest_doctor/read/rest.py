@@ -235,7 +235,8 @@ def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> 
             avg = _number(c, value_key)
             if avg is None:
                 continue
-            secs = as_int(get(c, time_key)) or _LOOKBACK_DEFAULT[n]
+            secs = _number(c, time_key)             # as_int(get(c, time_key)), through the fast path
+            secs = (int(secs) if secs is not None else None) or _LOOKBACK_DEFAULT[n]
             append(QueueSample(time, queue, pset, avg / mx * 100.0, _window_name(secs), False, src))
 
 
