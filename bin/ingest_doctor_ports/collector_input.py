@@ -285,14 +285,20 @@ class CollectorInput(Script):
                     escape(st), "" if indexes.get(kind) is None else "<index>%s</index>" % escape(indexes[kind] or ""))
                     for kind, st in SOURCETYPES.items()}
                 dumps = _compact_encoder()
+                opening: Dict[Any, str] = {}        # (kind, time) -> an event's XML up to <data>: a poll has few
                 for out in result.events:
-                    parts.append(head)
-                    parts.append("%.3f" % out.time)
-                    parts.append(tails[out.kind])
+                    start = opening.get((out.kind, out.time))
+                    if start is None:
+                        start = opening[(out.kind, out.time)] = head + "%.3f" % out.time + tails[out.kind]
+                    parts.append(start)
                     parts.append(escape(dumps(out.data)))
                     parts.append("</data><done /></event>")
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
-                self.out.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
+                # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
+                text = "".join(parts)
+                if not text.isascii():
+                    text = text.encode("ascii", "xmlcharrefreplace").decode("ascii")
+                self.out.write(text)
             self.out.flush()
         except (BrokenPipeError, ValueError, OSError):
             life.discard_output()

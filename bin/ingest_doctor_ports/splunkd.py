@@ -27,6 +27,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ingest_doctor.read.endpoints import Endpoint, Fetched, error_text, query
 from ingest_doctor.read.readstep import MAX_BODY_BYTES
+from ingest_doctor_ports import http1
 
 RETRY_STATUSES = (502, 503, 504)                  # "KV Store is initializing", a proxy between restarts
 RETRY_KINDS = ("timeout", "refused", "reset", "truncated", "error")
@@ -225,10 +226,15 @@ class Http:
 
     def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
                   body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
-        conn.request(method, target, body=body, headers=headers)
-        _remaining(conn, deadline)
+        # http.client makes the connection (TLS, session resumption); the exchange on it is http1's.
+        if conn.sock is None:
+            conn.connect()
         sock = conn.sock
-        resp = conn.getresponse()
+        sock.sendall(http1.request_bytes(method, target, http1.host_header(conn.host, conn.port, conn.default_port),
+                                         headers, body))
+        _remaining(conn, deadline)
+        resp = http1.Response(http1.Reader(sock.recv), method)
+        resp.begin()
         if isinstance(conn, _Resuming):
             conn.keep_session(sock)     # the answer has begun: TLS 1.3's session tickets came before it
         length = resp.getheader("Content-Length")

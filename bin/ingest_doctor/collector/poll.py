@@ -129,6 +129,7 @@ class Collector:
         self.params = params
         self.server_uri = server_uri.rstrip("/")
         self._auth = {"Authorization": "Splunk " + session_key}
+        self._urls: Dict[str, str] = {}             # endpoint path -> its URL
         self.http = http
         self.probe_token = probe_token
         self.server_host = server_host
@@ -189,7 +190,10 @@ class Collector:
             res.logs.append(line)
 
     def _fetch(self, ep: Endpoint) -> Fetched:
-        return self.http("GET", self.server_uri + target(ep), dict(self._auth), None, "splunkd")
+        url = self._urls.get(ep.path)
+        if url is None:                 # each endpoint's URL made once (the table is fixed)
+            url = self._urls[ep.path] = self.server_uri + target(ep)
+        return self.http("GET", url, dict(self._auth), None, "splunkd")
 
     # -- HEC ---------------------------------------------------------------------
     def _token_value(self, res: PollResult, now: float) -> Optional[str]:
