@@ -182,3 +182,87 @@ def test_unchanged_stat_lines_give_the_same_busy_as_a_fresh_reader(tmp_path, mon
         assert {b.tid: b.busy_pct for b in got} == {10: 90.0, 11: 3.0 if step % 2 else 0.0, 12: 0.0}
         assert kept.files._parsed == fresh
         assert len(parsed) == (2 if step % 2 else 1)    # the idle thread's line is never parsed again
+
+
+# ------------------------------------------------------------------ results rows: plain columns paired at once
+
+def _rows_by_the_column_loop(path, header_known):
+    """The column loop read_rows had before plain values were paired with their names by zip: the reference."""
+    import csv
+    import gzip
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+        reader = csv.reader(f)
+        header = [h.strip() for h in next(reader)]
+        mv_cols = {i: h[len(results.MV_PREFIX):] for i, h in enumerate(header) if h.startswith(results.MV_PREFIX)}
+        out = []
+        for count, rec in enumerate(reader, 1):
+            if not any(rec):
+                continue
+            single, multi = {}, {}
+            for i, value in enumerate(rec[:len(header)]):
+                if i in mv_cols:
+                    if value:
+                        multi[mv_cols[i]] = results.decode_mv(value)
+                    continue
+                single[header[i]] = value
+            out.append((count, single, multi))
+        return out
+
+
+def _write_csv(path, lines):
+    import gzip
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
+        f.write("".join(lines))
+
+
+@pytest.mark.parametrize("lines", [
+    # splunkd's order: plain columns, then the __mv_ ones
+    ["signal,host,queue,__mv_queue\n", "queue_fill,h1,\"a\nb\",$a$;$b$\n", "thread_busy,h2,,\n"],
+    # an __mv_ column among the plain ones, a duplicated column, short and long rows, an empty row
+    ["host,__mv_queue,queue,signal,host\n", "h1,$a$;$b$,\"a\nb\",queue_fill,h9\n", "h2\n", ",,,\n",
+     "h3,,x,thread_busy,,extra,more\n"],
+    ["signal,host,__mv_queue,__mv_queue\n", "s,h,$a$,\n", "s,h,,$b$;$c$\n", "s,h,$a$,$d$\n"],
+    ["host,signal\n", "h1\n", "h2,s,x\n"],
+])
+def test_result_rows_pair_plain_values_as_the_column_loop_did(tmp_path, lines):
+    path = str(tmp_path / "r.csv.gz")
+    _write_csv(path, lines)
+    got = [(r.line, r._single, r._multi) for r in results.read_rows(path, ["signal", "host", "queue"])]
+    want = _rows_by_the_column_loop(path, None)
+    assert got == want
+    assert [list(s) for _, s, _ in got] == [list(s) for _, s, _ in want]      # and the columns' order
+
+
+# ------------------------------------------------------------------ JSON: one C encoder for a run's texts
+
+JSON_VALUES = [[], {}, "a\u00e9\"\\\n\x00", 1.5, 1e300, -0.0, 10 ** 30, True, None, float("nan"), float("-inf"),
+               [{"signal": "queue_fill_pct", "value": 98.25, "unit": "%", "window": "10m", "source": "m\u4e2d"}],
+               {"b": [1, {"z": 1, "a": None}], "a": "x", "$or": [{"_key": "k~2F1"}]}, ("t", 1)]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+def test_the_kept_json_encoders_write_what_json_encoder_writes(value):
+    import json
+    from ingest_doctor.delivery import store
+    assert store._SORTED_COMPACT(value) == json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode(value)
+    assert store._COMPACT(value) == json.JSONEncoder(separators=(",", ":")).encode(value)
+
+
+def test_the_kept_json_encoders_fail_as_json_encoder_fails_and_then_work_again():
+    import json
+    from ingest_doctor.delivery import store
+    loop = []
+    loop.append(loop)
+    for encode, sort_keys in ((store._COMPACT, False), (store._SORTED_COMPACT, True)):
+        plain = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":")).encode
+        odd = {"a": [1, object()], "b": 2}
+        with pytest.raises(TypeError) as kept:
+            encode(odd)
+        with pytest.raises(TypeError) as want:
+            plain(odd)
+        assert str(kept.value) == str(want.value)
+        with pytest.raises(ValueError, match="Circular reference"):
+            encode({"x": loop})
+        # the same containers again, fixed: a failed encode left no mark that would call them circular
+        odd["a"].pop()
+        assert encode(odd) == plain(odd)
