@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from urllib.parse import quote_plus
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ingest_doctor.findings import Finding, severity_rank
@@ -294,6 +295,30 @@ def delivery_result(current: Optional[Dict[str, Any]], claimed: Dict[str, Any], 
 def kv_query(keys: List[str]) -> str:
     """A KV store query selecting these keys (one request for the whole run)."""
     return _dumps({"$or": [{"_key": k} for k in sorted(set(keys))]})
+
+
+def kv_query_runs(keys: Sequence[str], max_bytes: int) -> List[List[str]]:
+    """The keys, sorted and unique, in runs whose kv_query, URL-encoded (a KV store query travels in the
+    URL of a GET), takes at most `max_bytes`; a key too long for that alone is a run of its own. Runs
+    bounded by bytes, not by a count of keys: short keys share a request, and long ones (a host name
+    may have 255 characters) never make a URL longer than the bound."""
+    runs: List[List[str]] = []
+    run: List[str] = []
+    size = _QUERY_BYTES - _COMMA_BYTES          # the first key of a run has no comma before it
+    for key in sorted(set(keys)):
+        more = len(quote_plus(_dumps({"_key": key}))) + _COMMA_BYTES
+        if run and size + more > max_bytes:
+            runs.append(run)
+            run, size = [], _QUERY_BYTES - _COMMA_BYTES
+        run.append(key)
+        size += more
+    if run:
+        runs.append(run)
+    return runs
+
+
+_QUERY_BYTES = len(quote_plus(_dumps({"$or": []})))       # what a query costs around its keys
+_COMMA_BYTES = len(quote_plus(","))                       # between two keys
 
 
 def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None,
