@@ -266,3 +266,46 @@ def test_the_kept_json_encoders_fail_as_json_encoder_fails_and_then_work_again()
         # the same containers again, fixed: a failed encode left no mark that would call them circular
         odd["a"].pop()
         assert encode(odd) == plain(odd)
+
+
+# ------------------------------------------------------------------ series order: one pairwise pass an order
+
+def _oldest_first_by_sorting(times, values, blocked):
+    """The sort-and-compare _oldest_first replaced by pairwise passes: the reference."""
+    ordered = sorted(times)
+    if times != ordered:
+        n = len(times)
+        if times[::-1] == ordered and len(set(times)) == n:
+            times.reverse()
+            values.reverse()
+            blocked = blocked[::-1] if blocked is not None else None
+        else:
+            order = sorted(range(n), key=times.__getitem__)
+            times = ordered
+            values = [values[i] for i in order]
+            blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
+    return times, values, blocked
+
+
+def test_series_put_oldest_first_as_sorting_did():
+    rnd = random.Random(21)
+    pools = [[1.0, 2.0, 3.0], [0.0, -0.0, 5.0], [float("inf"), float("-inf"), 1.0], [1763805600.0 - 30 * i for i in range(5)]]
+    cases = [[], [1.0], [2.0, 1.0], [1.0, 1.0], [3.0, 2.0, 2.0, 1.0], [-0.0, 0.0], [0.0, -0.0],
+             [float("inf"), float("inf")], [1763805600.0 - 30 * i for i in range(20)]]
+    for _ in range(3000):
+        pool = rnd.choice(pools)
+        cases.append([rnd.choice(pool) for _ in range(rnd.randint(0, 6))])
+    for times in cases:
+        values = [float(i) for i in range(len(times))]
+        for blocked in (None, bytes(rnd.randint(0, 1) for _ in times)):
+            want = _oldest_first_by_sorting(list(times), list(values), blocked)
+            got = rows_mod._oldest_first(list(times), list(values), blocked)
+            assert got == want and [repr(t) for t in got[0]] == [repr(t) for t in want[0]], times
+
+
+def test_plausible_host_refuses_the_characters_the_character_loop_refused():
+    from ingest_doctor.alert.action import MAX_HOST, plausible_host
+    for c in range(0x3000):
+        host = "idx-" + chr(c) + "-01"
+        assert plausible_host(host) == (not any(ord(ch) < 32 or ord(ch) == 127 for ch in host)), c
+    assert plausible_host(None) and plausible_host("h" * MAX_HOST) and not plausible_host("h" * (MAX_HOST + 1))

@@ -22,6 +22,7 @@ import re
 import time as _time
 from dataclasses import dataclass
 from itertools import repeat
+from operator import gt, le
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ingest_doctor import model
@@ -155,20 +156,18 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
 
 
 def _oldest_first(times: List[float], values: List[float], blocked: Optional[bytes]) -> Series:
-    """The series sorted oldest first (stable: equal times keep their order)."""
-    ordered = sorted(times)
-    if times != ordered:
-        n = len(times)
-        if times[::-1] == ordered and len(set(times)) == n:     # newest first, as the searches write them
-            times.reverse()
-            values.reverse()
-            blocked = blocked[::-1] if blocked is not None else None
-        else:
-            order = sorted(range(n), key=times.__getitem__)
-            times = ordered
-            values = [values[i] for i in order]
-            blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
-    return times, values, blocked
+    """The series sorted oldest first (stable: equal times keep their order). The two orders a series
+    comes in are recognised by one pairwise pass each (times are never NaN: the tokens' pattern has none)."""
+    later = times[1:]
+    if all(map(le, times, later)):              # oldest first already
+        return times, values, blocked
+    if all(map(gt, times, later)):              # newest first, as the searches write them (no equal times)
+        times.reverse()
+        values.reverse()
+        return times, values, blocked[::-1] if blocked is not None else None
+    order = sorted(range(len(times)), key=times.__getitem__)
+    return ([times[i] for i in order], [values[i] for i in order],
+            bytes([blocked[i] for i in order]) if blocked is not None else None)
 
 
 def _timed_each(texts: List[str]) -> Optional[List[Series]]:
