@@ -95,6 +95,7 @@ def test_kv_reads_are_runs_of_keys_whose_url_query_fits_the_bound(max_bytes):
     from urllib.parse import urlencode
     from ingest_doctor.delivery.store import kv_query_runs
     keys = ["idx-%03d~2Ftyping~2F%d" % (i, i % 4) for i in range(300)] + ["h" * 255 + "~2Fx~2F-", "a~7E~2Fb"] * 2
+    keys += ["odd key \u00e9\"\\/%d" % i for i in range(20)]          # not kv_key made: quoted in full
     runs = kv_query_runs(keys, max_bytes)
     assert [k for run in runs for k in run] == sorted(set(keys))       # every key once, in order
     for run in runs:

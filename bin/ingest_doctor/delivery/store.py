@@ -306,7 +306,8 @@ def kv_query_runs(keys: Sequence[str], max_bytes: int) -> List[List[str]]:
     run: List[str] = []
     size = _QUERY_BYTES - _COMMA_BYTES          # the first key of a run has no comma before it
     for key in sorted(set(keys)):
-        more = len(quote_plus(_dumps({"_key": key}))) + _COMMA_BYTES
+        more = (len(key) + _PLAIN_KEY_BYTES if _URL_PLAIN.fullmatch(key)
+                else len(quote_plus(_dumps({"_key": key})))) + _COMMA_BYTES
         if run and size + more > max_bytes:
             runs.append(run)
             run, size = [], _QUERY_BYTES - _COMMA_BYTES
@@ -319,6 +320,9 @@ def kv_query_runs(keys: Sequence[str], max_bytes: int) -> List[List[str]]:
 
 _QUERY_BYTES = len(quote_plus(_dumps({"$or": []})))       # what a query costs around its keys
 _COMMA_BYTES = len(quote_plus(","))                       # between two keys
+# A key of these characters (every kv_key is) is itself in JSON and in a URL: only its clause's frame costs.
+_URL_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+_PLAIN_KEY_BYTES = len(quote_plus(_dumps({"_key": ""})))
 
 
 def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None,
