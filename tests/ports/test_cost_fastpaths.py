@@ -309,3 +309,32 @@ def test_plausible_host_refuses_the_characters_the_character_loop_refused():
         host = "idx-" + chr(c) + "-01"
         assert plausible_host(host) == (not any(ord(ch) < 32 or ord(ch) == 127 for ch in host)), c
     assert plausible_host(None) and plausible_host("h" * MAX_HOST) and not plausible_host("h" * (MAX_HOST + 1))
+
+
+def _timed_each_by_splitting(texts):
+    """_timed_each as it split every text and joined the tokens again: the reference."""
+    split = [t.split() for t in texts]
+    joined = " ".join(" ".join(tokens) for tokens in split if tokens)
+    n = joined.count(" ") + 1 if joined else 0
+    if n != sum(map(len, split)) or n != joined.count(":") or not rows_mod._TIMED_ALL.fullmatch(joined):
+        return None
+    nums = list(map(float, joined.replace("b", "").replace(":", " ").split(" ")))
+    out, at = [], 0
+    for tokens in split:
+        k = len(tokens)
+        blocked = bytes(t.endswith("b") for t in tokens) if any(t.endswith("b") for t in tokens) else None
+        out.append(_oldest_first_by_sorting(nums[2 * at:2 * (at + k):2], nums[2 * at + 1:2 * (at + k):2], blocked)
+                   if k else ([], [], None))
+        at += k
+    return out
+
+
+def test_queue_series_read_at_once_equal_the_split_tokens():
+    rnd = random.Random(21)
+    pieces = ["1763805600:97", "1763805570:100b", "10:1.5", "9:-2", "7", "x:1", "1:2c", "", " ", "  ", "\t",
+              "\u00a0", "1763805540:5b", "1:2:3"]
+    cases = [[], [""], ["", ""], ["1:2", ""], ["", "1:2"], [" 1:2  3:4b ", "5:6"], ["1:2\n3:4", "5:6"]]
+    for _ in range(4000):
+        cases.append([" ".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 4))) for _ in range(rnd.randint(0, 4))])
+    for texts in cases:
+        assert rows_mod._timed_each(list(texts)) == _timed_each_by_splitting(list(texts)), texts

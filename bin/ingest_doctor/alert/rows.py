@@ -175,22 +175,29 @@ def _timed_each(texts: List[str]) -> Optional[List[Series]]:
     queue_fill row holds each queue's): the texts' tokens checked by one match and read by one float pass.
     None when a token is odd or has no time: then each text is read on its own, where it is used (the
     error names the first odd column of the row, as it always did)."""
-    split = [t.split() for t in texts]
-    joined = " ".join(" ".join(tokens) for tokens in split if tokens)
-    n = joined.count(" ") + 1 if joined else 0
-    if n != sum(map(len, split)) or n != joined.count(":") or not _TIMED_ALL.fullmatch(joined):
-        return None
+    joined = " ".join(texts)
+    if _TIMED_ALL.fullmatch(joined):
+        # As the searches write them: tokens one space apart, no text empty (the match vouches for it,
+        # an empty text or other whitespace fails it), so each text's tokens are counted, not split.
+        clean = texts
+    else:
+        clean = [" ".join(t.split()) for t in texts]
+        joined = " ".join(c for c in clean if c)
+        if not _TIMED_ALL.fullmatch(joined):
+            return None
+    if joined.count(" ") + 1 != joined.count(":"):
+        return None         # a token without its time
     if "b" in joined:       # every token matched: a b ends the tokens of blocked samples, and nothing else
         joined = joined.replace("b", "")
     nums = list(map(float, joined.replace(":", " ").split(" ")))
     out: List[Series] = []
     at = 0
-    for tokens, text in zip(split, texts):
-        k = len(tokens)
-        if not k:
+    for text in clean:
+        if not text:
             out.append(([], [], None))
             continue
-        blocked = bytes(map(str.endswith, tokens, repeat("b"))) if "b" in text else None
+        k = text.count(" ") + 1
+        blocked = bytes(map(str.endswith, text.split(" "), repeat("b"))) if "b" in text else None
         out.append(_oldest_first(nums[2 * at:2 * (at + k):2], nums[2 * at + 1:2 * (at + k):2], blocked))
         at += k
     return out
