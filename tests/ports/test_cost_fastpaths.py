@@ -289,7 +289,8 @@ def _oldest_first_by_sorting(times, values, blocked):
 
 def test_series_put_oldest_first_as_sorting_did():
     rnd = random.Random(21)
-    pools = [[1.0, 2.0, 3.0], [0.0, -0.0, 5.0], [float("inf"), float("-inf"), 1.0], [1763805600.0 - 30 * i for i in range(5)]]
+    pools = [[1.0, 2.0, 3.0], [0.0, -0.0, 5.0], [float("inf"), float("-inf"), 1.0],
+             [1763805600.0 - 30 * i for i in range(5)]]
     cases = [[], [1.0], [2.0, 1.0], [1.0, 1.0], [3.0, 2.0, 2.0, 1.0], [-0.0, 0.0], [0.0, -0.0],
              [float("inf"), float("inf")], [1763805600.0 - 30 * i for i in range(20)]]
     for _ in range(3000):
