@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from ingest_doctor.read import endpoints, readstep, rest
 from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
-from ingest_doctor.delivery.store import COLLECTION, kv_query
+from ingest_doctor.delivery.store import COLLECTION, kv_query, kv_query_runs
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.delivery import outbound
@@ -40,7 +40,9 @@ OWNER = "nobody"
 NS = "/servicesNS/%s/%s/" % (OWNER, APP)
 TIMEOUT_S = 10.0
 ATTEMPTS = 4
-KV_READ_CHUNK = 50
+# A KV store read's query, URL-encoded: the request line stays under 8 KB, the least of the common HTTP
+# servers' limits (50 keys a read, as before, made 2.5 KB URLs of short keys and over 15 KB of long ones).
+KV_QUERY_MAX_BYTES = 7500
 KV_SAVE_CHUNK = 500
 EVENTS_MAX_BYTES = 1 << 20    # events a request (JSON is ASCII: characters are bytes); 4,000 findings: ~4 requests
 CA_ENV = "INGEST_DOCTOR_SPLUNKD_CA"
@@ -172,9 +174,7 @@ class SplunkdPort:
 
     def kv_read(self, keys: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         out: Dict[str, Dict[str, Any]] = {}
-        keys = sorted(set(keys))
-        for i in range(0, len(keys), KV_READ_CHUNK):       # the query travels in the URL: keep it short
-            chunk = keys[i:i + KV_READ_CHUNK]
+        for chunk in kv_query_runs(keys, KV_QUERY_MAX_BYTES):     # the query travels in the URL: keep it short
             f = self._call("read KV store %s" % COLLECTION, "GET", NS + "storage/collections/data/" + COLLECTION,
                            params={"output_mode": "json", "query": kv_query(chunk)})
             data = self._json("read KV store", f)

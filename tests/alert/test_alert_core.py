@@ -90,6 +90,22 @@ def test_kv_key_is_safe_and_injective():
     assert json.loads(kv_query(["b", "a", "a"])) == {"$or": [{"_key": "a"}, {"_key": "b"}]}
 
 
+@pytest.mark.parametrize("max_bytes", [1, 200, 1000, 1001, 1002, 1003, 7500])
+def test_kv_reads_are_runs_of_keys_whose_url_query_fits_the_bound(max_bytes):
+    from urllib.parse import urlencode
+    from ingest_doctor.delivery.store import kv_query_runs
+    keys = ["idx-%03d~2Ftyping~2F%d" % (i, i % 4) for i in range(300)] + ["h" * 255 + "~2Fx~2F-", "a~7E~2Fb"] * 2
+    keys += ["odd key \u00e9\"\\/%d" % i for i in range(20)]          # not kv_key made: quoted in full
+    runs = kv_query_runs(keys, max_bytes)
+    assert [k for run in runs for k in run] == sorted(set(keys))       # every key once, in order
+    for run in runs:
+        size = len(urlencode({"query": kv_query(run)})) - len("query=")
+        assert size <= max_bytes or len(run) == 1                       # only a key too long alone exceeds it
+    for a, b in zip(runs, runs[1:]):                                    # and a run is cut only when full
+        assert len(urlencode({"query": kv_query(a + b[:1])})) - len("query=") > max_bytes
+    assert kv_query_runs([], max_bytes) == []
+
+
 def test_plan_new_update_retry_reopen():
     f = _finding()
     up = plan(None, f, 100.0, "sid1", "s")

@@ -182,3 +182,160 @@ def test_unchanged_stat_lines_give_the_same_busy_as_a_fresh_reader(tmp_path, mon
         assert {b.tid: b.busy_pct for b in got} == {10: 90.0, 11: 3.0 if step % 2 else 0.0, 12: 0.0}
         assert kept.files._parsed == fresh
         assert len(parsed) == (2 if step % 2 else 1)    # the idle thread's line is never parsed again
+
+
+# ------------------------------------------------------------------ results rows: plain columns paired at once
+
+def _rows_by_the_column_loop(path, header_known):
+    """The column loop read_rows had before plain values were paired with their names by zip: the reference."""
+    import csv
+    import gzip
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+        reader = csv.reader(f)
+        header = [h.strip() for h in next(reader)]
+        mv_cols = {i: h[len(results.MV_PREFIX):] for i, h in enumerate(header) if h.startswith(results.MV_PREFIX)}
+        out = []
+        for count, rec in enumerate(reader, 1):
+            if not any(rec):
+                continue
+            single, multi = {}, {}
+            for i, value in enumerate(rec[:len(header)]):
+                if i in mv_cols:
+                    if value:
+                        multi[mv_cols[i]] = results.decode_mv(value)
+                    continue
+                single[header[i]] = value
+            out.append((count, single, multi))
+        return out
+
+
+def _write_csv(path, lines):
+    import gzip
+    with gzip.open(path, "wt", encoding="utf-8", newline="") as f:
+        f.write("".join(lines))
+
+
+@pytest.mark.parametrize("lines", [
+    # splunkd's order: plain columns, then the __mv_ ones
+    ["signal,host,queue,__mv_queue\n", "queue_fill,h1,\"a\nb\",$a$;$b$\n", "thread_busy,h2,,\n"],
+    # an __mv_ column among the plain ones, a duplicated column, short and long rows, an empty row
+    ["host,__mv_queue,queue,signal,host\n", "h1,$a$;$b$,\"a\nb\",queue_fill,h9\n", "h2\n", ",,,\n",
+     "h3,,x,thread_busy,,extra,more\n"],
+    ["signal,host,__mv_queue,__mv_queue\n", "s,h,$a$,\n", "s,h,,$b$;$c$\n", "s,h,$a$,$d$\n"],
+    ["host,signal\n", "h1\n", "h2,s,x\n"],
+])
+def test_result_rows_pair_plain_values_as_the_column_loop_did(tmp_path, lines):
+    path = str(tmp_path / "r.csv.gz")
+    _write_csv(path, lines)
+    got = [(r.line, r._single, r._multi) for r in results.read_rows(path, ["signal", "host", "queue"])]
+    want = _rows_by_the_column_loop(path, None)
+    assert got == want
+    assert [list(s) for _, s, _ in got] == [list(s) for _, s, _ in want]      # and the columns' order
+
+
+# ------------------------------------------------------------------ JSON: one C encoder for a run's texts
+
+JSON_VALUES = [[], {}, "a\u00e9\"\\\n\x00", 1.5, 1e300, -0.0, 10 ** 30, True, None, float("nan"), float("-inf"),
+               [{"signal": "queue_fill_pct", "value": 98.25, "unit": "%", "window": "10m", "source": "m\u4e2d"}],
+               {"b": [1, {"z": 1, "a": None}], "a": "x", "$or": [{"_key": "k~2F1"}]}, ("t", 1)]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+def test_the_kept_json_encoders_write_what_json_encoder_writes(value):
+    import json
+    from ingest_doctor.delivery import store
+    assert store._SORTED_COMPACT(value) == json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode(value)
+    assert store._COMPACT(value) == json.JSONEncoder(separators=(",", ":")).encode(value)
+
+
+def test_the_kept_json_encoders_fail_as_json_encoder_fails_and_then_work_again():
+    import json
+    from ingest_doctor.delivery import store
+    loop = []
+    loop.append(loop)
+    for encode, sort_keys in ((store._COMPACT, False), (store._SORTED_COMPACT, True)):
+        plain = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":")).encode
+        odd = {"a": [1, object()], "b": 2}
+        with pytest.raises(TypeError) as kept:
+            encode(odd)
+        with pytest.raises(TypeError) as want:
+            plain(odd)
+        assert str(kept.value) == str(want.value)
+        with pytest.raises(ValueError, match="Circular reference"):
+            encode({"x": loop})
+        # the same containers again, fixed: a failed encode left no mark that would call them circular
+        odd["a"].pop()
+        assert encode(odd) == plain(odd)
+
+
+# ------------------------------------------------------------------ series order: one pairwise pass an order
+
+def _oldest_first_by_sorting(times, values, blocked):
+    """The sort-and-compare _oldest_first replaced by pairwise passes: the reference."""
+    ordered = sorted(times)
+    if times != ordered:
+        n = len(times)
+        if times[::-1] == ordered and len(set(times)) == n:
+            times.reverse()
+            values.reverse()
+            blocked = blocked[::-1] if blocked is not None else None
+        else:
+            order = sorted(range(n), key=times.__getitem__)
+            times = ordered
+            values = [values[i] for i in order]
+            blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
+    return times, values, blocked
+
+
+def test_series_put_oldest_first_as_sorting_did():
+    rnd = random.Random(21)
+    pools = [[1.0, 2.0, 3.0], [0.0, -0.0, 5.0], [float("inf"), float("-inf"), 1.0],
+             [1763805600.0 - 30 * i for i in range(5)]]
+    cases = [[], [1.0], [2.0, 1.0], [1.0, 1.0], [3.0, 2.0, 2.0, 1.0], [-0.0, 0.0], [0.0, -0.0],
+             [float("inf"), float("inf")], [1763805600.0 - 30 * i for i in range(20)]]
+    for _ in range(3000):
+        pool = rnd.choice(pools)
+        cases.append([rnd.choice(pool) for _ in range(rnd.randint(0, 6))])
+    for times in cases:
+        values = [float(i) for i in range(len(times))]
+        for blocked in (None, bytes(rnd.randint(0, 1) for _ in times)):
+            want = _oldest_first_by_sorting(list(times), list(values), blocked)
+            got = rows_mod._oldest_first(list(times), list(values), blocked)
+            assert got == want and [repr(t) for t in got[0]] == [repr(t) for t in want[0]], times
+
+
+def test_plausible_host_refuses_the_characters_the_character_loop_refused():
+    from ingest_doctor.alert.action import MAX_HOST, plausible_host
+    for c in range(0x3000):
+        host = "idx-" + chr(c) + "-01"
+        assert plausible_host(host) == (not any(ord(ch) < 32 or ord(ch) == 127 for ch in host)), c
+    assert plausible_host(None) and plausible_host("h" * MAX_HOST) and not plausible_host("h" * (MAX_HOST + 1))
+
+
+def _timed_each_by_splitting(texts):
+    """_timed_each as it split every text and joined the tokens again: the reference."""
+    split = [t.split() for t in texts]
+    joined = " ".join(" ".join(tokens) for tokens in split if tokens)
+    n = joined.count(" ") + 1 if joined else 0
+    if n != sum(map(len, split)) or n != joined.count(":") or not rows_mod._TIMED_ALL.fullmatch(joined):
+        return None
+    nums = list(map(float, joined.replace("b", "").replace(":", " ").split(" ")))
+    out, at = [], 0
+    for tokens in split:
+        k = len(tokens)
+        blocked = bytes(t.endswith("b") for t in tokens) if any(t.endswith("b") for t in tokens) else None
+        out.append(_oldest_first_by_sorting(nums[2 * at:2 * (at + k):2], nums[2 * at + 1:2 * (at + k):2], blocked)
+                   if k else ([], [], None))
+        at += k
+    return out
+
+
+def test_queue_series_read_at_once_equal_the_split_tokens():
+    rnd = random.Random(21)
+    pieces = ["1763805600:97", "1763805570:100b", "10:1.5", "9:-2", "7", "x:1", "1:2c", "", " ", "  ", "\t",
+              "\u00a0", "1763805540:5b", "1:2:3"]
+    cases = [[], [""], ["", ""], ["1:2", ""], ["", "1:2"], [" 1:2  3:4b ", "5:6"], ["1:2\n3:4", "5:6"]]
+    for _ in range(4000):
+        cases.append([" ".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 4))) for _ in range(rnd.randint(0, 4))])
+    for texts in cases:
+        assert rows_mod._timed_each(list(texts)) == _timed_each_by_splitting(list(texts)), texts

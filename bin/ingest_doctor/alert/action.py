@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import re
 import secrets
 import time as _time
 from dataclasses import dataclass, field
@@ -71,8 +72,11 @@ NOTIFIED_KINDS = ("new", "reopened", "escalated", "resolved")
 MAX_HOST = 255                  # a longer "host" is no host name (and its KV key would not fit a URL)
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f]")      # a control character (one search, not a loop a character)
+
+
 def plausible_host(host: Optional[str]) -> bool:
-    return host is None or (len(host) <= MAX_HOST and not any(ord(ch) < 32 or ord(ch) == 127 for ch in host))
+    return host is None or (len(host) <= MAX_HOST and not _CONTROL.search(host))
 
 Diagnose = Callable[..., Report]
 

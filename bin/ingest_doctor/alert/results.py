@@ -63,10 +63,12 @@ class Row:
 
 def decode_mv(encoded: str) -> List[str]:
     """`$a$;$b$$c$` -> ['a', 'b$c'] (Splunk's multivalue encoding)."""
-    # Most values hold no `$`: then the entries are exactly what lies between `$;$` (C speed).
+    # Most values hold no `$`: then the entries are exactly what lies between `$;$` (C speed). The entries
+    # hold no `$` when every `$` inside is one of the separators' two (counted, not searched entry by entry).
     if len(encoded) >= 2 and encoded[0] == "$" and encoded[-1] == "$" and "$$" not in encoded:
-        parts = encoded[1:-1].split("$;$")
-        if not any("$" in p for p in parts):
+        inner = encoded[1:-1]
+        parts = inner.split("$;$")
+        if inner.count("$") == 2 * (len(parts) - 1):
             return parts
     return _decode_mv_slow(encoded)
 
@@ -137,7 +139,11 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
             raise BadInput("results_file %s is empty: no header and no results" % path)
         header = [h.strip() for h in header]
         check_header(header, known, path)
-        mv_cols = {i: h[len(MV_PREFIX):] for i, h in enumerate(header) if h.startswith(MV_PREFIX)}
+        plain = [(i, h) for i, h in enumerate(header) if not h.startswith(MV_PREFIX)]
+        mv_cols = [(i, h[len(MV_PREFIX):]) for i, h in enumerate(header) if h.startswith(MV_PREFIX)]
+        # splunkd writes the plain columns first, then the __mv_ ones: a row's plain values are then its
+        # first values, paired with their names at C speed (zip stops where a short row does).
+        names = [h for _, h in plain] if all(i == k for k, (i, _) in enumerate(plain)) else None
         count = 0
         while True:
             try:
@@ -149,18 +155,17 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
             count += 1
             if not any(rec):
                 continue
-            single: Dict[str, str] = {}
+            n = len(rec)
+            single = dict(zip(names, rec)) if names is not None else {h: rec[i] for i, h in plain if i < n}
             multi: Dict[str, List[str]] = {}
-            for i, value in enumerate(rec[:len(header)]):
-                if i in mv_cols:
-                    if value:
-                        try:
-                            multi[mv_cols[i]] = decode_mv(value)
-                        except ValueError as e:
-                            raise BadInput("results_file %s result %d: column %s%s: %s"
-                                           % (path, count, MV_PREFIX, mv_cols[i], e)) from None
-                    continue
-                single[header[i]] = value
+            for i, name in mv_cols:
+                value = rec[i] if i < n else ""
+                if value:
+                    try:
+                        multi[name] = decode_mv(value)
+                    except ValueError as e:
+                        raise BadInput("results_file %s result %d: column %s%s: %s"
+                                       % (path, count, MV_PREFIX, name, e)) from None
             yield Row(count, single, multi)
         if count == 0:
             raise BadInput("results_file %s has a header but no result rows: nothing to flag" % path)

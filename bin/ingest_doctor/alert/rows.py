@@ -22,6 +22,7 @@ import re
 import time as _time
 from dataclasses import dataclass
 from itertools import repeat
+from operator import gt, le
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ingest_doctor import model
@@ -93,15 +94,17 @@ def _fail(row: Row, msg: str) -> RowError:
 
 
 def _num(row: Row, name: str, value: Optional[str], required: bool = False) -> Optional[float]:
-    if value is None or value.strip() == "":
+    # Called ~8 times a row: the value stripped once, finiteness by math.isfinite (no inf made a call).
+    text = "" if value is None else value.strip()
+    if not text:
         if required:
             raise _fail(row, "column %s is empty" % name)
         return None
     try:
-        f = float(value.strip())
+        f = float(text)
     except ValueError:
         raise _fail(row, "column %s=%r is not a number" % (name, value)) from None
-    if f != f or f in (float("inf"), float("-inf")):
+    if not math.isfinite(f):
         raise _fail(row, "column %s=%r is not a finite number" % (name, value))
     return f
 
@@ -153,20 +156,18 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
 
 
 def _oldest_first(times: List[float], values: List[float], blocked: Optional[bytes]) -> Series:
-    """The series sorted oldest first (stable: equal times keep their order)."""
-    ordered = sorted(times)
-    if times != ordered:
-        n = len(times)
-        if times[::-1] == ordered and len(set(times)) == n:     # newest first, as the searches write them
-            times.reverse()
-            values.reverse()
-            blocked = blocked[::-1] if blocked is not None else None
-        else:
-            order = sorted(range(n), key=times.__getitem__)
-            times = ordered
-            values = [values[i] for i in order]
-            blocked = bytes([blocked[i] for i in order]) if blocked is not None else None
-    return times, values, blocked
+    """The series sorted oldest first (stable: equal times keep their order). The two orders a series
+    comes in are recognised by one pairwise pass each (times are never NaN: the tokens' pattern has none)."""
+    later = times[1:]
+    if all(map(le, times, later)):              # oldest first already
+        return times, values, blocked
+    if all(map(gt, times, later)):              # newest first, as the searches write them (no equal times)
+        times.reverse()
+        values.reverse()
+        return times, values, blocked[::-1] if blocked is not None else None
+    order = sorted(range(len(times)), key=times.__getitem__)
+    return ([times[i] for i in order], [values[i] for i in order],
+            bytes([blocked[i] for i in order]) if blocked is not None else None)
 
 
 def _timed_each(texts: List[str]) -> Optional[List[Series]]:
@@ -174,22 +175,29 @@ def _timed_each(texts: List[str]) -> Optional[List[Series]]:
     queue_fill row holds each queue's): the texts' tokens checked by one match and read by one float pass.
     None when a token is odd or has no time: then each text is read on its own, where it is used (the
     error names the first odd column of the row, as it always did)."""
-    split = [t.split() for t in texts]
-    joined = " ".join(" ".join(tokens) for tokens in split if tokens)
-    n = joined.count(" ") + 1 if joined else 0
-    if n != sum(map(len, split)) or n != joined.count(":") or not _TIMED_ALL.fullmatch(joined):
-        return None
+    joined = " ".join(texts)
+    if _TIMED_ALL.fullmatch(joined):
+        # As the searches write them: tokens one space apart, no text empty (the match vouches for it,
+        # an empty text or other whitespace fails it), so each text's tokens are counted, not split.
+        clean = texts
+    else:
+        clean = [" ".join(t.split()) for t in texts]
+        joined = " ".join(c for c in clean if c)
+        if not _TIMED_ALL.fullmatch(joined):
+            return None
+    if joined.count(" ") + 1 != joined.count(":"):
+        return None         # a token without its time
     if "b" in joined:       # every token matched: a b ends the tokens of blocked samples, and nothing else
         joined = joined.replace("b", "")
     nums = list(map(float, joined.replace(":", " ").split(" ")))
     out: List[Series] = []
     at = 0
-    for tokens, text in zip(split, texts):
-        k = len(tokens)
-        if not k:
+    for text in clean:
+        if not text:
             out.append(([], [], None))
             continue
-        blocked = bytes(map(str.endswith, tokens, repeat("b"))) if "b" in text else None
+        k = text.count(" ") + 1
+        blocked = bytes(map(str.endswith, text.split(" "), repeat("b"))) if "b" in text else None
         out.append(_oldest_first(nums[2 * at:2 * (at + k):2], nums[2 * at + 1:2 * (at + k):2], blocked))
         at += k
     return out

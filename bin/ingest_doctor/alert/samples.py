@@ -50,7 +50,11 @@ class Samples:
         out: List[QueueSample] = []
         times, values, blocked = self.times, self.values, self.blocked
         for queue, name, pset, window, src, a, b in self.runs:
-            if queue:
+            if not queue:
+                continue
+            if blocked.find(1, a, b) < 0:       # most queues are never blocked: no mark to read a sample
+                out += [QueueSample(t, name, pset, v, window, False, src) for t, v in zip(times[a:b], values[a:b])]
+            else:
                 out += [QueueSample(t, name, pset, v, window, f == 1, src)
                         for t, v, f in zip(times[a:b], values[a:b], blocked[a:b])]
         return out

@@ -147,25 +147,26 @@ def plan(changes: Iterable[Change], cap: int = MAX_PER_RUN, floor: str = "warnin
     for c in changes:                       # one change per id: the run's latest
         last[c.finding.id] = c
     out = MessagePlan()
-    wanted: List[Change] = []
+    # (-rank, id, change): most severe first, then by id. A run may hold thousands of changes and post
+    # a handful: each id and rank is found once, and a name made only where it is needed.
+    wanted: List[Tuple[int, str, Change]] = []
     present = present or {}
     levels = ("info", "warn", "error")
     for fid in sorted(last):
         c = last[fid]
-        name = message_name(fid)
         if c.kind == "resolved":
-            out.deletes.append(name)
+            out.deletes.append(message_name(fid))
         elif c.kind in POSTED_KINDS and severity_rank(c.finding.severity) >= severity_rank(floor):
-            shown = present.get(name)
+            shown = present.get(message_name(fid)) if present else None
             if shown in levels and levels.index(shown) >= levels.index(LEVEL[c.finding.severity]):
                 continue
-            wanted.append(c)
-    wanted.sort(key=lambda c: (-severity_rank(c.finding.severity), c.finding.id))
+            wanted.append((-severity_rank(c.finding.severity), fid, c))
+    wanted.sort(key=lambda w: (w[0], w[1]))
     cap = max(0, cap)
-    for c in wanted[:cap]:
-        out.posts.append(Post(message_name(c.finding.id), message_text(c.finding, c.kind, c.holds_back),
+    for _, fid, c in wanted[:cap]:
+        out.posts.append(Post(message_name(fid), message_text(c.finding, c.kind, c.holds_back),
                               LEVEL[c.finding.severity]))
-    held = [c.finding for c in wanted[cap:]]
+    held = [c.finding for _, _, c in wanted[cap:]]
     if held:
         out.held = len(held)
         worst = max(severity_rank(f.severity) for f in held)

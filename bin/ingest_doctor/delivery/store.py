@@ -43,7 +43,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from urllib.parse import quote_plus
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ingest_doctor.findings import Finding, severity_rank
 
@@ -76,8 +77,30 @@ def kv_key(finding_id: str) -> str:
     return "".join(out)
 
 
-_SORTED_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode   # one encoder, not one a call
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+def _compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
+    """json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":")).encode, the same text, with its C encoder
+    made once: JSONEncoder.encode makes one a call, a fifth of encoding a finding's evidence, and a run of
+    the action encodes three texts a finding (issue 21). For one thread at a time (the action's): the
+    encoder's circular-reference marks are shared, and cleared when an encode fails part-way."""
+    enc = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"))
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:        # no C accelerator: the plain encoder
+        return enc.encode
+    markers: Dict[int, Any] = {}
+    chunks = make(markers, enc.default, json.encoder.encode_basestring_ascii, None, enc.key_separator,
+                  enc.item_separator, enc.sort_keys, enc.skipkeys, enc.allow_nan)
+
+    def encode(value: Any) -> str:
+        try:
+            return "".join(chunks(value, 0))
+        except BaseException:
+            markers.clear()
+            raise
+    return encode
+
+
+_SORTED_COMPACT = _compact_encoder(sort_keys=True)
+_COMPACT = _compact_encoder(sort_keys=False)
 
 
 def _dumps(value: Any) -> str:
@@ -272,6 +295,34 @@ def delivery_result(current: Optional[Dict[str, Any]], claimed: Dict[str, Any], 
 def kv_query(keys: List[str]) -> str:
     """A KV store query selecting these keys (one request for the whole run)."""
     return _dumps({"$or": [{"_key": k} for k in sorted(set(keys))]})
+
+
+def kv_query_runs(keys: Sequence[str], max_bytes: int) -> List[List[str]]:
+    """The keys, sorted and unique, in runs whose kv_query, URL-encoded (a KV store query travels in the
+    URL of a GET), takes at most `max_bytes`; a key too long for that alone is a run of its own. Runs
+    bounded by bytes, not by a count of keys: short keys share a request, and long ones (a host name
+    may have 255 characters) never make a URL longer than the bound."""
+    runs: List[List[str]] = []
+    run: List[str] = []
+    size = _QUERY_BYTES - _COMMA_BYTES          # the first key of a run has no comma before it
+    for key in sorted(set(keys)):
+        more = (len(key) + _PLAIN_KEY_BYTES if _URL_PLAIN.fullmatch(key)
+                else len(quote_plus(_dumps({"_key": key})))) + _COMMA_BYTES
+        if run and size + more > max_bytes:
+            runs.append(run)
+            run, size = [], _QUERY_BYTES - _COMMA_BYTES
+        run.append(key)
+        size += more
+    if run:
+        runs.append(run)
+    return runs
+
+
+_QUERY_BYTES = len(quote_plus(_dumps({"$or": []})))       # what a query costs around its keys
+_COMMA_BYTES = len(quote_plus(","))                       # between two keys
+# A key of these characters (every kv_key is) is itself in JSON and in a URL: only its clause's frame costs.
+_URL_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+_PLAIN_KEY_BYTES = len(quote_plus(_dumps({"_key": ""})))
 
 
 def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None,
