@@ -2,24 +2,17 @@
 byte, as the last one it read (readstep.read's `parsed`): configuration changes rarely and the HEC token
 list is large. Pinned here: what such a read gives equals parsing the body again (evidence, macros),
 and a body that changed is parsed again."""
-import os
 
-from fakes.paths import SCENARIOS
+from fakes.collector_http import scenario_bodies
 from ingest_doctor.read import readstep
 from ingest_doctor.read.endpoints import COLLECTOR, Fetched, MACROS
 
-REST = os.path.join(SCENARIOS, "busy_healthy", "rest")
 MACROS_BODY = (b'{"entry": [{"name": "ingest_doctor_queue_fill_pct", "content": {"definition": "85"}}, '
                b'{"name": "other", "content": {"definition": "1"}}]}')
 
 
 def _bodies():
-    out = {}
-    for ep in COLLECTOR:
-        path = os.path.join(REST, ep.path + ".json")
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                out[ep.path] = f.read()
+    out = scenario_bodies("busy_healthy")
     out[MACROS] = MACROS_BODY
     return out
 

@@ -3,25 +3,16 @@ readstep.ConfigMerge, which works out what the readings give once per set of rea
 about once a minute) instead of merging them again every poll. Pinned here: over polls where a
 reading changes, stays the same object, comes, and goes, what it gives equals readstep.merge_config."""
 import copy
-import os
 
-from fakes.paths import SCENARIOS
+from fakes.collector_http import scenario_bodies
 from ingest_doctor.evidence import Config, Evidence, HostCpu
 from ingest_doctor.read import readstep
 from ingest_doctor.read.endpoints import COLLECTOR, Fetched
 from ingest_doctor.record import asdict, replace
 
-REST = os.path.join(SCENARIOS, "busy_healthy", "rest")
-
 
 def _bodies():
-    out = {}
-    for ep in COLLECTOR:
-        path = os.path.join(REST, ep.path + ".json")
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                out[ep.path] = f.read()
-    return out
+    return scenario_bodies("busy_healthy")
 
 
 def _read(bodies, parsed, time):

@@ -2,14 +2,28 @@
 (an indexer with two pipeline sets, HEC on), FakeHttp serving it and recording the calls, and
 a Collector wired to it with a counting clock. tests/fakes/instance.py is the same over HTTPS."""
 import json
+import os
 
 from ingest_doctor.collector import params as params_mod
 from ingest_doctor.collector import poll as collector
 from ingest_doctor.read import endpoints
+from fakes.paths import SCENARIOS
 from fakes.splunkd import envelope
 
 Q = "services/server/introspection/queues"
 MACROS = "services/configs/conf-macros"
+
+
+def scenario_bodies(scenario):
+    """The bodies of the collector's endpoints recorded in a scenario's rest/ folder, by endpoint path."""
+    rest = os.path.join(SCENARIOS, scenario, "rest")
+    out = {}
+    for ep in endpoints.COLLECTOR:
+        path = os.path.join(rest, ep.path + ".json")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                out[ep.path] = f.read()
+    return out
 
 
 def params(**kw):
