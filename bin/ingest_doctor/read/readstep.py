@@ -117,43 +117,15 @@ def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
     setting, the core count) fills in only where `ev`'s is unknown, a later endpoint's known value
     winning over an earlier one's and unknown values never overwriting known ones; NAMES are
     joined; samples and notes are added."""
-    read = [parts[ep.path] for ep in ENDPOINTS if ep.path in parts]
-    for name, policy in policies(type(ev)).items():
-        mine = getattr(ev, name)
-        theirs = [getattr(part, name) for part in read]
-        if policy.merge == LATEST:
-            setattr(ev, name, _fill(mine, theirs))
-        elif policy.merge == NAMES:
-            for value in theirs:
-                mine.extend(x for x in value if x not in mine)
-        else:
-            for value in theirs:
-                mine.extend(value)
-
-
-def _fill(mine: Any, theirs: List[Any]) -> Any:
-    """`mine` with its unknown parts taken from the last of `theirs` that knows them (a record
-    attribute by attribute)."""
-    if isinstance(mine, Record):
-        changes = {}
-        for name in fields(mine):
-            if not known(getattr(mine, name)):
-                for other in theirs:
-                    if other is not None and known(getattr(other, name)):
-                        changes[name] = getattr(other, name)
-        return replace(mine, **changes) if changes else mine
-    if known(mine):
-        return mine
-    later = [other for other in theirs if known(other)]
-    return later[-1] if later else mine
+    ConfigMerge()(ev, parts)
 
 
 class ConfigMerge:
-    """`merge_config` for a caller that merges the same parts again and again: the collector, whose
-    configuration readings change about once a minute, and whose reading of a body unchanged byte
-    for byte is the last one's very object (`read`'s `parsed`). What the parts give each field is
-    worked out once per set of parts (known by identity: a reading is not changed once read), so a
-    poll only applies it to its evidence; the result is `merge_config`'s (tests/collector pin it)."""
+    """`merge_config`, kept for a caller that merges the same parts again and again: the collector,
+    whose configuration readings change about once a minute, and whose reading of a body unchanged
+    byte for byte is the last one's very object (`read`'s `parsed`). What the parts give each field
+    is worked out once per set of parts (known by identity: a reading is not changed once read), so
+    a poll only applies it to its evidence (tests/collector pin it equal to a fresh merge)."""
 
     def __init__(self) -> None:
         self._cls: Optional[type] = None
@@ -168,7 +140,7 @@ class ConfigMerge:
         for name, merge, last, attrs, items in self._plan:
             mine = getattr(ev, name)
             if merge == LATEST:
-                if isinstance(mine, Record):        # as _fill: its unknown attributes filled in
+                if isinstance(mine, Record):        # its unknown attributes filled in, each the last known
                     changes = {n: v for n, v in attrs.items() if not known(getattr(mine, n))}
                     if changes:
                         setattr(ev, name, replace(mine, **changes))
