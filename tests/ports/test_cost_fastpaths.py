@@ -339,3 +339,35 @@ def test_queue_series_read_at_once_equal_the_split_tokens():
         cases.append([" ".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 4))) for _ in range(rnd.randint(0, 4))])
     for texts in cases:
         assert rows_mod._timed_each(list(texts)) == _timed_each_by_splitting(list(texts)), texts
+
+
+def _timed_by_pattern(joined):
+    """What _read_timed must give: the pattern's verdict (every token timed), then the numbers."""
+    if not rows_mod._TIMED_ALL.fullmatch(joined) or joined.count(" ") + 1 != joined.count(":"):
+        return None
+    return list(map(float, joined.replace("b", "").replace(":", " ").split(" ")))
+
+
+def test_timed_text_read_by_counts_equals_the_pattern():
+    rnd = random.Random(2111)
+    good = ["1763805600:97", "1763805570:100b", "10:1.5", "9:-2", "0:0", "007:-0.50b", "1.25:3"]
+    bad = ["7", ".5:1", "1.:2", "1:.5", "1:2.", "1:-.5", "-1:2", "1:--2", "1:2-3", "1:2:3", "1:2bb", "1b:2", "1:b",
+           ":5", "5:", "1..2:3", "1.2.3:4", "1:2e5", "1:+2", "1:nan", "\u0663:1", "1:\u0663", "1:2\t", "", "-",
+           "1:2b3", "1:2 b", "1:-", "1:-b", "1:2.b", "1.:-2"]
+    cases = [" ".join(good), " ".join(good) + " ", " " + " ".join(good), "  ".join(good), "1:2"]
+    for _ in range(20000):
+        toks = [rnd.choice(good if rnd.random() < 0.85 else bad) for _ in range(rnd.randint(1, 6))]
+        cases.append(" ".join(toks))
+    alphabet = "0123456789.:-b  "
+    for _ in range(20000):      # anything over the characters a token may hold
+        cases.append("".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 12))))
+    for joined in cases:
+        want, got = _timed_by_pattern(joined), rows_mod._read_timed(joined)
+        assert got == want and (got is None or [repr(x) for x in got] == [repr(x) for x in want]), joined
+
+
+def test_timed_text_read_by_counts_catches_a_planted_slip(monkeypatch):
+    """The counts are the check: drop one (a dot at the end read as the pattern's number) and the
+    comparison above finds it."""
+    monkeypatch.setattr(rows_mod, "_LONE_DOTS", ())
+    assert rows_mod._read_timed("1.:2") == [1.0, 2.0] and _timed_by_pattern("1.:2") is None

@@ -115,6 +115,38 @@ _TIMED_ALL = re.compile(r"%s(?: %s)*" % (_TOKEN, _TOKEN))
 
 Series = Tuple[List[float], List[float], Optional[bytes]]     # times, values, blocked marks (None: none)
 
+_SAMPLE_CHARS = b"0123456789.:-b "
+_NOT_COLONS = b"0123456789.-b"
+# A dot without a digit on one side: float() reads "1." and ".5", the tokens' pattern does not.
+_LONE_DOTS = (b".:", b". ", b".b", b":.", b" .", b"-.")
+
+
+def _read_timed(joined: str) -> Optional[List[float]]:
+    """The numbers of `joined` (time, value, time, value, ...; b marks dropped) when it matches _TIMED_ALL
+    and every token has its time; None otherwise, the caller then reads it by the pattern. The same
+    verdict as the pattern's, by byte counts and substring tests (C speed, a tenth of the match): one
+    colon a token, single spaces, a dot between digits, a minus only opening a value, a b only ending
+    a token, and what is left float() reads exactly as the pattern's numbers or refuses."""
+    try:
+        raw = joined.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    n = raw.count(b" ") + 1
+    if raw.translate(None, _SAMPLE_CHARS) or raw.translate(None, _NOT_COLONS) != b": " * (n - 1) + b":":
+        return None
+    if b"." in raw and (raw[:1] == b"." or raw[-1:] == b"." or any(p in raw for p in _LONE_DOTS)):
+        return None
+    if raw.count(b"-") != raw.count(b":-"):
+        return None
+    if b"b" in raw:
+        if raw.count(b"b") != raw.count(b"b ") + raw.endswith(b"b"):
+            return None
+        joined = joined.replace("b", "")
+    try:
+        return list(map(float, joined.replace(":", " ").split(" ")))
+    except ValueError:      # an empty number, "1.2.3", "--1", "1-2": the pattern refuses them too
+        return None
+
 
 def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> Series:
     """Samples as the searches write them, `<epoch>:<value>[b]` (b: blocked=true), in any order.
@@ -132,6 +164,10 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
     if not n:
         return [], [], None
     joined = " ".join(tokens)
+    nums = _read_timed(joined) if joined.count(" ") == n - 1 else None
+    if nums is not None:        # every token timed, as the searches write them
+        blocked = bytes(map(str.endswith, tokens, repeat("b"))) if "b" in joined else None
+        return _oldest_first(nums[0::2], nums[1::2], blocked)
     if joined.count(" ") != n - 1 or not _TIMED_ALL.fullmatch(joined):
         for tok, raw in zip(tokens, shown or tokens):
             if not _TIMED.match(tok):
@@ -176,20 +212,21 @@ def _timed_each(texts: List[str]) -> Optional[List[Series]]:
     None when a token is odd or has no time: then each text is read on its own, where it is used (the
     error names the first odd column of the row, as it always did)."""
     joined = " ".join(texts)
-    if _TIMED_ALL.fullmatch(joined):
-        # As the searches write them: tokens one space apart, no text empty (the match vouches for it,
-        # an empty text or other whitespace fails it), so each text's tokens are counted, not split.
+    nums = _read_timed(joined)
+    if nums is not None:
+        # As the searches write them: tokens one space apart, no text empty (an empty text or other
+        # whitespace fails _read_timed), so each text's tokens are counted, not split.
         clean = texts
     else:
         clean = [" ".join(t.split()) for t in texts]
         joined = " ".join(c for c in clean if c)
         if not _TIMED_ALL.fullmatch(joined):
             return None
-    if joined.count(" ") + 1 != joined.count(":"):
-        return None         # a token without its time
-    if "b" in joined:       # every token matched: a b ends the tokens of blocked samples, and nothing else
-        joined = joined.replace("b", "")
-    nums = list(map(float, joined.replace(":", " ").split(" ")))
+        if joined.count(" ") + 1 != joined.count(":"):
+            return None         # a token without its time
+        if "b" in joined:       # every token matched: a b ends the tokens of blocked samples, and nothing else
+            joined = joined.replace("b", "")
+        nums = list(map(float, joined.replace(":", " ").split(" ")))
     out: List[Series] = []
     at = 0
     for text in clean:
