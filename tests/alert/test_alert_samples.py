@@ -163,3 +163,26 @@ def test_the_action_judges_each_host_as_diagnose_judges_its_whole_evidence(seed)
         want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
     assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
     assert below == 0 and notes == want_notes
+
+
+def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
+    """The action tells the diagnosis its samples are finite only when they are (Collected.finite): a
+    value too large for a float (read as infinity) leaves the check to the diagnosis, which drops that
+    sample and says so, exactly as for the host's whole evidence."""
+    huge = "9" * 400
+    rows = [Row(1, {"signal": "thread_busy", "host": "hf-01", "thread": "typing", "busy_pct": "95",
+                    "pipeline_set": "0"},
+                {"samples": ["%d:%s" % (NOW - 30 * k, huge if k == 3 else "97") for k in range(20)]}),
+            Row(2, {"signal": "thread_busy", "host": "hf-02", "thread": "typing", "busy_pct": "95",
+                    "pipeline_set": "0"}, {"samples": ["%d:97" % (NOW - 30 * k) for k in range(20)]})]
+    c = collect(rows, NOW)
+    assert not c.finite("hf-01") and c.finite("hf-02")
+    th = thresholds.defaults()
+    found, _, notes = judge(c, th, "info", diagnose)
+    want, want_notes = [], []
+    for host, ev in sorted(rows_to_evidence(rows, now=NOW).items()):
+        report = diagnose(ev, th)
+        want.extend(report.findings)
+        want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
+    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
+    assert notes == want_notes and any("hf-01: 1 samples with a non-numeric value" in n for n in notes)

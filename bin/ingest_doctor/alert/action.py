@@ -54,7 +54,7 @@ from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
 from ingest_doctor.alert.results import read_rows
-from ingest_doctor.alert.rows import KNOWN_COLUMNS, Reported, split_rows
+from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
                                           kv_key, mark_pending, plan, plan_resolution, record_webhook_body)
 from ingest_doctor.deployment import link as link_mod
@@ -205,7 +205,10 @@ def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_se
     notes: List[str] = []
     floor = severity_rank(min_severity)
     for host in sorted(by_host):
-        report = diagnose(by_host[host], th)
+        if isinstance(by_host, Collected) and by_host.finite(host):
+            report = diagnose(by_host[host], th, finite=True)
+        else:
+            report = diagnose(by_host[host], th)
         notes.extend("%s: %s" % (host, n) for n in report.not_judged)
         for f in report.findings:
             if severity_rank(f.severity) >= floor:

@@ -32,6 +32,7 @@ from ingest_doctor.alert.samples import Interned, Samples
 from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
                                    TcpoutConnection)
 from ingest_doctor.engine import silence
+from ingest_doctor.engine.rules.state import samples_finite
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 from ingest_doctor.record import replace
 
@@ -413,6 +414,12 @@ class Collected(Mapping[str, Evidence]):
 
     def __len__(self) -> int:
         return len(self.light)
+
+    def finite(self, host: str) -> bool:
+        """Every sample of `self[host]` has finite numbers, checked on the numbers (diagnose's `finite`:
+        the diagnosis then does not check each sample object again)."""
+        smp = self.samples.get(host)
+        return (smp is None or smp.finite()) and samples_finite(self.light[host])
 
     def only(self, hosts: Iterable[str]) -> "Collected":
         """The same rows for `hosts` only (no copy of their samples)."""

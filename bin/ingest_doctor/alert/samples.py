@@ -9,6 +9,7 @@ in the order rows_to_evidence has always given them, and they are dropped once j
 """
 from __future__ import annotations
 
+import math
 from array import array
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -37,6 +38,11 @@ class Samples:
 
     def __len__(self) -> int:
         return len(self.times)
+
+    def finite(self) -> bool:
+        """Every time and value is a finite number (False also when a sum overflows: then the diagnosis
+        checks each sample, as it does without this)."""
+        return math.isfinite(sum(self.times)) and math.isfinite(sum(self.values))
 
     def threads(self) -> List[ThreadSample]:
         out: List[ThreadSample] = []
