@@ -143,7 +143,7 @@ class _Port(MemoryPort):
         self.logs.append((level, category, fields))
 
 
-def _diagnose(evidence: Evidence, thresholds=None) -> Report:
+def _diagnose(evidence: Evidence, thresholds=None, finite=False) -> Report:
     """A warning and a critical finding for every host judged (the engine is not what is tested here)."""
     return Report(host=evidence.host, findings=[
         Finding("hec_input", "warning", evidence.host, None, "httpinputserverdatathread", "s"),

@@ -78,6 +78,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")      # a control character (one search,
 def plausible_host(host: Optional[str]) -> bool:
     return host is None or (len(host) <= MAX_HOST and not _CONTROL.search(host))
 
+# diagnose.diagnose, or one called as it is: (evidence, thresholds, finite=...) -> Report
 Diagnose = Callable[..., Report]
 
 
@@ -206,7 +207,7 @@ def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_se
     floor = severity_rank(min_severity)
     for host in sorted(by_host):
         if isinstance(by_host, Collected) and by_host.finite(host):
-            report = diagnose(by_host[host], th, finite=True)
+            report = diagnose(by_host.lean(host), th, finite=True)
         else:
             report = diagnose(by_host[host], th)
         notes.extend("%s: %s" % (host, n) for n in report.not_judged)

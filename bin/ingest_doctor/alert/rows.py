@@ -28,7 +28,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
-from ingest_doctor.alert.samples import Interned, Samples
+from ingest_doctor.alert.samples import Interned, Lean, Samples
 from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
                                    TcpoutConnection)
 from ingest_doctor.engine import silence
@@ -414,6 +414,15 @@ class Collected(Mapping[str, Evidence]):
 
     def __len__(self) -> int:
         return len(self.light)
+
+    def lean(self, host: str) -> Evidence:
+        """`self[host]` whose threads and queues are Lean sequences (alert/samples.py): the diagnosis reads
+        their numbers as runs, and no sample object is made unless something iterates them."""
+        ev = self.light[host]
+        smp = self.samples.get(host)
+        if smp is None or not smp.runs:
+            return ev
+        return replace(ev, threads=Lean(smp, False, ev.threads), queues=Lean(smp, True, ev.queues))
 
     def finite(self, host: str) -> bool:
         """Every sample of `self[host]` has finite numbers, checked on the numbers (diagnose's `finite`:

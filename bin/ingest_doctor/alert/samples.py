@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ingest_doctor.evidence import QueueSample, ThreadSample
 
 # (is a queue, thread or queue name, pipeline set, window, source, first index, end index)
 Run = Tuple[bool, str, Optional[int], str, str, int, int]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ingest_doctor.engine.rules.state import SeriesRun      # a run as the diagnosis reads it
 
 
 class Samples:
@@ -63,6 +66,63 @@ class Samples:
             else:
                 out += [QueueSample(t, name, pset, v, window, f == 1, src)
                         for t, v, f in zip(times[a:b], values[a:b], blocked[a:b])]
+        return out
+
+
+class Lean(Sequence):
+    """One host's thread (or queue) samples: those of its rows, kept as numbers, then `extra` (the objects
+    its Evidence holds already: local_config's). A sequence of ThreadSample / QueueSample, exactly
+    `Samples.threads() + extra` (`queues()`), made when something iterates it; the diagnosis reads its
+    `runs()` and `psets()` instead (engine/rules/state.py, SeriesRun), and never makes them (issue 21)."""
+    __slots__ = ("_smp", "_queue", "_extra", "_made")
+
+    def __init__(self, smp: Samples, queue: bool, extra: List[Any]):
+        self._smp, self._queue, self._extra = smp, queue, extra
+        self._made: Optional[List[Any]] = None
+
+    def _objects(self) -> List[Any]:
+        if self._made is None:
+            self._made = (self._smp.queues() if self._queue else self._smp.threads()) + self._extra
+        return self._made
+
+    def __len__(self) -> int:
+        return sum(b - a for q, _, _, _, _, a, b in self._smp.runs if q == self._queue) + len(self._extra)
+
+    def __bool__(self) -> bool:
+        return bool(self._extra) or any(q == self._queue and b > a for q, _, _, _, _, a, b in self._smp.runs)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._objects())
+
+    def __getitem__(self, i: Union[int, slice]) -> Any:
+        return self._objects()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (list, Lean)) and self._objects() == list(other)
+
+    __hash__ = None     # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Lean(%r)" % self._objects()
+
+    def runs(self) -> Iterator[SeriesRun]:
+        """Each run of samples, in order: the rows' (as array slices), then each `extra` sample alone."""
+        smp = self._smp
+        times, values, blocked = smp.times, smp.values, smp.blocked
+        for queue, name, pset, window, src, a, b in smp.runs:
+            if queue == self._queue and b > a:
+                yield (name, pset, window, src, times[a:b], values[a:b],
+                       blocked[a:b] if queue and blocked.find(1, a, b) >= 0 else None)
+        for x in self._extra:
+            if self._queue:
+                yield x.queue, x.pipeline_set, x.window, x.source, (x.time,), (x.fill_pct,), (1,) if x.blocked else None
+            else:
+                yield x.thread, x.pipeline_set, x.window, x.source, (x.time,), (x.busy_pct,), None
+
+    def psets(self) -> Set[Optional[int]]:
+        """{s.pipeline_set for s in self}, without making the samples."""
+        out = {p for q, _, p, _, _, a, b in self._smp.runs if q == self._queue and b > a}
+        out.update(x.pipeline_set for x in self._extra)
         return out
 
 

@@ -17,7 +17,8 @@ from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minut
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+    from ingest_doctor.engine.rules.state import SeriesRun
     QKey = Tuple[str, Optional[int]]
     Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
 
@@ -72,6 +73,9 @@ _NONE = Series("")       # no samples (never filled: a placeholder, not a series
 def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
     """The queue samples as series by (queue, pipeline set), in order, and per queue the newest reading of
     each average over at least `window_min` minutes (at equal times the later one)."""
+    runs = getattr(ev.queues, "runs", None)
+    if runs is not None:
+        return _group_runs(runs(), window_min)
     series: Dict[QKey, Series] = {}
     avgs: Avgs = defaultdict(dict)
     order = model.QUEUE_ORDER
@@ -116,6 +120,46 @@ def group(ev: Evidence, window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
             prev = avgs[key].get(q.window)
             if prev is None or (q.time or 0) >= (prev[0] or 0):
                 avgs[key][q.window] = (q.time, q.fill_pct, q.source)
+    return series, avgs
+
+
+def _group_runs(runs: Iterable[SeriesRun], window_min: float) -> Tuple[Dict[QKey, Series], Avgs]:
+    """`group` of samples handed out as runs (state.py: the action's, never made into objects): a run
+    extends its series at once. tests/engine pins it equal to `group` of the same samples as objects."""
+    series: Dict[QKey, Series] = {}
+    avgs: Avgs = defaultdict(dict)
+    order = model.QUEUE_ORDER
+    minutes: Dict[str, float] = {}
+    for queue, pset, window, src, times, values, blocked in runs:
+        if queue not in order or not values:
+            continue
+        key = (queue, pset)
+        if window == "sample":
+            s = series.get(key)
+            if s is None:
+                s = series[key] = Series(src)
+            if blocked is not None and 1 in blocked:
+                marks = [100.0 if f == 1 else 0.0 for f in blocked]
+                if not s.nblocked:
+                    s.blocked = [0.0] * len(s.values)
+                s.blocked.extend(marks)
+                s.nblocked += marks.count(100.0)
+                if s.blocked_source is None:
+                    s.blocked_source = src
+            elif s.nblocked:
+                s.blocked.extend([0.0] * len(values))
+            s.times.extend(times)
+            s.values.extend(values)
+            continue
+        m = minutes.get(window)
+        if m is None:
+            m = minutes[window] = window_minutes(window) or 0
+        if m >= window_min:
+            into = avgs[key]
+            for t, v in zip(times, values):
+                prev = into.get(window)
+                if prev is None or (t or 0) >= (prev[0] or 0):
+                    into[window] = (t, v, src)
     return series, avgs
 
 

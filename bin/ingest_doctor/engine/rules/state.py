@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
     # parts, each grouped once, so judging a window regroups only what the last poll changed.
     Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+    # An evidence list (threads, queues) may be a sequence that also hands out its samples as runs
+    # (`runs()`: name, pipeline set, window, source, times, values, blocked marks or None) and its
+    # pipeline sets (`psets()`): the action's (alert/samples.py Lean), read without making a sample object.
+    SeriesRun = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float],
+                      Optional[Sequence[int]]]
 
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
@@ -248,7 +253,9 @@ class State:
         key = "psets_of " + name
         sets = self.memo.get(key)
         if sets is None:
-            sets = self.memo[key] = {x.pipeline_set for x in getattr(self.ev, name)}
+            value = getattr(self.ev, name)
+            psets = getattr(value, "psets", None)       # SampleRuns: without making its samples
+            sets = self.memo[key] = psets() if psets is not None else {x.pipeline_set for x in value}
         return sets
 
     @property
@@ -346,7 +353,8 @@ def samples_finite(ev: Evidence) -> bool:
     also when the fast path cannot tell): `sanitise(ev, lists_finite=True)` then judges the same."""
     for name, policy in policies(type(ev)).items():
         value = getattr(ev, name)
-        if policy.finite and isinstance(value, list) and not _all_finite(value, policy.finite):
+        if policy.finite and value is not None and not isinstance(value, Record) and \
+                not _all_finite(value, policy.finite):
             return False
     return True
 
@@ -370,7 +378,7 @@ def sanitise(ev: Evidence, lists_finite: bool = False) -> Tuple[Evidence, int]:
         value = getattr(ev, name)
         if not policy.finite or value is None:
             continue
-        if isinstance(value, list):
+        if not isinstance(value, Record):      # a list, or a sequence of samples (SeriesRun)
             changes[name] = value if lists_finite else keep(value, *policy.finite)
         else:   # a record: its non-finite numbers become unknown
             changes[name] = replace(value, **{

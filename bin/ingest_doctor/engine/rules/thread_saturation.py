@@ -19,7 +19,9 @@ from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, State, Thr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Sequence, Tuple
+    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+    from ingest_doctor.evidence import ThreadSample
+    from ingest_doctor.engine.rules.state import SeriesRun
     TKey = Tuple[str, Optional[int]]
     Points = Dict[TKey, List[Tuple[Optional[float], float]]]
     # (the threads' series, their averages over the sustained window, the pipeline sets' busiest-thread
@@ -34,11 +36,30 @@ def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
     series: Points = defaultdict(list)
     averages: Dict[TKey, Tuple[float, str]] = {}
     sources: Dict[TKey, str] = {}
+    runs = getattr(ev.threads, "runs", None)
+    if runs is not None:
+        _group_runs(runs(), window_min, series, averages, sources)
+    else:
+        _group_samples(ev.threads, window_min, series, averages, sources)
+    busiest: Points = defaultdict(list)
+    psources: Dict[TKey, str] = {}
+    for p in ev.pipelinesets:
+        if not p.busiest_thread:
+            continue
+        key = (p.busiest_thread.lower(), None if single_pset else p.pipeline_set)
+        busiest[key].append((p.time, p.dutycycle_pct))
+        psources.setdefault(key, p.source)
+    return series, averages, busiest, sources, psources
+
+
+def _group_samples(threads: Sequence[ThreadSample], window_min: float, series: Points,
+                   averages: Dict[TKey, Tuple[float, str]], sources: Dict[TKey, str]) -> None:
+    """The thread samples' part of `group`."""
     # Samples come in runs of one thread: the same name, set and window objects as the sample before are
     # the same key, already sourced, and a series sample again.
     run: Optional[List[Tuple[Optional[float], float]]] = None
     run_thread = run_pset = run_window = None
-    for t in ev.threads:
+    for t in threads:
         if run is not None and t.thread is run_thread and t.pipeline_set is run_pset and t.window is run_window:
             run.append((t.time, t.busy_pct))
             continue
@@ -54,15 +75,24 @@ def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
         run = series[key]
         run_thread, run_pset, run_window = t.thread, t.pipeline_set, t.window
         run.append((t.time, t.busy_pct))
-    busiest: Points = defaultdict(list)
-    psources: Dict[TKey, str] = {}
-    for p in ev.pipelinesets:
-        if not p.busiest_thread:
+
+
+def _group_runs(runs: Iterable[SeriesRun], window_min: float, series: Points,
+                averages: Dict[TKey, Tuple[float, str]], sources: Dict[TKey, str]) -> None:
+    """`_group_samples` of samples handed out as runs (state.py: the action's, never made into objects).
+    tests/engine pins both equal."""
+    for thread, pset, window, src, times, values, _ in runs:
+        if not values:
             continue
-        key = (p.busiest_thread.lower(), None if single_pset else p.pipeline_set)
-        busiest[key].append((p.time, p.dutycycle_pct))
-        psources.setdefault(key, p.source)
-    return series, averages, busiest, sources, psources
+        key = (thread.lower(), pset)
+        sources.setdefault(key, src)
+        minutes = window_minutes(window)
+        if minutes is not None and minutes >= window_min:
+            for v in values:
+                if key not in averages or v > averages[key][0]:
+                    averages[key] = (v, window)
+            continue
+        series[key].extend(zip(times, values))
 
 
 def combine(parts: Sequence[Groups]) -> Groups:

@@ -1,0 +1,94 @@
+"""Issue 21 (cost): the action hands a host's samples to the diagnosis as runs of numbers (alert/samples.py
+Lean), never as sample objects. Whatever the runs hold, the diagnosis groups them exactly as it groups
+the same samples made into objects: the same series, blocked marks, sources, averages and pipeline sets,
+keys in the same order; and the Lean sequence is, element by element, the objects it stands for."""
+import random
+
+import pytest
+
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.alert.samples import Lean, Samples
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.engine.rules import queue_chain, state, thread_saturation
+from ingest_doctor.evidence import Evidence, PipelineSetLoad, QueueSample, ThreadSample
+
+QUEUES = ["parsingQueue", "aggQueue", "typingQueue", "indexQueue", "tcpout", "nullQueue"]     # the last not in the chain
+THREADS = ["typing", "Parsing", "indexerpipe", "httpinputserverdatathread"]
+WINDOWS = ["sample", "sample", "sample", "10m", "15m", "1m", "30m"]
+SOURCES = ["logs/metrics.log group=queue", "collector", "rest services/server/introspection/queues"]
+
+
+def _samples(rnd):
+    """Random runs of thread and queue samples, as rows give them, and the objects the host's Evidence
+    held already (`extra`, local_config's: any time, None too)."""
+    smp = Samples()
+    for _ in range(rnd.randint(0, 12)):
+        queue = rnd.random() < 0.6
+        n = rnd.randint(0, 6)
+        times = [rnd.choice([1000.0, 1030.0, 1060.0, 990.0]) + rnd.randint(0, 3) * 30 for _ in range(n)]
+        values = [rnd.choice([5.0, 80.0, 97.0, 100.0, 99.5]) for _ in range(n)]
+        blocked = bytes(rnd.random() < 0.3 for _ in range(n)) if queue and rnd.random() < 0.5 else None
+        smp.add(queue, rnd.choice(QUEUES if queue else THREADS), rnd.choice([None, 0, 1, 3]), rnd.choice(WINDOWS),
+                rnd.choice(SOURCES), times, values, blocked)
+    extra_q = [QueueSample(rnd.choice([None, 1000.0, 1090.0]), rnd.choice(QUEUES), rnd.choice([None, 0, 1]),
+                           rnd.choice([50.0, 99.0]), rnd.choice(WINDOWS), rnd.random() < 0.3, rnd.choice(SOURCES))
+               for _ in range(rnd.randint(0, 3))]
+    extra_t = [ThreadSample(rnd.choice([None, 1000.0]), rnd.choice(THREADS).lower(), rnd.choice([40.0, 99.0]),
+                            rnd.choice([None, 0]), rnd.choice(WINDOWS), "rest") for _ in range(rnd.randint(0, 2))]
+    return smp, extra_q, extra_t
+
+
+def _lean_and_objects(rnd):
+    smp, extra_q, extra_t = _samples(rnd)
+    pipelinesets = [PipelineSetLoad(1000.0, 0, "typing", 97.0, source="rest")] if rnd.random() < 0.3 else []
+    lean = Evidence(host="h", threads=Lean(smp, False, extra_t), queues=Lean(smp, True, extra_q),
+                    pipelinesets=pipelinesets)
+    objects = Evidence(host="h", threads=smp.threads() + extra_t, queues=smp.queues() + extra_q,
+                       pipelinesets=pipelinesets)
+    return lean, objects
+
+
+def _ordered(d):
+    return [(k, v) for k, v in d.items()]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_runs_are_grouped_as_their_sample_objects(seed):
+    rnd = random.Random(seed)
+    for _ in range(1500):
+        lean, objects = _lean_and_objects(rnd)
+        for window_min in (10.0, 15.0):
+            got, want = queue_chain.group(lean, window_min), queue_chain.group(objects, window_min)
+            assert _ordered(got[0]) == _ordered(want[0])
+            assert _ordered(got[1]) == _ordered(want[1]) and all(_ordered(got[1][k]) == _ordered(want[1][k])
+                                                                 for k in want[1])
+            for single in (False, True):
+                got, want = (thread_saturation.group(lean, window_min, single),
+                             thread_saturation.group(objects, window_min, single))
+                assert [_ordered(g) for g in got] == [_ordered(w) for w in want]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_lean_sequence_is_the_objects_it_stands_for(seed):
+    rnd = random.Random(100 + seed)
+    for _ in range(1500):
+        lean, objects = _lean_and_objects(rnd)
+        for name in ("threads", "queues"):
+            seq, objs = getattr(lean, name), getattr(objects, name)
+            assert len(seq) == len(objs) and bool(seq) == bool(objs) and list(seq) == objs and seq == objs
+            assert [seq[i] for i in range(len(objs))] == objs and seq[1:3] == objs[1:3]
+            assert seq.psets() == {x.pipeline_set for x in objs}
+            st_lean, st_objs = state.State(lean, thresholds_mod.defaults()), state.State(objects, thresholds_mod.defaults())
+            assert st_lean.psets_of(name) == st_objs.psets_of(name)
+        assert state.samples_finite(lean) == state.samples_finite(objects)
+
+
+def test_a_host_judged_from_runs_is_judged_as_from_objects():
+    """The whole diagnosis, finite or checked sample by sample, over the runs and over the objects."""
+    rnd = random.Random(7)
+    th = thresholds_mod.defaults()
+    for _ in range(400):
+        lean, objects = _lean_and_objects(rnd)
+        want = diagnose(objects, th).to_dict()
+        assert diagnose(lean, th).to_dict() == want
+        assert diagnose(lean, th, finite=True).to_dict() == want
