@@ -406,3 +406,23 @@ def test_finding_records_encoded_flat_equal_the_sorting_encoder():
                 for _ in range(rnd.randint(0, 3))]
         for items in (ev, recs):
             assert store._dumps_flat(items) == store._dumps([i.to_dict() for i in items])
+
+
+def test_number_texts_read_once_are_the_floats_of_each():
+    """_floats looks a number text up once it was read: the same floats (-0.0, huge, fractions), the same
+    ValueError for a text float() refuses, and a memo that never holds much more than its bound."""
+    rnd = random.Random(2112)
+    pool = ["97", "100", "-0", "0", "1763805600", "1763805570.25", "9" * 400, "007", "1.5", "-2.75", "abc", ""]
+    rows_mod._NUMBERS.clear()
+    for _ in range(4000):
+        texts = [rnd.choice(pool) if rnd.random() < 0.7 else str(rnd.randint(0, 10 ** 6)) for _ in range(rnd.randint(1, 9))]
+        try:
+            want = list(map(float, texts))
+        except ValueError as e:
+            with pytest.raises(ValueError) as got:
+                rows_mod._floats(texts)
+            assert str(got.value) == str(e)
+            continue
+        got = rows_mod._floats(texts)
+        assert [repr(x) for x in got] == [repr(x) for x in want], texts
+        assert len(rows_mod._NUMBERS) <= rows_mod._NUMBERS_MAX + 9

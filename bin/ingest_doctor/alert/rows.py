@@ -144,9 +144,28 @@ def _read_timed(joined: str) -> Optional[List[float]]:
             return None
         joined = joined.replace("b", "")
     try:
-        return list(map(float, joined.replace(":", " ").split(" ")))
+        return _floats(joined.replace(":", " ").split(" "))
     except ValueError:      # an empty number, "1.2.3", "--1", "1-2": the pattern refuses them too
         return None
+
+
+# Number texts read so far (a results file repeats its sample times and values: each row's queues share
+# their times, and rows share the search's time grid): looked up, not parsed again. Bounded: emptied when full.
+_NUMBERS: Dict[str, float] = {}
+_NUMBERS_MAX = 4096
+
+
+def _floats(texts: List[str]) -> List[float]:
+    """list(map(float, texts)), the same numbers (and the same ValueError), each distinct text parsed once."""
+    try:
+        return list(map(_NUMBERS.__getitem__, texts))
+    except KeyError:
+        pass
+    if len(_NUMBERS) > _NUMBERS_MAX:
+        _NUMBERS.clear()
+    nums = list(map(float, texts))
+    _NUMBERS.update(zip(texts, nums))
+    return nums
 
 
 def _timed(row: Row, name: str, tokens: List[str], ctx: "Context") -> Series:
