@@ -353,8 +353,7 @@ def samples_finite(ev: Evidence) -> bool:
     also when the fast path cannot tell): `sanitise(ev, lists_finite=True)` then judges the same."""
     for name, policy in policies(type(ev)).items():
         value = getattr(ev, name)
-        if policy.finite and value is not None and not isinstance(value, Record) and \
-                not _all_finite(value, policy.finite):
+        if policy.finite and value and not isinstance(value, Record) and not _all_finite(value, policy.finite):
             return False
     return True
 
