@@ -151,18 +151,24 @@ def test_a_host_costs_its_numbers_until_it_is_judged():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_action_judges_each_host_as_diagnose_judges_its_whole_evidence(seed):
-    """The action judges a Collected host by host (its samples as objects only while it is judged): the
+    """The action judges a Collected host by host (its samples as runs of numbers, never objects): the
     findings are those of `diagnose` on each host's whole evidence, every field, in the same order."""
     rows = _rows(seed, count=120)
     th = thresholds.defaults()
     found, below, notes = judge(collect(rows, NOW), th, "info", diagnose)
+    want, want_notes = _diagnosed_whole(rows, th)
+    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
+    assert below == 0 and notes == want_notes
+
+
+def _diagnosed_whole(rows, th):
+    """The findings and notes of `diagnose` on each host's whole evidence (rows_to_evidence), by host."""
     want, want_notes = [], []
     for host, ev in sorted(rows_to_evidence(rows, now=NOW).items()):
         report = diagnose(ev, th)
         want.extend(report.findings)
         want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
-    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
-    assert below == 0 and notes == want_notes
+    return want, want_notes
 
 
 def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
@@ -179,10 +185,6 @@ def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
     assert not c.finite("hf-01") and c.finite("hf-02")
     th = thresholds.defaults()
     found, _, notes = judge(c, th, "info", diagnose)
-    want, want_notes = [], []
-    for host, ev in sorted(rows_to_evidence(rows, now=NOW).items()):
-        report = diagnose(ev, th)
-        want.extend(report.findings)
-        want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
+    want, want_notes = _diagnosed_whole(rows, th)
     assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
     assert notes == want_notes and any("hf-01: 1 samples with a non-numeric value" in n for n in notes)
