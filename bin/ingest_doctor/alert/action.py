@@ -200,14 +200,14 @@ def complete_config(by_host: Dict[str, Evidence], port: Port) -> List[str]:
 def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_severity: str,
           diagnose: Diagnose) -> Tuple[List[Finding], int, List[str]]:
     """Each host's evidence through the diagnosis core, one host at a time: with a Collected
-    (alert/rows.py) a host's sample objects exist only while it is judged."""
+    (alert/rows.py) a host's samples reach the core as runs of numbers, never as sample objects."""
     keep: List[Finding] = []
     below = 0
     notes: List[str] = []
     floor = severity_rank(min_severity)
     for host in sorted(by_host):
-        if isinstance(by_host, Collected) and by_host.finite(host):
-            report = diagnose(by_host.lean(host), th, finite=True)
+        if isinstance(by_host, Collected):         # samples as runs of numbers, checked finite on them
+            report = diagnose(by_host.lean(host), th, finite=by_host.finite(host))
         else:
             report = diagnose(by_host[host], th)
         notes.extend("%s: %s" % (host, n) for n in report.not_judged)

@@ -412,9 +412,10 @@ class Collected(Mapping[str, Evidence]):
     """The rows of a results file by host, in the order hosts first appear.
 
     `light[host]` is the host's Evidence without its thread and queue samples: those stay numbers
-    (`samples[host]`, 17 bytes a sample) until the host is judged. Reading `collected[host]` builds
-    the whole Evidence, exactly as rows_to_evidence gives it; judge one host at a time and drop it,
-    and a results file costs its numbers, never its sample objects (issue 23)."""
+    (`samples[host]`, 17 bytes a sample). Reading `collected[host]` builds the whole Evidence, exactly
+    as rows_to_evidence gives it; `lean(host)` is the same evidence with its samples still numbers,
+    which the action judges, one host at a time: a results file costs its numbers, never its sample
+    objects (issues 23, 21)."""
 
     def __init__(self) -> None:
         self.light: Dict[str, Evidence] = {}

@@ -1,11 +1,12 @@
-"""One host's thread and queue samples, kept as numbers until that host is judged.
+"""One host's thread and queue samples, kept as numbers.
 
 A results file of 100k rows of 20 samples each (what the detection searches write for a large
 deployment) carries 2M samples: as ThreadSample / QueueSample objects they cost ~250 bytes each
 (issue 23: ~435 MB). Here they cost 17 bytes each: flat arrays of times, values and blocked marks,
 and one run per row (per queue of a queue_fill row) naming what its samples are. The action judges
-one host at a time (alert/action.py judge): `threads()` and `queues()` build that host's objects,
-in the order rows_to_evidence has always given them, and they are dropped once judged.
+one host at a time (alert/action.py judge) from `Lean` sequences: the diagnosis reads their runs of
+numbers, and makes no sample object (issue 21). `threads()` and `queues()` build the objects, in the
+order rows_to_evidence has always given them, for a reader that iterates them.
 """
 from __future__ import annotations
 
