@@ -254,7 +254,7 @@ class State:
         sets = self.memo.get(key)
         if sets is None:
             value = getattr(self.ev, name)
-            psets = getattr(value, "psets", None)       # SampleRuns: without making its samples
+            psets = getattr(value, "psets", None)       # a Lean (alert/samples.py): without making its samples
             sets = self.memo[key] = psets() if psets is not None else {x.pipeline_set for x in value}
         return sets
 
