@@ -159,6 +159,9 @@ node_modules/.ingest-doctor-stamp: package.json package-lock.json
 /usr/bin/chromium:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
 
+/usr/bin/valgrind:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind
+
 test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	python3 tools/generate.py --check
 	node tools/dashboards/validate.js
@@ -171,7 +174,8 @@ test-dashboards: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 dashboard-screenshots: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	node tools/dashboards/render.js --docs
 
-bench: $(VENV)/py313/.stamp deps build   # build: the webhook bench runs the add-on as built
+# valgrind: alert_action_instructions counts the action's instructions (the machine's speed changes its time).
+bench: $(VENV)/py313/.stamp deps build /usr/bin/valgrind   # build: the webhook bench runs the add-on as built
 	$(VENV)/py313/bin/python tools/bench.py
 
 # The whole fault suite (tests/faults/ with their full case counts; make test runs their quick
