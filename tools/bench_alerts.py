@@ -85,6 +85,13 @@ def write_results(path: str, hosts: int = HOSTS) -> int:
 FLOOR_PARSES = 12
 
 
+def bench_payload(path: str):
+    """The action's payload for a run of the in-memory core over the results file `path`."""
+    from ingest_doctor.alert.payload import parse_payload
+    return parse_payload(json.dumps({"server_uri": "https://127.0.0.1:8089", "session_key": "k",
+                                     "results_file": path, "sid": "bench"}))
+
+
 def parse_only(path: str) -> int:
     """The floor: what reading the results costs, and nothing else."""
     with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
@@ -121,17 +128,13 @@ def action_process(path: str, keep_alive: bool = True) -> dict:
 def alert_action_run():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.alert.action import run
-    from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.diagnose import diagnose
     os.makedirs(BUILD, exist_ok=True)
     path = os.path.join(BUILD, "alert_results.csv.gz")
     rows = write_results(path)
     big = os.path.join(BUILD, "alert_results_10k.csv.gz")
     big_rows = write_results(big, 1250)
-    big_payload = parse_payload('{"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": "%s",'
-                                ' "sid": "bench"}' % big)
-    payload = parse_payload('{"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": "%s",'
-                            ' "sid": "bench"}' % path)
+    big_payload, payload = bench_payload(big), bench_payload(path)
     action_process(path)        # bytecode written once, as an installed app has it
 
     def timed(fn):
@@ -208,9 +211,10 @@ def _collected(proc: subprocess.Popen) -> int:
 def alert_action_instructions():
     """The same figure and floor as alert_action's, counted in instructions: on the 2-core machine a
     parse (C over one buffer) slows about 2x when the other vCPU is busy, the action (the interpreter
-    over many small objects) about 1.6x, so their time ratio moves with the machine (11x to 13x); the
-    count does not. One run of the figure, COUNTED_PARSES of the floor, each against a process that
-    runs neither; the three run side by side (the count does not depend on the load)."""
+    over many small objects) about 1.6x, so their time ratio moves with the machine (11.5x to 14.5x
+    in three runs of the same code); the count does not. One run of the figure, COUNTED_PARSES of
+    the floor, each against a process that runs neither; the three run side by side (the count does
+    not depend on the load)."""
     os.makedirs(BUILD, exist_ok=True)
     path = os.path.join(BUILD, "alert_results_counted.csv.gz")
     warmup = os.path.join(BUILD, "alert_results_warmup.csv.gz")
@@ -222,7 +226,13 @@ def alert_action_instructions():
         if not counted:     # the harness calls work twice (the second for its memory); a count is the same
             procs = {w: _instructions(w, n, path, warmup)
                      for w, n in (("none", 0), ("figure", 1), ("floor", COUNTED_PARSES))}
-            n = {w: _collected(p) for w, p in procs.items()}
+            try:
+                n = {w: _collected(p) for w, p in procs.items()}
+            finally:        # one failed: the others are not left running
+                for p in procs.values():
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
             figure, floor = n["figure"] - n["none"], (n["floor"] - n["none"]) / COUNTED_PARSES
             counted.update({"figure": round(figure / 1e9, 3), "floor": round(floor / 1e9, 4),
                             "unit": "G instructions", "start_g_instructions": round(n["none"] / 1e9, 3),

@@ -17,17 +17,11 @@ sys.path[:0] = [os.path.join(ROOT, "bin"), os.path.join(ROOT, "tests"), os.path.
 
 def main(argv) -> int:
     what, n, path, warmup = argv[0], int(argv[1]), argv[2], argv[3]
-    import bench
-    sys.modules.setdefault("bench", bench)
-    from bench_alerts import NOW, parse_only
+    from bench_alerts import NOW, bench_payload as payload, parse_only
     from fakes.memory_port import MemoryPort
     from ingest_doctor.alert.action import run
-    from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.diagnose import diagnose
 
-    def payload(p):
-        return parse_payload('{"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": "%s",'
-                             ' "sid": "bench"}' % p)
     # Every process pays the same start: what the first run compiles, opens or fills is paid here.
     run(payload(warmup), MemoryPort(), diagnose, now=NOW)
     parse_only(warmup)
