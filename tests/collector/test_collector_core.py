@@ -346,6 +346,30 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
     assert not [l for l in logs if "category=thresholds" in l.message]
 
 
+
+def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkeypatch):
+    """Issue 21 (cost): the macros are re-read once every few minutes; the same macros give the same
+    thresholds, so they are worked out again only when the macros changed."""
+    r = routes()
+    r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "80"})])
+    http = FakeHttp(r)
+    c = collector_for(http)
+    calls = []
+    real = thresholds.from_macros
+    monkeypatch.setattr(collector.thresholds_mod, "from_macros", lambda m, *a, **k: calls.append(dict(m)) or
+                        real(m, *a, **k))
+    c.poll(1000.0)
+    for i in range(1, 40):                                  # the macros re-read more than once
+        c.poll(1000.0 + 10 * i)
+    assert len([u for _, u, _, _, _ in http.calls if MACROS in u]) >= 3
+    assert calls == [{"ingest_doctor_thread_busy_pct": "80"}] and c.thresholds.thread_busy_pct == 80
+    r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "70"})])
+    logs = []
+    for i in range(40, 80):
+        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    assert len(calls) == 2 and c.thresholds.thread_busy_pct == 70
+    assert len([l for l in logs if "category=thresholds" in l.message]) == 1
+
 def test_unreadable_token_list_leaves_hec_tokens_unknown():
     r = routes()
     r["services/data/inputs/http"] = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')

@@ -152,6 +152,7 @@ class Collector:
         self._config_last_key = ""
         self._config_at = 0.0
         self._macros_key: Optional[Tuple[Any, ...]] = None   # the last threshold macros read (None: never)
+        self._macros_read: Optional[Dict[str, str]] = None   # ... as splunkd listed them
         self._defaults_said = False
         self._token: Optional[str] = None
         self._token_retry_at = 0.0
@@ -384,6 +385,9 @@ class Collector:
                     action="judging with the default thresholds until the ingest_doctor_* macros can be read")))
             return
         self._good.add(MACROS)
+        if reading.macros == self._macros_read:     # the same macros judge the same: nothing to do
+            return
+        self._macros_read = dict(reading.macros)
         th, problems = thresholds_mod.from_macros(reading.macros)
         key = (tuple(sorted(th.values.items())), tuple(problems))
         if key == self._macros_key:
