@@ -177,3 +177,42 @@ def test_a_rules_grouping_of_parts_combined_equals_the_grouping_of_the_whole(see
             want = thread_saturation.group(ev, minutes, single)
             assert got == want
             assert [list(x) for x in got] == [list(x) for x in want]     # and in the same order
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_polls_grouping_once_a_newer_poll_came_is_made_from_its_grouping_as_the_newest(seed):
+    """The rules' `older`: a poll's grouping once the window keeps only its instant samples (a newer
+    poll's averages supersede its own), from its grouping as the newest, equals grouping it again."""
+    rnd = random.Random(seed)
+    for i in range(20):
+        poll = _poll(rnd, 1000.0 + 10 * i, rnd.choice([1, 3]))
+        kept = replace(poll, queues=[q for q in poll.queues if q.window == "sample"])
+        for minutes in (1.0, 10.0, 15.0):
+            assert queue_chain.older(queue_chain.group(poll, minutes)) == queue_chain.group(kept, minutes)
+            for single in (False, True):
+                assert thread_saturation.older(thread_saturation.group(poll, minutes, single)) == \
+                    thread_saturation.group(kept, minutes, single)
+
+
+def test_each_poll_is_grouped_once_in_the_collectors_steady_state(monkeypatch):
+    """Judging a poll groups that poll only, once per rule: the polls before it keep their groupings,
+    and the newest poll's becomes its older grouping without grouping it again."""
+    calls = []
+    for rule in (queue_chain, thread_saturation):
+        group = rule.group
+
+        def counting(ev, *args, _group=group, _rule=rule.__name__):
+            calls.append(_rule)
+            return _group(ev, *args)
+        monkeypatch.setattr(rule, "group", counting)
+    rnd = random.Random(9)
+    w = Window(61, 600.0, 4)
+    t = 1763805600.0
+    for i in range(40):
+        t += 10.0
+        w.add(_poll(rnd, t, 3), t)
+        del calls[:]
+        rep = diagnose(w.merged(), parts=w.parts, finite=w.finite)
+        assert rep.findings is not None
+        if i:
+            assert sorted(calls) == sorted([queue_chain.__name__, thread_saturation.__name__]), i

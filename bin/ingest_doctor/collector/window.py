@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 from collections import deque
-from typing import Any, Callable, Deque, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.engine.rules.state import samples_finite
@@ -60,6 +60,8 @@ class Window:
         self._added = 0
         # Per grouping: the settled polls' numbers and their combined grouping (see `parts`).
         self._settled: Dict[Tuple[Any, ...], Tuple[Tuple[int, ...], Any]] = {}
+        # Per grouping: its `older` (see `parts`), when the rule gives one.
+        self._older_of: Dict[Tuple[Any, ...], Callable[[Any], Any]] = {}
 
     def add(self, poll: Evidence, now: float) -> None:
         """Keep what the rules read of `poll`: each field by its merge policy (a poll's notes,
@@ -90,8 +92,14 @@ class Window:
             else:
                 counts[name] = len(value)
             lst.extend(value)
-        if self._groups:
-            self._groups[-1].clear()            # grouped as the newest: with its averages, now superseded
+        if self._groups:                        # grouped as the newest: with its averages, now superseded
+            last = self._groups[-1]
+            for key in list(last):
+                older = self._older_of.get(key)
+                if older is None:
+                    del last[key]               # grouped again when asked
+                else:
+                    last[key] = older(last[key])
         self.polls.append(keep)
         self.times.append(now)
         self._counts.append(counts)
@@ -127,7 +135,7 @@ class Window:
         return not any(self._nonfinite)
 
     def parts(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
-              args: Tuple[Any, ...]) -> Any:
+              args: Tuple[Any, ...], older: Optional[Callable[[Any], Any]] = None) -> Any:
         """The diagnosis's `parts` (engine/rules/state.py): `combine` of `group(poll, *args)` over the
         polls as `merged` holds them (an older poll's AVERAGES fields without their averages), each
         poll's grouping made once.
@@ -135,8 +143,13 @@ class Window:
         The settled polls (older than the newest `recent` + 1, which thinning may still drop) leave the
         window only from its front, so their combined grouping is kept and combined with the newer
         polls' groupings: a poll combines a handful of groupings, not the window's. `combine` takes
-        its own result as a part (combining is associative), which the rules' combines are."""
+        its own result as a part (combining is associative), which the rules' combines are.
+
+        `older(part)`, when given, is the grouping of the newest poll once a newer one came (`group` of
+        it without its averages), made from its grouping as the newest instead of grouping it again."""
         key = (name, group) + tuple(args)
+        if older is not None:
+            self._older_of[key] = older
         settled = max(0, len(self.polls) - self.recent - 1)
         seqs = tuple(self._seqs[i] for i in range(settled))
         kept = self._settled.get(key)

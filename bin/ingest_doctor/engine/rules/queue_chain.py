@@ -183,9 +183,14 @@ def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey
     return series, avgs
 
 
+def older(part: Tuple[Dict[QKey, Series], Avgs]) -> Tuple[Dict[QKey, Series], Avgs]:
+    """`group` of a poll once a newer poll came (the window keeps its instant samples only): the same
+    series, no averages."""
+    return part[0], {}
+
 
 def queue_states(st: State) -> List[QueueState]:
-    grouped, avgs = st.grouped("queues", group, combine, st.th.sustained_window_min)
+    grouped, avgs = st.grouped("queues", group, combine, st.th.sustained_window_min, older=older)
     out = []
     thr = st.th.queue_fill_pct
     # In the order the samples came, not a set's: two input queues tie in the chain, and which is named

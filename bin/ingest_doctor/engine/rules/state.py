@@ -239,13 +239,14 @@ class State:
         self.memo: Dict[str, Any] = {}
 
     def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
-                *args: Any) -> Any:
+                *args: Any, older: Optional[Callable[[Any], Any]] = None) -> Any:
         """`group(self.ev, *args)`: a rule's series by key; from the parts' own groupings when the evidence
         is a window of them (`combine` of the parts' groups equals `group` of the whole, and a `combine`
-        result is itself a part: combining a run of parts first changes nothing)."""
+        result is itself a part: combining a run of parts first changes nothing). `older(part)` is a poll's
+        grouping once a newer poll came, from its grouping as the newest (collector/window.py)."""
         if self.parts is None:
             return group(self.ev, *args)
-        return self.parts(name, group, combine, args)
+        return self.parts(name, group, combine, args, older)
 
     def psets_of(self, name: str) -> Set[Optional[int]]:
         """The pipeline sets the samples of the evidence's list `name` carry (None among them when one

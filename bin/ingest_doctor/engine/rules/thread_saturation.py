@@ -125,9 +125,16 @@ def _first(dicts: Sequence[Dict[TKey, str]]) -> Dict[TKey, str]:
     return out
 
 
+def older(part: Groups) -> Groups:
+    """`group` of a poll once a newer poll came: the same (a newer poll supersedes queue averages only,
+    evidence.py, and `group` reads threads and pipeline sets)."""
+    return part
+
+
 def thread_states(st: State) -> List[ThreadState]:
     tseries, averages, busiest, sources, psources = st.grouped("threads", group, combine,
-                                                               st.th.sustained_window_min, st.single_pset)
+                                                               st.th.sustained_window_min, st.single_pset,
+                                                               older=older)
     series: Points = defaultdict(list, tseries)
     for key, pts in busiest.items():
         series[key].extend(pts)
