@@ -387,8 +387,8 @@ class Collector:
         self._good.add(MACROS)
         if reading.macros == self._macros_read:     # the same macros judge the same: nothing to do
             return
-        self._macros_read = dict(reading.macros)
         th, problems = thresholds_mod.from_macros(reading.macros)
+        self._macros_read = dict(reading.macros)
         key = (tuple(sorted(th.values.items())), tuple(problems))
         if key == self._macros_key:
             return
