@@ -346,7 +346,6 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
     assert not [l for l in logs if "category=thresholds" in l.message]
 
 
-
 def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkeypatch):
     """Issue 21 (cost): the macros are re-read once every few minutes; the same macros give the same
     thresholds, so they are worked out again only when the macros changed."""
@@ -369,6 +368,7 @@ def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkey
         logs.extend(c.poll(1000.0 + 10 * i).logs)
     assert len(calls) == 2 and c.thresholds.thread_busy_pct == 70
     assert len([l for l in logs if "category=thresholds" in l.message]) == 1
+
 
 def test_unreadable_token_list_leaves_hec_tokens_unknown():
     r = routes()
