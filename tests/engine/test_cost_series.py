@@ -69,3 +69,46 @@ def test_a_series_judged_from_its_times_and_values_is_judged_as_its_points():
         assert series.judge_series(times, values, thr, th, med) == want
         assert series.judge(pts, thr, th, med) == want
         assert (times, values) == ([t for t, _ in pts], [v for _, v in pts])      # the caller's lists untouched
+
+
+def _verdict_reference(values, recent, span, threshold, th, use_median=False):
+    """`series.verdict` as written before its below-the-threshold shortcut."""
+    peak = max(values)
+    n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
+    last = values[-of:]
+    agg = series.median if use_median else series.mean
+    if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
+        value = agg(recent)
+        if value >= threshold:
+            return Judgement(series.SUSTAINED, value, peak, "%dm" % int(th.sustained_window_min), len(recent), span)
+    over = [v for v in last if v >= threshold]
+    if len(last) >= n_need and len(over) >= n_need:
+        return Judgement(series.SUSTAINED, agg(over), peak, "%d of the last %d samples" % (len(over), len(last)),
+                         len(values))
+    if peak >= threshold:
+        return Judgement(series.SPIKE, peak, peak, "sample", len(values))
+    return Judgement(OK, agg(last), peak, "%d samples" % len(last), len(values))
+
+
+def test_a_series_below_its_threshold_throughout_is_judged_as_before():
+    """The shortcut for a series whose peak is under the threshold gives the full test's verdict, at the
+    threshold's edge too (values one float step under it, and equal pairs whose halved sum is exact)."""
+    rnd = random.Random(23)
+    ths = [thresholds_mod.defaults(), thresholds_mod.load({"sustained_window_min": "2", "sustained_samples": "2",
+                                                           "sustained_of_samples": "3"})]
+    # A float mean can exceed every value it averages (three 0.1s average to 0.10000000000000002): a series
+    # whose peak is under the threshold is then sustained by its mean, so only a median may take the shortcut.
+    mean_over = sum([0.1] * 3) / 3
+    assert mean_over > 0.1
+    for med in (False, True):
+        got = series.verdict([0.1] * 3, [0.1] * 3, 600.0, mean_over, ths[0], med)
+        assert got == _verdict_reference([0.1] * 3, [0.1] * 3, 600.0, mean_over, ths[0], med)
+        assert got.level == (series.OK if med else series.SUSTAINED)
+    for _ in range(6000):
+        thr = rnd.choice([90.0, 100.0, 50.0, 0.1 * 3])
+        edge = [thr, thr - 1e-9, 0.1, 0.30000000000000004, 0.29999999999999993, 89.99999999999999]
+        values = [rnd.choice(edge + [rnd.uniform(0, thr), rnd.uniform(0, 100)]) for _ in range(rnd.randint(1, 30))]
+        k = rnd.randint(0, len(values))
+        recent = None if rnd.random() < 0.2 else values[k:]
+        span, th, med = rnd.choice([0.0, 60.0, 300.0, 600.0]), rnd.choice(ths), rnd.random() < 0.5
+        assert series.verdict(values, recent, span, thr, th, med) == _verdict_reference(values, recent, span, thr, th, med)

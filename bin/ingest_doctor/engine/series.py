@@ -111,6 +111,10 @@ def verdict(values: Sequence[float], recent: Optional[Sequence[float]], span: fl
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]
     agg = median if use_median else mean
+    if peak < threshold and use_median:
+        # Below the threshold throughout (most queues, most polls): no sample and no median of them reaches
+        # it (a median is a sample or the halved sum of two, never above the larger; a float mean can be).
+        return Judgement(OK, agg(last), peak, "%d samples" % len(last), len(values))
     # The window average first: "sustained for 10 minutes" says more than "3 of the last 4 samples".
     if recent is not None and len(recent) >= n_need and span >= th.sustained_window_min * 60.0 / 2.0:
         value = agg(recent)
