@@ -172,8 +172,11 @@ def combine(parts: Sequence[Tuple[Dict[QKey, Series], Avgs]]) -> Tuple[Dict[QKey
             s = series.get(key)
             if s is None:
                 series[key] = part.copy()
-            else:
+            elif s.nblocked or part.nblocked or part.blocked_source is not None:
                 s.extend(part)
+            else:                           # neither ever blocked (most queues): `extend` without its call
+                s.times += part.times
+                s.values += part.values
         for key, windows in part_avgs.items():
             into = avgs[key]
             for window, reading in windows.items():
