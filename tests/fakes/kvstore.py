@@ -154,7 +154,9 @@ class Splunkd:
         self.kv = (kv or KVStore()).install(fake)
         self.locks = KVStore(collection=LOCKS).install(fake)
         self.configs = configs or {}
-        self.events: List[Dict[str, Any]] = []
+        self._received: List[Any] = []          # (query, body) a request, parsed when `events` is read
+        self._events: List[Dict[str, Any]] = []
+        self._events_lock = threading.Lock()
         self.posts = 0
         self.hooks: List[Dict[str, Any]] = []
         self.searches: List[str] = []
@@ -188,17 +190,29 @@ class Splunkd:
                               "highlighted": {}})
 
     def _receive(self, req: Request) -> Response:
+        # As splunkd, answered once the data is taken: it is parsed later, in the pipeline (here: when
+        # `events` is read), so the sender's wait is not the parsing's.
         q = {k: v[0] for k, v in req.query.items()}
-        self.posts += 1
-        # The app's props.conf [ingest_doctor:finding], as the search head parses what the action
-        # sends: LINE_BREAKER = ([\r\n]+), one event per line; then its index-time host transform.
-        for line in req.body.decode("utf-8").splitlines():
-            if line.strip():
-                host = index_time_host(q.get("sourcetype") or "", line) or q.get("host")
-                self.events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
-                                    "host": host, "source": q.get("source"), "event": json.loads(line)})
+        with self._events_lock:
+            self.posts += 1
+            self._received.append((q, req.body))
         return Response(200, {"bytes": len(req.body), "host": q.get("host"), "index": q.get("index"),
                               "source": q.get("source"), "sourcetype": q.get("sourcetype")})
+
+    @property
+    def events(self) -> List[Dict[str, Any]]:
+        """Every event received, in order, as the search head indexes it: the app's props.conf
+        [ingest_doctor:finding] breaks a request's body into lines (LINE_BREAKER = ([\r\n]+), one event
+        a line), then its index-time host transform sets each event's host."""
+        with self._events_lock:
+            received, self._received = self._received, []
+            for q, body in received:
+                for line in body.decode("utf-8").splitlines():
+                    if line.strip():
+                        host = index_time_host(q.get("sourcetype") or "", line) or q.get("host")
+                        self._events.append({"index": q.get("index"), "sourcetype": q.get("sourcetype"),
+                                             "host": host, "source": q.get("source"), "event": json.loads(line)})
+            return self._events
 
     def _hook(self, req: Request) -> Response:
         self.hooks.append(req.json())
