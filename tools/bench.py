@@ -49,15 +49,20 @@ REGISTRY: Dict[str, Tuple[Callable[[], Callable[[], object]], str]] = {}
 RATIOS: Dict[str, float] = {}       # bench -> the ratio to its floor it must stay under
 ABOVE: Dict[str, float] = {}        # bench -> how far above its floor it may be (same unit)
 REPORTED: Set[str] = set()                  # benches whose ratio is shown in the table without a target
+# bench -> {number: (limit, unit, what)}: a target in absolute terms, a row of its own in the table
+AT_MOST: Dict[str, Dict[str, Tuple[float, str, str]]] = {}
 
 
-def register(name: str, targets: str = "", ratio: Optional[float] = None, above: Optional[float] = None):
+def register(name: str, targets: str = "", ratio: Optional[float] = None, above: Optional[float] = None,
+             at_most: Optional[Dict[str, Tuple[float, str, str]]] = None):
     def deco(fn):
         REGISTRY[name] = (fn, targets)
         if ratio is not None:
             RATIOS[name] = ratio
         if above is not None:
             ABOVE[name] = above
+        if at_most:
+            AT_MOST[name] = dict(at_most)
         return fn
     return deco
 
@@ -82,6 +87,11 @@ def table(rows) -> str:
             ok, target, shown = ratio <= RATIOS[name], "<= %.2gx" % RATIOS[name], "%.2fx" % ratio
         out.append("| %s | %s %s | %s %s | %s | %s | %s |" % (
             name, _num(n["figure"]), n["unit"], _num(n["floor"]), n["unit"], shown, target, "-" if ok is None else "yes" if ok else "NO"))
+        for key, (limit, unit, what) in sorted(AT_MOST.get(name, {}).items()):
+            value = n.get(key)
+            met = "NO (not measured)" if value is None else "yes" if value <= limit else "NO"
+            out.append("| %s: %s | %s | - | - | <= %g %s | %s |" % (
+                name, what, "-" if value is None else "%s %s" % (_num(value), unit), limit, unit, met))
     return "\n".join(out)
 
 

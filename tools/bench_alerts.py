@@ -123,8 +123,13 @@ def action_process(path: str, keep_alive: bool = True) -> dict:
                 "connections": fake.connections}
 
 
+PROCESS_RUNS = 5      # the action as a process: its wall varies run to run (0.75-0.92 s in 20), so the worst of a few
+
+
 @register("alert_action", targets="4,000 rows (500 hosts) <= 1 s wall; linear in rows; <= 12x the parse-only floor",
-          ratio=12.0)
+          ratio=12.0, at_most={"process_wall_s_max": (1.0, "s", "4,000 rows as splunkd runs it, wall, worst of %d runs"
+                                                       % PROCESS_RUNS),
+                               "action_wall_s": (1.0, "s", "4,000 rows, the core's wall")})
 def alert_action_run():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.alert.action import run
@@ -165,7 +170,10 @@ def alert_action_run():
         s, port = out[0], ports[0]
         floor = min(floors)
         cpu_10k, wall_10k = timed(lambda: run(big_payload, MemoryPort(), diagnose, now=NOW))
-        proc, proc_10k, closed = action_process(path), action_process(big), action_process(path, keep_alive=False)
+        procs = [action_process(path) for _ in range(PROCESS_RUNS)]
+        walls = sorted(p["wall"] for p in procs)
+        proc = sorted(procs, key=lambda p: p["wall"])[len(procs) // 2]        # the median run
+        proc_10k, closed = action_process(big), action_process(path, keep_alive=False)
         return {"figure": round(cpu, 3), "floor": round(floor, 4), "unit": "s CPU", "rows": rows,
                 "floor_parses_a_block": FLOOR_PARSES, "floor_one_parse_s": round(min(singles), 4),
                 "ratio_to_one_parse": round(cpu / min(singles), 2),
@@ -174,6 +182,7 @@ def alert_action_run():
                 "cpu_ms_per_1k_rows": round(cpu / rows * 1e6, 1),
                 "cpu_ms_per_1k_rows_at_10k": round(cpu_10k / big_rows * 1e6, 1),
                 "process_wall_s": round(proc["wall"], 3), "process_cpu_s": round(proc["cpu"], 3),
+                "process_wall_s_max": round(walls[-1], 3), "process_walls_s": [round(w, 3) for w in walls],
                 "process_event_requests": proc["event_requests"], "process_requests": proc["requests"],
                 "process_connections": proc["connections"],
                 "process_wall_s_closed": round(closed["wall"], 3), "process_cpu_s_closed": round(closed["cpu"], 3),

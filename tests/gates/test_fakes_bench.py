@@ -75,3 +75,18 @@ def test_the_bench_table_shows_a_reported_ratio_without_judging_it():
         bench.REPORTED.discard("t_reported")
     assert out[2] == "| t_target | 3 us | 1 us | 3.00x | <= 2x | NO |"
     assert out[3] == "| t_reported | 3 us | 1 us | 3.00x | reported | - |"
+
+
+def test_the_bench_table_judges_an_absolute_target_on_a_row_of_its_own():
+    bench = _tool("bench")
+    bench.RATIOS["t_abs"] = 12.0
+    bench.AT_MOST["t_abs"] = {"worst_s": (1.0, "s", "worst of 5 runs")}
+    try:
+        met = bench.table([("t_abs", {"figure": 3.0, "floor": 1.0, "unit": "s", "worst_s": 0.9})]).splitlines()
+        missed = bench.table([("t_abs", {"figure": 3.0, "floor": 1.0, "unit": "s", "worst_s": 1.2})]).splitlines()
+        absent = bench.table([("t_abs", {"figure": 3.0, "floor": 1.0, "unit": "s"})]).splitlines()
+    finally:
+        del bench.RATIOS["t_abs"], bench.AT_MOST["t_abs"]
+    assert met[3] == "| t_abs: worst of 5 runs | 0.9 s | - | - | <= 1 s | yes |"
+    assert missed[3] == "| t_abs: worst of 5 runs | 1.2 s | - | - | <= 1 s | NO |"
+    assert absent[3] == "| t_abs: worst of 5 runs | - | - | - | <= 1 s | NO (not measured) |"
