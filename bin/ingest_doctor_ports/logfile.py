@@ -8,10 +8,9 @@ MAX_BYTES (BACKUPS kept). Outside Splunk (no SPLUNK_HOME, or no var/log/splunk) 
 """
 from __future__ import annotations
 
-import logging
-import logging.handlers
 import os
-from typing import Mapping, Optional
+import time
+from typing import IO, Mapping, Optional
 
 COLLECTOR_LOG = "ingest_doctor_collector.log"     # the add-on's modular input
 ACTION_LOG = "ingest_doctor_flag.log"              # the app's alert action
@@ -41,41 +40,53 @@ def path(name: str, env: Optional[Mapping[str, str]] = None) -> Optional[str]:
     return os.path.join(folder, name) if os.path.isdir(folder) else None
 
 
+def _stamp(now: float) -> str:
+    """Local time as logging's default asctime wrote it before (`2026-11-25 02:33:33,123`)."""
+    return "%s,%03d" % (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)), int(now * 1000) % 1000)
+
+
 class LogFile:
-    """One entry point's file; `write` never raises (a full disk must not stop the collector)."""
+    """One entry point's file; `write` never raises (a full disk must not stop the collector).
+
+    The file is opened at the first line written and rotated as logging's RotatingFileHandler did: a
+    line that would take it to MAX_BYTES moves `<name>` to `<name>.1` (`.1` to `.2`, ..., the oldest
+    beyond BACKUPS dropped) first. Not logging itself: importing it (and traceback, which it imports)
+    was a tenth of the action's start (issue 21)."""
 
     def __init__(self, name: str, env: Optional[Mapping[str, str]] = None):
         self.path = path(name, env)
-        self._logger: Optional[logging.Logger] = None
-        if self.path is None:
-            return
-        try:
-            handler = logging.handlers.RotatingFileHandler(self.path, maxBytes=MAX_BYTES, backupCount=BACKUPS,
-                                                           encoding="utf-8", delay=True)
-        except OSError:
-            self.path = None
-            return
-        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
-        logger = logging.getLogger("ingest_doctor.file." + name)
-        logger.propagate = False
-        logger.setLevel(logging.DEBUG)
-        for old in list(logger.handlers):
-            logger.removeHandler(old)
-            old.close()
-        logger.addHandler(handler)
-        self._logger = logger
+        self._stream: Optional[IO[bytes]] = None
 
     def write(self, line: str) -> None:
-        if self._logger is None:
+        if self.path is None:
             return
+        data = ("%s %s\n" % (_stamp(time.time()), line.rstrip("\n"))).encode("utf-8", "replace")
         try:
-            self._logger.info(line.rstrip("\n"))
-        except Exception:  # logging reports its own errors on stderr; never let them stop us
-            pass
+            if self._stream is None:
+                self._stream = open(self.path, "ab")
+            size = self._stream.tell()
+            if size and size + len(data) >= MAX_BYTES:      # an empty file is never rotated
+                self._rotate()
+            self._stream.write(data)
+            self._stream.flush()
+        except (OSError, ValueError):      # a full disk, a file moved away: the line is lost, never the run
+            self.close()
+
+    def _rotate(self) -> None:
+        self.close()
+        assert self.path is not None
+        for i in range(BACKUPS - 1, 0, -1):
+            older = "%s.%d" % (self.path, i)
+            if os.path.exists(older):
+                os.replace(older, "%s.%d" % (self.path, i + 1))
+        if os.path.exists(self.path):
+            os.replace(self.path, self.path + ".1")
+        self._stream = open(self.path, "ab")
 
     def close(self) -> None:
-        if self._logger is not None:
-            for h in list(self._logger.handlers):
-                self._logger.removeHandler(h)
-                h.close()
-            self._logger = None
+        if self._stream is not None:
+            try:
+                self._stream.close()
+            except OSError:
+                pass
+            self._stream = None
