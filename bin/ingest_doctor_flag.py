@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
 
@@ -42,6 +41,7 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         log("ERROR", exitcodes.category(e.code), msg=str(e), exit_code=e.code)
         return e.code
     except Exception as e:  # our bug: say so and where, exit with its own code
+        import traceback        # only here: importing it costs every run a few milliseconds
         frame = traceback.extract_tb(e.__traceback__)[-1]
         log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e),
             at="%s:%d" % (os.path.basename(frame.filename), frame.lineno), exit_code=exitcodes.UNEXPECTED)

@@ -41,12 +41,10 @@ Web message (naming how many instances they hold back) and a webhook (carrying t
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
+import os
 import re
-import secrets
 import time as _time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from ingest_doctor import exitcodes
@@ -61,6 +59,7 @@ from ingest_doctor.deployment import link as link_mod
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
+from ingest_doctor.record import Record, replace
 
 EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
 FALLBACK_INDEX = "ingest_doctor"
@@ -125,23 +124,30 @@ class Port(Protocol):
         ...
 
 
-@dataclass
-class Summary:
-    rows_hosts: int = 0
-    findings: int = 0
-    below_min: int = 0
-    new: int = 0
-    updated: int = 0
-    reopened: int = 0
-    unchanged: int = 0
-    events: int = 0
-    webhooks: int = 0
-    pending: int = 0            # notifications left pending (retried on the next run of this alert)
-    refused: int = 0            # forged or foreign relay rows refused
-    reported: int = 0           # findings the collector reported (1-minute search)
-    resolved: int = 0
-    messages: int = 0
-    not_judged: List[str] = field(default_factory=list)
+class Summary(Record):
+    """What a run did, counted (the action's closing log line)."""
+    __slots__ = ("rows_hosts", "findings", "below_min", "new", "updated", "reopened", "unchanged", "events",
+                 "webhooks", "pending", "refused", "reported", "resolved", "messages", "not_judged")
+
+    def __init__(self, rows_hosts: int = 0, findings: int = 0, below_min: int = 0, new: int = 0, updated: int = 0,
+                 reopened: int = 0, unchanged: int = 0, events: int = 0, webhooks: int = 0, pending: int = 0,
+                 refused: int = 0, reported: int = 0, resolved: int = 0, messages: int = 0,
+                 not_judged: Optional[List[str]] = None):
+        self.rows_hosts = rows_hosts
+        self.findings = findings
+        self.below_min = below_min
+        self.new = new
+        self.updated = updated
+        self.reopened = reopened
+        self.unchanged = unchanged
+        self.events = events
+        self.webhooks = webhooks
+        self.pending = pending          # notifications left pending (retried on the next run of this alert)
+        self.refused = refused          # forged or foreign relay rows refused
+        self.reported = reported        # findings the collector reported (1-minute search)
+        self.resolved = resolved
+        self.messages = messages
+        self.not_judged = [] if not_judged is None else not_judged
 
 
 def load_thresholds(macros: Mapping[str, str]) -> thresholds_mod.Thresholds:
@@ -256,7 +262,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
     params = apply_settings(payload.params, macros)
-    payload = dataclasses.replace(payload, params=params)      # the app's settings macros filled in
+    payload = replace(payload, params=params)      # the app's settings macros filled in
     summary.not_judged.extend(complete_config(measured.light, port))
     findings, summary.below_min, notes = judge(measured, th, params.min_severity, diagnose)
     summary.not_judged.extend(notes)
@@ -288,7 +294,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
                  below_min=summary.below_min, min_severity=payload.params.min_severity)
         if not webhook:
             return summary
-    run_id = "%s#%s" % ((payload.sid or "run")[:80], secrets.token_hex(4))
+    run_id = "%s#%s" % ((payload.sid or "run")[:80], os.urandom(4).hex())   # secrets.token_hex(4), unimported
     keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept]
     claimed: List[Dict[str, Any]] = []
     changes: List[messages_mod.Change] = []
@@ -414,7 +420,7 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
         return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
 
     return ([fix(f) for f in findings],
-            [dataclasses.replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
+            [replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
             {k: v for k, v in caused.items() if v})
 
 

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from urllib.parse import quote_plus
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ingest_doctor.findings import Finding, Flat, severity_rank
+from ingest_doctor.record import Record
 
 COLLECTION = "ingest_doctor_findings"
 # Field order of the collection and of its lookup (collections.conf, transforms.conf).
@@ -136,14 +136,17 @@ def record_content(finding: Finding, caused_by: Optional[str] = None,
     }
 
 
-@dataclass
-class Upsert:
-    key: str
-    record: Dict[str, Any]       # the full record to save (with _key)
-    new: bool
-    reopened: bool
-    escalated: bool = False      # open before, and now more severe
-    finding: Optional[Dict[str, Any]] = None     # the finding's to_dict() the record was planned from
+class Upsert(Record):
+    __slots__ = ("key", "record", "new", "reopened", "escalated", "finding")
+
+    def __init__(self, key: str, record: Dict[str, Any], new: bool, reopened: bool, escalated: bool = False,
+                 finding: Optional[Dict[str, Any]] = None):
+        self.key = key
+        self.record = record            # the full record to save (with _key)
+        self.new = new
+        self.reopened = reopened
+        self.escalated = escalated      # open before, and now more severe
+        self.finding = finding          # the finding's to_dict() the record was planned from
 
 
 def detectors(existing: Optional[str], detected_by: str) -> str:

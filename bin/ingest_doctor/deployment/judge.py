@@ -13,14 +13,13 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
-from ingest_doctor.record import replace
+from ingest_doctor.record import Record, replace
 from ingest_doctor.deployment import topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
@@ -57,14 +56,18 @@ class NextBottleneck(Flat):
         self.caveat = caveat
 
 
-@dataclass
-class DeploymentReport:
-    name: Optional[str]
-    reports: Dict[str, Report]                  # host -> its report (findings with the linking applied)
-    caused_by: Dict[str, Optional[str]]         # finding id -> the id of its cause (None: itself a cause)
-    topology: Topology
-    not_judged: List[str] = field(default_factory=list)
-    next_bottlenecks: List[NextBottleneck] = field(default_factory=list)
+class DeploymentReport(Record):
+    __slots__ = ("name", "reports", "caused_by", "topology", "not_judged", "next_bottlenecks")
+
+    def __init__(self, name: Optional[str], reports: Dict[str, Report], caused_by: Dict[str, Optional[str]],
+                 topology: Topology, not_judged: Optional[List[str]] = None,
+                 next_bottlenecks: Optional[List[NextBottleneck]] = None):
+        self.name = name
+        self.reports = reports          # host -> its report (findings with the linking applied)
+        self.caused_by = caused_by      # finding id -> the id of its cause (None: itself a cause)
+        self.topology = topology
+        self.not_judged = [] if not_judged is None else not_judged
+        self.next_bottlenecks = [] if next_bottlenecks is None else next_bottlenecks
 
     @property
     def hosts(self) -> List[str]:
