@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from fakes import golden
 from fakes.deploybuilder import Member, by_id, receiver, sender, settings, tcpin_line, write
 from fakes.paths import BIN
 from fakes.snapbuilder import times
@@ -24,7 +25,15 @@ def diagnose(root, fmt="json"):
     out, err = io.StringIO(), io.StringIO()
     rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
     assert rc == exitcodes.OK, err.getvalue()
+    if _CALLS.get("test") != golden.test_name():
+        _CALLS.clear()
+        _CALLS["test"] = golden.test_name()
+    _CALLS[fmt] = _CALLS.get(fmt, 0) + 1
+    golden.check("deployments/%s-%d.%s" % (_CALLS["test"], _CALLS[fmt], fmt), out.getvalue())
     return json.loads(out.getvalue()) if fmt == "json" else out.getvalue()
+
+
+_CALLS = {}  # the calls of the running test, so each report of a test has a golden copy of its own
 
 
 def actions(f):
