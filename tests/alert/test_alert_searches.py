@@ -35,7 +35,7 @@ from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSampl
 import splcheck
 from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
-from fakes.searches import ALERTS, RELAY, SAVED, final_columns, split_top
+from fakes.searches import ALERTS, HOUSEKEEPING, RELAY, SAVED, final_columns, split_top
 
 FIX = os.path.join(FIXTURES, "alerts")
 
@@ -325,7 +325,7 @@ class Walker:
 # ---------------------------------------------------------------------------- tests
 def test_there_are_six_alerts_and_a_resolver():
     assert len(ALERTS) == 6, sorted(ALERTS)
-    assert any("outputlookup" in st["search"] for st in SAVED.values())
+    assert len(HOUSEKEEPING) == 1, sorted(HOUSEKEEPING)
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
@@ -406,12 +406,22 @@ def test_no_threshold_literal_and_index_only_through_macros(name):
     assert not re.search(r"\bindex\s*=", plain)
 
 
-def test_resolve_search_keeps_keys_and_uses_the_macro():
-    st = [v for v in SAVED.values() if "outputlookup" in v["search"]][0]
+def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
+    """Issue 35, defect 7: the housekeeping search used to write its copy of the records back
+    (outputlookup) outside the action's lock, and could resolve a finding flagged meanwhile. It now
+    lists them for the action, which resolves them under its lock; no shipped search writes the store."""
+    (st,) = HOUSEKEEPING.values()
     spl = st["search"]
-    assert "key_field=_key" in spl and "append=true" in spl and "`ingest_doctor_resolve_after_min`" in spl
-    assert "_key" in lookup_fields("ingest_doctor_findings")
-    assert not any(k.startswith("action.") for k in st) and st["enableSched"] == "1"
+    assert "`ingest_doctor_resolve_after_min`" in spl and spl.startswith("| inputlookup ingest_doctor_findings")
+    assert not any("outputlookup" in v["search"] for v in SAVED.values())
+    cols = final_columns(spl)
+    assert set(cols) <= alert_rows.KNOWN_COLUMNS and set(alert_rows.SIGNALS["stale"].required) <= set(cols)
+    assert set(cols) - {"signal"} <= lookup_fields("ingest_doctor_findings")
+    actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
+    assert actions == {"ingest_doctor_flag"} and st["enableSched"] == "1" and st["disabled"] == "0"
+    # one action run with every stale record, only when there is one; no Triggered Alerts entry
+    assert st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0" and st["alert.track"] == "false"
+    assert (st["counttype"], st["relation"], st["quantity"]) == ("number of events", "greater than", "0")
 
 
 def test_collection_lookup_and_store_agree():

@@ -148,9 +148,9 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert "Traceback" not in r.stderr()
 
 
-def test_message_of_a_finding_resolved_by_the_resolve_search_is_swept(search_head, tls, tmp_path):
-    """The resolve search (outputlookup, no action) closes alert-only findings: the next action run
-    removes their messages."""
+def test_message_of_a_finding_resolved_elsewhere_is_swept(search_head, tls, tmp_path):
+    """A record resolved outside this run (by another run's resolution, or by hand in the KV store): the
+    next action run removes its message."""
     alert(search_head, tls, tmp_path, THREAD, [thread_row()])
     name = message_name("hf-01/hec_input/-")
     assert list(search_head.messages.shown) == [name]
