@@ -75,6 +75,18 @@ def test_unseen_finding_is_resolved_by_the_action_and_its_message_removed(sh, tl
     assert sh.kv.records[KEY]["status"] == "open"
 
 
+def test_the_resolution_reaches_the_webhook_once(sh, tls, tmp_path):
+    flag(sh, tls, tmp_path)
+    unseen_for(sh, KEY, AFTER_MIN + 5)
+    d = AlertDispatch(RESOLVE, str(tmp_path))
+    hook = {"webhook_url": sh.fake.url + "/hook"}
+    allow = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}       # the loopback receiver, named as an admin would
+    ok(execute(d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()), sh.fake, tls, allow, **hook))
+    assert [(h["id"], h["status"]) for h in sh.hooks] == [(FID, "resolved")]
+    assert sh.kv.records[KEY]["delivery"] == "sent"
+    assert d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()) == []     # listed no more
+
+
 def test_a_finding_flagged_after_the_search_read_the_store_stays_open(sh, tls, tmp_path):
     """The race's worst order: the search reads the store, the alert flags the finding again, then the
     resolution is written. The old search wrote its stale copy back here and resolved a live finding."""
