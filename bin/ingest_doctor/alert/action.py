@@ -501,7 +501,7 @@ def _plan_stale(stale: List[Stale], existing: Dict[str, Dict[str, Any]], now: fl
 
 def post_messages(port: Port, changes: List[messages_mod.Change], min_severity: str) -> int:
     """Post and delete this run's Splunk Web messages, and sweep the messages of findings resolved
-    since (by the resolve search, which posts nothing). A failure is logged: the findings are stored."""
+    since by a run whose messages failed, or by hand. A failure is logged: the findings are stored."""
     floor = max(("warning", min_severity), key=severity_rank)
     try:
         shown = port.messages_shown()
