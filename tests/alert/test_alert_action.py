@@ -1,6 +1,11 @@
 """The alert action run as splunkd runs it: `--execute`, JSON payload on stdin,
 a gzipped results CSV, against the loopback HTTPS fake splunkd with an
 in-memory KV store. Exit codes are compared by name (ingest_doctor.exitcodes).
+
+These hold the action to its contract with any alert whose results keep its columns (alert_actions.conf:
+an admin's own alert may mix signals): the results file is handed to it directly. How splunkd dispatches
+the shipped searches (one run with every row, no throttling) is tests/alert/test_alert_dispatch.py's, and
+the scenarios through that dispatch are in tests/deployment/ and tests/delivery/.
 """
 from __future__ import annotations
 
