@@ -70,13 +70,15 @@ $(foreach v,$(VENV_TABLE),$(eval $(call venv_rule,$(subst :, ,$(v)))))
 venv: $(VENV)/py313/.stamp $(VENV)/py39/.stamp $(VENV)/tools/.stamp $(VENV)/ucc/.stamp
 
 # ---------------------------------------------------------------- app build
-# Runtime dependencies go into bin/lib (ignored by git): pinned, --no-deps, no .pyc,
-# pruned (tools/prune_lib.py). Installed beside it and swapped in, so a reader never
-# sees half a bin/lib.
-bin/lib/.stamp: requirements-app.txt tools/prune_lib.py $(VENV)/py313/.stamp
+# The add-on's runtime libraries go into bin/lib (ignored by git; the search-head app ships
+# none): pinned by hash, --no-deps, no .pyc, pruned (tools/prune_lib.py). Wheels only, but for
+# splunk-sdk, published as a source archive only (requirements-lib.txt says why that release).
+# Installed beside it and swapped in, so a reader never sees half a bin/lib.
+bin/lib/.stamp: requirements-lib.txt tools/prune_lib.py $(VENV)/py313/.stamp
 	@mkdir -p $(VENV)
 	$(LOCK) bash -c 'rm -rf bin/.lib.new && mkdir -p bin/.lib.new && \
-	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --only-binary=:all: --target bin/.lib.new -r requirements-app.txt && \
+	  $(VENV)/py313/bin/pip install -q --no-deps --no-compile --only-binary=:all: --no-binary=splunk-sdk \
+	    --target bin/.lib.new -r requirements-lib.txt && \
 	  $(VENV)/py313/bin/python -B tools/prune_lib.py bin/.lib.new && \
 	  touch bin/.lib.new/.stamp && rm -rf bin/lib && mv bin/.lib.new bin/lib'
 
