@@ -12,12 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
+from typing import IO, List
 
-from typing import IO, List  # noqa: E402
-
-from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor.alert.payload import AlertError, describe, make_logger, parse_payload  # noqa: E402
+from ingest_doctor import exitcodes
+from ingest_doctor.alert.payload import AlertError, describe, make_logger, parse_payload
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
