@@ -35,7 +35,7 @@ from urllib.parse import urlencode, urlsplit
 
 from ingest_doctor.read.endpoints import Endpoint, Fetched, error_text, query
 from ingest_doctor.read.readstep import MAX_BODY_BYTES
-from ingest_doctor_ports.watchdog import Watchdog
+from ingest_doctor_ports.watchdog import Watchdog, remaining
 
 RETRY_STATUSES = (502, 503, 504)                  # "KV Store is initializing", a proxy between restarts
 RETRY_KINDS = ("timeout", "refused", "reset", "truncated", "error")
@@ -179,11 +179,11 @@ class Http:
     def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
                   body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
         if conn.sock is None:
-            conn.timeout = _left(deadline)
+            conn.timeout = remaining(deadline)
             conn.connect()
         sock = conn.sock                # kept: on `Connection: close` http.client drops conn.sock, not the read
         self.watchdog.hold(sock)
-        sock.settimeout(_left(deadline))
+        sock.settimeout(remaining(deadline))
         conn.request(method, target, body=body, headers=headers)
         resp = conn.getresponse()
         if isinstance(conn, _Resuming):
@@ -194,7 +194,7 @@ class Http:
         chunks = []
         size = 0
         while not resp.isclosed():      # closed: the whole body was read (its socket may be closed too)
-            sock.settimeout(_left(deadline))
+            sock.settimeout(remaining(deadline))
             chunk = resp.read1(min(65536, self.max_body + 1 - size))   # one read at most, never past the cap
             if not chunk:
                 break
@@ -221,13 +221,6 @@ class Http:
         self.watchdog.stop()
         for conn in self.conns.values():
             conn.close()
-
-
-def _left(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise socket.timeout("request took longer than its timeout")
-    return left
 
 
 class Splunkd:

@@ -85,6 +85,14 @@ class Watchdog:
                     _shut(sock)
 
 
+def remaining(deadline: float) -> float:
+    """Seconds left until `deadline` (time.monotonic()), for a socket's timeout; past it, socket.timeout."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise socket.timeout("request took longer than its timeout")
+    return left
+
+
 def _shut(sock: socket.socket) -> None:
     # The plain socket's shutdown: an SSL socket's own would drop its TLS state under the reader.
     # A socket closed by its owner while a response still reads from it (http.client on

@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.outbound import AllowEntry, Refused, Target, Verdict
 from ingest_doctor.record import Frozen
-from ingest_doctor_ports.watchdog import Watchdog
+from ingest_doctor_ports.watchdog import Watchdog, remaining
 
 USER_AGENT = "ingest_doctor/0.1"
 Resolver = Callable[[str, int], List[str]]
@@ -136,30 +136,24 @@ def _kind(e: BaseException) -> str:
 def _exchange(target: Target, addr: str, body: bytes, headers: Dict[str, str], deadline: float,
               max_body: int, context: Optional[ssl.SSLContext],
               hold: Callable[[socket.socket], None]) -> Tuple[int, Optional[str], Optional[str], bytes]:
-    def left() -> float:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise socket.timeout("deadline")
-        return remaining
-
     # The connection goes to the checked address; the Host header and TLS name are the URL's host.
-    conn = http.client.HTTPConnection(target.host, target.port, timeout=left())
-    conn.sock = socket.create_connection((addr, target.port), timeout=left())
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=remaining(deadline))
+    conn.sock = socket.create_connection((addr, target.port), timeout=remaining(deadline))
     try:
         hold(conn.sock)
         if target.scheme == "https":
             ctx = context or ssl.create_default_context()
             conn.sock = ctx.wrap_socket(conn.sock, server_hostname=target.host, do_handshake_on_connect=False)
             hold(conn.sock)             # the watchdog ends a handshake that stalls, too
-            conn.sock.settimeout(left())
+            conn.sock.settimeout(remaining(deadline))
             conn.sock.do_handshake()
-        conn.sock.settimeout(left())
+        conn.sock.settimeout(remaining(deadline))
         conn.request("POST", target.path, body=body, headers=headers)
         resp = conn.getresponse()
         chunks = []
         size = 0
         while size < max_body and not resp.isclosed():
-            left()          # each read is bounded by the socket timeout, the whole by the watchdog
+            remaining(deadline)          # each read is bounded by the socket timeout, the whole by the watchdog
             chunk = resp.read1(min(65536, max_body - size))
             if not chunk:
                 break
