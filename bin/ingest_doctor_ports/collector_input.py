@@ -293,14 +293,9 @@ class CollectorInput(Script):
                     escape(st), "" if indexes.get(kind) is None else "<index>%s</index>" % escape(indexes[kind] or ""))
                     for kind, st in SOURCETYPES.items()}
                 dumps = json.JSONEncoder(separators=(",", ":")).encode
-                opening: Dict[Any, str] = {}        # (kind, time) -> an event's XML up to <data>: a poll has few
                 for out in result.events:
-                    start = opening.get((out.kind, out.time))
-                    if start is None:
-                        start = opening[(out.kind, out.time)] = head + "%.3f" % out.time + tails[out.kind]
-                    parts.append(start)
-                    parts.append(escape(dumps(out.data)))
-                    parts.append("</data><done /></event>")
+                    parts.append("%s%.3f%s%s</data><done /></event>" % (head, out.time, tails[out.kind],
+                                                                          escape(dumps(out.data))))
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
                 # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
                 text = "".join(parts)
