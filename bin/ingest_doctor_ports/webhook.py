@@ -76,10 +76,9 @@ def auth_headers(auth_header: Optional[str]) -> Dict[str, str]:
 
 def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optional[Dict[str, str]] = None,
          timeout: float = outbound.TIMEOUT_S, max_body: int = outbound.MAX_BODY_BYTES,
-         context: Optional[ssl.SSLContext] = None, resolver: Resolver = resolve,
-         watchdog: Optional[Watchdog] = None) -> Attempt:
-    """One POST attempt, bounded by `timeout` seconds of wall clock (by `watchdog`, a caller's kept one,
-    or one for this call). Never raises for the network."""
+         context: Optional[ssl.SSLContext] = None, resolver: Resolver = resolve) -> Attempt:
+    """One POST attempt, bounded by `timeout` seconds of wall clock (the watchdog's thread lives for
+    the call: a webhook posts rarely). Never raises for the network."""
     start = time.monotonic()
     try:
         target = outbound.parse_url(url)
@@ -100,7 +99,7 @@ def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optio
         return Attempt(error="policy", detail=str(e))
     hdrs = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Connection": "close"}
     hdrs.update(headers or {})
-    guard = watchdog or Watchdog("ingest_doctor webhook deadline")
+    guard = Watchdog("ingest_doctor webhook deadline")
     guard.arm(start + timeout)
     try:
         status, location, retry_after, data = _exchange(target, addrs[0], body, hdrs, start + timeout, max_body,
@@ -116,9 +115,7 @@ def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optio
         return Attempt(error=kind, detail=("%s: %s" % (type(e).__name__, e))[:300],
                        elapsed_s=time.monotonic() - start)
     finally:
-        guard.disarm()
-        if watchdog is None:
-            guard.stop()
+        guard.stop()
 
 
 def _kind(e: BaseException) -> str:
