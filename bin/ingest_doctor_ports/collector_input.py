@@ -8,6 +8,7 @@ bin/ingest_doctor_introspection.py, only calls `run`.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import signal
@@ -17,14 +18,15 @@ import traceback
 from typing import Any, Dict, Optional
 from xml.sax.saxutils import escape, quoteattr
 
-from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
+from solnlib import log
+from splunklib.modularinput import Argument, EventWriter, Scheme, Script
 
 from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
 from ingest_doctor.collector import gate
 from ingest_doctor import exitcodes
 from ingest_doctor.logfmt import kv
 from ingest_doctor_ports.collector import Http, credential_reader, hec_context, log_level
-from ingest_doctor_ports.logfile import COLLECTOR_LOG, LogFile, passes
+from ingest_doctor_ports import logs
 from ingest_doctor_ports.messages import MessageError, WebMessages
 from ingest_doctor_ports.notifier import Notifier, settings_reader
 
@@ -32,25 +34,6 @@ SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:conf
                "finding": "ingest_doctor:finding"}
 _TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
           "boolean": Argument.data_type_boolean}
-
-
-class JsonEvent(Event):
-    """splunklib's Event, serialised by string formatting instead of an ElementTree
-    per event: the same XML (a test compares them) at a fraction of the CPU, which
-    matters at ~100 metric events a poll."""
-
-    def write_to(self, stream: Any) -> None:
-        parts = ["<event", "" if self.stanza is None else " stanza=%s" % quoteattr(self.stanza),
-                 ' unbroken="%d">' % int(self.unbroken)]
-        if self.time is not None:
-            parts.append("<time>%s</time>" % escape(str(self.time)))
-        for tag, value in (("source", self.source), ("sourcetype", self.sourceType), ("index", self.index),
-                           ("host", self.host), ("data", self.data)):
-            if value is not None:
-                parts.append("<%s>%s</%s>" % (tag, escape(value), tag))
-        parts.append("<done /></event>" if self.done else "</event>")
-        # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
-        stream.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
 
 
 class Stopped(BaseException):
@@ -143,16 +126,41 @@ LEVEL_REREAD_S = 300.0     # the Logging tab's level is read at start and again 
 
 class Logs:
     """The collector's log lines at or above `level` (the add-on's Logging tab): to splunkd.log through
-    the EventWriter, as before, and to its own file $SPLUNK_HOME/var/log/splunk/ingest_doctor_collector.log."""
+    the EventWriter, as before, and to its own file $SPLUNK_HOME/var/log/splunk/ingest_doctor_collector.log
+    through `file` (a logging.Logger, which holds the level)."""
 
-    def __init__(self, ew: EventWriter, file: Any):
-        self.ew, self.file, self.level = ew, file, "INFO"
+    def __init__(self, ew: EventWriter, file: logging.Logger):
+        self.ew, self.file = ew, file
+        self.level = logs.DEFAULT_LEVEL
+
+    @property
+    def level(self) -> str:
+        return self._level
+
+    @level.setter
+    def level(self, name: str) -> None:
+        self._level = logs.level_name(name)
+        self.file.setLevel(logs.level_number(self._level))
 
     def log(self, severity: str, message: str) -> None:
-        if not passes(severity, self.level):
+        number = logs.level_number(severity)
+        if not self.file.isEnabledFor(number):
             return
         self.ew.log(severity, message)
-        self.file.write("%s %s" % (severity, message))
+        self.file.log(number, "%s %s" % (severity, message))
+
+
+def file_logger() -> logging.Logger:
+    """The collector's file logger from solnlib.log, with the file's name, line format and rotation
+    of ingest_doctor_ports/logs.py; outside Splunk (no var/log/splunk) a logger that writes nowhere."""
+    folder = logs.folder()
+    if folder is None:
+        quiet = logging.Logger("ingest_doctor.collector")
+        quiet.addHandler(logging.NullHandler())
+        return quiet
+    log.Logs.set_context(directory=folder, log_format=logs.FORMAT, max_bytes=logs.MAX_BYTES,
+                         backup_count=logs.BACKUPS)
+    return log.Logs().get_logger(logs.COLLECTOR_LOG[:-len(".log")])      # solnlib adds ".log"
 
 
 class CollectorInput(Script):
@@ -189,7 +197,7 @@ class CollectorInput(Script):
             return
 
     def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
-        logs = self.logs = Logs(ew, LogFile(COLLECTOR_LOG))
+        lines = self.logs = Logs(ew, file_logger())
         try:
             params = params_mod.parse_params(stanza, os.path.isfile)
         except params_mod.ParamError as e:
@@ -201,7 +209,7 @@ class CollectorInput(Script):
         indexes = {"metrics": params.metrics_index, "config": index, "finding": index}
         server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
         http_call = Http(params.request_timeout, hec_context(params))
-        logs.level = log_level(http_call, server_uri, session_key) or logs.level
+        lines.level = log_level(http_call, server_uri, session_key) or lines.level
         level_at = time.monotonic()
         coll = collector.Collector(params, server_uri, session_key, http_call,
                                    credential_reader(params, session_key, server_uri, http_call),
@@ -222,7 +230,7 @@ class CollectorInput(Script):
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
         if not params.hec_tls_verify:
-            logs.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
+            lines.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
         next_at = time.monotonic()
         try:
             while True:
@@ -244,7 +252,7 @@ class CollectorInput(Script):
                 if next_at < now:               # a slow poll: skip the missed slots, never overlap
                     next_at = now
                 if now - level_at >= LEVEL_REREAD_S:
-                    logs.level = log_level(http_call, server_uri, session_key) or logs.level
+                    lines.level = log_level(http_call, server_uri, session_key) or lines.level
                     level_at = now
                 self.life.wait(next_at - now)
         finally:
@@ -284,15 +292,10 @@ class CollectorInput(Script):
                 tails = {kind: "</time><sourcetype>%s</sourcetype>%s<data>" % (
                     escape(st), "" if indexes.get(kind) is None else "<index>%s</index>" % escape(indexes[kind] or ""))
                     for kind, st in SOURCETYPES.items()}
-                dumps = _compact_encoder()
-                opening: Dict[Any, str] = {}        # (kind, time) -> an event's XML up to <data>: a poll has few
+                dumps = json.JSONEncoder(separators=(",", ":")).encode
                 for out in result.events:
-                    start = opening.get((out.kind, out.time))
-                    if start is None:
-                        start = opening[(out.kind, out.time)] = head + "%.3f" % out.time + tails[out.kind]
-                    parts.append(start)
-                    parts.append(escape(dumps(out.data)))
-                    parts.append("</data><done /></event>")
+                    parts.append("%s%.3f%s%s</data><done /></event>" % (head, out.time, tails[out.kind],
+                                                                          escape(dumps(out.data))))
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
                 # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
                 text = "".join(parts)
@@ -308,19 +311,15 @@ class CollectorInput(Script):
         life.check()
 
 
-def _compact_encoder() -> Any:
-    """json.JSONEncoder(separators=(",", ":")).encode, its C encoder made once for all of a poll's events
-    (JSONEncoder.encode makes one an event: most of encoding a small event)."""
-    enc = json.JSONEncoder(separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return enc.encode
-    iterencode = make({}, enc.default, json.encoder.encode_basestring_ascii, None, enc.key_separator,
-                      enc.item_separator, enc.sort_keys, enc.skipkeys, enc.allow_nan)
-    return lambda o: "".join(iterencode(o, 0))
-
-
 def run(argv, stdin, stdout, stderr) -> int:
+    # solnlib logs each failed try, traceback and all, on the root logger (solnlib.utils.retry); with
+    # no handler there, logging's last resort prints it to stderr, which splunkd files in splunkd.log.
+    # Our own lines say what failed; those go nowhere. A log line that cannot be written (a full disk)
+    # is lost without a traceback on stderr either (raiseExceptions, logging's switch for production).
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+    logging.raiseExceptions = False
     life = Lifecycle(stdout)
     script = CollectorInput(life, stdout)
     streaming = len(argv) == 1
