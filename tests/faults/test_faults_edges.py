@@ -86,7 +86,8 @@ def test_a_forwarding_loop_names_a_root_and_never_nests_advice(tmp_path, names, 
     assert (rec["conf_file"], rec["setting"]) == ("outputs.conf", "server") and rec["current"]
     for f in r["findings"]:
         for rec in f["recommendations"]:
-            assert rec["action"].count("act on") <= 1 and "Nothing to change" not in rec["action"].split("act on", 1)[-1]
+            after = rec["action"].split("act on", 1)[-1]
+            assert rec["action"].count("act on") <= 1 and "Nothing to change" not in after
     text, _ = diagnose(root, "text")
     first = text.splitlines()[0]
     assert "0 root causes" not in first and "NOT healthy" in first
@@ -208,3 +209,252 @@ def test_random_link_graphs_with_cycles_every_finding_reaches_a_notified_root(tm
         assert sorted(h["id"] for h in port.hooks) == sorted(roots), (case, edges, kinds, caused)
         posted = sorted(m.name for m in port.messages.posts) if port.messages else []
         assert posted == sorted(message_name(fid) for fid in roots), (case, edges, kinds, caused)
+
+
+# ============================================================== 2. deployment folders, held to the snapshot guards
+
+def limited(argv, timeout=30, rss_mb=700):
+    """The CLI as a subprocess with an address-space limit (a reader that grows memory without bound dies
+    of MemoryError well before it hurts the machine) and a deadline (a reader that blocks is killed)."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (rss_mb << 20, rss_mb << 20))
+    try:
+        p = subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True,
+                           timeout=timeout, preexec_fn=limit, errors="replace")
+    except subprocess.TimeoutExpired:
+        return None, "", "hung"
+    return p.returncode, p.stdout, p.stderr
+
+
+def two_instances(root):
+    """A forwarder blocked by its saturated indexer: a deployment folder that judges well."""
+    hf, idx = Member("heavy-a", "hf-01", "10.0.0.5", 1), Member("indexer-1", "idx-01", "10.0.0.11", 2)
+    receiver(idx, [(hf, 5900.0)], saturated="indexing")
+    sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
+    return write(str(root), [hf, idx])
+
+
+def judged_anyway(rc, out, err, *named):
+    assert rc == exitcodes.OK, (rc, err[-500:])
+    assert "Traceback" not in err and err.count("\n") == 1, err[-500:]
+    report = json.loads(out)
+    assert report["root_causes"] == ["idx-01/indexing/-"]
+    for n in named:
+        assert n in err, (n, err[-500:])
+    return report
+
+
+@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
+def test_a_fifo_in_a_deployment_folder_never_hangs(tmp_path, which):
+    root = two_instances(tmp_path / "dep")
+    path = os.path.join(root, which)
+    os.remove(path)
+    os.mkfifo(path)
+    rc, out, err = limited(["diagnose", root])
+    assert rc is not None, "hung on a FIFO"
+    judged_anyway(rc, out, err, "a FIFO, not read")
+
+
+@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
+def test_a_link_to_dev_zero_in_a_deployment_folder_never_grows_memory(tmp_path, which):
+    root = two_instances(tmp_path / "dep")
+    path = os.path.join(root, which)
+    os.remove(path)
+    os.symlink("/dev/zero", path)
+    rc, out, err = limited(["diagnose", root])
+    assert rc is not None and "MemoryError" not in err
+    judged_anyway(rc, out, err, "a device, not read")
+
+
+@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
+def test_deeply_nested_json_in_a_deployment_folder_is_a_clear_error(tmp_path, which):
+    root = two_instances(tmp_path / "dep")
+    with open(os.path.join(root, which), "w") as f:
+        f.write("[" * 200000 + "]" * 200000)
+    rc, out, err = limited(["diagnose", root])
+    judged_anyway(rc, out, err, "nested too deeply")
+
+
+def test_a_100_mb_name_is_never_echoed(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    with open(os.path.join(root, "deployment.json"), "w") as f:
+        f.write('{"format": 1, "name": "%s"}' % ("N" * (100 << 20)))
+    rc, out, err = limited(["diagnose", root, "--format", "text"], rss_mb=400)
+    assert rc == exitcodes.OK, err[-300:]
+    assert len(out) < 200000 and len(err) < 5000 and "N" * 300 not in out + err
+    assert "deployment.json: unreadable (larger than 1 MiB, not read)" in err
+
+
+def test_a_long_host_name_is_cut(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    meta = os.path.join(root, "heavy-a", "snapshot.json")
+    with open(meta) as f:
+        data = json.load(f)
+    data["host"] = "h" * 500000
+    with open(meta, "w") as f:
+        json.dump(data, f)
+    r, _ = diagnose(root)
+    assert all(len(h) < 400 for h in r["hosts"]) and any("(500000 characters)" in h for h in r["hosts"])
+
+
+CONTROL = "\x1b]0;pwned\x07\x1b[2J\r\nFAKE: healthy\x9b31m\u202e"
+
+
+def test_names_with_control_characters_are_never_printed(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    with open(os.path.join(root, "deployment.json"), "w") as f:
+        json.dump({"format": 1, "name": "prod" + CONTROL}, f)
+    meta = os.path.join(root, "heavy-a", "snapshot.json")
+    with open(meta) as f:
+        data = json.load(f)
+    data["host"] = "hf-01" + CONTROL
+    with open(meta, "w") as f:
+        json.dump(data, f)
+    os.rename(os.path.join(root, "indexer-1"), os.path.join(root, "indexer\x1b[31m-1\rX"))
+    for fmt in ("text", "json"):
+        rc, out, err = limited(["diagnose", root, "--format", fmt])
+        assert rc == exitcodes.OK, err[-300:]
+        for c in out + err:
+            assert c in "\n" or c.isprintable(), (fmt, repr(c))
+        if fmt == "text":
+            assert "FAKE: healthy" in out and not any(line.startswith("FAKE") for line in out.splitlines())
+
+
+def test_every_instance_deployment_json_lists_but_the_folder_lacks_is_named(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    with open(os.path.join(root, "not-a-folder"), "w") as f:
+        f.write("x")
+    os.mkdir(os.path.join(root, "empty-one"))
+    with open(os.path.join(root, "deployment.json"), "w") as f:
+        json.dump({"format": 1, "name": "prod", "instances": {
+            "heavy-a": "https://10.0.0.5:8089", "indexer-1": "https://10.0.0.11:8089",
+            "gone": "https://10.0.0.12:8089", "not-a-folder": "https://10.0.0.13:8089",
+            "empty-one": "https://10.0.0.14:8089", "../../etc": "https://10.0.0.15:8089"}}, f)
+    p = cli_process("diagnose", root)
+    assert p.returncode == exitcodes.OK, p.stderr
+    nj = json.loads(p.stdout)["not_judged"]
+    for name, why in (("gone", "absent from the folder"), ("not-a-folder", "not a folder"),
+                      ("empty-one", "without a snapshot"), ("../../etc", "not a folder name")):
+        assert any(n.startswith(name) and why in n for n in nj), (name, nj)
+        assert name in p.stderr and p.stderr.count("\n") == 1
+
+
+def test_an_instance_with_nothing_to_judge_is_named(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    os.makedirs(os.path.join(root, "hollow", "rest", "services", "server", "introspection"))
+    with open(os.path.join(root, "hollow", "rest", "services", "server", "introspection", "queues.json"), "w") as f:
+        json.dump({"entry": []}, f)
+    r, err = diagnose(root)
+    assert any(n.startswith("hollow: not judged: nothing to judge") for n in r["not_judged"]), r["not_judged"]
+    assert "hollow" in err
+
+
+# ============================================================== 3. single-snapshot leftovers
+
+def test_a_folder_it_may_not_list_is_named_not_a_traceback(tmp_path, monkeypatch):
+    # Tests run as root, and root lists any folder: the listing is made to fail where the process meets the
+    # file system (os.listdir / os.scandir, as a folder without read permission fails for any other user).
+    from fakes.snapbuilder import Snap
+    folder = Snap("hf-01").server_info(8, ["indexer"]).resources(8, 20.0, 60.0).write(str(tmp_path / "s"))
+    real = {"listdir": os.listdir, "scandir": os.scandir}
+
+    def refusing(which):
+        def refuse(path=".", *a):
+            if os.path.abspath(os.fspath(path)) == os.path.abspath(folder):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real[which](path, *a)
+        return refuse
+    for which in real:      # a folder without read permission fails both
+        monkeypatch.setattr(os, which, refusing(which))
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.run(["diagnose", folder], io.StringIO(), out, err, {}, None)
+    assert rc == exitcodes.BAD_INPUT and err.getvalue().count("\n") == 1, err.getvalue()
+    assert "cannot list the snapshot folder" in err.getvalue() and "Permission denied" in err.getvalue()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root lists any folder (the in-process test above covers it)")
+def test_a_folder_it_may_not_list_as_another_user(tmp_path):
+    from fakes.snapbuilder import Snap
+    folder = Snap("hf-01").server_info(8, ["indexer"]).write(str(tmp_path / "s"))
+    os.chmod(folder, 0)
+    try:
+        p = cli_process("diagnose", folder)
+    finally:
+        os.chmod(folder, 0o755)
+    assert p.returncode == exitcodes.BAD_INPUT and "Traceback" not in p.stderr and "cannot list" in p.stderr
+
+
+def overflowing(root):
+    from fakes.snapbuilder import Snap, dutycycle_long, queue_line
+    s = Snap("hf-01").server_info(8, ["indexer"]).resources(8, 20.0, 60.0)
+    for t in times(12):
+        dutycycle_long(s, t, None, {"parsing": 0.3, "typing": 0.4, "indexerpipe": 0.2, "merging": 0.1})
+        queue_line(s, t, None, "parsingqueue", 3.0)
+        s.metric(t, "group=thruput, name=index_thruput, instantaneous_kbps=1e308, instantaneous_eps=1e308, "
+                    "average_kbps=1e308, total_k_processed=1, kb=1e308, ev=5, load_average=1.20")
+    return s.write(str(root))
+
+
+def strict_json(text):
+    def refuse(name):
+        raise ValueError("%s in JSON" % name)
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_numbers_that_overflow_never_reach_round_or_json(tmp_path):
+    folder = overflowing(tmp_path / "s")
+    p = cli_process("diagnose", folder)
+    assert p.returncode == exitcodes.OK and "Traceback" not in p.stderr, p.stderr[-500:]
+    r = strict_json(p.stdout)
+    assert r["headroom"] and all(h["pegs_at_eps"] is None for h in r["headroom"])
+    p = cli_process("diagnose", folder, "--format", "text")
+    assert p.returncode == exitcodes.OK and " inf " not in p.stdout and "nan" not in p.stdout.lower()
+
+
+def hollow_snapshots(tmp_path):
+    """Snapshots that can be read and hold nothing to judge."""
+    from fakes.snapbuilder import Snap, queue_line
+    old = Snap("hf-old").server_info(8, ["indexer"])
+    for t in times(12, end=NOW - 86400):            # a day before the capture: all outside the window
+        queue_line(old, t, None, "parsingqueue", 99.0)
+    yield "logs outside the window", old.write(str(tmp_path / "old"))
+    empty = str(tmp_path / "empty")
+    for path in ("services/server/introspection/queues", "services/server/pipelinesets",
+                 "services/server/status/resource-usage/hostwide", "services/server/introspection/indexer"):
+        fname = os.path.join(empty, "rest", *path.split("/")) + ".json"
+        os.makedirs(os.path.dirname(fname), exist_ok=True)
+        with open(fname, "w") as f:
+            json.dump({"links": {}, "origin": "https://hf:8089/" + path, "updated": "2026-11-22T10:00:00+00:00",
+                       "generator": {"build": "d8ae995bf219", "version": "9.3.2"}, "entry": [], "paging": {
+                           "total": 0, "perPage": 0, "offset": 0}, "messages": []}, f)
+    yield "REST files that are empty envelopes", empty
+
+
+def test_nothing_to_judge_is_stated_never_a_plain_healthy(tmp_path):
+    for what, folder in hollow_snapshots(tmp_path):
+        p = cli_process("diagnose", folder)
+        assert p.returncode == exitcodes.OK and "Traceback" not in p.stderr, (what, p.stderr)
+        r = json.loads(p.stdout)
+        assert r["findings"] == [] and r["not_judged"][0].startswith("nothing to judge"), (what, r["not_judged"])
+        assert "nothing to judge" in p.stderr and p.stderr.count("\n") == 1, (what, p.stderr)
+        p = cli_process("diagnose", folder, "--format", "text")
+        first = p.stdout.splitlines()[0]
+        assert "nothing judged" in first and not first.endswith("healthy"), (what, first)
+
+
+def test_a_trailing_undated_line_keeps_the_logs_dated_lines(tmp_path):
+    from fakes.snapbuilder import Snap
+    s = Snap("hf-01").server_info(8, ["indexer"])
+    for t in times(12):
+        s.splunkd_line(t, "WARN", "TcpOutputProc", "TcpOutEloop", "The TCP output processor has paused the data "
+                                                                  "flow. Forwarding to host_dest=idx-01 inside "
+                                                                  "output group default-autolb-group is blocked.")
+    folder = s.write(str(tmp_path / "s"))
+    with open(os.path.join(folder, "logs", "splunkd.log"), "a") as f:
+        f.write("    at a stack frame of a trace with no date " * 2000 + "\n")      # ~90 KiB, undated
+    p = cli_process("diagnose", folder)
+    r = json.loads(p.stdout)
+    assert not any("splunkd.log: not a splunkd log" in n for n in r["not_judged"]), r["not_judged"]
+    assert "splunkd.log" not in p.stderr or "not a splunkd log" not in p.stderr
