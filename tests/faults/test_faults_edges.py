@@ -458,3 +458,53 @@ def test_a_trailing_undated_line_keeps_the_logs_dated_lines(tmp_path):
     r = json.loads(p.stdout)
     assert not any("splunkd.log: not a splunkd log" in n for n in r["not_judged"]), r["not_judged"]
     assert "splunkd.log" not in p.stderr or "not a splunkd log" not in p.stderr
+
+
+# ============================================================== 4. formulas and bytes from the results
+
+FORMULA_HOST = "-2+3+cmd|' /C calc'!A0"
+
+
+def test_formula_safe_quotes_every_formula_and_only_whole_numbers_are_exempt():
+    from ingest_doctor.textsafe import formula_safe
+    for cell in (FORMULA_HOST, "=1+1", "+cmd|x", "@SUM(A1)", "-", "-1-1", "-2e3+", "\tx", "\r=1", "\x00=1"):
+        assert formula_safe(cell) == "'" + cell, cell
+    for cell in ("-2", "+3.5", "-1e-3", "hf-01", "", "12", "tcpout is full"):
+        assert formula_safe(cell) == cell, cell
+
+
+def test_a_formula_host_is_escaped_in_the_lookup_the_messages_and_the_webhook(sh, tls, tmp_path):
+    rows = [finding_row(FORMULA_HOST, "indexing", "critical"), finding_row("=HYPERLINK(\"x\")", "typing", "warning")]
+    res = write_results(str(tmp_path / "relay.csv.gz"), rows)
+    data = payload(sh.fake, res, webhook_url=sh.fake.url + "/hook")
+    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
+    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
+    assert p.returncode == exitcodes.OK, p.stderr
+    from ingest_doctor.textsafe import FORMULA_START
+    assert len(sh.kv.records) == 2 and len(sh.hooks) == 2
+    for rec in sh.kv.records.values():
+        for k, v in rec.items():
+            if isinstance(v, str) and not k.startswith("_"):
+                assert not v.startswith(FORMULA_START), (k, v)
+    for hook in sh.hooks:
+        for k, v in hook.items():
+            assert not (isinstance(v, str) and v.startswith(FORMULA_START)), (k, v)
+        assert hook["host"].startswith("'")
+    for m in sh.messages.shown.values():
+        assert "'" + FORMULA_HOST[:8] in m["message"] or "'=HYPERLINK" in m["message"], m["message"]
+
+
+def test_invalid_utf8_in_the_results_is_named_not_replaced(sh, tls, tmp_path):
+    import gzip
+    res = str(tmp_path / "results.csv.gz")
+    good = write_results(str(tmp_path / "good.csv.gz"), [finding_row("hf-01", "indexing", "critical")])
+    with gzip.open(good, "rb") as f:
+        raw = f.read()
+    with gzip.open(res, "wb") as f:
+        f.write(raw.replace(b"hf-01", b"hf-\xff\xfe1"))
+    data = payload(sh.fake, res)
+    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
+    p = run_action(data, tls)
+    assert p.returncode == exitcodes.BAD_INPUT, (p.returncode, p.stderr)
+    assert "not valid UTF-8" in p.stderr and "Traceback" not in p.stderr
+    assert not sh.kv.records and "\ufffd" not in json.dumps(sh.events)
