@@ -82,6 +82,7 @@ def test_a_forwarding_loop_names_a_root_and_never_nests_advice(tmp_path, names, 
     [loop] = loops
     assert loop["bottleneck"] == "output" and loop["caused_by"] is None and loop["id"] in r["root_causes"]
     assert all(n in loop["summary"] for n in names)
+    assert all(e["blocked"] for e in r["topology"] if e["from"] in names and e["to"] in names), r["topology"]
     [rec] = loop["recommendations"]
     assert (rec["conf_file"], rec["setting"]) == ("outputs.conf", "server") and rec["current"]
     for f in r["findings"]:
@@ -100,6 +101,45 @@ def test_a_forwarding_loop_through_the_cli_process(tmp_path):
     assert p.returncode == exitcodes.OK, p.stderr
     assert "NOT healthy: 1 root cause" in p.stdout.splitlines()[0]
     assert "A forwarding loop: " in p.stdout and "Holds back 2 instances" in p.stdout
+
+
+def random_deployment(root, rng):
+    """2 to 4 heavy forwarders with a forwarding cycle through some of them and random extra links, every
+    output blocked or not at random, and an indexer (saturated or idle) that some of them also send to."""
+    n = rng.randint(2, 4)
+    hfs = [Member("f%d" % i, "hf-%d" % i, "10.0.7.%d" % (i + 1), 300 + i) for i in range(n)]
+    ring = rng.sample(hfs, rng.randint(2, n))
+    links = {(a.host, ring[(i + 1) % len(ring)].host) for i, a in enumerate(ring)}
+    for _ in range(rng.randint(0, n)):
+        a, b = rng.sample(hfs, 2)
+        links.add((a.host, b.host))
+    idx = Member("ix", "idx-0", "10.0.7.50", 399)
+    to_idx = [h for h in hfs if rng.random() < 0.4]
+    receiver(idx, [(h, 2000.0) for h in to_idx], saturated=rng.choice(["indexing", None]))
+    by = {m.host: m for m in hfs}
+    for m in hfs:
+        for k, t in enumerate(times(12)):
+            for a, b in sorted(links):
+                if b == m.host:
+                    tcpin_line(m, t, k, by[a], 2000.0)
+        dests = [(by[b].ip, 2000.0) for a, b in sorted(links) if a == m.host] + \
+            ([(idx.ip, 2000.0)] if m in to_idx else [])
+        sender(m, dests, blocked=m in ring or rng.random() < 0.5)
+    return write(str(root), hfs + [idx])
+
+
+def test_random_deployments_with_forwarding_cycles_every_finding_reaches_a_root(tmp_path):
+    rng = random.Random(40)
+    for case in range(20):
+        root = random_deployment(tmp_path / ("d%d" % case), rng)
+        r, _ = diagnose(root)
+        reaches_a_root(r)
+        text, _ = diagnose(root, "text")
+        if any(f["severity"] in ("warning", "critical") for f in r["findings"]):
+            assert r["root_causes"] and "0 root causes" not in text.splitlines()[0], (case, r["findings"])
+        for f in r["findings"]:
+            for rec in f["recommendations"]:
+                assert rec["action"].count("act on") <= 1, (case, rec["action"])
 
 
 # ---- on the search head: the action's --execute

@@ -10,6 +10,9 @@
    (universal forwarder -> heavy forwarder -> indexers).
 4. `caused_by` of a sender's output finding is its worst saturated receiver's finding; `root_causes` are
    the warning/critical findings with no `caused_by`, worst first.
+5. Forwarding loops (loops.py): a receiver whose finding's causes lead back to the sender is not a cause of
+   that sender (state "loop"); a sender blocked only that way is the loop's root, its output finding named
+   "a forwarding loop", so every finding reaches a root and no advice nests.
 """
 from __future__ import annotations
 
@@ -186,7 +189,8 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
         rep = reports.get(e.sender)
         if rep is not None and e.receiver_known:
             e.blocked = any(f.bottleneck == "output" and f.severity in SERIOUS and caused_by.get(f.id)
-                            and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings)
+                            and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings) or any(
+                s.state == "loop" and s.host == e.receiver for s in states.get(e.sender, []))   # the loop's root
     dep = DeploymentReport(name, reports, {f.id: caused_by.get(f.id) for r in reports.values() for f in r.findings},
                            topo)
     dep.not_judged = _not_judged(instances, reports, states, topo)

@@ -4,7 +4,8 @@ worst blocking finding of a receiver the topology names, when that receiver's fi
 The CLI judges a deployment folder by diagnosing each sender again with its receivers' state
 (judge.py). On the search head the alert action holds findings (judged from result rows, or reported by
 the collectors) and the topology from the rows' tcpin/tcpout connections, not every instance's raw data:
-it links the findings as they are and rewrites the symptom's summary and advice to name the cause.
+it links the findings as they are and rewrites the symptom's summary and advice to name the cause. A
+forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names each loop's root.
 """
 from __future__ import annotations
 
