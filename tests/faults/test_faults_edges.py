@@ -74,9 +74,7 @@ def reaches_a_root(report):
                                           (["hf-a", "hf-b"], True)])
 def test_a_forwarding_loop_names_a_root_and_never_nests_advice(tmp_path, names, behind):
     root = forwarding_loop(tmp_path / "dep", names, behind)
-    r, _ = diagnose(root)
-    assert r["root_causes"], r["findings"]
-    reaches_a_root(r)
+    r = loop_report(root)
     loops = [f for f in r["findings"] if f["summary"].startswith("A forwarding loop")]
     assert len(loops) == 1
     [loop] = loops
@@ -85,14 +83,36 @@ def test_a_forwarding_loop_names_a_root_and_never_nests_advice(tmp_path, names, 
     assert all(e["blocked"] for e in r["topology"] if e["from"] in names and e["to"] in names), r["topology"]
     [rec] = loop["recommendations"]
     assert (rec["conf_file"], rec["setting"]) == ("outputs.conf", "server") and rec["current"]
+    text, _ = diagnose(root, "text")
+    assert "Root cause 1: " in text and "A forwarding loop" in text
+
+
+def test_a_loop_whose_member_also_feeds_a_saturated_indexer_names_the_loop_on_that_member(tmp_path):
+    # hf-b sends to hf-a and to idx-01, hf-a only to hf-b: hf-b's blocked output is the indexer's doing, and
+    # hf-a's the loop's; hf-b's summary says its peer forwards back to it (never "hf-a not judged").
+    root = forwarding_loop(tmp_path / "dep", ["hf-b", "hf-a"], True)
+    r = loop_report(root)
+    assert r["root_causes"] == ["idx-01/indexing/-"]
+    assert by_id(r, "hf-b/output/-")["caused_by"] == "idx-01/indexing/-"
+    assert by_id(r, "hf-a/output/-")["caused_by"] == "hf-b/output/-"
+    assert "hf-a in a forwarding loop with this instance" in by_id(r, "hf-b/output/-")["summary"]
+
+
+def loop_report(root):
+    """The deployment's report, held to what a loop must never do: no root (or "0 root causes"), a finding
+    that reaches none, a nested recommendation, a peer with data said to be "not judged"."""
+    r, _ = diagnose(root)
+    assert r["root_causes"], r["findings"]
+    reaches_a_root(r)
     for f in r["findings"]:
+        assert "not judged" not in f["summary"], f["summary"]       # a loop's peer has its own data
         for rec in f["recommendations"]:
             after = rec["action"].split("act on", 1)[-1]
             assert rec["action"].count("act on") <= 1 and "Nothing to change" not in after
     text, _ = diagnose(root, "text")
     first = text.splitlines()[0]
     assert "0 root causes" not in first and "NOT healthy" in first
-    assert "Root cause 1: " in text and "A forwarding loop" in text
+    return r
 
 
 def test_a_forwarding_loop_through_the_cli_process(tmp_path):
