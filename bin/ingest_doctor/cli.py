@@ -215,17 +215,18 @@ def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
         return loaded
     name, instances, problems, unjudged = loaded
     dep = judge(instances, name)
-    empty = [(i.name, nothing_to_judge(i.evidence)) for i in instances if nothing_to_judge(i.evidence)]
+    empty = [(i, why) for i, why in ((i, nothing_to_judge(i.evidence)) for i in instances) if why]
     # Every instance it could not judge is named where the admin reads the report, and on stderr.
-    dep.not_judged[:0] = unjudged + ["%s: not judged: nothing to judge (%s)" % (n, why) for n, why in empty]
-    stdout.write(terminal(deployment_text.render(dep)) if args.format == "text" else _json(dep.to_dict()))
+    dep.not_judged[:0] = unjudged + ["%s: not judged: nothing to judge (%s)" % (i.name, why) for i, why in empty]
+    stdout.write(terminal(deployment_text.render(dep, {i.host for i, _ in empty})) if args.format == "text"
+                 else _json(dep.to_dict()))
     if not any(has_evidence(i.evidence) for i in instances):
         _say(stderr, "nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ files)"
              % args.snapshot_dir)
         return exitcodes.BAD_INPUT
     if problems or empty or unjudged:
         _say(stderr, "judged the rest; unusable: %s"
-             % "; ".join(problems + unjudged + ["%s: nothing to analyse" % n for n, _ in empty]))
+             % "; ".join(problems + unjudged + ["%s: nothing to analyse" % i.name for i, _ in empty]))
     return exitcodes.OK
 
 

@@ -408,7 +408,11 @@ def test_an_instance_with_nothing_to_judge_is_named(tmp_path):
         json.dump({"entry": []}, f)
     r, err = diagnose(root)
     assert any(n.startswith("hollow: not judged: nothing to judge") for n in r["not_judged"]), r["not_judged"]
-    assert "hollow" in err
+    assert "hollow: nothing to analyse" in err
+    text, _ = diagnose(root, "text")
+    heads = [line for line in text.splitlines() if line.startswith("Ingest Doctor: ")]
+    assert len(heads) == 4 and sum(h.endswith("nothing judged (see Not judged)") for h in heads) == 1, heads
+    assert not any(h.endswith(": healthy") for h in heads), heads
 
 
 # ============================================================== 3. single-snapshot leftovers
