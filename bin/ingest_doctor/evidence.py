@@ -266,7 +266,8 @@ class ReceiverState(Record):
         self.address = address      # as this sender names it (ip:port, name:port) or the receiver's host
         self.host = host            # the receiver's host name; None when it is not in the deployment folder
         self.state = state          # "saturated" | "idle" | "absent" (not in the folder) | "unjudged" (no data)
-        self.cause = cause          # saturated: the id of the receiver's finding that holds it
+        #                             | "loop" (blocked only by this sender's own traffic: deployment/loops.py)
+        self.cause = cause          # saturated (loop): the id of the receiver's finding that holds it (back)
         self.cause_words = cause_words  # saturated: "idx-02 indexing, pipeline set 1"
         self.root_words = root_words    # when that finding is itself caused further on: its root, in words
         self.act = act              # saturated: the first thing to change at the root

@@ -182,7 +182,9 @@ def _linked(st: State, d: Draft, saturated: List[ReceiverState], taking: Dict[st
         d.add(EvidenceItem("tcpout_kbps", r1(k), "KB/s", "recent", "%s %s" % (CONNECTIONS, r)))
     through = " (itself held back by %s)" % worst.root_words if worst.root_words else ""
     others = ["%s %s" % (r.host or r.address, "idle" if r.state == "idle" else
-                         "not in the deployment folder" if r.state == "absent" else "not judged")
+                         "not in the deployment folder" if r.state == "absent" else
+                         "in a forwarding loop with this instance (it forwards back here: check both outputs.conf "
+                         "server lists)" if r.state == "loop" else "not judged")
               for r in st.ev.receivers if r.state != "saturated"]
     d.detail("Caused by %s%s: this instance's receivers are saturated%s, and a saturated receiver drains at a steady "
              "rate, so this output looks flat at a ceiling like a link would. Act there, not here: compressing, more "
