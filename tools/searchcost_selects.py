@@ -18,17 +18,23 @@ PSETS = (Read("tstats", ML, ("queue",), ("group=queue",), rows=("const", 3)),)
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
 HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 60))
+# The chain's queue names (default/macros.conf ingest_doctor_chain_queue_terms, generated from model.py).
+CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typingqueue", "indexqueue", "splunktcpin",
+                                             "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
+# default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
+PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
     "Ingest Doctor - Thread - Saturated splunkd thread": (
-        Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("events", 1.5)),
-        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 10)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), rows=("span", 30)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=misc"), rows=("span", 30), out=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 10),
+             out=("hosts", "threads")),
     ),
     "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", ML, ("tcpout_connections",), ("group=tcpout_connections",), rows=("pairs",)),
+        Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
+        PIPELINE_HOSTS,
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
@@ -43,19 +49,22 @@ SELECTS = {
     ),
     "Ingest Doctor - Indexing - Index processor throttled": (
         Read("rest", "rest", ("/services/server/introspection/indexer",), rows=("peers", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 10)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 10), out=("hosts", 1)),
     ),
     "Ingest Doctor - Findings - Resolve findings no longer seen": (
         Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 0.5)),
     ),
     "Ingest Doctor - Findings - Collector findings": (
         Read("raw", "events", ("ingest_doctor:finding",)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", ML, ("tcpout_connections",), ("group=tcpout_connections",), rows=("pairs",)),
+    ),
+    "Ingest Doctor - Lookups - Known hosts": (
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
+    ),
+    "Ingest Doctor - Lookups - Topology": (
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
     ),
     "Ingest Doctor - Silence - Instance stopped reporting": (
-        Read("tstats", ML, ("thruput",), ("group=thruput",), rows=("hosts", 1)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("senders",)),
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
     ),
 
     # ---------------------------------------------------------------- CPU by processor
