@@ -39,7 +39,7 @@ SELECTS = {
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
                                            "reply=26", "reply=27"), rows=("hosts", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", 1, 10)),
+        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", 1, 10), out=("hosts", 1)),
     ),
     "Ingest Doctor - HEC - Request latency high": (
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1, 10)),
