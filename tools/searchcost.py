@@ -63,6 +63,7 @@ Usage:
   searchcost.py              the cost table (per run / per open, and per day for scheduled searches)
   searchcost.py --budgets    the table, then each budget with met / NOT MET
   searchcost.py --check      as --budgets, exit 1 when a budget is not met
+  searchcost.py --markdown   the tables of docs/searches.md (Markdown)
   searchcost.py --root DIR   read the conf and views of another app tree
 Importable: rows(root) returns one Row per (search or data source, size).
 """
@@ -542,6 +543,39 @@ def table_lines(all_rows: List[Row]) -> List[str]:
     return lines
 
 
+def markdown_lines(all_rows: List[Row], bs: List[Budget]) -> List[str]:
+    """The tables of docs/searches.md: scheduled searches per day, views per open, budgets."""
+    by = {(r.key, r.size): r for r in all_rows}
+    keys = []
+    for r in all_rows:
+        if r.key not in keys:
+            keys.append(r.key)
+    sched = [k for k in keys if by[(k, SIZES[0])].what == "scheduled"]
+    out = ["| scheduled search | runs a day | raw-eq a run at 10,000 | rows to the search head a run at 10,000 | "
+           "raw-eq a day at 100 | at 1,000 | at 10,000 |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for k in sched:
+        r = by[(k, BUDGET_SIZE)]
+        out.append("| %s | %s | %s | %s | %s |" % (k, fmt(r.runs_per_day), fmt(r.per_run.raw_eq), fmt(r.per_run.rows),
+                                                  " | ".join(fmt(by[(k, n)].per_day.raw_eq) for n in SIZES)))
+    out.append("| **all scheduled searches** | | | | %s |" % " | ".join(
+        "**%s**" % fmt(sum(by[(k, n)].per_day.raw_eq for k in sched)) for n in SIZES))
+    views = []
+    for k in keys:
+        if "/" in k and k.split("/")[0] not in views:
+            views.append(k.split("/")[0])
+    out += ["", "| view, one open at its default range | raw-eq at 100 | at 1,000 | at 10,000 | "
+                "most rows one data source sends at 10,000 |", "|---|---:|---:|---:|---:|"]
+    for v in views:
+        mine = [k for k in keys if k.startswith(v + "/")]
+        out.append("| %s | %s | %s |" % (v, " | ".join(fmt(sum(by[(k, n)].per_run.raw_eq for k in mine)) for n in SIZES),
+                                        fmt(max(by[(k, BUDGET_SIZE)].per_run.rows for k in mine))))
+    failed = [b for b in bs if not b.met]
+    out += ["", "Budgets at %s instances: %d of %d met." % (fmt(BUDGET_SIZE), len(bs) - len(failed), len(bs))]
+    out += ["- %s %s: %s %s (budget %s)" % ("met" if b.met else "**not met**", b.name, fmt(b.value), b.unit,
+                                          fmt(b.limit)) for b in bs if not b.met or b.name.startswith(("all ", "landing"))]
+    return out
+
+
 def budget_lines(bs: List[Budget]) -> List[str]:
     out = ["", "budgets (issue 35)"]
     for b in bs:
@@ -557,6 +591,7 @@ def main(argv: Optional[Iterable[str]] = None, out=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--budgets", action="store_true", help="print each budget with met / NOT MET")
     p.add_argument("--check", action="store_true", help="as --budgets; exit 1 when a budget is not met")
+    p.add_argument("--markdown", action="store_true", help="the tables of docs/searches.md instead (Markdown)")
     p.add_argument("--root", default=ROOT, help="the app tree to read (default: this repository)")
     a = p.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -564,6 +599,9 @@ def main(argv: Optional[Iterable[str]] = None, out=None) -> int:
     except (KeyError, ValueError) as exc:
         out.write("searchcost: %s\n" % exc)
         return 2
+    if a.markdown:
+        out.write("\n".join(markdown_lines(all_rows, budgets(all_rows, a.root))) + "\n")
+        return 0
     out.write("\n".join(table_lines(all_rows)) + "\n")
     if a.budgets or a.check:
         bs = budgets(all_rows, a.root)

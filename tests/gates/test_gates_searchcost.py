@@ -159,3 +159,13 @@ def test_the_scheduled_budget_gate_bites(tmp_path):
     (b,) = [b for b in searchcost.budgets(searchcost.rows(str(app), table=table), str(app))
             if b.name.startswith("all scheduled searches")]
     assert not b.met and b.value > 500e6
+
+
+def test_the_markdown_tables_are_those_of_the_docs_page_shape():
+    out = io.StringIO()
+    assert searchcost.main(["--markdown"], out=out) == 0
+    text = out.getvalue()
+    assert text.startswith("| scheduled search | runs a day |") and "| **all scheduled searches** |" in text
+    assert "| view, one open at its default range |" in text and "Budgets at 10 k instances:" in text
+    doc = open(os.path.join(ROOT, "docs", "searches.md"), encoding="utf-8").read()
+    assert "tools/searchcost.py --markdown" in doc and "What only a real Splunk can confirm" in doc
