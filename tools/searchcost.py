@@ -400,6 +400,8 @@ def _selected(seg: Segment) -> Tuple[str, ...]:
 
 
 HOST_FILTER_RX = re.compile(r"(?<![\w.])(?:host|hostname)\s*(?:=|IN\s*\()|\[", re.I)
+# A filter that keeps every host (a view's default `host IN (*)`) filters none.
+ALL_HOSTS_RX = re.compile(r"(?<![\w.])(?:host|hostname)\s*(?:IN\s*\(\s*\"?\*\"?\s*\)|=\s*\"?\*\"?(?=[\s)]|$))", re.I)
 
 
 def mismatches(root: str = ROOT, table: Optional[Dict[str, Tuple[Read, ...]]] = None) -> List[str]:
@@ -441,7 +443,7 @@ def mismatches(root: str = ROOT, table: Optional[Dict[str, Tuple[Read, ...]]] = 
                     out.append("%s: %s is %r in the table, %r in the SPL" % (where, field, table_value, spl_value))
             if r.hosts not in SCOPES:
                 out.append("%s: hosts %r is not a scope (%s)" % (where, r.hosts, ", ".join(SCOPES)))
-            elif r.hosts != "all" and not HOST_FILTER_RX.search(c):
+            elif r.hosts != "all" and not HOST_FILTER_RX.search(ALL_HOSTS_RX.sub(" ", c)):
                 out.append("%s: hosts %r in the table, but its SPL filters no host" % (where, r.hosts))
     return out
 
