@@ -2,7 +2,8 @@
 counts from, keyed by scheduled search (its stanza) or data source ("<view>/<data source id>").
 
 One Read per generating segment of the SPL, in the SPL's order: the search itself first, then each
-`[ ... ]` subsearch as it opens (tools/searchspl.py segments()). kind, source, select and terms are
+`[ ... ]` subsearch as it opens, then each generating command in append mode inside a pipeline
+(`| inputlookup append=true`, `| tstats ... append=t`) as it comes (tools/searchspl.py segments()). kind, source, select and terms are
 what the SPL says (tests/gates/test_gates_searchcost.py compares them); hosts and rows are what the
 SPL cannot say by itself: which instances' data it reaches and the grain of what it sends to the
 search head (see Read in tools/searchcost.py). A ds.chain post-process is CHAIN.
@@ -23,6 +24,8 @@ CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typing
                                              "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
 # default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
 PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
+# `| inputlookup append=true ingest_doctor_topology` in the appendpipe of Queues and the relay: every sender.
+TOPOLOGY = Read("inputlookup", "kv", ("ingest_doctor_topology",), rows=("senders",))
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
@@ -35,6 +38,7 @@ SELECTS = {
     "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
         Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
         PIPELINE_HOSTS,
+        TOPOLOGY,
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
@@ -56,9 +60,11 @@ SELECTS = {
     ),
     "Ingest Doctor - Findings - Collector findings": (
         Read("raw", "events", ("ingest_doctor:finding",)),
+        TOPOLOGY,
     ),
     "Ingest Doctor - Lookups - Known hosts": (
         Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
     ),
     "Ingest Doctor - Lookups - Topology": (
         Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),

@@ -155,7 +155,7 @@ def test_the_scheduled_budget_gate_bites(tmp_path):
         "dispatch.earliest_time = -7m", "dispatch.earliest_time = -24h"), encoding="utf-8")
     table = dict(searchcost.selects())
     key = "Ingest Doctor - Lookups - Known hosts"
-    table[key] = (table[key][0]._replace(terms=("group=thruput",)),)
+    table[key] = (table[key][0]._replace(terms=("group=thruput",)),) + table[key][1:]
     assert searchcost.mismatches(str(app), table) == []
     (b,) = [b for b in searchcost.budgets(searchcost.rows(str(app), table=table), str(app))
             if b.name.startswith("all scheduled searches")]
@@ -170,3 +170,11 @@ def test_the_markdown_tables_are_those_of_the_docs_page_shape():
     assert "| view, one open at its default range |" in text and "Budgets at 10 k instances:" in text
     doc = open(os.path.join(ROOT, "docs", "searches.md"), encoding="utf-8").read()
     assert "tools/searchcost.py --markdown" in doc and "What only a real Splunk can confirm" in doc
+
+
+def test_a_generating_command_in_append_mode_is_a_segment():
+    spl = ("| tstats count WHERE index=_internal BY host | appendpipe [stats count BY host "
+           "| inputlookup append=true ingest_doctor_topology] | tstats prestats=t append=t count WHERE index=x BY host")
+    segs = searchspl.segments(spl)
+    assert [(s.kind, s.via) for s in segs] == [("tstats", None), ("inputlookup", "pipeline"), ("tstats", "pipeline")]
+    assert [s.kind for s in searchspl.segments("| inputlookup ingest_doctor_findings | stats count")] == ["inputlookup"]
