@@ -178,3 +178,17 @@ def test_a_generating_command_in_append_mode_is_a_segment():
     segs = searchspl.segments(spl)
     assert [(s.kind, s.via) for s in segs] == [("tstats", None), ("inputlookup", "pipeline"), ("tstats", "pipeline")]
     assert [s.kind for s in searchspl.segments("| inputlookup ingest_doctor_findings | stats count")] == ["inputlookup"]
+
+
+def test_the_docs_tables_follow_the_searches(tmp_path):
+    """tools/generate.py writes docs/searches.md's tables from the model; a changed schedule changes them."""
+    doc = open(os.path.join(ROOT, searchcost.DOCS), encoding="utf-8").read()
+    assert searchcost.docs_text(doc) == doc                         # current (generate.py --check says so too)
+    app = _app_copy(tmp_path)
+    conf = app / "default" / "savedsearches.conf"
+    text = conf.read_text(encoding="utf-8")
+    conf.write_text(text.replace("cron_schedule = 4-59/5 * * * *", "cron_schedule = 4 * * * *"), encoding="utf-8")
+    changed = searchcost.docs_text(doc, str(app))
+    assert changed != doc and "| Ingest Doctor - HEC - Request latency high | 24 |" in changed
+    with pytest.raises(ValueError, match="no"):
+        searchcost.docs_text("# no tables here\n")
