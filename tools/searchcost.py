@@ -5,7 +5,7 @@ For every scheduled search (per run and per day) and every dashboard data source
 view at the default time range), at 100, 1,000 and 10,000 instances:
 - raw: events the indexers decompress and field-extract (a plain search), after a data source's
   sampleRatio;
-- index-only: tstats postings (PREFIX() lexicon reads included) and mstats data points;
+- index-only: tstats postings (one per matched line) and mstats data points;
 - raw-eq = raw + index-only / 50;
 - rows to the search head: what the base search (or a subsearch) returns before the search
   head's own commands run on it.
@@ -44,9 +44,9 @@ Assumptions beyond the reference note (each a number in this module):
   (4 events an hour); one ingest_doctor:config event per collector host a day; the app's own logs
   1 ERROR/WARN line an hour per collector host.
 - The findings store holds 1 record per 2 collector hosts (open and resolved); REST rows: one per
-  search peer (the indexers) per entry, 3 HEC token entries, 40 indexes per peer.
-- A raw search piped through `mvexpand` over dutycycle pairs sends 1.5 rows per line (the long
-  thread=/ratio= layout is one thread a line; the wide name=misc line several).
+  search peer (the indexers) per entry, 3 HEC token entries, 40 indexes per peer (the table's grains).
+- The searches before issue 35 sent 1.5 rows per dutycycle line through `mvexpand` (the long
+  thread=/ratio= layout one thread a line, the wide name=misc line several): commit 19f7d26's table.
 
 Today's figures, as this model prints them for the searches shipped before issue 35's rewrite
 (commit 1a7f2d5), against the issue's:
@@ -159,9 +159,6 @@ PER_HOST = {
     "codes": {"hec_hf": 2},
 }
 FINDINGS_PER_COLLECTOR = 0.5
-TOKENS = 3
-INDEXES_PER_PEER = 40
-DC_PAIRS_PER_LINE = 1.5
 
 # Host scopes a read may select: which roles, and what share of their instances.
 SCOPES = {
