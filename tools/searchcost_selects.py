@@ -24,8 +24,6 @@ CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typing
                                              "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
 # default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
 PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
-# `| inputlookup append=true ingest_doctor_topology` in the appendpipe of Queues and the relay: every sender.
-TOPOLOGY = Read("inputlookup", "kv", ("ingest_doctor_topology",), rows=("senders",))
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
@@ -38,7 +36,6 @@ SELECTS = {
     "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
         Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
         PIPELINE_HOSTS,
-        TOPOLOGY,
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
@@ -60,7 +57,6 @@ SELECTS = {
     ),
     "Ingest Doctor - Findings - Collector findings": (
         Read("raw", "events", ("ingest_doctor:finding",)),
-        TOPOLOGY,
     ),
     "Ingest Doctor - Lookups - Known hosts": (
         Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
