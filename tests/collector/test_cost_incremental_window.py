@@ -2,10 +2,8 @@
 items appended when it arrives, cut out when it is thinned or ages out) instead of merging the whole
 window again every poll. Pinned here: the incremental merge equals the merge from scratch after every
 poll, item for item and in order, and so does the diagnosis of it, for every scenario and for long
-random runs at several poll intervals. The diagnosis judges the window incrementally as well (the
-rules group their series from the window's polls, each poll grouped once: Window.parts): pinned here,
-its groupings equal those of the whole merged window and its findings equal judging the whole window,
-for the same scenarios and runs, under several thresholds."""
+random runs at several poll intervals; a poll with a NaN sample makes the window stop vouching for
+its samples (`finite`)."""
 import os
 import random
 
@@ -15,8 +13,7 @@ from fakes.paths import SCENARIOS as SCENARIOS_DIR
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.engine.rules import queue_chain, thread_saturation
-from ingest_doctor.engine.rules.state import sanitise
+from ingest_doctor.engine.finite import sanitise
 from ingest_doctor.evidence import (CpuSample, Evidence, HecProbe, PipelineSetLoad, QueueSample, ThreadSample)
 from ingest_doctor.read.snapshot import load_snapshot
 from ingest_doctor.record import replace
@@ -40,16 +37,9 @@ def _same(window: Window) -> None:
     for th in THRESHOLDS:
         whole = diagnose(full, th).to_dict()
         assert diagnose(inc, th).to_dict() == whole
-        assert diagnose(window.merged(), th, parts=window.parts).to_dict() == whole
-        assert diagnose(window.merged(), th, parts=window.parts, finite=window.finite).to_dict() == whole
+        assert diagnose(window.merged(), th, finite=window.finite).to_dict() == whole
     if window.finite:       # the window vouches for its samples only when none is NaN or infinite
         assert sanitise(full)[1] == 0
-    for minutes in (1.0, 10.0, 15.0):
-        assert window.parts("queues", queue_chain.group, queue_chain.combine, (minutes,)) == \
-            queue_chain.group(full, minutes)
-        for single in (False, True):
-            assert window.parts("threads", thread_saturation.group, thread_saturation.combine, (minutes, single)) \
-                == thread_saturation.group(full, minutes, single)
 
 
 def _polls_of(ev: Evidence):
@@ -125,9 +115,9 @@ def test_merged_is_a_copy_the_diagnosis_cannot_change():
     assert w.merged() == w.rebuilt()
 
 
-def test_incremental_judging_equals_the_whole_window_poll_after_poll_with_non_finite_samples_too():
-    """Every poll of a random run judged both ways, its groupings kept across polls (as the collector
-    keeps its window); a poll with a NaN sample makes the engine drop it and group the clean evidence."""
+def test_the_window_vouches_for_finite_samples_only_poll_after_poll():
+    """Every poll of a random run judged both ways; a poll with a NaN sample makes the window stop
+    vouching for its samples, and the engine drops that sample."""
     rnd = random.Random(7)
     w = Window(61, 600.0, 4)
     t = 1763805600.0
@@ -142,77 +132,4 @@ def test_incremental_judging_equals_the_whole_window_poll_after_poll_with_non_fi
         if i == 40:
             assert not w.finite
         for th in THRESHOLDS:
-            assert diagnose(w.merged(), th, parts=w.parts).to_dict() == diagnose(w.rebuilt(), th).to_dict()
-            assert diagnose(w.merged(), th, parts=w.parts, finite=w.finite).to_dict() == \
-                diagnose(w.rebuilt(), th).to_dict()
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_a_rules_grouping_of_parts_combined_equals_the_grouping_of_the_whole(seed):
-    """`combine` of the parts' groupings equals `group` of the whole however the evidence is cut:
-    averages at equal times or equal values, one thread under several windows, pipeline sets folded."""
-    rnd = random.Random(seed)
-    ev = Evidence(host="idx-g")
-    for i in range(60):
-        t = rnd.choice([None, 100.0, 110.0, 120.0])
-        ev.queues.append(QueueSample(t, rnd.choice(QUEUES[:3]), rnd.choice([None, 0, 1]),
-                                     rnd.choice([10.0, 90.0]), rnd.choice(["sample", "1m", "10m", "15m", "900s"]),
-                                     rnd.random() < 0.3, "src%d" % i))
-        ev.threads.append(ThreadSample(t, rnd.choice(["Parsing", "parsing", "typing", "reaper"]),
-                                       rnd.choice([5.0, 95.0]), rnd.choice([None, 0, 1]),
-                                       rnd.choice(["sample", "1m", "10m", "15m"]), "src%d" % i))
-        ev.pipelinesets.append(PipelineSetLoad(t, rnd.choice([0, 1, 2]), rnd.choice(["", "parsing", "Typing"]),
-                                               rnd.choice([20.0, 99.0]), 0.25, 10.0, "src%d" % i))
-    cuts = sorted(rnd.sample(range(1, 60), rnd.randint(1, 8)))
-
-    def parts_of():
-        bounds = [0] + cuts + [60]
-        for a, b in zip(bounds, bounds[1:]):
-            yield replace(ev, queues=ev.queues[a:b], threads=ev.threads[a:b], pipelinesets=ev.pipelinesets[a:b])
-    for minutes in (1.0, 10.0, 15.0):
-        assert queue_chain.combine([queue_chain.group(p, minutes) for p in parts_of()]) == \
-            queue_chain.group(ev, minutes)
-        for single in (False, True):
-            got = thread_saturation.combine([thread_saturation.group(p, minutes, single) for p in parts_of()])
-            want = thread_saturation.group(ev, minutes, single)
-            assert got == want
-            assert [list(x) for x in got] == [list(x) for x in want]     # and in the same order
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_a_polls_grouping_once_a_newer_poll_came_is_made_from_its_grouping_as_the_newest(seed):
-    """The rules' `older`: a poll's grouping once the window keeps only its instant samples (a newer
-    poll's averages supersede its own), from its grouping as the newest, equals grouping it again."""
-    rnd = random.Random(seed)
-    for i in range(20):
-        poll = _poll(rnd, 1000.0 + 10 * i, rnd.choice([1, 3]))
-        kept = replace(poll, queues=[q for q in poll.queues if q.window == "sample"])
-        for minutes in (1.0, 10.0, 15.0):
-            assert queue_chain.older(queue_chain.group(poll, minutes)) == queue_chain.group(kept, minutes)
-            for single in (False, True):
-                assert thread_saturation.older(thread_saturation.group(poll, minutes, single)) == \
-                    thread_saturation.group(kept, minutes, single)
-
-
-def test_each_poll_is_grouped_once_in_the_collectors_steady_state(monkeypatch):
-    """Judging a poll groups that poll only, once per rule: the polls before it keep their groupings,
-    and the newest poll's becomes its older grouping without grouping it again."""
-    calls = []
-    for rule in (queue_chain, thread_saturation):
-        group = rule.group
-
-        def counting(ev, *args, _group=group, _rule=rule.__name__):
-            calls.append(_rule)
-            return _group(ev, *args)
-        monkeypatch.setattr(rule, "group", counting)
-    rnd = random.Random(9)
-    w = Window(61, 600.0, 4)
-    t = 1763805600.0
-    for i in range(40):
-        t += 10.0
-        w.add(_poll(rnd, t, 3), t)
-        del calls[:]
-        rep = diagnose(w.merged(), parts=w.parts, finite=w.finite)
-        assert rep.findings is not None
-        if i:
-            assert sorted(calls) == sorted([queue_chain.__name__, thread_saturation.__name__]), i
+            assert diagnose(w.merged(), th, finite=w.finite).to_dict() == diagnose(w.rebuilt(), th).to_dict()
