@@ -1,13 +1,19 @@
-"""The engine groups, the rules judge: the evidence's queue and thread samples as series by key.
+"""The engine groups, the rules judge: the evidence's samples as series by key, which the rules read.
+
+`queues` and `threads` (queue_chain, thread_saturation, and through them every rule), `load` and
+`recent` (headroom: the load per pipeline set over the sustained window), `tcpout` (output_cause:
+each receiver's throughput and the total).
 
 Samples are read as runs, one path whatever holds them: a list of sample objects (a snapshot,
-the collector's window) each sample a run; the action's samples (alert/samples.py `Lean`, kept
-as arrays for its memory at 100k rows) hand out their runs without making an object. A series keeps its samples in the order
-they came; its keys come in the order their first sample came (never a set's order: which of
-two tied queues is named must not change from one run of the same evidence to the next).
+the collector's window) each sample a run; the action's samples (alert/samples.py `Lean`, kept as
+arrays for its memory at 100k rows) hand out their runs without making an object. A series keeps
+its samples in the order they came; its keys come in the order their first sample came (never a
+set's order: which of two tied queues is named must not change from one run of the same evidence
+to the next).
 
-Grouping a window from scratch costs well under a millisecond at 4 pipeline sets (the window
-thins to about 15 polls), so nothing is kept from one diagnosis to the next.
+Nothing is kept from one diagnosis to the next: the collector's window, grouped from scratch each
+poll at 4 pipeline sets (about 15 polls once thinned), costs about a millisecond of CPU within its
+10 ms budget, and no more as the window ages (its polls are capped).
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from ingest_doctor.engine.series import window_minutes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
     from ingest_doctor.evidence import PipelineSetLoad, QueueSample, ThreadSample
     Key = Tuple[str, Optional[int]]             # (queue or thread name, pipeline set)
     Points = List[Tuple[Optional[float], float]]
@@ -147,3 +153,54 @@ def _busiest(loads: Iterable[PipelineSetLoad], single_pset: bool, out: Threads) 
         out.sources.setdefault(key, p.source)
     for key, pts in added.items():
         out.series.setdefault(key, []).extend(pts)
+
+
+THRUPUT_NAME = "index_thruput"     # the indexed load, per pipeline set
+FALLBACK_NAME = "thruput"          # the instance's total, when index_thruput is missing
+
+
+def recent(points: Points, window_s: float) -> Tuple[List[float], Optional[float]]:
+    """The values within `window_s` of the newest timed one (untimed readings: all of them), and that span's end."""
+    timed = [(t, v) for t, v in points if t is not None]
+    if not timed:
+        return [v for _, v in points], None
+    end = max(t for t, _ in timed)
+    return [v for t, v in timed if t >= end - window_s], end
+
+
+def load(ev: Evidence, window_s: float, single_pset: bool
+         ) -> Tuple[Dict[Optional[int], Tuple[Optional[float], float, str]], str]:
+    """Per pipeline set (`single_pset`: None): mean events/s, mean KB/s and the source over the last
+    `window_s` of group=thruput name=index_thruput, else of the instance's name=thruput; and the name read."""
+    for name in (THRUPUT_NAME, FALLBACK_NAME):
+        rows = [t for t in ev.thruput if t.kind == "thruput" and t.series == name]
+        if not rows:
+            continue
+        _, end = recent([(t.time, 0.0) for t in rows], window_s)
+        eps: Dict[Optional[int], List[float]] = {}
+        kbps: Dict[Optional[int], List[float]] = {}
+        src = ""
+        for t in rows:
+            if end is not None and t.time is not None and t.time < end - window_s:
+                continue
+            pset = None if single_pset else t.pipeline_set
+            kbps.setdefault(pset, []).append(t.kbps)
+            if t.eps is not None:
+                eps.setdefault(pset, []).append(t.eps)
+            src = src or "%s name=%s" % (t.source, name)
+        out = {}
+        for pset, ks in kbps.items():
+            es = eps.get(pset)
+            out[pset] = (sum(es) / len(es) if es else None, sum(ks) / len(ks), src)
+        return out, name
+    return {}, ""
+
+
+def tcpout(ev: Evidence) -> Tuple[Dict[str, List[float]], Dict[Optional[float], float]]:
+    """Per receiver its KB/s in time order (metrics.log group=tcpout_connections), and the total at each time."""
+    series: Dict[str, List[float]] = {}
+    totals: Dict[Optional[float], float] = {}
+    for c in sorted(ev.tcpout, key=lambda c: c.time or 0):
+        series.setdefault(c.receiver, []).append(c.kbps)
+        totals[c.time] = totals.get(c.time, 0.0) + c.kbps
+    return series, totals

@@ -20,7 +20,7 @@ from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge, window_
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+    from typing import Any, Dict, List, Optional, Set, Tuple
     Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
 
 

@@ -6,8 +6,6 @@ goes to the chain's bottleneck. Fills `st.threads`.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-
 from ingest_doctor import model, threadnames
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.findings import EvidenceItem
