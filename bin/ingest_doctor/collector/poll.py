@@ -145,7 +145,6 @@ class Collector:
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
         self._parsed: Dict[str, Any] = {}             # config endpoint -> its last body and reading (readstep)
-        self._merge_config = readstep.ConfigMerge()     # merges _config_parts into each poll
         self._config_key: Optional[str] = None
         self._config_last: Optional[Config] = None       # the last poll's config and its `config_key`
         self._config_last_key = ""
@@ -286,7 +285,7 @@ class Collector:
         self._config_parts.update(reading.config)
         self._good.update(reading.config)
         self._take_macros(reading, res)
-        self._merge_config(ev, self._config_parts)
+        readstep.merge_config(ev, self._config_parts)
         if not ev.host:
             ev.host = self.server_host
         self.check_stop()
