@@ -150,6 +150,22 @@ def test_a_normal_metrics_log_with_queues_off_names_no_unusable_lines(tmp_path):
     assert not [n for n in ev.not_judged + ev.problems if "usable" in n], ev.not_judged + ev.problems
 
 
+def test_lines_outside_the_window_are_skipped_by_their_timestamp_without_reading_their_pairs(monkeypatch):
+    """The skip the budget of a long metrics.log rests on: a batch of lines older than the window is
+    told by its timestamp prefix alone, and no pair of it is parsed."""
+    read = []
+    real = metricslog.pairs
+    monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
+    old = ["11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=queue, name=q%d, max_size_kb=500, current_size_kb=1"
+           % i for i in range(50)]
+    ev = Evidence()
+    p = metricslog.MetricsLogParser(ev, since=T - 10)
+    p.feed_all(old + [H + "group=dutycycle, name=misc, tail=0.2"])
+    st = p.finish()
+    assert (st.outside_window, st.used, st.garbage) == (50, 1, 0) and not ev.queues
+    assert read == ["group=dutycycle, name=misc, tail=0.2"]
+
+
 SPLUNKD = [
     '10-03-2021 08:48:24.792 +1000 ERROR HttpInputDataHandler [2394001 HttpInputServerDataThread] - Failed processing '
     'http input, token name=test, channel=n/a, source_IP=10.0.0.123, reply=9, events_processed=0, '
