@@ -4,7 +4,7 @@ import random
 import re
 
 from ingest_doctor import model, threadnames
-from ingest_doctor.engine.rules import state
+from ingest_doctor.engine import series
 
 ALPHABET = "aQz_-.0179\n é٣²İK"
 TITLES = ["parsingQueue", "parsingQueue.2", "tcpout_default-autolb-group", "tcpout_x.0", "httpInputQ.12",
@@ -46,7 +46,7 @@ def test_pool_names_equal_the_pattern():
 
 
 def _window_by_pattern(window):
-    m = re.match(state.WINDOW, window or "")
+    m = re.match(series.WINDOW, window or "")
     return float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0) if m else None
 
 
@@ -56,5 +56,5 @@ def test_window_names_equal_the_pattern():
                "10m\n", "10M", "٣m", "1.٣s", "1..2m", "10m\n\n", "inf m", "nanm"]
     odd = ["".join(rng.choice("0123.ms\n _٣²e+") for _ in range(rng.randint(0, 6))) for _ in range(5000)]
     for window in windows + odd:
-        state.window_minutes.cache_clear()
-        assert state.window_minutes(window) == _window_by_pattern(window), repr(window)
+        series.window_minutes.cache_clear()
+        assert series.window_minutes(window) == _window_by_pattern(window), repr(window)

@@ -1,11 +1,24 @@
-"""The diagnosis rules, one module each, run in the order of RULES.
+"""The diagnosis rules, one module each, run in the order of RULES: the engine groups, a rule judges.
 
-Each rule is `run(st: State) -> None`: it reads the evidence and what the rules
-before it left in the State (`st.queues`, `st.chain`, `st.threads`,
-`st.drafts`) and adds findings or `not_judged` lines. To add a rule, write a
-module with a `run(st)` and put it in RULES where the facts it needs exist
-(after queue_chain for `st.chain`, before stage_advice when its findings need
-advice, before not_judged when they need their configuration named).
+Each rule is `run(st: State) -> None`: it reads the evidence (`st.ev`), the
+series the engine groups from it (`engine/grouping.py`: `grouping.queues`,
+`grouping.threads`) and what the rules before it left in the State
+(`st.queues`, `st.chain`, `st.threads`, `st.drafts`), judges each series with
+`engine/series.judge` against a threshold of `st.th`, and adds findings
+(`st.draft(bottleneck, pipeline_set)`) or `not_judged` lines (`st.note`).
+
+To add a rule:
+1. Write `engine/rules/<name>.py` with a module docstring saying what it judges
+   and from which evidence, and a `run(st)`; at most 150 lines. A rule does not
+   group or cache: a new way to group samples goes into `engine/grouping.py`,
+   a new threshold into `thresholds.py` (which generates its macro).
+2. Put its `run` in RULES where the facts it needs exist: after queue_chain for
+   `st.chain`, after thread_saturation for `st.threads`, before stage_advice
+   when its findings need advice, before not_judged when they need their
+   configuration named.
+3. Test it in tests/engine/ on evidence that fires it and on evidence that
+   must not, and add a scenario (tests/scenarios/build.py) when a whole
+   snapshot shows it; its golden report is written with INGEST_DOCTOR_GOLDEN=write.
 """
 from __future__ import annotations
 
@@ -20,8 +33,7 @@ from ingest_doctor.engine.rules.state import State, start
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
-    from ingest_doctor.engine.rules.state import Parts
+    from typing import Callable, Tuple
     Rule = Callable[[State], None]
 
 
@@ -58,8 +70,8 @@ def report(st: State) -> Report:
 
 
 def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES,
-        parts: Optional[Parts] = None, finite: bool = False) -> Report:
-    st = start(ev, th, parts, finite)
+        finite: bool = False) -> Report:
+    st = start(ev, th, finite)
     for rule in rules:
         rule(st)
     return report(st)
