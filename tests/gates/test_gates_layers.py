@@ -4,7 +4,7 @@ Every module of bin/ingest_doctor and bin/ingest_doctor_ports is parsed and each
 (at module level, in a function or under TYPE_CHECKING alike) is checked against LAYERS, defined
 from the code as it is, bottom first:
 
-- the shared vocabulary: record, logfmt, exitcodes; model, thresholds; threadnames, evidence,
+- the shared vocabulary: record, logfmt, exitcodes, textsafe; model, thresholds; threadnames, evidence,
   findings;
 - read (splunkd's answers and logs -> evidence); engine (evidence -> findings); diagnose.py (its
   front door);
@@ -26,7 +26,7 @@ from fakes.paths import BIN
 
 PACKAGE, PORTS = "ingest_doctor", "ingest_doctor_ports"
 LAYERS = (
-    ("", "record", "logfmt", "exitcodes"),      # "": the package itself (its __init__)
+    ("", "record", "logfmt", "exitcodes", "textsafe"),      # "": the package itself (its __init__)
     ("model", "thresholds"),
     ("threadnames", "evidence", "findings"),
     ("read",),
