@@ -212,3 +212,40 @@ def test_saturated_recordings_tell_the_saturated_story():
     assert {r[-1] for r in healthy["rows"]} == {"none"}
     healthy_errors = json.load(open(os.path.join(FIXTURES, "healthy", "ingest_doctor_hec_performance", "ds_hec_errors_table.json")))
     assert not [r for r in healthy_errors["rows"] if r[1].startswith("9 ")]
+
+
+# --------------------------------------------------------------------------- issue 35: fixes 3 and 4
+def _search_sources(defn):
+    return {i: ds for i, ds in defn["dataSources"].items() if ds["type"] == "ds.search"}
+
+
+def _range_s(relative):
+    """Seconds back of a relative time modifier like -2d or -4h@m (the snap ignored)."""
+    m = re.fullmatch(r"-(\d+)([smhd])(@\w+)?", relative)
+    assert m, "not a relative time: " + relative
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_latest_config_is_read_over_more_than_the_daily_send(name):
+    """The collector sends ingest_doctor:config on start, on change and daily: a search over the view's
+    range (4 hours) misses most instances most of the time; each such search covers two sends."""
+    from ingest_doctor.collector.poll import CONFIG_REFRESH_S
+    defn = VIEW_DEFS[name]
+    default_range = defn["inputs"]["input_time"]["options"]["defaultValue"].split(",")[0]
+    for ds_id, ds in _search_sources(defn).items():
+        if "ingest_doctor:config" not in ds["options"]["query"]:
+            continue
+        earliest = ds["options"].get("queryParameters", {}).get("earliest", default_range)
+        assert _range_s(earliest) >= 2 * CONFIG_REFRESH_S, (name, ds_id, earliest)
+        assert ds["options"]["queryParameters"].get("latest") == "now", (name, ds_id)
+
+
+def test_the_regex_cpu_message_says_how_to_turn_profiling_on():
+    """per_*_regex_cpu is written only with limits.conf regex_cpu_profiling = true (default false):
+    the empty panel says so, and what it costs, instead of blaming maxseries."""
+    query = VIEW_DEFS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_regex_st"]["options"]["query"]
+    message = query.split("eval message=", 1)[1]
+    assert "regex_cpu_profiling = true" in message and "default is false" in message
+    assert "restart" in message and "cost" in message.lower()
+    assert "maxseries" not in message

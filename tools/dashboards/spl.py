@@ -10,6 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "bin"))
 
 from ingest_doctor import model, threadnames, thresholds  # noqa: E402
+from ingest_doctor.collector.poll import CONFIG_REFRESH_S  # noqa: E402
 from studio import CRIT, GREY, WARN  # noqa: E402
 
 # The thresholds the views draw and colour by, as generated (an admin tunes the SPL through the
@@ -72,6 +73,14 @@ QUEUE_BASE = (
     "| `ingest_doctor_queue_fill_rows`\n"
     "| " + PSET
 )
+
+# The collector sends its ingest_doctor:config event on start, on a change and at least every CONFIG_REFRESH_S
+# (daily): a search for an instance's latest config reads twice that, whatever the view's time range, so one late
+# or skipped send still leaves the previous one (fix 3 of issue 35: a 4-hour range missed most heavy forwarders).
+# Cheap: about one event per collector per day.
+CONFIG_DAYS = int(2 * CONFIG_REFRESH_S // 86400)
+CONFIG_RANGE = {"earliest": "-{}d".format(CONFIG_DAYS), "latest": "now"}
+
 
 # Findings (KV store) as annotations: first seen within the time range, coloured by severity.
 def findings_annotations(where: str) -> str:

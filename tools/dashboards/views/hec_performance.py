@@ -3,7 +3,8 @@ first (worst stage per instance), then HEC throughput, batching, errors, latency
 the queues behind it, lag, settings and open findings."""
 from __future__ import annotations
 
-from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
+from spl import (BUSY_PCT, CONFIG_RANGE, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS,
+                 NO_FINDINGS, PROC_HEC_LABEL,
                  PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
                  one_line, top_chart)
 from studio import CRIT, GREY, OK, WARN, Dash
@@ -238,8 +239,8 @@ def _thread_and_queue_searches(d: Dash) -> None:
              "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
              "| eval series=splunk_server\n| " + top_chart("p95", span="5m"),
              earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
-    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
-             HEC_SETTINGS)
+    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's latest config "
+             "event, last two days: it is sent daily)", HEC_SETTINGS, **CONFIG_RANGE)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
              "| table severity host bottleneck pipeline_set summary advice settings detected last_seen\n"
@@ -325,7 +326,8 @@ def _diagnosis_panels(d: Dash) -> None:
           "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in 100 sampled.",
           line_opts("seconds"))
     d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
-          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
+          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector's latest config "
+          "(last two days, whatever the time range: it is sent daily).")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings; since when and the evidence on the findings dashboard: click a row.",
           # each column's longest word on one line (pipeline_set_imbalance, pipelineSetSelectionPolicy)

@@ -1,7 +1,8 @@
 """Pipeline sets: which queue of which set on which host is full, and which stage drains it."""
 from __future__ import annotations
 
-from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, FILL_BANDS, HOSTS, NO_PIPELINE, PSET, QUEUE_BASE, TH,
+from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, CONFIG_RANGE, FILL_BANDS, HOSTS, NO_PIPELINE, PSET,
+                 QUEUE_BASE, TH,
                  empty_message, host_set, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
@@ -66,7 +67,7 @@ PSET_CONFIG = (
 def _config_search(d: Dash) -> None:
     """The pipeline-set settings and indexer status per host."""
     d.search("ds_pset_config", "Pipeline-set settings and indexer status per host (the collector's config events "
-             "and metrics, last two days)", PSET_CONFIG, earliest="-2d", latest="now")
+             "and metrics, last two days)", PSET_CONFIG, **CONFIG_RANGE)
 
 
 def _load_searches(d: Dash) -> None:
