@@ -151,11 +151,11 @@ def last_minutes(rows, seconds=900):
 
 # ----------------------------------------------------------------------------- common inputs
 def inputs(view, with_pset=True):
-    @panel(view, "ds_hosts", "sort host")
+    @panel(view, "ds_hosts", "sort 0 host")
     def hosts(dep):
         return result(["host"], [[h] for h in sorted(sim.HOSTS)])
     if with_pset:
-        @panel(view, "ds_psets", "sort ingest_pipe")
+        @panel(view, "ds_psets", "sort 0 ingest_pipe")
         def psets(dep):
             return result(["ingest_pipe"], [["0"], ["1"], ["none"]])
 

@@ -58,9 +58,23 @@ def top_chart(value: str, agg: str = "max", span: str = "1m", threshold: str = "
     return chart + ("\n| eval threshold=`ingest_doctor_{}`".format(threshold) if threshold else "")
 
 
-HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
+# The inputs' choices, cheap at any size (issue 35: a tstats over every metrics.log line of the range cost ~4 M
+# raw-eq per open at 10,000 instances). Hosts: every instance sending _internal, from the index's host metadata
+# (no event read; bucket grain, so a host just outside the range may be listed). Pipeline sets: the typingQueue
+# lines, one per set per interval on the instances that parse (indexers, heavy forwarders; a universal forwarder
+# has none and no pipeline set to choose), `none` where metrics.log names no set. `sort 0`: all of them.
+HOSTS_SEARCH = "| metadata type=hosts `ingest_doctor_index_internal` | sort 0 host | table host"
 PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) "
-                "by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe | sort ingest_pipe | table ingest_pipe")
+                "TERM(name=typingqueue) by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe "
+                "| sort 0 ingest_pipe | table ingest_pipe")
+
+# The pipeline views' default scope (issue 35): the instances that run a parsing pipeline (indexers and heavy
+# forwarders: they write a typingQueue line per set per interval), as a subsearch giving one row per host. Universal
+# forwarders write about 70% of metrics.log lines (search-cost.md) and run no stage worth charting: one choice away
+# in the "Instances" input, whose token `scope` every metrics.log and collector search of those views carries.
+PIPELINE_HOSTS = "`ingest_doctor_pipeline_hosts`"
+ALL_INSTANCES = "host=*"
+SCOPED_HOSTS = HOSTS + " $scope$"
 
 # metrics.log group=queue, one row per 30 s sample (metrics.log's interval) with fill %.
 # tstats over indexed terms: TERM() selects, PREFIX() reads the value after "key=". tcpout

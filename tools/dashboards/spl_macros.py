@@ -47,6 +47,12 @@ macro("ingest_doctor_hec_data",
       "| where index!=\"\" | stats count BY index | fields index",
       "| append [| makeresults | eval index=\"ingest_doctor_no_hec_token\" | fields index] | format]",
       "source=http:*")
+macro("ingest_doctor_pipeline_hosts",
+      "The instances that run a parsing pipeline (indexers, heavy forwarders): those writing metrics.log "
+      "group=queue name=typingqueue in the time range, as a host filter (a subsearch, one row per host). The pipeline "
+      "views' default scope; universal forwarders have no typing queue.",
+      "[| tstats count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(name=typingqueue) by host",
+      "| fields host]")
 macro("ingest_doctor_dutycycle_rows",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
       "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",

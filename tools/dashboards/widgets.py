@@ -3,7 +3,7 @@ drilldown links between views, and the chart, single-value and table options.
 """
 from __future__ import annotations
 
-from spl import BUSY_PCT, HOSTS_SEARCH, PSETS_SEARCH, TH
+from spl import ALL_INSTANCES, BUSY_PCT, HOSTS, HOSTS_SEARCH, PIPELINE_HOSTS, PSETS_SEARCH, SCOPED_HOSTS, TH
 from studio import APP, CRIT, GREY, OK, THRESHOLD_STYLE, WARN, Dash
 
 
@@ -21,7 +21,7 @@ def severity_colors() -> dict:
 
 
 def std_inputs(d: Dash, pset: bool = True) -> None:
-    d.search("ds_hosts", "Hosts reporting metrics.log", HOSTS_SEARCH)
+    d.search("ds_hosts", "Hosts sending _internal (index host metadata)", HOSTS_SEARCH)
     d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
                               "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
     # A dropdown: "All hosts" or one host. Studio's multiselect always draws a count beside its first choice
@@ -33,6 +33,21 @@ def std_inputs(d: Dash, pset: bool = True) -> None:
         d.inputs["input_pset"] = _listed("input.dropdown", "Pipeline set", "pset", "*", "ds_psets", "ingest_pipe",
                                          "All pipeline sets")
         d.global_inputs.append("input_pset")
+
+
+def pipeline_scope(d: Dash) -> None:
+    """The "Instances" input of the pipeline views (issue 35), and its token in every search of the view that
+    names the hosts: indexers and heavy forwarders by default, universal forwarders one choice away. Runs after
+    the view's searches are added (gen_views.build_view)."""
+    d.inputs["input_scope"] = {"type": "input.dropdown", "title": "Instances",
+                               "options": {"items": [{"label": "Indexers and heavy forwarders", "value": PIPELINE_HOSTS},
+                                                     {"label": "All, with universal forwarders",
+                                                      "value": ALL_INSTANCES}],
+                                           "token": "scope", "defaultValue": PIPELINE_HOSTS}}
+    d.global_inputs.append("input_scope")
+    for ds in d.ds.values():
+        if ds["type"] == "ds.search":
+            ds["options"]["query"] = ds["options"]["query"].replace(HOSTS, SCOPED_HOSTS)
 
 
 def _listed(kind: str, title: str, token: str, default, ds: str, field: str, all_label: str) -> dict:

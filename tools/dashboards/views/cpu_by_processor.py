@@ -28,6 +28,8 @@ REGEX_CPU_OFF = (
     "per_host/per_source/per_sourcetype/per_index_regex_cpu groups every interval on each pipeline set.")
 
 
+# Indexers and heavy forwarders by default, universal forwarders one choice away (widgets.pipeline_scope).
+PIPELINE_SCOPE = True
 NAME, LABEL = "ingest_doctor_cpu_by_processor", "CPU by processor"
 DESCRIPTION = ("Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
                "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "

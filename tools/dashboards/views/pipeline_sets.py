@@ -8,6 +8,8 @@ from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
 
 
+# Indexers and heavy forwarders by default, universal forwarders one choice away (widgets.pipeline_scope).
+PIPELINE_SCOPE = True
 NAME, LABEL = "ingest_doctor_pipeline_sets", "Pipeline sets"
 DESCRIPTION = ("Which queue of which pipeline set on which host is full, and which stage drains it? The fullest queue "
                "per host and set (worst first), blocked queues on the timeline, the stage chain with the bottleneck, "

@@ -9,6 +9,8 @@ from widgets import busy_bands, line_opts, table_colors
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 
+# Indexers and heavy forwarders by default, universal forwarders one choice away (widgets.pipeline_scope).
+PIPELINE_SCOPE = True
 NAME, LABEL = "ingest_doctor_thread_activity", "Thread activity"
 DESCRIPTION = ("Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
                "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
