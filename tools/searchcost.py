@@ -108,6 +108,9 @@ TERM_SHARE = {
     "name=load_metrics": 1.0,           # pipelineset: every line
     "blocked=true": 0.01,               # 1 in 100 queue lines blocked
     "fwdType=uf": 0.9 / 0.95,           # tcpin: universal forwarders among senders
+    # a term only some roles write, as a share per role: one typingQueue line per pipeline set on the
+    # instances that parse; a universal forwarder has no typing queue
+    "name=typingqueue": {"indexer": 2 / 17, "hec_hf": 1 / 13, "uf": 0.0},
 }
 
 # Other sources, entries per 30 s per instance.
@@ -167,9 +170,9 @@ BUDGET_ROWS = 50000
 class Read(NamedTuple):
     """What one generating segment of a search selects (an entry of searchcost_selects.SELECTS).
 
-    kind    raw | tstats | mstats | rest | inputlookup | makeresults, as the SPL says;
+    kind    raw | tstats | mstats | rest | inputlookup | makeresults | metadata, as the SPL says;
     source  metrics.log | splunkd.log | introspection | events | applogs | hecdata | metrics | kv |
-            rest | none, as the SPL says (searchspl.source_of);
+            rest | hostmeta | none, as the SPL says (searchspl.source_of);
     select  metrics.log groups, metric names, sourcetypes, the REST path or the lookup name: every
             one the segment's SPL names, in its order;
     terms   the segment's TERM() arguments other than group=;
@@ -249,7 +252,12 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
     n_hosts = instances(size)
     if read.source == "metrics.log":
         groups = read.select or tuple(METRICS_LOG) + ("tcpin_connections",)
-        share = min([TERM_SHARE[t] for t in read.terms if t in TERM_SHARE] or [1.0])
+        shares = [TERM_SHARE[t] for t in read.terms if t in TERM_SHARE]
+        share = min([v for v in shares if not isinstance(v, dict)] or [1.0])
+        by_role = [v for v in shares if isinstance(v, dict)]
+
+        def role_share(r: str) -> float:
+            return min([share] + [v.get(r, 0.0) for v in by_role])
         unknown = [t for t in read.terms if t not in TERM_SHARE and not t.startswith("group=")]
         if unknown:
             raise ValueError("no TERM_SHARE for %s" % ", ".join(unknown))
@@ -266,9 +274,12 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
             if g not in METRICS_LOG:
                 raise ValueError("metrics.log group %r: no emission rate in the model" % g)
             for r, v in _hosts(size, read.hosts, METRICS_LOG[g]).items():
-                total += v * METRICS_LOG[g][r] * share
-                emitting[r] = max(emitting.get(r, 0), v)
+                if role_share(r) > 0:
+                    total += v * METRICS_LOG[g][r] * role_share(r)
+                    emitting[r] = max(emitting.get(r, 0), v)
         return total, emitting
+    if read.source == "hostmeta":
+        return 0.0, _hosts(size, read.hosts)
     if read.source == "metrics":
         total, emitting = 0.0, {}
         for name in read.select:

@@ -13,8 +13,11 @@ from searchcost import CHAIN, Read
 
 ML = "metrics.log"
 FINDINGS = Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 1))
-HOSTS = (Read("tstats", ML, rows=("hosts", 1)),)
-PSETS = (Read("tstats", ML, ("queue",), ("group=queue",), rows=("const", 3)),)
+HOSTS = (Read("metadata", "hostmeta", rows=("hosts", 1)),)
+PSETS = (Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("const", 3)),)
+# The pipeline views' default scope (macro ingest_doctor_pipeline_hosts): a subsearch, one row per host that
+# writes a typing queue; it follows every host filter of those views (token $scope$).
+PIPE = Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("hosts", 1))
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
 HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 60))
@@ -62,21 +65,21 @@ SELECTS = {
     "ingest_doctor_cpu_by_processor/ds_hosts": HOSTS,
     "ingest_doctor_cpu_by_processor/ds_psets": PSETS,
     "ingest_doctor_cpu_by_processor/ds_cpu": (
-        Read("tstats", ML, ("pipeline",), ("group=pipeline",), rows=("events", 1)),
+        Read("tstats", ML, ("pipeline",), ("group=pipeline",), hosts="pipeline", rows=("events", 1)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_cpu_time": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_cpu_table": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_cpu_unreliable": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_regex_share": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_regex_st": (
-        Read("raw", ML, ("per_sourcetype_regex_cpu",), ("group=per_sourcetype_regex_cpu",),
-             rows=("hosts", "series", 60)),
+        Read("raw", ML, ("per_sourcetype_regex_cpu",), ("group=per_sourcetype_regex_cpu",), hosts="pipeline",
+             rows=("hosts", "series", 60)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_indexer_cpu": (
         Read("tstats", ML, ("pipeline",), ("group=pipeline", "name=indexerpipe", "processor=indexer"),
-             rows=("span", 60)),
+             hosts="pipeline", rows=("span", 60)), PIPE,
     ),
-    "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS,),
+    "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS, PIPE),
 
     # ---------------------------------------------------------------- Findings
     "ingest_doctor_findings/ds_hosts": HOSTS,
@@ -144,28 +147,30 @@ SELECTS = {
     "ingest_doctor_pipeline_sets/ds_hosts": HOSTS,
     "ingest_doctor_pipeline_sets/ds_psets": PSETS,
     "ingest_doctor_pipeline_sets/ds_queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("span", 30)), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_blocked": (
-        Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), rows=("span", 300)),
-        FINDINGS,
+        Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), hosts="pipeline", rows=("span", 300)), PIPE,
+        FINDINGS, PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_fill_time": CHAIN,
     "ingest_doctor_pipeline_sets/ds_chain": CHAIN,
     "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
     "ingest_doctor_pipeline_sets/ds_pset_config": (
-        Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)),
+        Read("raw", "events", ("ingest_doctor:config",), hosts="pipeline", rows=("hosts", 1)), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), hosts="pipeline", rows=("hosts", 1, 60),
+             out=("hosts", 1)), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_load": (
-        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), rows=("span", 60)),
+        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
+             rows=("span", 60)), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_time": CHAIN,
     "ingest_doctor_pipeline_sets/ds_psets_table": CHAIN,
     "ingest_doctor_pipeline_sets/ds_headroom": (
-        DC_ROWS,
-        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), rows=("span", 60),
-             out=("hosts", "psets")),
+        DC_ROWS._replace(hosts="pipeline"), PIPE,
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), hosts="pipeline", rows=("span", 60),
+             out=("hosts", "psets")), PIPE,
     ),
 
     # ---------------------------------------------------------------- Setup
@@ -206,12 +211,14 @@ SELECTS = {
     # ---------------------------------------------------------------- Thread activity
     "ingest_doctor_thread_activity/ds_hosts": HOSTS,
     "ingest_doctor_thread_activity/ds_psets": PSETS,
-    "ingest_doctor_thread_activity/ds_dc": (DC_ROWS, THREADS_1M),
+    "ingest_doctor_thread_activity/ds_dc": (DC_ROWS._replace(hosts="pipeline"), PIPE,
+                                            THREADS_1M._replace(hosts="pipeline"), PIPE),
     "ingest_doctor_thread_activity/ds_threads_time": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_over": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,
     "ingest_doctor_thread_activity/ds_thread_drill": CHAIN,
     "ingest_doctor_thread_activity/ds_cpu_trap": (
-        Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
+        Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), hosts="pipeline",
+             rows=("hosts", 2)), PIPE,
     ),
 }

@@ -23,7 +23,7 @@ from confcheck import read_conf  # noqa: E402
 from splcheck import _blank_quotes, split_top  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GENERATING = ("tstats", "mstats", "rest", "inputlookup", "makeresults")
+GENERATING = ("tstats", "mstats", "rest", "inputlookup", "makeresults", "metadata")
 # Commands whose [ ... ] is a pipeline over the results already there, not a search that reads data.
 PIPELINE_BRACKETS = ("appendpipe", "foreach")
 # Commands whose [ ... ] subsearch is cut at 50,000 rows (limits.conf [append]/[join] maxout...);
@@ -210,9 +210,11 @@ def clause(text: str) -> str:
 def source_of(seg: Segment) -> str:
     """Which data a segment reads: metrics.log, splunkd.log, introspection, events (the app's event
     index), applogs (the app's own logs in _internal), hecdata (HEC events), metrics (the collector's
-    metrics index), kv, rest, none."""
+    metrics index), kv, rest, hostmeta (an index's host metadata), none."""
     if seg.kind in ("rest", "makeresults"):
         return "rest" if seg.kind == "rest" else "none"
+    if seg.kind == "metadata":       # `| metadata type=hosts`: each bucket's host list, no event read
+        return "hostmeta"
     if seg.kind == "inputlookup":
         return "kv"
     if seg.kind == "mstats":

@@ -1,0 +1,30 @@
+"""What the search cost model (tools/searchcost.py) must know to count the dashboards' searches as
+Splunk runs them: host metadata reads no event, and a TERM() only some roles write selects nothing on
+the others (a universal forwarder has no typing queue)."""
+import searchcost
+import searchspl
+from searchcost import Read
+
+
+def _item(spl):
+    return searchspl.Item("t/ds", "ds.search", spl, 4 * 3600, 0, 1, searchspl.segments(spl))
+
+
+def test_host_metadata_reads_no_event_and_lists_every_host():
+    item = _item("| metadata type=hosts index=_internal | sort 0 host | table host")
+    (seg,) = item.segments
+    assert seg.kind == "metadata" and searchspl.source_of(seg) == "hostmeta"
+    cost = searchcost.segment_cost(Read("metadata", "hostmeta", rows=("hosts", 1)), seg, item, 10000)
+    assert cost.raw == 0 and cost.index_only == 0 and cost.rows == 10000
+
+
+def test_a_term_only_some_roles_write_selects_nothing_on_the_others():
+    spl = ("| tstats count where index=_internal source=*metrics.log sourcetype=splunkd TERM(group=queue) "
+           "TERM(name=typingqueue) by host")
+    item = _item(spl)
+    (seg,) = item.segments
+    typing = searchcost.segment_cost(Read("tstats", "metrics.log", ("queue",), ("group=queue", "name=typingqueue"),
+                                          rows=("hosts", 1)), seg, item, 10000)
+    # 500 indexers x 2 sets + 500 heavy forwarders x 1 set, a line each per 30 s, 4 hours; no universal forwarder
+    assert typing.index_only == (500 * 2 + 500 * 1) * 480
+    assert typing.rows == 1000
