@@ -142,6 +142,11 @@ def window_s(segment_text: str) -> Optional[int]:
     return relative_s(m.group(1)) if m else None
 
 
+# A subsearch giving its parent the last N seconds of the range (macro ingest_doctor_range_end):
+# `[| makeresults | addinfo | eval earliest=info_max_time-N, latest=info_max_time | return earliest latest]`.
+RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=info_max_time-(\d+)\b")
+
+
 # ---------------------------------------------------------------- segments
 def segments(spl: str) -> Tuple[Segment, ...]:
     """The generating searches of an expanded SPL string, the top one first, then each subsearch in
@@ -177,6 +182,13 @@ def segments(spl: str) -> Tuple[Segment, ...]:
             if a <= c and d < b:
                 for k in range(c - a, d - a + 1):
                     own[k] = " "
+                # a direct child that returns earliest=info_max_time-N (the last N s of the range) is this
+                # span's window: written where the child was, as the model's own earliest= reads it
+                recent = RANGE_END_RX.search(spl[c:d + 1])
+                direct = not any(a <= e < c and d < f < b for e, f in pairs)
+                if recent and direct:
+                    window = " earliest=-%ss " % recent.group(1)
+                    own[c - a:c - a + len(window)] = list(window)
         text = "".join(own).strip()
         kind = segment_kind(text)
         limit = None if via is None else (LIMIT_APPEND if via in APPEND_LIKE else LIMIT_SUBSEARCH)

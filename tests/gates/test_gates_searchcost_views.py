@@ -28,3 +28,16 @@ def test_a_term_only_some_roles_write_selects_nothing_on_the_others():
     # 500 indexers x 2 sets + 500 heavy forwarders x 1 set, a line each per 30 s, 4 hours; no universal forwarder
     assert typing.index_only == (500 * 2 + 500 * 1) * 480
     assert typing.rows == 1000
+
+
+def test_a_subsearch_giving_the_range_end_is_its_parents_window():
+    """"Now" panels read the last N seconds of the view's range through a subsearch returning
+    earliest=info_max_time-N: the model counts the parent over N seconds, not the whole range."""
+    end = "[| makeresults | addinfo | eval earliest=info_max_time-900, latest=info_max_time | return earliest latest]"
+    spl = ("| tstats count where index=_internal source=*metrics.log sourcetype=splunkd TERM(group=queue) " + end
+           + " by host | append [| mstats avg(_value) WHERE index=m metric_name=x " + end + " BY host]")
+    top, window, inner, inner_window = searchspl.segments(spl)
+    assert searchspl.window_s(searchspl.clause(top.text)) == 900 and window.kind == "makeresults"
+    assert searchspl.window_s(searchspl.clause(inner.text)) == 900 and inner_window.kind == "makeresults"
+    plain = searchspl.segments(spl.replace(end, ""))
+    assert searchspl.window_s(searchspl.clause(plain[0].text)) is None
