@@ -111,7 +111,13 @@ TERM_SHARE = {
     # a term only some roles write, as a share per role: one typingQueue line per pipeline set on the
     # instances that parse; a universal forwarder has no typing queue
     "name=typingqueue": {"indexer": 2 / 17, "hec_hf": 1 / 13, "uf": 0.0},
+    # dutycycle's long layout (name=ingest thread= ratio=): the pipeline threads, per set; the rest is name=misc
+    "name=ingest": {"indexer": 8 / 9, "hec_hf": 4 / 5, "uf": 0.0},
+    "fwdType=full": 0.05 / 0.95,        # tcpin: heavy forwarders among senders
 }
+# An mstats over the collector's thread metric that names one thread (thread="x") reads that thread's points only.
+COLLECTOR_THREADS = 15
+ONE_THREAD_RX = re.compile(r'\bthread="[^"*]+"')
 
 # Other sources, entries per 30 s per instance.
 OTHER = {
@@ -135,6 +141,7 @@ METRICS = {
 # Per-host multiplicities a row grain may name.
 PER_HOST = {
     "threads": {"indexer": 15, "hec_hf": 15, "uf": 3},     # collector threads; dutycycle threads
+    "set_threads": {"indexer": 8, "hec_hf": 4, "uf": 0},   # dutycycle name=ingest: stage threads x pipeline sets
     "queues": {"indexer": 17, "hec_hf": 13, "uf": 7},
     "stages": {"indexer": 2 * 6, "hec_hf": 6, "uf": 3},   # stages x pipeline sets
     "psets": {"indexer": 2, "hec_hf": 1, "uf": 1},
@@ -158,6 +165,7 @@ SCOPES = {
     "busy": {"indexer": 0.05, "hec_hf": 0.05},           # pipeline hosts a cheap tstats says are busy
     "flagged": {"indexer": 0.05, "hec_hf": 0.05, "uf": 0.05},  # hosts with a finding this run
     "one": {"indexer": 1.0},                              # one host picked (drilldown); counted as 1
+    "top5": {"hec_hf": 1.0},                              # the 5 a subsearch ranks first; counted as 5
 }
 
 # ---------------------------------------------------------------- budgets (issue 35)
@@ -241,6 +249,8 @@ def _hosts(size: int, scope: str, emitting: Optional[Dict[str, float]] = None) -
     n = instances(size)
     if scope == "one":
         return {"indexer": 1.0}
+    if scope == "top5":
+        return {"hec_hf": 5.0}
     out = {r: n[r] * share for r, share in SCOPES[scope].items()}
     if emitting is not None:
         out = {r: v for r, v in out.items() if emitting.get(r, 0) > 0}
@@ -282,11 +292,13 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
         return 0.0, _hosts(size, read.hosts)
     if read.source == "metrics":
         total, emitting = 0.0, {}
+        one_thread = ONE_THREAD_RX.search(searchspl.clause(seg.text)) is not None
         for name in read.select:
             if name not in METRICS:
                 raise ValueError("metric %r: no emission rate in the model" % name)
+            share = 1 / COLLECTOR_THREADS if one_thread and name == "ingest_doctor.thread.busy_pct" else 1.0
             for r, v in _hosts(size, read.hosts, METRICS[name]).items():
-                total += v * METRICS[name][r]
+                total += v * METRICS[name][r] * share
                 emitting[r] = max(emitting.get(r, 0), v)
         return total, emitting
     if read.source in ("splunkd.log", "events"):

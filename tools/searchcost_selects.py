@@ -18,9 +18,14 @@ PSETS = (Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), row
 # The pipeline views' default scope (macro ingest_doctor_pipeline_hosts): a subsearch, one row per host that
 # writes a typing queue; it follows every host filter of those views (token $scope$).
 PIPE = Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("hosts", 1))
+# The last 15 minutes of the range (macro ingest_doctor_range_end): a subsearch giving its parent earliest/latest.
+NOW = Read("makeresults", "none", rows=("const", 1))
+# dutycycle's stage threads (long layout), averaged inside tstats per host, set and thread.
+DC_NOW = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), hosts="pipeline",
+              rows=("hosts", "set_threads"))
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
-HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 60))
+HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 300))
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
@@ -79,7 +84,7 @@ SELECTS = {
         Read("tstats", ML, ("pipeline",), ("group=pipeline", "name=indexerpipe", "processor=indexer"),
              hosts="pipeline", rows=("span", 60)), PIPE,
     ),
-    "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS, PIPE),
+    "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS,),
 
     # ---------------------------------------------------------------- Findings
     "ingest_doctor_findings/ds_hosts": HOSTS,
@@ -94,15 +99,20 @@ SELECTS = {
     "ingest_doctor_hec_performance/ds_hosts": HOSTS,
     "ingest_doctor_hec_performance/ds_psets": PSETS,
     "ingest_doctor_hec_performance/ds_overview": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
-        DC_ROWS,
-        THREADS_1M,
-        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
-        FINDINGS,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues")), PIPE, NOW,
+        DC_NOW, PIPE, NOW,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)), PIPE,
+        FINDINGS, PIPE,
     ),
     "ingest_doctor_hec_performance/ds_flow": (
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=full"), rows=("events", 1)),
+        NOW,
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=uf"), rows=("hosts", 1, 30),
+             out=("hosts", 1)), NOW,
+        PIPE,
+        Read("raw", "introspection", hosts="hec", rows=("hosts", 4, 300), out=("hosts", 1)), PIPE, NOW,
         FINDINGS,
     ),
     "ingest_doctor_hec_performance/ds_hec": (HEC_COUNTERS,),
@@ -123,18 +133,26 @@ SELECTS = {
     "ingest_doctor_hec_performance/ds_hec_health": (
         Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", "codes")),
     ),
-    "ingest_doctor_hec_performance/ds_dc": (DC_ROWS, THREADS_1M),
-    "ingest_doctor_hec_performance/ds_next": CHAIN,
-    "ingest_doctor_hec_performance/ds_hec_thread": CHAIN,
+    "ingest_doctor_hec_performance/ds_next": (
+        DC_NOW, PIPE, NOW,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+    ),
+    "ingest_doctor_hec_performance/ds_hec_thread": (
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
+    ),
     "ingest_doctor_hec_performance/ds_hec_findings_ann": (FINDINGS,),
     "ingest_doctor_hec_performance/ds_hec_queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), hosts="hec", rows=("span", 30)),
-        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="top5", rows=("span", 30)), PIPE,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="hec", rows=("hosts", "queues"), out=("const", 5)),
+        PIPE,
+        Read("tstats", "introspection", hosts="hec", rows=("hosts", 1)), PIPE,
     ),
     "ingest_doctor_hec_performance/ds_hec_lag": (
-        Read("raw", "hecdata", rows=("peers", 1, 300)),
+        Read("raw", "hecdata", rows=("peers", 1, 60)),
         Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3), out=("const", 5)),
-        Read("makeresults", "none", rows=("const", 1)),
+        Read("makeresults", "none", rows=("const", 1)), NOW,
     ),
     "ingest_doctor_hec_performance/ds_hec_settings": (
         Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3)),
@@ -157,9 +175,8 @@ SELECTS = {
     "ingest_doctor_pipeline_sets/ds_chain": CHAIN,
     "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
     "ingest_doctor_pipeline_sets/ds_pset_config": (
-        Read("raw", "events", ("ingest_doctor:config",), hosts="pipeline", rows=("hosts", 1)), PIPE,
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), hosts="pipeline", rows=("hosts", 1, 60),
-             out=("hosts", 1)), PIPE,
+        Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)),
     ),
     "ingest_doctor_pipeline_sets/ds_psets_load": (
         Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
@@ -218,7 +235,6 @@ SELECTS = {
     "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,
     "ingest_doctor_thread_activity/ds_thread_drill": CHAIN,
     "ingest_doctor_thread_activity/ds_cpu_trap": (
-        Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), hosts="pipeline",
-             rows=("hosts", 2)), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
     ),
 }

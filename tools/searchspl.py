@@ -232,8 +232,9 @@ def source_of(seg: Segment) -> str:
     if seg.kind == "mstats":
         return "metrics"
     c = clause(seg.text)
-    for rx, name in ((r"source=\S*metrics\.log", "metrics.log"), (r"source=\S*splunkd\.log", "splunkd.log"),
-                     (r"source=\S*ingest_doctor_\S*\.log", "applogs"), (r"index=_introspection", "introspection"),
+    # _introspection first: its HEC file is http_event_collector_metrics.log, no metrics.log
+    for rx, name in ((r"index=_introspection", "introspection"), (r"source=\S*metrics\.log", "metrics.log"),
+                     (r"source=\S*splunkd\.log", "splunkd.log"), (r"source=\S*ingest_doctor_\S*\.log", "applogs"),
                      (r"index=ingest_doctor\b", "events"), (r"source=http:", "hecdata")):
         if re.search(rx, c):
             return name

@@ -41,3 +41,17 @@ def test_a_subsearch_giving_the_range_end_is_its_parents_window():
     assert searchspl.window_s(searchspl.clause(inner.text)) == 900 and inner_window.kind == "makeresults"
     plain = searchspl.segments(spl.replace(end, ""))
     assert searchspl.window_s(searchspl.clause(plain[0].text)) is None
+
+
+def _view_budgets(view):
+    bs = searchcost.budgets(searchcost.rows())
+    return [b for b in bs if view in b.name]
+
+
+def test_the_landing_page_meets_its_budgets():
+    """Issue 35: HEC performance at most 1 M raw-eq per open at 10,000 instances, every data source at most
+    50,000 rows to the search head, every subsearch below its limit."""
+    bs = _view_budgets("ingest_doctor_hec_performance")
+    assert any(b.name.startswith("landing page ingest_doctor_hec_performance") for b in bs)
+    assert len(bs) > 20
+    assert [b for b in bs if not b.met] == []

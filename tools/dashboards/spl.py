@@ -74,7 +74,7 @@ PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_met
 # in the "Instances" input, whose token `scope` every metrics.log and collector search of those views carries.
 PIPELINE_HOSTS = "`ingest_doctor_pipeline_hosts`"
 ALL_INSTANCES = "host=*"
-SCOPED_HOSTS = HOSTS + " $scope$"
+SCOPED_HOSTS = "(" + HOSTS + " $scope$)"
 
 # metrics.log group=queue, one row per 30 s sample (metrics.log's interval) with fill %.
 # tstats over indexed terms: TERM() selects, PREFIX() reads the value after "key=". tcpout
@@ -94,6 +94,43 @@ QUEUE_BASE = (
 # Cheap: about one event per collector per day.
 CONFIG_DAYS = int(2 * CONFIG_REFRESH_S // 86400)
 CONFIG_RANGE = {"earliest": "-{}d".format(CONFIG_DAYS), "latest": "now"}
+
+
+# "Now" on a view: the last RECENT_S seconds of its time range, pushed into the search that reads them (issue 35:
+# read 15 minutes, not the range then `where _time>=...`). A subsearch gives the search its own earliest/latest
+# from the range's end (addinfo's info_max_time), so a past range shows its own last 15 minutes.
+RECENT_S = 900
+RECENT = "`ingest_doctor_range_end({})`".format(RECENT_S)
+
+# The queues of each host and set over the last RECENT_S, aggregated inside tstats (one row per host, queue and
+# set, never per 30 s sample): fill % is the sums' ratio, the samples' average fill while a queue keeps its size.
+QUEUE_NOW = (
+    "| tstats fillnull_value=\"none\" sum(PREFIX(current_size_kb=)) AS cur_kb sum(PREFIX(max_size_kb=)) AS max_kb "
+    "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " " + RECENT + " "
+    "by host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET
+)
+
+# The pipeline threads of each host and set over the last RECENT_S, averaged inside the searches: metrics.log
+# group=dutycycle name=ingest (thread=, ratio=: the stage threads; the wide name=misc line carries the other
+# threads, search-cost.md), and the collector's per-thread CPU from /proc where it runs (ingest_pipe none). One row
+# per host, set and thread: bounded by the hosts in scope, never by the range.
+THREADS_NOW = (
+    "| tstats fillnull_value=\"none\" avg(PREFIX(ratio=)) AS ratio where `ingest_doctor_metrics_log` TERM(group=dutycycle) "
+    "TERM(name=ingest) " + HOSTS + " " + RECENT + " by host PREFIX(ingest_pipe=) PREFIX(thread=)\n"
+    "| rename \"ingest_pipe=\" AS ingest_pipe \"thread=\" AS thread\n"
+    "| eval thread=lower(thread), busy_pct=ratio*100, origin=\"metrics.log\"\n"
+    "| append [| mstats avg(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + RECENT + " BY host thread "
+    "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
+    "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage stage_order\n"
+    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))\n"
+    "| where isnotnull(stage)\n"
+    "| fields host ingest_pipe thread origin stage stage_order busy_pct"
+)
 
 
 # Findings (KV store) as annotations: first seen within the time range, coloured by severity.
@@ -135,7 +172,9 @@ DUTYCYCLE_BASE = (
     "| fields _time host ingest_pipe thread origin busy_pct"
 )
 
-# _introspection HttpEventCollector counters, per minute, per host and token.
+# _introspection HttpEventCollector counters, per HEC_BIN_S, per host and token (per 5 minutes: per minute, 500 HEC
+# hosts' 4 series over an hour are 120,000 rows; issue 35).
+HEC_BIN_S = 300
 HEC_BASE = (
     "`ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + "\n"
     "| `ingest_doctor_hec_counters`"

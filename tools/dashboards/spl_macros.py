@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from spl import PROPS_STAGES, ROOT, any_of
+from spl import HEC_BIN_S, PROPS_STAGES, ROOT, any_of
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
@@ -53,6 +53,12 @@ macro("ingest_doctor_pipeline_hosts",
       "views' default scope; universal forwarders have no typing queue.",
       "[| tstats count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(name=typingqueue) by host",
       "| fields host]")
+macro("ingest_doctor_range_end(1)",
+      "The last $seconds$ seconds of the search's time range, as earliest= and latest= for the search it is in "
+      "(a subsearch: addinfo's info_max_time is the range's end, now for a range ending now): the views' \"now\" "
+      "panels read those seconds only.",
+      "[| makeresults | addinfo | eval earliest=info_max_time-$seconds$, latest=info_max_time | return earliest latest]",
+      args="seconds")
 macro("ingest_doctor_dutycycle_rows",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
       "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
@@ -71,11 +77,11 @@ macro("ingest_doctor_queue_fill_rows",
       "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))",
       "| fields _time host ingest_pipe queue stage stage_order fill_pct")
 macro("ingest_doctor_hec_counters",
-      "_introspection component=HttpEventCollector counters summed per minute, host, series and token "
+      "_introspection component=HttpEventCollector counters summed per 5 minutes, host, series and token "
       "(series http_event_collector: instance totals; http_event_collector_token: per token), with the refused "
       "requests the Monitoring Console counts: auth failures, parser errors, requests to a disabled token or a wrong URL.",
       "eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")",
-      "| bin _time span=1m",
+      "| bin _time span={}m".format(HEC_BIN_S // 60),
       "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests",
       "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors",
       "sum(data.num_of_auth_failures) AS auth_failures sum(data.num_of_requests_to_disabled_token) AS disabled_token",

@@ -20,10 +20,13 @@ def severity_colors() -> dict:
     return {"sevColors": colors, "sevText": text_on(colors)}
 
 
-def std_inputs(d: Dash, pset: bool = True) -> None:
+DEFAULT_RANGE = "-4h@m,now"
+
+
+def std_inputs(d: Dash, pset: bool = True, default_range: str = DEFAULT_RANGE) -> None:
     d.search("ds_hosts", "Hosts sending _internal (index host metadata)", HOSTS_SEARCH)
     d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
-                              "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
+                              "options": {"token": "global_time", "defaultValue": default_range}}
     # A dropdown: "All hosts" or one host. Studio's multiselect always draws a count beside its first choice
     # ("All hosts (1)"), which reads as one host (issue 22); `host IN ($host$)` takes either.
     d.inputs["input_host"] = _listed("input.dropdown", "Hosts", "host", "*", "ds_hosts", "host", "All hosts")
@@ -36,9 +39,11 @@ def std_inputs(d: Dash, pset: bool = True) -> None:
 
 
 def pipeline_scope(d: Dash) -> None:
-    """The "Instances" input of the pipeline views (issue 35), and its token in every search of the view that
-    names the hosts: indexers and heavy forwarders by default, universal forwarders one choice away. Runs after
-    the view's searches are added (gen_views.build_view)."""
+    """The "Instances" input of the pipeline views (issue 35), and its token beside every host filter of the
+    view's metrics.log searches (universal forwarders write metrics.log; the collector and HEC run only on
+    indexers and heavy forwarders): indexers and heavy forwarders by default, universal forwarders one choice
+    away. In parentheses: SPL's OR binds tighter than the implicit AND. Runs after the view's searches are added
+    (gen_views.build_view)."""
     d.inputs["input_scope"] = {"type": "input.dropdown", "title": "Instances",
                                "options": {"items": [{"label": "Indexers and heavy forwarders", "value": PIPELINE_HOSTS},
                                                      {"label": "All, with universal forwarders",
@@ -46,7 +51,7 @@ def pipeline_scope(d: Dash) -> None:
                                            "token": "scope", "defaultValue": PIPELINE_HOSTS}}
     d.global_inputs.append("input_scope")
     for ds in d.ds.values():
-        if ds["type"] == "ds.search":
+        if ds["type"] == "ds.search" and "`ingest_doctor_metrics_log`" in ds["options"]["query"]:
             ds["options"]["query"] = ds["options"]["query"].replace(HOSTS, SCOPED_HOSTS)
 
 
