@@ -228,8 +228,15 @@ SELECTS = {
     # ---------------------------------------------------------------- Thread activity
     "ingest_doctor_thread_activity/ds_hosts": HOSTS,
     "ingest_doctor_thread_activity/ds_psets": PSETS,
-    "ingest_doctor_thread_activity/ds_dc": (DC_ROWS._replace(hosts="pipeline"), PIPE,
-                                            THREADS_1M._replace(hosts="pipeline"), PIPE),
+    "ingest_doctor_thread_activity/ds_dc": (
+        DC_ROWS._replace(hosts="pipeline"), PIPE,
+        # the collector's series: the 200 busiest host and thread pairs (a ranking subsearch), per minute
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("const", 200 * 240)),
+        PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads"),
+             out=("const", 200)),
+        PIPE,
+    ),
     "ingest_doctor_thread_activity/ds_threads_time": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_over": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,

@@ -115,8 +115,7 @@ def _panels(d: Dash) -> None:
     d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
           "Typing's peak minute (% of one core) and regexreplacement's share of its CPU; busiest first.")
     d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per host and sourcetype (% of one core)", "ds_regex_st",
-          "Average per minute; the top 10. Written only where limits.conf regex_cpu_profiling = true (default "
-          "false): the empty message says how to turn it on.",
+          "Average per minute, top 10. Needs limits.conf regex_cpu_profiling = true (default false).",
           {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"pct_one_core\")",
            "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
     d.add("viz_indexer_cpu", "splunk.line", "Indexer raw write + index service per host and set: top 5",
