@@ -13,7 +13,7 @@ Units, deployment mix, emission rates and Splunk's limits are those of the refer
 "What a search costs" (search-cost.md, kept with the project's shared references); the budgets are
 issue 35's. It READS what it counts from the shipped files: a search's cron and dispatch range
 (default/savedsearches.conf), a view's default time range and sampleRatio (default/data/ui/views),
-a segment's own `earliest=`, `span=` and PREFIX() count (its SPL, macros expanded); so changing a
+a segment's own `earliest=` (its SPL, macros expanded); so changing a
 range, a cron or a window changes the figures. What each search selects (source, groups, terms,
 which hosts, its row grain) is in ONE table, tools/searchcost_selects.py, which
 tests/gates/test_gates_searchcost.py checks against the SPL.
@@ -25,10 +25,12 @@ Assumptions beyond the reference note (each a number in this module):
 - tcpin_connections: one line per sender (heavy and universal forwarders) per 30 s, at the
   indexers; a search grouping them BY receiver and sender sees each sender at
   min(indexers, window / 30 s) receivers (autoLB switches about every 30 s).
-- A TERM() beside the group keeps a share of the group's lines (TERM_SHARE); several keep the
-  smallest share (the rarest term bounds the postings).
-- tstats index-only entries = matched lines x (1 + PREFIX() reads in the segment): the group term's
-  posting list and one more per PREFIX() field walked.
+- A TERM(name=...) beside the group keeps the lines of that name (NAME_LINES, per role; several
+  name= terms are OR'ed: their lines add up); any other TERM() keeps a share of the group's lines
+  (TERM_SHARE; several keep the smallest share: the rarest term bounds the postings).
+- tstats index-only entries = matched lines, one each whatever the number of PREFIX() fields: the
+  convention behind issue 35's figures and budgets (its Silence figure is exactly this model's). A
+  PREFIX() walk per field would multiply a tstats by up to 8 (Queues reads 7); it changes no ranking.
 - The collector (TA-ingest_doctor) runs on indexers and heavy forwarders, polls every 10 s, and
   writes per poll 15 thread.busy_pct points (the README's ~55 points a poll counts every metric;
   15 threads is also what makes the issue's "append cut at about 56 collectors" come out), one
@@ -46,20 +48,22 @@ Assumptions beyond the reference note (each a number in this module):
 - A raw search piped through `mvexpand` over dutycycle pairs sends 1.5 rows per line (the long
   thread=/ratio= layout is one thread a line; the wide name=misc line several).
 
-Today's figures, as this model first printed them (before issue 35's rewrite), against the issue's:
-- scheduled searches at 10,000 instances: 1.16 G raw-eq a day (issue: 1.09 G); 11.6 M at 100
-  (issue: 11.0 M). Silence is 61% (issue: about 65%), then Queues, the relay and Thread: the issue's
-  ranking. The difference: this model counts one posting more per PREFIX() a tstats walks (Queues
-  walks 7) and the Silence search's tcpin append.
-- the landing page (HEC performance) at 10,000: 48 M raw-eq per open (issue: 34 M); without the
+Today's figures, as this model prints them for the searches shipped before issue 35's rewrite
+(commit 1a7f2d5), against the issue's:
+- scheduled searches at 10,000 instances: 1.10 G raw-eq a day (issue: 1.09 G); 10.95 M at 100
+  (issue: 11.0 M). Silence is 64.6% (issue: about 65%), then the relay (15.6%), Queues (10.8%) and
+  Thread (8.9%): the issue's four. The small difference: the Silence search's tcpin append.
+- the landing page (HEC performance) at 10,000: 42.5 M raw-eq per open (issue: 34 M); without the
   sampled HEC lag panel, which the issue did not count (its 200 events/s per HEC forwarder are this
-  model's assumption), 33.7 M. Its overview sends 51 M rows (issue: 37 M rows: the tstats over
+  model's assumption), 28.1 M. Its overview sends 51 M rows (issue: 37 M rows: the tstats over
   every queue line alone sends 37.4 M here too; this model adds its appended dutycycle rows).
+- the five dashboards other than Setup, one open each: 79.5 M (issue, six dashboards: 96.8 M).
 
 Usage:
   searchcost.py              the cost table (per run / per open, and per day for scheduled searches)
   searchcost.py --budgets    the table, then each budget with met / NOT MET
   searchcost.py --check      as --budgets, exit 1 when a budget is not met
+  searchcost.py --markdown   the tables of docs/searches.md (Markdown)
   searchcost.py --root DIR   read the conf and views of another app tree
 Importable: rows(root) returns one Row per (search or data source, size).
 """
@@ -100,19 +104,28 @@ METRICS_LOG = {
     "per_sourcetype_regex_cpu": {"indexer": 0, "hec_hf": 0, "uf": 0},
     "other": {"indexer": 10, "hec_hf": 8, "uf": 3},
 }
+# Lines per 30 s per instance of one name= of a group (the queue names of the chain, the dutycycle
+# layouts, thruput's names), from the note's per-role table: an indexer has 2 pipeline sets.
+_PER_SET = {"indexer": 2, "hec_hf": 1, "uf": 0}
+NAME_LINES = {
+    ("queue", "name=parsingqueue"): {"indexer": 2, "hec_hf": 1, "uf": 1},
+    ("queue", "name=aggqueue"): _PER_SET, ("queue", "name=typingqueue"): _PER_SET,
+    ("queue", "name=indexqueue"): _PER_SET,
+    ("queue", "name=splunktcpin"): {"indexer": 1}, ("queue", "name=tcpin_cooked_pqueue"): {"indexer": 1},
+    ("queue", "name=tcpin_queue"): {"indexer": 1},
+    ("queue", "name=tcpout*"): {"hec_hf": 1, "uf": 1},
+    ("dutycycle", "name=ingest"): {"indexer": 8, "hec_hf": 4, "uf": 0},    # thread=/ratio= layout
+    ("dutycycle", "name=misc"): {"indexer": 1, "hec_hf": 1, "uf": 1},      # the wide line
+    ("thruput", "name=thruput"): {"indexer": 1, "hec_hf": 1, "uf": 1},
+    ("thruput", "name=index_thruput"): {"indexer": 1, "hec_hf": 1, "uf": 0},
+    ("pipelineset", "name=load_metrics"): {"indexer": 2, "hec_hf": 1, "uf": 0},
+}
 # Share of a group's lines a further TERM() keeps.
 TERM_SHARE = {
-    "name=index_thruput": 1 / 5,        # thruput: index_thruput, thruput, syslog_output, ... (5 names)
     "name=indexerpipe": 8 / 23,         # pipeline: 8 of 23 processors per set are indexerpipe's
     "processor=indexer": 1 / 23,
-    "name=load_metrics": 1.0,           # pipelineset: every line
     "blocked=true": 0.01,               # 1 in 100 queue lines blocked
     "fwdType=uf": 0.9 / 0.95,           # tcpin: universal forwarders among senders
-    # a term only some roles write, as a share per role: one typingQueue line per pipeline set on the
-    # instances that parse; a universal forwarder has no typing queue
-    "name=typingqueue": {"indexer": 2 / 17, "hec_hf": 1 / 13, "uf": 0.0},
-    # dutycycle's long layout (name=ingest thread= ratio=): the pipeline threads, per set; the rest is name=misc
-    "name=ingest": {"indexer": 8 / 9, "hec_hf": 4 / 5, "uf": 0.0},
     "fwdType=full": 0.05 / 0.95,        # tcpin: heavy forwarders among senders
 }
 # An mstats over the collector's thread metric that names one thread (thread="x") reads that thread's points only.
@@ -188,7 +201,7 @@ class Read(NamedTuple):
     rows    its grain: ("events", k) every entry read, k rows each; ("span", s) one row per line
             per s-second bin; ("hosts", key_or_k[, span]) per host in scope (x bins); ("pairs",)
             sender x receiver; ("senders",); ("peers", k[, span]) per search peer (x bins);
-            ("findings", share); ("const", n);
+            ("findings", share); ("instances", share) of the deployment; ("const", n);
     out     for a subsearch: the grain of what it returns after its own commands (what append's
             or the subsearch's limit cuts), when that differs from `rows`.
     """
@@ -262,16 +275,22 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
     n_hosts = instances(size)
     if read.source == "metrics.log":
         groups = read.select or tuple(METRICS_LOG) + ("tcpin_connections",)
-        shares = [TERM_SHARE[t] for t in read.terms if t in TERM_SHARE]
-        share = min([v for v in shares if not isinstance(v, dict)] or [1.0])
-        by_role = [v for v in shares if isinstance(v, dict)]
-
-        def role_share(r: str) -> float:
-            return min([share] + [v.get(r, 0.0) for v in by_role])
-        unknown = [t for t in read.terms if t not in TERM_SHARE and not t.startswith("group=")]
+        others = [t for t in read.terms if not t.startswith("group=")]
+        share = min([TERM_SHARE[t] for t in others if t in TERM_SHARE] or [1.0])
+        names = [t for t in others if (groups[0], t) in NAME_LINES] if len(groups) == 1 else []
+        unknown = [t for t in others if t not in TERM_SHARE and t not in names]
         if unknown:
-            raise ValueError("no TERM_SHARE for %s" % ", ".join(unknown))
+            raise ValueError("no NAME_LINES or TERM_SHARE for %s" % ", ".join(unknown))
         total, emitting = 0.0, {}
+        if names:
+            lines = {}
+            for t in names:
+                for r, v in NAME_LINES[(groups[0], t)].items():
+                    lines[r] = lines.get(r, 0) + v
+            for r, v in _hosts(size, read.hosts, lines).items():
+                total += v * lines[r] * share
+                emitting[r] = v
+            return total, emitting
         for g in groups:
             if g == "tcpin_connections":
                 senders = sum(n_hosts[r] for r in SENDER_ROLES)
@@ -284,9 +303,8 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
             if g not in METRICS_LOG:
                 raise ValueError("metrics.log group %r: no emission rate in the model" % g)
             for r, v in _hosts(size, read.hosts, METRICS_LOG[g]).items():
-                if role_share(r) > 0:
-                    total += v * METRICS_LOG[g][r] * role_share(r)
-                    emitting[r] = max(emitting.get(r, 0), v)
+                total += v * METRICS_LOG[g][r] * share
+                emitting[r] = max(emitting.get(r, 0), v)
         return total, emitting
     if read.source == "hostmeta":
         return 0.0, _hosts(size, read.hosts)
@@ -342,6 +360,8 @@ def _rows(grain: Tuple, size: int, entries: float, window: int, emitting: Dict[s
         return n["indexer"] * grain[1] * bins
     if kind == "findings":
         return sum(n[r] for r in COLLECTOR_ROLES) * FINDINGS_PER_COLLECTOR * grain[1]
+    if kind == "instances":
+        return size * grain[1]
     if kind == "const":
         return float(grain[1])
     raise ValueError("row grain %r: not one the model knows" % (grain,))
@@ -356,7 +376,7 @@ def segment_cost(read: Read, seg: Segment, item: Item, size: int) -> Cost:
     if seg.kind == "raw":
         raw = entries / item.sample_ratio
     elif seg.kind == "tstats":
-        index_only = entries * (1 + searchspl.prefixes(searchspl.clause(seg.text)))
+        index_only = entries
     elif seg.kind == "mstats":
         index_only = entries
     read_entries = raw if seg.kind == "raw" else entries
@@ -535,6 +555,39 @@ def table_lines(all_rows: List[Row]) -> List[str]:
     return lines
 
 
+def markdown_lines(all_rows: List[Row], bs: List[Budget]) -> List[str]:
+    """The tables of docs/searches.md: scheduled searches per day, views per open, budgets."""
+    by = {(r.key, r.size): r for r in all_rows}
+    keys = []
+    for r in all_rows:
+        if r.key not in keys:
+            keys.append(r.key)
+    sched = [k for k in keys if by[(k, SIZES[0])].what == "scheduled"]
+    out = ["| scheduled search | runs a day | raw-eq a run at 10,000 | rows to the search head a run at 10,000 | "
+           "raw-eq a day at 100 | at 1,000 | at 10,000 |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for k in sched:
+        r = by[(k, BUDGET_SIZE)]
+        out.append("| %s | %s | %s | %s | %s |" % (k, fmt(r.runs_per_day), fmt(r.per_run.raw_eq), fmt(r.per_run.rows),
+                                                  " | ".join(fmt(by[(k, n)].per_day.raw_eq) for n in SIZES)))
+    out.append("| **all scheduled searches** | | | | %s |" % " | ".join(
+        "**%s**" % fmt(sum(by[(k, n)].per_day.raw_eq for k in sched)) for n in SIZES))
+    views = []
+    for k in keys:
+        if "/" in k and k.split("/")[0] not in views:
+            views.append(k.split("/")[0])
+    out += ["", "| view, one open at its default range | raw-eq at 100 | at 1,000 | at 10,000 | "
+                "most rows one data source sends at 10,000 |", "|---|---:|---:|---:|---:|"]
+    for v in views:
+        mine = [k for k in keys if k.startswith(v + "/")]
+        out.append("| %s | %s | %s |" % (v, " | ".join(fmt(sum(by[(k, n)].per_run.raw_eq for k in mine)) for n in SIZES),
+                                        fmt(max(by[(k, BUDGET_SIZE)].per_run.rows for k in mine))))
+    failed = [b for b in bs if not b.met]
+    out += ["", "Budgets at %s instances: %d of %d met." % (fmt(BUDGET_SIZE), len(bs) - len(failed), len(bs))]
+    out += ["- %s %s: %s %s (budget %s)" % ("met" if b.met else "**not met**", b.name, fmt(b.value), b.unit,
+                                          fmt(b.limit)) for b in bs if not b.met or b.name.startswith(("all ", "landing"))]
+    return out
+
+
 def budget_lines(bs: List[Budget]) -> List[str]:
     out = ["", "budgets (issue 35)"]
     for b in bs:
@@ -550,6 +603,7 @@ def main(argv: Optional[Iterable[str]] = None, out=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--budgets", action="store_true", help="print each budget with met / NOT MET")
     p.add_argument("--check", action="store_true", help="as --budgets; exit 1 when a budget is not met")
+    p.add_argument("--markdown", action="store_true", help="the tables of docs/searches.md instead (Markdown)")
     p.add_argument("--root", default=ROOT, help="the app tree to read (default: this repository)")
     a = p.parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -557,6 +611,9 @@ def main(argv: Optional[Iterable[str]] = None, out=None) -> int:
     except (KeyError, ValueError) as exc:
         out.write("searchcost: %s\n" % exc)
         return 2
+    if a.markdown:
+        out.write("\n".join(markdown_lines(all_rows, budgets(all_rows, a.root))) + "\n")
+        return 0
     out.write("\n".join(table_lines(all_rows)) + "\n")
     if a.budgets or a.check:
         bs = budgets(all_rows, a.root)

@@ -15,9 +15,6 @@ ML = "metrics.log"
 FINDINGS = Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 1))
 HOSTS = (Read("metadata", "hostmeta", rows=("hosts", 1)),)
 PSETS = (Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("const", 3)),)
-# The pipeline views' default scope (macro ingest_doctor_pipeline_hosts): a subsearch, one row per host that
-# writes a typing queue; it follows every host filter of those views (token $scope$).
-PIPE = Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("hosts", 1))
 # The last 15 minutes of the range (macro ingest_doctor_range_end): a subsearch giving its parent earliest/latest.
 NOW = Read("makeresults", "none", rows=("const", 1))
 # dutycycle's stage threads (long layout), averaged inside tstats per host, set and thread.
@@ -26,22 +23,31 @@ DC_NOW = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), 
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
 HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 300))
+# The chain's queue names (default/macros.conf ingest_doctor_chain_queue_terms, generated from model.py).
+CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typingqueue", "indexqueue", "splunktcpin",
+                                             "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
+# default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
+PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
+# The views' Instances input defaults to that macro (token $scope$): beside every host filter of their metrics.log
+# searches.
+PIPE = PIPELINE_HOSTS
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
     "Ingest Doctor - Thread - Saturated splunkd thread": (
-        Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("events", 1.5)),
-        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 10)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), rows=("span", 30)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=misc"), rows=("span", 30), out=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 10),
+             out=("hosts", "threads")),
     ),
     "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", ML, ("tcpout_connections",), ("group=tcpout_connections",), rows=("pairs",)),
+        Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
+        PIPELINE_HOSTS,
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
                                            "reply=26", "reply=27"), rows=("hosts", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", 1, 10)),
+        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", 1, 10), out=("hosts", 1)),
     ),
     "Ingest Doctor - HEC - Request latency high": (
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1, 10)),
@@ -51,19 +57,22 @@ SELECTS = {
     ),
     "Ingest Doctor - Indexing - Index processor throttled": (
         Read("rest", "rest", ("/services/server/introspection/indexer",), rows=("peers", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 10)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 10), out=("hosts", 1)),
     ),
     "Ingest Doctor - Findings - Resolve findings no longer seen": (
         Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 0.5)),
     ),
     "Ingest Doctor - Findings - Collector findings": (
         Read("raw", "events", ("ingest_doctor:finding",)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", ML, ("tcpout_connections",), ("group=tcpout_connections",), rows=("pairs",)),
+    ),
+    "Ingest Doctor - Lookups - Known hosts": (
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
+    ),
+    "Ingest Doctor - Lookups - Topology": (
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
     ),
     "Ingest Doctor - Silence - Instance stopped reporting": (
-        Read("tstats", ML, ("thruput",), ("group=thruput",), rows=("hosts", 1)),
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("senders",)),
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
     ),
 
     # ---------------------------------------------------------------- CPU by processor

@@ -178,9 +178,9 @@ def segments(spl: str) -> Tuple[Segment, ...]:
         if via in PIPELINE_BRACKETS:
             continue
         own = list(spl[a:b])
-        for c, d in pairs:  # blank nested brackets of this span
+        for c, d in pairs:  # blank what nested brackets of this span hold (the brackets stay: a filter shows)
             if a <= c and d < b:
-                for k in range(c - a, d - a + 1):
+                for k in range(c - a + 1, d - a):
                     own[k] = " "
                 # a direct child that returns earliest=info_max_time-N (the last N s of the range) is this
                 # span's window: written where the child was, as the model's own earliest= reads it
@@ -287,11 +287,6 @@ def rest_path(text: str) -> Optional[str]:
 def lookup_name(text: str) -> Optional[str]:
     m = re.search(r"\|\s*inputlookup\s+(?:\w+=\S+\s+)*([\w.]+)", text)
     return m.group(1) if m else None
-
-
-def prefixes(text: str) -> int:
-    """PREFIX() reads in a tstats segment (each walks the lexicon for its terms)."""
-    return len(re.findall(r"PREFIX\(", text))
 
 
 def span_s(text: str) -> Optional[int]:

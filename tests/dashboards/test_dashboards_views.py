@@ -278,10 +278,11 @@ def test_pipeline_views_show_indexers_and_heavy_forwarders_unless_asked(name):
             assert q.count("host IN ($host$)") == q.count("(host IN ($host$) $scope$)"), (name, ds_id)
     assert named >= 1, name
     macros = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
+    assert macros.count("[ingest_doctor_pipeline_hosts]\n") == 1      # the one the scheduled searches use
     definition = re.search(r"^\[ingest_doctor_pipeline_hosts\]\ndefinition = (.*)$", macros, re.M).group(1)
-    # one row per host that writes a typing queue (indexers, heavy forwarders), aggregated inside the subsearch
-    assert re.fullmatch(r"\[\| tstats count where `ingest_doctor_metrics_log` TERM\(group=queue\) TERM\(name=typingqueue\) "
-                        r"by host \| fields host\]", definition), definition
+    # one row per host that runs a pipeline (indexers, heavy forwarders), aggregated inside the subsearch
+    assert re.fullmatch(r"\[\| tstats count (?i:where) `ingest_doctor_metrics_log` TERM\(group=\w+\)( TERM\([\w=]+\))? "
+                        r"(?i:by) host \| fields host\]", definition), definition
 
 
 def test_the_inputs_choices_read_no_event_of_the_range():

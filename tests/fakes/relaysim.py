@@ -2,7 +2,7 @@
 scheduler at a given time over finding events that each have a `_time` and an `_indextime`.
 
 The windows are read from default/savedsearches.conf, not restated: `_index_earliest=-Nm` in the
-search (index time), `dispatch.earliest_time` (event time), the cron (every minute), then the
+search (index time), `dispatch.earliest_time` (event time), the cron (every N minutes), then the
 search's `dedup id` (the newest `_time` of each finding id wins) and its `table` columns. Used by the
 relay test and by `make bench` (replayed at simulated indexing lags)."""
 from __future__ import annotations
@@ -62,11 +62,12 @@ class Relay:
         spl = st["search"]
         m = re.search(r"_index_earliest=(-\d+[smhd])", spl)
         cron = st["cron_schedule"].split()
-        assert cron == ["*", "*", "*", "*", "*"], "the simulation knows an every-minute cron only"
+        every = re.fullmatch(r"\*(?:/(\d+))?", cron[0])
+        assert every and cron[1:] == ["*", "*", "*", "*"], "the simulation knows an every-N-minutes cron only"
         cols = re.search(r"\|\s*table\s+([^|]+)", spl)
         assert cols, "the relay ends in a table of its columns"
-        return cls(spl, _relative_s(m.group(1)) if m else None, _relative_s(st["dispatch.earliest_time"]), 60.0,
-                   cols.group(1).split())
+        return cls(spl, _relative_s(m.group(1)) if m else None, _relative_s(st["dispatch.earliest_time"]),
+                   60.0 * int(every.group(1) or 1), cols.group(1).split())
 
     def rows(self, events: Sequence[Event], run_at: float) -> List[Dict[str, Any]]:
         """The run at `run_at`: what is searchable then, inside both windows, newest per id."""

@@ -123,3 +123,49 @@ def test_the_cli_prints_the_table_and_the_budgets():
     assert code == 0
     assert "at 10 k instances" in text and "budgets (issue 35)" in text
     assert "all scheduled searches, per day, at 10 k instances" in text
+
+
+def _at_budget_size():
+    return [r for r in searchcost.rows() if r.size == searchcost.BUDGET_SIZE]
+
+
+def test_the_scheduled_searches_meet_their_daily_budget():
+    """Issue 35: all scheduled searches together at most 13 M raw-eq a day at 10,000 instances."""
+    (b,) = [b for b in searchcost.budgets(searchcost.rows()) if b.name.startswith("all scheduled searches")]
+    assert b.met, "%s raw-eq a day" % searchcost.fmt(b.value)
+    assert b.limit == 13e6
+
+
+def test_every_subsearch_of_a_scheduled_search_stays_below_its_limit():
+    """Appends at most 50,000 rows, other subsearches 10,000, at 10,000 instances: aggregated inside."""
+    over = [(r.key, seg.via, c.out) for r in _at_budget_size() if r.what == "scheduled"
+            for seg, c in r.segments if seg.limit and c.out >= seg.limit]
+    assert over == []
+
+
+def test_the_scheduled_budget_gate_bites(tmp_path):
+    """Silence back on a 24-hour tstats of every thruput line every 5 minutes blows the budget."""
+    app = _app_copy(tmp_path)
+    conf = app / "default" / "savedsearches.conf"
+    text = conf.read_text(encoding="utf-8")
+    old = "search = | tstats max(_time) AS heard WHERE `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=thruput) BY host"
+    assert old in text
+    conf.write_text(text.replace(old, old.replace(" TERM(name=thruput)", "")).replace(
+        "dispatch.earliest_time = -7m", "dispatch.earliest_time = -24h"), encoding="utf-8")
+    table = dict(searchcost.selects())
+    key = "Ingest Doctor - Lookups - Known hosts"
+    table[key] = (table[key][0]._replace(terms=("group=thruput",)),)
+    assert searchcost.mismatches(str(app), table) == []
+    (b,) = [b for b in searchcost.budgets(searchcost.rows(str(app), table=table), str(app))
+            if b.name.startswith("all scheduled searches")]
+    assert not b.met and b.value > 500e6
+
+
+def test_the_markdown_tables_are_those_of_the_docs_page_shape():
+    out = io.StringIO()
+    assert searchcost.main(["--markdown"], out=out) == 0
+    text = out.getvalue()
+    assert text.startswith("| scheduled search | runs a day |") and "| **all scheduled searches** |" in text
+    assert "| view, one open at its default range |" in text and "Budgets at 10 k instances:" in text
+    doc = open(os.path.join(ROOT, "docs", "searches.md"), encoding="utf-8").read()
+    assert "tools/searchcost.py --markdown" in doc and "What only a real Splunk can confirm" in doc

@@ -68,10 +68,10 @@ PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_met
                 "TERM(name=typingqueue) by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe "
                 "| sort 0 ingest_pipe | table ingest_pipe")
 
-# The pipeline views' default scope (issue 35): the instances that run a parsing pipeline (indexers and heavy
-# forwarders: they write a typingQueue line per set per interval), as a subsearch giving one row per host. Universal
-# forwarders write about 70% of metrics.log lines (search-cost.md) and run no stage worth charting: one choice away
-# in the "Instances" input, whose token `scope` every metrics.log and collector search of those views carries.
+# The pipeline views' default scope (issue 35): the instances that run a pipeline (indexers and heavy forwarders),
+# as a subsearch giving one row per host: the macro the scheduled searches use too (default/macros.conf, hand-kept
+# with them). Universal forwarders write about 70% of metrics.log lines (search-cost.md) and run no stage worth
+# charting: one choice away in the "Instances" input, whose token `scope` the views' metrics.log searches carry.
 PIPELINE_HOSTS = "`ingest_doctor_pipeline_hosts`"
 ALL_INSTANCES = "host=*"
 SCOPED_HOSTS = "(" + HOSTS + " $scope$)"

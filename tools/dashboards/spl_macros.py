@@ -47,12 +47,6 @@ macro("ingest_doctor_hec_data",
       "| where index!=\"\" | stats count BY index | fields index",
       "| append [| makeresults | eval index=\"ingest_doctor_no_hec_token\" | fields index] | format]",
       "source=http:*")
-macro("ingest_doctor_pipeline_hosts",
-      "The instances that run a parsing pipeline (indexers, heavy forwarders): those writing metrics.log "
-      "group=queue name=typingqueue in the time range, as a host filter (a subsearch, one row per host). The pipeline "
-      "views' default scope; universal forwarders have no typing queue.",
-      "[| tstats count where `ingest_doctor_metrics_log` TERM(group=queue) TERM(name=typingqueue) by host",
-      "| fields host]")
 macro("ingest_doctor_range_end(1)",
       "The last $seconds$ seconds of the search's time range, as earliest= and latest= for the search it is in "
       "(a subsearch: addinfo's info_max_time is the range's end, now for a range ending now): the views' \"now\" "
