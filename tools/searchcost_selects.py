@@ -185,7 +185,7 @@ SELECTS = {
     "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
     "ingest_doctor_pipeline_sets/ds_pset_config": (
         Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)), NOW,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_load": (
         Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, CONFIG_RANGE, FILL_BANDS, HOSTS, NO_PIPELINE, PSET,
-                 QUEUE_BASE, TH,
+                 QUEUE_BASE, RECENT, TH,
                  empty_message, host_set, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
@@ -46,14 +46,15 @@ def _queue_searches(d: Dash) -> None:
 # Beside the chain (issue 22): how many pipeline sets each instance runs, how it assigns data to them, and whether
 # its indexer processor is throttled, now. The collector's latest ingest_doctor:config event (re-sent at least
 # daily, hence two days) and the status dimension of its ingest_doctor.indexer.throttled metric. A throttled or
-# stopped indexer (or one not read) first.
+# stopped indexer (or one not read) first. The status is read over the last 15 minutes only (the collector polls
+# every few seconds): per minute over two days it was 2,880 rows per host (issue 35).
 PSET_CONFIG = (
     "`ingest_doctor_events_index` sourcetype=\"ingest_doctor:config\" " + HOSTS + "\n"
     "| spath path=config.parallel_ingestion_pipelines output=pipelines "
     "| spath path=config.pipeline_set_selection_policy output=policy\n"
     "| stats latest(pipelines) AS pipelines latest(policy) AS policy BY host\n"
     "| append [| mstats latest(_value) AS throttled WHERE `ingest_doctor_metrics_index` "
-    "metric_name=\"ingest_doctor.indexer.throttled\" " + HOSTS + " BY host status span=1m "
+    "metric_name=\"ingest_doctor.indexer.throttled\" " + HOSTS + " " + RECENT + " BY host status span=1m "
     "| sort 0 - _time | dedup host | table host status]\n"
     "| stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host\n"
     "| fillnull value=\"not read\" pipelines policy indexer\n"
