@@ -127,6 +127,7 @@ TERM_SHARE = {
     "blocked=true": 0.01,               # 1 in 100 queue lines blocked
     "fwdType=uf": 0.9 / 0.95,           # tcpin: universal forwarders among senders
     "fwdType=full": 0.05 / 0.95,        # tcpin: heavy forwarders among senders
+    "thread=httpinputserverdatathread": 1 / 4,   # dutycycle name=ingest: one of a HEC forwarder's 4 lines
 }
 # An mstats over the collector's thread metric that names one thread (thread="x") reads that thread's points only.
 COLLECTOR_THREADS = 15

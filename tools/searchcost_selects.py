@@ -148,7 +148,8 @@ SELECTS = {
         PIPE, NOW,
     ),
     "ingest_doctor_hec_performance/ds_hec_thread": (
-        Read("tstats", ML, ("dutycycle",), ("group=dutycycle",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest", "thread=httpinputserverdatathread"),
+             hosts="hec", rows=("hosts", 1, 120)), PIPE,
         Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
     ),
     "ingest_doctor_hec_performance/ds_hec_findings_ann": (FINDINGS,),

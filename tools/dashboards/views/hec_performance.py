@@ -101,18 +101,18 @@ FLOW = (
                     "to the indexers this search head searches.")
 )
 
-# The HEC thread over the range, on the HEC hosts only: its dutycycle reading in either layout (the plain term
-# matches thread=httpinputserverdatathread and the wide line's httpinputserverdatathread= key; the lexicon is
-# case-blind) and the collector's /proc thread `httpinputserver`, per 2 minutes: at 10,000 instances 500 HEC hosts
+# The HEC thread over the range, on the HEC hosts only: its dutycycle reading (the name=ingest layout, thread= and
+# ratio=, where the stage threads are, as the Thread alert reads them) and the collector's /proc thread
+# `httpinputserver`, per 2 minutes: at 10,000 instances 500 HEC hosts
 # x 30 bins from each source, 30,000 rows (the per-minute series of every thread of every host, appended raw,
 # was cut silently at 50,000 rows from about 14 collectors: issue 35).
 HEC_THREAD_SPAN = "2m"
 HEC_THREAD = (
-    "| tstats fillnull_value=\"none\" max(PREFIX(ratio=)) AS ratio max(PREFIX({t}=)) AS wide "
-    "where `ingest_doctor_metrics_log` TERM(group=dutycycle) {t} " + HOSTS + " "
+    "| tstats fillnull_value=\"none\" max(PREFIX(ratio=)) AS ratio "
+    "where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) TERM(thread={t}) " + HOSTS + " "
     "by host PREFIX(ingest_pipe=) _time span={span}\n"
     "| rename \"ingest_pipe=\" AS ingest_pipe\n"
-    "| eval thread=\"{t}\", busy_pct=coalesce(ratio, wide)*100\n"
+    "| eval thread=\"{t}\", busy_pct=ratio*100\n"
     "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
     "metric_name=\"ingest_doctor.thread.busy_pct\" thread=\"{proc}\" " + HOSTS + " BY host span={span} "
     "| eval thread=\"{proc}\", ingest_pipe=\"none\"]\n"
