@@ -143,8 +143,8 @@ def window_s(segment_text: str) -> Optional[int]:
 
 
 # A subsearch giving its parent the last N seconds of the range (macro ingest_doctor_range_end):
-# `[| makeresults | addinfo | eval earliest=info_max_time-N, latest=info_max_time | return earliest latest]`.
-RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=info_max_time-(\d+)\b")
+# `[| makeresults | addinfo | eval earliest=floor(info_max_time-N), latest=... | return earliest latest]`.
+RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=(?:floor\()?info_max_time-(\d+)\b")
 
 
 # ---------------------------------------------------------------- segments

@@ -33,7 +33,8 @@ def test_a_term_only_some_roles_write_selects_nothing_on_the_others():
 def test_a_subsearch_giving_the_range_end_is_its_parents_window():
     """"Now" panels read the last N seconds of the view's range through a subsearch returning
     earliest=info_max_time-N: the model counts the parent over N seconds, not the whole range."""
-    end = "[| makeresults | addinfo | eval earliest=info_max_time-900, latest=info_max_time | return earliest latest]"
+    end = ("[| makeresults | addinfo | eval earliest=floor(info_max_time-900), latest=ceil(info_max_time) "
+           "| return earliest latest]")
     spl = ("| tstats count where index=_internal source=*metrics.log sourcetype=splunkd TERM(group=queue) " + end
            + " by host | append [| mstats avg(_value) WHERE index=m metric_name=x " + end + " BY host]")
     top, window, inner, inner_window = searchspl.segments(spl)

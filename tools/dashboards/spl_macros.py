@@ -49,9 +49,10 @@ macro("ingest_doctor_hec_data",
       "source=http:*")
 macro("ingest_doctor_range_end(1)",
       "The last $seconds$ seconds of the search's time range, as earliest= and latest= for the search it is in "
-      "(a subsearch: addinfo's info_max_time is the range's end, now for a range ending now): the views' \"now\" "
-      "panels read those seconds only.",
-      "[| makeresults | addinfo | eval earliest=info_max_time-$seconds$, latest=info_max_time | return earliest latest]",
+      "(a subsearch: addinfo's info_max_time is the range's end, now for a range ending now; whole epoch seconds): "
+      "the views' \"now\" panels read those seconds only.",
+      "[| makeresults | addinfo | eval earliest=floor(info_max_time-$seconds$), latest=ceil(info_max_time) "
+      "| return earliest latest]",
       args="seconds")
 macro("ingest_doctor_dutycycle_rows",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
