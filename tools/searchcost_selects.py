@@ -91,7 +91,7 @@ SELECTS = {
     ),
     "ingest_doctor_cpu_by_processor/ds_indexer_cpu": (
         Read("tstats", ML, ("pipeline",), ("group=pipeline", "name=indexerpipe", "processor=indexer"),
-             hosts="pipeline", rows=("span", 60)), PIPE,
+             hosts="pipeline", rows=("span", 600)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS,),
 

@@ -608,9 +608,14 @@ def regex_st(dep):
     return result(["sourcetype", "pct_one_core"], rows[:10])
 
 
-@panel(CPU, "ds_indexer_cpu", TOP % "pct_one_core", "timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+@panel(CPU, "ds_indexer_cpu", TOP % "pct_one_core", "timechart span=10m max(pct_one_core) BY series limit=0 useother=false")
 def indexer_cpu(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.indexer_cpu_rows()]
+    """tstats sums the CPU seconds per 10 minutes: the minutes' average % of one core."""
+    rows = []
+    for (h, p, b), rs in group([dict(r, b=r["_time"] - (r["_time"] - START) % 600) for r in dep.indexer_cpu_rows()],
+                               "host", "ingest_pipe", "b").items():
+        rows.append(dict(_time=b, host=h, ingest_pipe=p, series=series_host_set(rs[0]),
+                         pct_one_core=sround(sum(r["pct_one_core"] for r in rs) / len(rs), 1)))
     return tc(rows, "pct_one_core", step(CPU, "ds_indexer_cpu"))
 
 
