@@ -202,7 +202,8 @@ SELECTS = {
 
     # ---------------------------------------------------------------- Setup
     "ingest_doctor_setup/ds_instances": (
-        Read("tstats", ML, rows=("hosts", 1)),
+        # the heartbeat line (group=thruput name=thruput: one per instance and interval), not every line
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.host.cores",), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1)),
         Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
