@@ -190,10 +190,14 @@ SELECTS = {
     ),
     "ingest_doctor_pipeline_sets/ds_psets_load": (
         Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
-             rows=("span", 60)), PIPE,
+             rows=("span", 600)), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_time": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_psets_table": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_psets_table": (
+        # per host, set and busiest thread (at most a set's stage threads)
+        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
+             rows=("hosts", "stages")), PIPE,
+    ),
     "ingest_doctor_pipeline_sets/ds_headroom": (
         DC_ROWS._replace(hosts="pipeline"), PIPE,
         Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), hosts="pipeline", rows=("span", 60),

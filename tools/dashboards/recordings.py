@@ -442,16 +442,17 @@ def bands(dep):
     return timechart(rows, step(PS, "ds_bands"))
 
 
-@panel(PS, "ds_psets_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+@panel(PS, "ds_psets_time", TOP % "busy_pct", "timechart span=10m max(busy_pct) BY series limit=0 useother=false")
 def psets_time(dep):
     rows = [dict(r, series=series_host_set(r)) for r in dep.load_rows()]
     return tc(rows, "busy_pct", step(PS, "ds_psets_time"), THRESHOLD)
 
 
-@panel(PS, "ds_psets_table",
-       "stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread",
-       "sort 0 host ingest_pipe - max_busy_pct", "dedup host ingest_pipe", "sort 0 - max_busy_pct host ingest_pipe")
+@panel(PS, "ds_psets_table", "sort 0 host ingest_pipe - max_busy_pct", "dedup host ingest_pipe",
+       "sort 0 - max_busy_pct host ingest_pipe")
 def psets_table(dep):
+    """tstats counts the lines per host, set and busiest thread (each simulated minute: two 30 s lines alike),
+    their max ratio and average share."""
     best = {}
     for (h, p, th), rs in group(list(dep.load_rows()), "host", "ingest_pipe", "busiest_thread").items():
         cand = (len(rs), max(r["busy_pct"] for r in rs), sround(sum(r["share_pct"] for r in rs) / len(rs), 1), th)
