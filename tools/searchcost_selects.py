@@ -199,9 +199,10 @@ SELECTS = {
              rows=("hosts", "stages")), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_headroom": (
-        DC_ROWS._replace(hosts="pipeline"), PIPE,
-        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), hosts="pipeline", rows=("span", 60),
-             out=("hosts", "psets")), PIPE,
+        # the last ingest_doctor_sustained_window_min minutes (macro ingest_doctor_sustained_window), averaged inside
+        DC_NOW, PIPE, NOW,
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), hosts="pipeline",
+             rows=("hosts", "psets")), PIPE, NOW,
     ),
 
     # ---------------------------------------------------------------- Setup

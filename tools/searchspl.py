@@ -144,7 +144,8 @@ def window_s(segment_text: str) -> Optional[int]:
 
 # A subsearch giving its parent the last N seconds of the range (macro ingest_doctor_range_end):
 # `[| makeresults | addinfo | eval earliest=floor(info_max_time-N), latest=... | return earliest latest]`.
-RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=(?:floor\()?info_max_time-(\d+)\b")
+RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=(?:floor\()?"
+                          r"info_max_time-(\d+)(?:\s*\*\s*(\d+))?\b")
 
 
 # ---------------------------------------------------------------- segments
@@ -187,7 +188,7 @@ def segments(spl: str) -> Tuple[Segment, ...]:
                 recent = RANGE_END_RX.search(spl[c:d + 1])
                 direct = not any(a <= e < c and d < f < b for e, f in pairs)
                 if recent and direct:
-                    window = " earliest=-%ss " % recent.group(1)
+                    window = " earliest=-%ss " % (int(recent.group(1)) * int(recent.group(2) or 1))
                     own[c - a:c - a + len(window)] = list(window)
         text = "".join(own).strip()
         kind = segment_kind(text)

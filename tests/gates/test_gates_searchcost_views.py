@@ -66,3 +66,12 @@ def test_the_setup_views_instance_list_reads_the_heartbeat_line_only():
     assert top.kind == "tstats" and searchspl.terms(searchspl.clause(top.text)) == ("group=thruput", "name=thruput")
     (row,) = [r for r in searchcost.rows(sizes=(10000,)) if r.key == "ingest_doctor_setup/ds_instances"]
     assert row.per_run.raw_eq < 2e6
+
+
+def test_the_sustained_window_in_minutes_is_its_parents_window():
+    """Headroom reads the last ingest_doctor_sustained_window_min minutes (a macro, N*60 once expanded)."""
+    end = ("[| makeresults | addinfo | eval earliest=floor(info_max_time-10*60), latest=ceil(info_max_time) "
+           "| return earliest latest]")
+    top = searchspl.segments("| tstats count where index=_internal source=*metrics.log TERM(group=thruput) "
+                             + end + " by host")[0]
+    assert searchspl.window_s(searchspl.clause(top.text)) == 600

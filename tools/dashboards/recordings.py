@@ -463,26 +463,22 @@ def psets_table(dep):
     return result(["host", "ingest_pipe", "busiest_thread", "minutes busiest", "max busy %", "assignment share %"], rows)
 
 
-@panel(PS, "ds_headroom", "eventstats max(_time) AS last_time BY host ingest_pipe stage",
-       "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage", "eventstats max(_time) AS last_time BY host ingest_pipe",
-       "stats avg(eps) AS eps BY host ingest_pipe", "eventstats max(eps) AS eps BY host ingest_pipe",
-       "sort 0 - busy_pct host ingest_pipe")
+@panel(PS, "ds_headroom", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
+       "eventstats max(eps) AS eps BY host ingest_pipe", "sort 0 - busy_pct host ingest_pipe")
 def headroom(dep):
     """Now, as the engine judges: busy share and events/s averaged over the last sustained_window_min
-    minutes of each series (`where _time>=last_time-window`), a stage at its threshold has none left."""
+    minutes of the range (the searches' own window), a stage at its threshold has none left."""
     window = SUSTAINED_WINDOW_MIN * 60
     eps = {}
     for (h, p), rs in group(list(dep.eps_rows()), "host", "ingest_pipe").items():
-        last = max(r["_time"] for r in rs)
-        vals = [r["eps"] for r in rs if r["_time"] >= last - window]
+        vals = [r["eps"] for r in rs if r["_time"] >= END - window]
         eps[(h, p)] = sum(vals) / len(vals)
     rows = []
     for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0]) for r in dep.dutycycle_rows()],
                                    "host", "ingest_pipe", "stage").items():
         if stage is None or stage in ("hec_input", "output"):
             continue
-        last = max(r["_time"] for r in rs)
-        recent = [r["busy_pct"] for r in rs if r["_time"] >= last - window]
+        recent = [r["busy_pct"] for r in rs if r["_time"] >= END - window]
         busy = sround(sum(recent) / len(recent), 1)
         e = eps.get((h, p))
         e = sround(e) if e is not None else None

@@ -54,6 +54,11 @@ macro("ingest_doctor_range_end(1)",
       "[| makeresults | addinfo | eval earliest=floor(info_max_time-$seconds$), latest=ceil(info_max_time) "
       "| return earliest latest]",
       args="seconds")
+macro("ingest_doctor_sustained_window",
+      "The last ingest_doctor_sustained_window_min minutes of the search's time range, as earliest= and latest= for "
+      "the search it is in (a subsearch, as ingest_doctor_range_end): the window the engine judges \"now\" over.",
+      "[| makeresults | addinfo | eval earliest=floor(info_max_time-`ingest_doctor_sustained_window_min`*60), "
+      "latest=ceil(info_max_time) | return earliest latest]")
 macro("ingest_doctor_dutycycle_rows",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
       "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
