@@ -175,15 +175,22 @@ SELECTS = {
     "ingest_doctor_pipeline_sets/ds_hosts": HOSTS,
     "ingest_doctor_pipeline_sets/ds_psets": PSETS,
     "ingest_doctor_pipeline_sets/ds_queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("span", 30)), PIPE,
+        # per 30 s on the 5 hosts a subsearch ranks fullest
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="top5", rows=("span", 30)), PIPE,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues"), out=("const", 5)),
+        PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_blocked": (
         Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), hosts="pipeline", rows=("span", 300)), PIPE,
         FINDINGS, PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_fill_time": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_chain": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_chain": (
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues")), PIPE,
+    ),
+    "ingest_doctor_pipeline_sets/ds_bands": (
+        Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 3600)), PIPE,
+    ),
     "ingest_doctor_pipeline_sets/ds_pset_config": (
         Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)), NOW,

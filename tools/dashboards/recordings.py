@@ -222,8 +222,7 @@ def hec_queues(dep):
     """The 5 HEC hosts whose staged queues came fullest over the range (every simulated host runs HEC), then
     their sets' fullest queue per minute."""
     rows = hec_range(dep.queue_rows())
-    peak = {h[0]: max(r["fill_pct"] for r in rs) for h, rs in group(rows, "host").items()}
-    top = sorted(peak, key=lambda h: (-peak[h], h))[:5]
+    top = fullest_hosts(rows)
     rows = [dict(r, series=series_host_set(r)) for r in rows if r["host"] in top]
     return hec_tc(rows, "fill_pct", step(HEC, "ds_hec_queues"), {"threshold": QUEUE_PCT})
 
@@ -377,9 +376,16 @@ def cpu_trap(dep):
 
 
 # ----------------------------------------------------------------------------- pipeline sets
+def fullest_hosts(rows, n=5):
+    """The subsearch ranking hosts by the peak fill of their staged queues (every simulated queue has a stage)."""
+    peak = {h[0]: max(r["fill_pct"] for r in rs) for h, rs in group(rows, "host").items()}
+    return set(sorted(peak, key=lambda h: (-peak[h], h))[:n])
+
+
 @panel(PS, "ds_fill_time", TOP % "fill_pct", "timechart span=1m max(fill_pct) BY series limit=0 useother=false")
 def fill_time(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows()]
+    top = fullest_hosts(dep.queue_rows())
+    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows() if r["host"] in top]
     return tc(rows, "fill_pct", step(PS, "ds_fill_time"), {"threshold": QUEUE_PCT})
 
 
@@ -429,12 +435,11 @@ def pset_config(dep):
                   [[h] + list(conf[h]) for h in sorted(conf, key=lambda h: (conf[h][2] == "normal", h))])
 
 
-@panel(PS, "ds_bands", "bin _time span=5m", "stats max(fill_pct) AS fill BY _time host",
-       "timechart span=5m dc(host) BY band")
+@panel(PS, "ds_bands", "stats max(fill_pct) AS fill BY _time host", "timechart span=60m dc(host) BY band")
 def bands(dep):
     fullest = {}
     for r in dep.queue_rows():
-        k = (r["_time"] - (r["_time"] - START) % 300, r["host"])
+        k = (r["_time"] - (r["_time"] - START) % 3600, r["host"])
         fullest[k] = max(fullest.get(k, 0.0), r["fill_pct"])
     rows = [dict(_time=t, host=h,
                  band=FILL_BANDS[2] if v >= QUEUE_PCT else FILL_BANDS[1] if v >= BUSY_PCT else FILL_BANDS[0])

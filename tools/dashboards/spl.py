@@ -133,6 +133,20 @@ THREADS_NOW = (
 )
 
 
+# Rank before charting (issue 35): a subsearch giving the n hosts whose staged queues came fullest over the range
+# (each queue's peak size over its maximum), as a host filter; `within` narrows the hosts it ranks. One row per host
+# and queue inside it, at most n out: a chart then reads only those hosts per 30 s.
+def fullest_hosts(n: int, within: str = "") -> str:
+    return (
+        "[| tstats fillnull_value=\"none\" max(PREFIX(current_size_kb=)) AS cur_kb max(PREFIX(max_size_kb=)) AS max_kb "
+        "max(PREFIX(current_size=)) AS cur_b max(PREFIX(max_size=)) AS max_b where `ingest_doctor_metrics_log` "
+        "TERM(group=queue) " + HOSTS + " " + (within + " " if within else "") + "by host PREFIX(name=) "
+        "| rename \"name=\" AS queue | eval queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue) "
+        "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage | where isnotnull(stage) "
+        "| eval peak=coalesce(cur_kb/max_kb, cur_b/max_b) | stats max(peak) AS peak BY host | sort 0 - peak host "
+        "| head " + str(n) + " | fields host]")
+
+
 # Findings (KV store) as annotations: first seen within the time range, coloured by severity.
 def findings_annotations(where: str) -> str:
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spl import (BUSY_PCT, CONFIG_RANGE, FINDINGS_BASE, HEC_BASE, HEC_BIN_S, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS,
                  PROC_HEC_LABEL, PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, QUEUE_NOW, RECENT, RECENT_S,
-                 THREADS_NOW, empty_message, findings_annotations, host_set, one_line, top_chart)
+                 THREADS_NOW, empty_message, findings_annotations, fullest_hosts, host_set, one_line, top_chart)
 from studio import CRIT, GREY, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
                      table_colors, text_on)
@@ -127,15 +127,7 @@ HEC_THREAD = (
 TOP_HOSTS = 5
 HEC_HOSTS = ("[| tstats count where `ingest_doctor_index_introspection` source=*http_event_collector_metrics.log "
              + HOSTS + " by host | fields host]")
-FULLEST_HEC_HOSTS = (
-    "[| tstats fillnull_value=\"none\" max(PREFIX(current_size_kb=)) AS cur_kb max(PREFIX(max_size_kb=)) AS max_kb "
-    "max(PREFIX(current_size=)) AS cur_b max(PREFIX(max_size=)) AS max_b where `ingest_doctor_metrics_log` "
-    "TERM(group=queue) " + HOSTS + " " + HEC_HOSTS + " by host PREFIX(name=) "
-    "| rename \"name=\" AS queue | eval queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue) "
-    "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage | where isnotnull(stage) "
-    "| eval peak=coalesce(cur_kb/max_kb, cur_b/max_b) | stats max(peak) AS peak BY host | sort 0 - peak host "
-    "| head " + str(TOP_HOSTS) + " | fields host]")
-HEC_QUEUES = (QUEUE_BASE.replace(HOSTS + " ", HOSTS + " " + FULLEST_HEC_HOSTS + " ", 1)
+HEC_QUEUES = (QUEUE_BASE.replace(HOSTS + " ", HOSTS + " " + fullest_hosts(TOP_HOSTS, HEC_HOSTS) + " ", 1)
               + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", threshold="queue_fill_pct"))
 
 # HEC data's ingestion lag: raw HEC events, so the last 15 minutes only and 1 in LAG_SAMPLE of them (at 10,000

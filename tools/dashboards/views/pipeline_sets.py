@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from spl import (BLOCKED_ANNOTATIONS, BUSY_PCT, CHAIN, CONFIG_RANGE, FILL_BANDS, HOSTS, NO_PIPELINE, PSET,
-                 QUEUE_BASE, RECENT, TH,
-                 empty_message, host_set, top_chart)
+                 QUEUE_BASE, RECENT, TH, empty_message, fullest_hosts, host_set, top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import ANNOTATION_OPTS, busy_bands, line_opts, link, table_colors, text_on
 
@@ -18,29 +17,54 @@ LAYOUT = ((360, ("viz_fill_time", 3), ("viz_chain_help", 1)), (330, ("viz_chain"
           (300, "viz_bands", "viz_psets_time"), (260, "viz_psets_table"), (300, "viz_headroom"))
 
 
+# Issue 35: per 30 s sample, every pipeline host's queues over 4 hours were 7.2 M rows at 10,000 instances. The fill
+# chart reads the TOP_HOSTS hosts whose queues came fullest (ranked in a subsearch); the chain table is aggregated
+# inside tstats per host, queue and set (the fill statistic over the range: size over maximum, while a queue keeps its
+# maximum); the bands count hosts per hour over the chain's queues.
+TOP_HOSTS = 5
+BAND_SPAN = "60m"
+CHAIN_TABLE = (
+    "| tstats fillnull_value=\"none\" $agg$(PREFIX(current_size_kb=)) AS cur_kb max(PREFIX(max_size_kb=)) AS max_kb "
+    "$agg$(PREFIX(current_size=)) AS cur_b max(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " by host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET + "\n"
+    "| where isnotnull(stage)\n"
+    "| stats max(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
+    "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
+    "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
+    "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
+    "| stats " + " ".join("values({0}) AS {0}".format(s) for s in CHAIN) + " values(bottleneck_stage) AS bottleneck "
+    "max(fullest) AS fullest BY host ingest_pipe\n"
+    "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
+    "| sort 0 order - fullest host ingest_pipe\n"
+    "| table host ingest_pipe " + " ".join(CHAIN) + " bottleneck"
+)
+BANDS = (
+    "| tstats fillnull_value=\"none\" max(PREFIX(current_size_kb=)) AS cur_kb max(PREFIX(max_size_kb=)) AS max_kb "
+    "max(PREFIX(current_size=)) AS cur_b max(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) `ingest_doctor_chain_queue_terms` " + HOSTS + " "
+    "by host PREFIX(name=) PREFIX(ingest_pipe=) _time span=" + BAND_SPAN + "\n"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET + "\n"
+    "| where isnotnull(stage)\n"
+    "| stats max(fill_pct) AS fill BY _time host\n"
+    + "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"{2}\", fill>={busy}, \"{1}\", "
+    "true(), \"{0}\")\n".format(*FILL_BANDS, busy=BUSY_PCT)
+    + "| timechart span=" + BAND_SPAN + " dc(host) BY band"
+)
+
+
 def _queue_searches(d: Dash) -> None:
     """Queue fill, blocked queues, the stage chain and the fill bands."""
-    d.search("ds_queues", "Queue fill per 30 s sample (tstats TERM/PREFIX over metrics.log group=queue)", QUEUE_BASE)
+    d.search("ds_queues", "Queue fill per 30 s sample on the %d hosts whose queues came fullest (tstats TERM/PREFIX "
+             "over metrics.log group=queue)" % TOP_HOSTS,
+             QUEUE_BASE.replace(HOSTS + " ", HOSTS + " " + fullest_hosts(TOP_HOSTS) + " ", 1))
     d.search("ds_blocked", "Blocked queues (blocked=true) and findings as annotations", BLOCKED_ANNOTATIONS)
     d.chain("ds_fill_time", "Fullest queue per host and pipeline set (top 5)", "ds_queues",
             "| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", "$agg$", threshold="queue_fill_pct"))
-    d.chain("ds_chain", "Stage chain and bottleneck per pipeline set", "ds_queues",
-            "| where isnotnull(stage)\n"
-            "| stats $agg$(fill_pct) AS fill max(stage_order) AS stage_order BY host ingest_pipe stage\n"
-            "| eval fill=round(fill, 0), full_order=if(fill>=`ingest_doctor_queue_fill_pct`, stage_order, 0)\n"
-            "| eventstats max(full_order) AS last_full max(fill) AS fullest BY host ingest_pipe\n"
-            "| eval bottleneck_stage=if(last_full>0 AND stage_order==last_full, stage, null()), {stage}=fill\n"
-            "| stats " + " ".join("values({0}) AS {0}".format(s) for s in CHAIN) + " values(bottleneck_stage) AS bottleneck "
-            "max(fullest) AS fullest BY host ingest_pipe\n"
-            "| eval bottleneck=coalesce(bottleneck, \"none\"), order=if(bottleneck==\"none\", 1, 0)\n"
-            "| sort 0 order - fullest host ingest_pipe\n"
-            "| table host ingest_pipe " + " ".join(CHAIN) + " bottleneck")
-    d.chain("ds_bands", "Hosts per fill band (deployment view)", "ds_queues",
-            "| where isnotnull(stage)\n| bin _time span=5m\n"
-            "| stats max(fill_pct) AS fill BY _time host\n"
-            + "| eval band=case(fill>=`ingest_doctor_queue_fill_pct`, \"{2}\", fill>={busy}, \"{1}\", "
-            "true(), \"{0}\")\n".format(*FILL_BANDS, busy=BUSY_PCT)
-            + "| timechart span=5m dc(host) BY band")
+    d.search("ds_chain", "Stage chain and bottleneck per pipeline set (tstats over metrics.log group=queue)", CHAIN_TABLE)
+    d.search("ds_bands", "Hosts per fill band per hour (deployment view; the chain's queues)", BANDS)
 
 
 # Beside the chain (issue 22): how many pipeline sets each instance runs, how it assigns data to them, and whether
@@ -137,8 +161,8 @@ def _panels(d: Dash) -> None:
     """The fill chart, the chain table, bands, busiest threads, headroom, help."""
     d.add("viz_fill_time", "splunk.line", "Fullest queue per host and pipeline set ($agg$ per minute): top 5",
           "ds_fill_time",
-          "Each series: the fullest of a host and set's queues; the 5 worst, the rest as \"others\". Red marks: "
-          "blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
+          "The 5 hosts whose queues came fullest; each series the fullest of a set's queues, the 5 worst, the rest as "
+          "\"others\". Red marks: blocked=true and findings. Dashed: ingest_doctor_queue_fill_pct.",
           dict(line_opts("fill %", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_fill_time", "annotation": "ds_blocked"})
     cf, ctx = table_colors({s: busy_bands(TH.queue_fill_pct) for s in CHAIN})
@@ -155,8 +179,8 @@ def _panels(d: Dash) -> None:
           eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
     d.add("viz_pset_config", "splunk.table", "Pipeline sets, selection policy, indexer status", "ds_pset_config",
           "server.conf parallelIngestionPipelines, pipelineSetSelectionPolicy; the indexer now")
-    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, 5 min)", "ds_bands",
-          "Each host counted once per 5 minutes, in the band of its fullest queue over all its sets.",
+    d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, per hour)", "ds_bands",
+          "Each host counted once per hour, in the band of its fullest queue over all its sets.",
           {"stackMode": "stacked", "xAxisTitleVisibility": "hide", "yAxisTitleText": "hosts",
            "legendTruncation": "ellipsisOff",
            "seriesColorsByField": dict(zip(FILL_BANDS, (OK, WARN, CRIT)))})
