@@ -5,6 +5,8 @@ simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, r
 """
 from __future__ import annotations
 
+import math
+
 import sim
 from spl import FILL_BANDS, HEC_BIN_S, PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
@@ -477,14 +479,14 @@ def headroom(dep):
     eps = {}
     for (h, p), rs in group(list(dep.eps_rows()), "host", "ingest_pipe").items():
         vals = [r["eps"] for r in rs if r["_time"] >= END - window]
-        eps[(h, p)] = sum(vals) / len(vals)
+        eps[(h, p)] = math.fsum(vals) / len(vals)   # fsum: the same float on every Python (3.12 changed sum())
     rows = []
     for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0]) for r in dep.dutycycle_rows()],
                                    "host", "ingest_pipe", "stage").items():
         if stage is None or stage in ("hec_input", "output"):
             continue
         recent = [r["busy_pct"] for r in rs if r["_time"] >= END - window]
-        busy = sround(sum(recent) / len(recent), 1)
+        busy = sround(math.fsum(recent) / len(recent), 1)
         e = eps.get((h, p))
         e = sround(e) if e is not None else None
         sat = None if busy < HEADROOM_MIN_PCT or e is None else e if busy >= THREAD_PCT else sround(e * 100 / busy)
@@ -617,7 +619,7 @@ def indexer_cpu(dep):
     for (h, p, b), rs in group([dict(r, b=r["_time"] - (r["_time"] - START) % 600) for r in dep.indexer_cpu_rows()],
                                "host", "ingest_pipe", "b").items():
         rows.append(dict(_time=b, host=h, ingest_pipe=p, series=series_host_set(rs[0]),
-                         pct_one_core=sround(sum(r["pct_one_core"] for r in rs) / len(rs), 1)))
+                         pct_one_core=sround(math.fsum(r["pct_one_core"] for r in rs) / len(rs), 1)))
     return tc(rows, "pct_one_core", step(CPU, "ds_indexer_cpu"))
 
 
