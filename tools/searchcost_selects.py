@@ -2,7 +2,8 @@
 counts from, keyed by scheduled search (its stanza) or data source ("<view>/<data source id>").
 
 One Read per generating segment of the SPL, in the SPL's order: the search itself first, then each
-`[ ... ]` subsearch as it opens (tools/searchspl.py segments()). kind, source, select and terms are
+`[ ... ]` subsearch as it opens, then each generating command in append mode inside a pipeline
+(`| inputlookup append=true`, `| tstats ... append=t`) as it comes (tools/searchspl.py segments()). kind, source, select and terms are
 what the SPL says (tests/gates/test_gates_searchcost.py compares them); hosts and rows are what the
 SPL cannot say by itself: which instances' data it reaches and the grain of what it sends to the
 search head (see Read in tools/searchcost.py). A ds.chain post-process is CHAIN.
@@ -67,6 +68,7 @@ SELECTS = {
     ),
     "Ingest Doctor - Lookups - Known hosts": (
         Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
     ),
     "Ingest Doctor - Lookups - Topology": (
         Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),

@@ -194,7 +194,18 @@ def segments(spl: str) -> Tuple[Segment, ...]:
         kind = segment_kind(text)
         limit = None if via is None else (LIMIT_APPEND if via in APPEND_LIKE else LIMIT_SUBSEARCH)
         out.append(Segment(kind, text, via, limit))
+    # Generating commands in append mode inside a pipeline (`| tstats prestats=t append=t ...`,
+    # `| inputlookup append=true ...`, in appendpipe too): they read data without a subsearch.
+    for m in APPEND_MODE_RX.finditer(plain):
+        if not re.search(r"(?<![\w.])append\s*=\s*t(?:rue)?\b", plain[m.start():m.end()], re.I):
+            continue
+        out.append(Segment(m.group(1).lower(), spl[m.start():m.end()].strip(), "pipeline", None))
     return tuple(out)
+
+
+# A generating command after a pipe that is not the first command of its search (what precedes the pipe
+# is more than an opening bracket), up to the next pipe or bracket.
+APPEND_MODE_RX = re.compile(r"(?<=[^\s\[])\s*\|\s*(tstats|mstats|inputlookup)\b[^|\[\]]*", re.I)
 
 
 def segment_kind(text: str) -> str:

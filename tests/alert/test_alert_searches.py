@@ -495,7 +495,7 @@ def test_one_relay_of_collector_findings_every_two_minutes():
     assert spl.startswith('`ingest_doctor_events_index` sourcetype="ingest_doctor:finding" detected_by="collector"')
     # every 2 minutes with a 1-minute schedule window (Splunk's spec: a window shorter than the period,
     # none for a search that runs every minute), so the scheduler delays a run rather than skip it
-    assert st["cron_schedule"] == "*/2 * * * *" and st["schedule_window"] == "1"
+    assert st["cron_schedule"] == "1-59/2 * * * *" and st["schedule_window"] == "1"
     # selected by index time (issue 20), the index-time window covering the period, the schedule window
     # and skipped runs (issue 35): an event indexed minutes after its _time still meets a run, and a run
     # after three skipped ones still reads what they would have; the _time range bounds the buckets

@@ -39,6 +39,7 @@ def _broken(key, **change):
     ("ingest_doctor_thread_activity/ds_cpu_trap", {"select": ("ingest_doctor.host.cores",)}, "select is"),
     ("ingest_doctor_findings/ds_findings", {"source": "metrics.log"}, "source is 'metrics.log' in the table"),
     ("ingest_doctor_setup/ds_logs", {"hosts": "busy"}, "its SPL filters no host"),
+    ("ingest_doctor_pipeline_sets/ds_queues", {"hosts": "pipeline"}, "its SPL filters no host"),   # host IN (*)
 ])
 def test_a_wrong_entry_fails(key, change, expected):
     found = searchcost.mismatches(table=_broken(key, **change))
@@ -154,7 +155,7 @@ def test_the_scheduled_budget_gate_bites(tmp_path):
         "dispatch.earliest_time = -7m", "dispatch.earliest_time = -24h"), encoding="utf-8")
     table = dict(searchcost.selects())
     key = "Ingest Doctor - Lookups - Known hosts"
-    table[key] = (table[key][0]._replace(terms=("group=thruput",)),)
+    table[key] = (table[key][0]._replace(terms=("group=thruput",)),) + table[key][1:]
     assert searchcost.mismatches(str(app), table) == []
     (b,) = [b for b in searchcost.budgets(searchcost.rows(str(app), table=table), str(app))
             if b.name.startswith("all scheduled searches")]
@@ -169,3 +170,25 @@ def test_the_markdown_tables_are_those_of_the_docs_page_shape():
     assert "| view, one open at its default range |" in text and "Budgets at 10 k instances:" in text
     doc = open(os.path.join(ROOT, "docs", "searches.md"), encoding="utf-8").read()
     assert "tools/searchcost.py --markdown" in doc and "What only a real Splunk can confirm" in doc
+
+
+def test_a_generating_command_in_append_mode_is_a_segment():
+    spl = ("| tstats count WHERE index=_internal BY host | appendpipe [stats count BY host "
+           "| inputlookup append=true ingest_doctor_topology] | tstats prestats=t append=t count WHERE index=x BY host")
+    segs = searchspl.segments(spl)
+    assert [(s.kind, s.via) for s in segs] == [("tstats", None), ("inputlookup", "pipeline"), ("tstats", "pipeline")]
+    assert [s.kind for s in searchspl.segments("| inputlookup ingest_doctor_findings | stats count")] == ["inputlookup"]
+
+
+def test_the_docs_tables_follow_the_searches(tmp_path):
+    """tools/generate.py writes docs/searches.md's tables from the model; a changed schedule changes them."""
+    doc = open(os.path.join(ROOT, searchcost.DOCS), encoding="utf-8").read()
+    assert searchcost.docs_text(doc) == doc                         # current (generate.py --check says so too)
+    app = _app_copy(tmp_path)
+    conf = app / "default" / "savedsearches.conf"
+    text = conf.read_text(encoding="utf-8")
+    conf.write_text(text.replace("cron_schedule = 4-59/5 * * * *", "cron_schedule = 4 * * * *"), encoding="utf-8")
+    changed = searchcost.docs_text(doc, str(app))
+    assert changed != doc and "| Ingest Doctor - HEC - Request latency high | 24 |" in changed
+    with pytest.raises(ValueError, match="no"):
+        searchcost.docs_text("# no tables here\n")
