@@ -22,6 +22,10 @@ NOW = Read("makeresults", "none", rows=("const", 1))
 DC_NOW = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), hosts="pipeline",
               rows=("hosts", "set_threads"))
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
+# Thread activity's ranking subsearch: the hosts whose stage threads (dutycycle) or collector threads peaked highest.
+BUSIEST_T = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), hosts="pipeline", rows=("hosts", 1),
+                 out=("const", 5))
+BUSIEST_M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", 1))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
 HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 300))
 # The chain's queue names (default/macros.conf ingest_doctor_chain_queue_terms, generated from model.py).
@@ -254,18 +258,27 @@ SELECTS = {
     "ingest_doctor_thread_activity/ds_hosts": HOSTS,
     "ingest_doctor_thread_activity/ds_psets": PSETS,
     "ingest_doctor_thread_activity/ds_dc": (
-        DC_ROWS._replace(hosts="pipeline"), PIPE,
-        # the collector's series: the 200 busiest host and thread pairs (a ranking subsearch), per minute
-        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("const", 200 * 240)),
-        PIPE,
-        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads"),
-             out=("const", 200)),
-        PIPE,
+        # per minute on the 5 hosts a subsearch ranks busiest (dutycycle's stage threads and the collector's peak)
+        DC_ROWS._replace(hosts="top5"), PIPE, BUSIEST_T, PIPE, BUSIEST_M, PIPE,
+        THREADS_1M._replace(hosts="top5"), PIPE, BUSIEST_T, PIPE, BUSIEST_M, PIPE,
     ),
     "ingest_doctor_thread_activity/ds_threads_time": CHAIN,
+    "ingest_doctor_thread_activity/ds_threads": (
+        # counted per host, set and thread inside the searches
+        DC_ROWS._replace(hosts="pipeline", rows=("hosts", "threads")), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+    ),
     "ingest_doctor_thread_activity/ds_threads_over": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,
-    "ingest_doctor_thread_activity/ds_thread_drill": CHAIN,
+    "ingest_doctor_thread_activity/ds_thread_drill": (
+        # the drilldown's thread on its host, or on the 5 where it peaked highest
+        Read("raw", ML, ("dutycycle",), ("group=dutycycle",), hosts="top5", rows=("hosts", 1, 60)), PIPE,
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest", "thread=httpinputserverdatathread"),
+             hosts="pipeline", rows=("hosts", 1), out=("const", 5)), PIPE,
+    ),
     "ingest_doctor_thread_activity/ds_cpu_trap": (
         Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
     ),

@@ -310,17 +310,19 @@ def next_bottlenecks(dep):
 # ----------------------------------------------------------------------------- thread activity
 @panel(THR, "ds_threads_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def threads_time(dep):
+    """The 5 hosts whose busiest thread peaked highest (metrics.log or the collector), then their series."""
+    every = list(dep.dutycycle_rows())
+    peak = {h[0]: max(r["busy_pct"] for r in rs) for h, rs in group(every, "host").items()}
+    top = set(sorted(peak, key=lambda h: (-peak[h], h))[:5])
     rows = [dict(r, series=series_host_set(r) + " " + r["thread"]
-                 + (PROC_HEC_SUFFIX if r["thread"] == sim.PROC_HEC_THREAD else "")) for r in dep.dutycycle_rows()]
+                 + (PROC_HEC_SUFFIX if r["thread"] == sim.PROC_HEC_THREAD else "")) for r in every if r["host"] in top]
     return tc(rows, "busy_pct", step(THR, "ds_threads_time"), THRESHOLD)
 
 
-@panel(THR, "ds_threads_over", "eventstats max(_time) AS last_time",
-       "stats latest(busy_pct) AS latest_pct avg(recent) AS recent_pct avg(busy_pct) AS avg_pct "
-       "max(busy_pct) AS max_pct count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over "
-       "count AS samples values(origin) AS origin BY host ingest_pipe thread", "sort - recent_pct - latest_pct",
-       "stats count")
+@panel(THR, "ds_threads_over", "sort - recent_pct - latest_pct", "stats count")
 def threads_over(dep):
+    """Its base counts each host, set and thread's samples (a simulated minute is one) over the range, the last
+    15 minutes of it (`_time>=info_max_time-900`) apart."""
     every = list(dep.dutycycle_rows())
     last = max(r["_time"] for r in every)
     rows = []
@@ -341,9 +343,8 @@ def threads_over(dep):
                    "% of range over", "origin"], rows)
 
 
-@panel(THR, "ds_threads_heat", "stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread",
-       "stats max(busy_pct) AS busy_pct BY thread host", "eventstats max(busy_pct) AS thread_max BY thread",
-       "sort 0 - thread_max thread - busy_pct")
+@panel(THR, "ds_threads_heat", "stats max(latest_pct) AS busy_pct BY thread host",
+       "eventstats max(busy_pct) AS thread_max BY thread", "sort 0 - thread_max thread - busy_pct")
 def threads_heat(dep):
     latest = {}
     for r in dep.dutycycle_rows():
@@ -361,9 +362,14 @@ def threads_heat(dep):
     return result(["thread", "host", "busy_pct"], rows)
 
 
-@panel(THR, "ds_thread_drill", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+@panel(THR, "ds_thread_drill", "sort 0 - ratio host", "head 5", TOP % "busy_pct",
+       "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def thread_drill(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    """The default thread (HEC's) on the 5 hosts where its dutycycle peaked highest."""
+    mine = [r for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    peak = {h[0]: max(r["busy_pct"] for r in rs) for h, rs in group(mine, "host").items()}
+    top = set(sorted(peak, key=lambda h: (-peak[h], h))[:5])
+    rows = [dict(r, series=series_host_set(r)) for r in mine if r["host"] in top]
     return tc(rows, "busy_pct", step(THR, "ds_thread_drill"), THRESHOLD)
 
 

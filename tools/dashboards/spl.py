@@ -176,19 +176,22 @@ BLOCKED_ANNOTATIONS = (
 #   long:  group=dutycycle, name=ingest, ingest_pipe=0, thread=typing, ratio=0.97
 #   wide:  group=dutycycle, name=misc, mgmt_httpd=0.001, tail=0.088  (thread names are keys)
 # plus the collector's per-thread CPU from /proc (mstats), where it runs. busy_pct is % of one core.
-# The collector's series are ranked before they are read (issue 35): every thread of every collector per minute
-# over 4 hours passes append's 50,000 rows from about 14 collectors, and append cuts it silently. A subsearch
-# ranks the host and thread pairs by their peak over the range and the append reads the COLLECTOR_SERIES busiest
-# only: at most COLLECTOR_SERIES x 240 rows over the default range (the threads at or near the threshold rank first).
-COLLECTOR_SERIES = 200
-BUSIEST_COLLECTOR_SERIES = (
-    "[| mstats max(_value) AS peak WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.thread.busy_pct\" "
-    + HOSTS + " BY host thread | sort 0 - peak host thread | head " + str(COLLECTOR_SERIES) + " | fields host thread]")
+# Ranked before it is read (issue 35): every thread of every host per minute over 4 hours is millions of rows at
+# 10,000 instances, and the collector's part, appended, was cut silently at 50,000 rows from about 14 collectors. A
+# subsearch picks the BUSIEST_HOSTS hosts whose busiest thread peaked highest over the range (dutycycle's stage
+# threads, the collector's threads); both sources are read per minute for those only: 5 x 15 threads x 240 each.
+BUSIEST_HOSTS = 5
+BUSIEST = (
+    "[| tstats max(PREFIX(ratio=)) AS ratio where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) "
+    + HOSTS + " by host | eval peak=ratio*100 "
+    "| append [| mstats max(_value) AS peak WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host] "
+    "| stats max(peak) AS peak BY host | sort 0 - peak host | head " + str(BUSIEST_HOSTS) + " | fields host]")
 DUTYCYCLE_BASE = (
-    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + " " + BUSIEST + "\n"
     "| `ingest_doctor_dutycycle_rows`\n"
     "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
-    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + BUSIEST_COLLECTOR_SERIES + " BY host thread span=1m "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + BUSIEST + " BY host thread span=1m "
     "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
     "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
     "| fields _time host ingest_pipe thread origin busy_pct"

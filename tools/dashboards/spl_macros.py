@@ -59,14 +59,18 @@ macro("ingest_doctor_sustained_window",
       "the search it is in (a subsearch, as ingest_doctor_range_end): the window the engine judges \"now\" over.",
       "[| makeresults | addinfo | eval earliest=floor(info_max_time-`ingest_doctor_sustained_window_min`*60), "
       "latest=ceil(info_max_time) | return earliest latest]")
-macro("ingest_doctor_dutycycle_rows",
+macro("ingest_doctor_dutycycle_samples",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
-      "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
+      "row per line and thread; busy_pct is % of one core.",
       "rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"",
       "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))",
       "| fields _time host ingest_pipe dc_pairs | mvexpand dc_pairs",
       "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"",
-      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"",
+      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"")
+macro("ingest_doctor_dutycycle_rows",
+      "metrics.log group=dutycycle in both layouts (ingest_doctor_dutycycle_samples) as one row per minute, host, "
+      "ingest_pipe and thread: the minute's highest busy_pct.",
+      "`ingest_doctor_dutycycle_samples`",
       "| bin _time span=1m | stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin")
 macro("ingest_doctor_queue_fill_rows",
       "After a tstats over metrics.log group=queue by PREFIX(name=) PREFIX(ingest_pipe=) giving cur_kb/max_kb "
