@@ -302,7 +302,8 @@ def _throughput_panels(d: Dash) -> None:
                             "open finding": {"width": 170}, "what to change": {"width": 440}},
            "count": 8},
           context={"stateColors": states, "stateText": text_on(states)},
-          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
+          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$",
+                              scope="$scope$")])
     d.add("viz_flow", "splunk.sankey", "Deployment flow: senders, heavy forwarders, indexers (red: blocked by a root cause)",
           "ds_flow",
           "Last 15 minutes. Width: KB/s (receivers' tcpin_connections; universal forwarders as one sender per "
@@ -359,11 +360,11 @@ def _diagnosis_panels(d: Dash) -> None:
           % PROC_HEC_SUFFIX.strip(" ()"),
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
-          eventHandlers=[link("ingest_doctor_thread_activity")])
+          eventHandlers=[link("ingest_doctor_thread_activity", scope="$scope$")])
     d.add("viz_hec_queues", "splunk.line", "Fullest queue on the HEC hosts, per host and set: top 5", "ds_hec_queues",
           "The %d HEC hosts whose queues came fullest; max per minute over a set's queues, the rest as \"others\". "
           "Full: HEC answers 503." % TOP_HOSTS,
-          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
+          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets", scope="$scope$")])
     d.add("viz_hec_lag", "splunk.line", "Ingestion lag p95 per receiving indexer (s), last 15 minutes: top 5",
           "ds_hec_lag",
           "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in %d events sampled." % LAG_SAMPLE,

@@ -176,7 +176,8 @@ def _panels(d: Dash) -> None:
           "Per host and set, bottlenecks first, then the fullest. The bottleneck is the stage draining the last full "
           "queue. Click a row for the CPU of its processors.",
           cf, context=ctx,
-          eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$")])
+          eventHandlers=[link("ingest_doctor_cpu_by_processor", host="$row.host.value$", pset="$row.ingest_pipe.value$",
+                              scope="$scope$")])
     d.add("viz_pset_config", "splunk.table", "Pipeline sets, selection policy, indexer status", "ds_pset_config",
           "server.conf parallelIngestionPipelines, pipelineSetSelectionPolicy; the indexer now")
     d.add("viz_bands", "splunk.column", "Deployment: hosts per fill band (fullest queue, per hour)", "ds_bands",
