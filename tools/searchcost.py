@@ -126,7 +126,12 @@ TERM_SHARE = {
     "processor=indexer": 1 / 23,
     "blocked=true": 0.01,               # 1 in 100 queue lines blocked
     "fwdType=uf": 0.9 / 0.95,           # tcpin: universal forwarders among senders
+    "fwdType=full": 0.05 / 0.95,        # tcpin: heavy forwarders among senders
+    "thread=httpinputserverdatathread": 1 / 4,   # dutycycle name=ingest: one of a HEC forwarder's 4 lines
 }
+# An mstats over the collector's thread metric that names one thread (thread="x") reads that thread's points only.
+COLLECTOR_THREADS = 15
+ONE_THREAD_RX = re.compile(r'\bthread="[^"*]+"')
 
 # Other sources, entries per 30 s per instance.
 OTHER = {
@@ -150,6 +155,7 @@ METRICS = {
 # Per-host multiplicities a row grain may name.
 PER_HOST = {
     "threads": {"indexer": 15, "hec_hf": 15, "uf": 3},     # collector threads; dutycycle threads
+    "set_threads": {"indexer": 8, "hec_hf": 4, "uf": 0},   # dutycycle name=ingest: stage threads x pipeline sets
     "queues": {"indexer": 17, "hec_hf": 13, "uf": 7},
     "stages": {"indexer": 2 * 6, "hec_hf": 6, "uf": 3},   # stages x pipeline sets
     "psets": {"indexer": 2, "hec_hf": 1, "uf": 1},
@@ -170,6 +176,7 @@ SCOPES = {
     "busy": {"indexer": 0.05, "hec_hf": 0.05},           # pipeline hosts a cheap tstats says are busy
     "flagged": {"indexer": 0.05, "hec_hf": 0.05, "uf": 0.05},  # hosts with a finding this run
     "one": {"indexer": 1.0},                              # one host picked (drilldown); counted as 1
+    "top5": {"hec_hf": 1.0},                              # the 5 a subsearch ranks first; counted as 5
 }
 
 # ---------------------------------------------------------------- budgets (issue 35)
@@ -182,9 +189,9 @@ BUDGET_ROWS = 50000
 class Read(NamedTuple):
     """What one generating segment of a search selects (an entry of searchcost_selects.SELECTS).
 
-    kind    raw | tstats | mstats | rest | inputlookup | makeresults, as the SPL says;
+    kind    raw | tstats | mstats | rest | inputlookup | makeresults | metadata, as the SPL says;
     source  metrics.log | splunkd.log | introspection | events | applogs | hecdata | metrics | kv |
-            rest | none, as the SPL says (searchspl.source_of);
+            rest | hostmeta | none, as the SPL says (searchspl.source_of);
     select  metrics.log groups, metric names, sourcetypes, the REST path or the lookup name: every
             one the segment's SPL names, in its order;
     terms   the segment's TERM() arguments other than group=;
@@ -253,6 +260,8 @@ def _hosts(size: int, scope: str, emitting: Optional[Dict[str, float]] = None) -
     n = instances(size)
     if scope == "one":
         return {"indexer": 1.0}
+    if scope == "top5":
+        return {"hec_hf": 5.0}
     out = {r: n[r] * share for r, share in SCOPES[scope].items()}
     if emitting is not None:
         out = {r: v for r, v in out.items() if emitting.get(r, 0) > 0}
@@ -295,13 +304,17 @@ def _per_30s(read: Read, size: int, seg: Segment) -> Tuple[float, Dict[str, floa
                 total += v * METRICS_LOG[g][r] * share
                 emitting[r] = max(emitting.get(r, 0), v)
         return total, emitting
+    if read.source == "hostmeta":
+        return 0.0, _hosts(size, read.hosts)
     if read.source == "metrics":
         total, emitting = 0.0, {}
+        one_thread = ONE_THREAD_RX.search(searchspl.clause(seg.text)) is not None
         for name in read.select:
             if name not in METRICS:
                 raise ValueError("metric %r: no emission rate in the model" % name)
+            share = 1 / COLLECTOR_THREADS if one_thread and name == "ingest_doctor.thread.busy_pct" else 1.0
             for r, v in _hosts(size, read.hosts, METRICS[name]).items():
-                total += v * METRICS[name][r]
+                total += v * METRICS[name][r] * share
                 emitting[r] = max(emitting.get(r, 0), v)
         return total, emitting
     if read.source in ("splunkd.log", "events"):

@@ -14,16 +14,28 @@ from searchcost import CHAIN, Read
 
 ML = "metrics.log"
 FINDINGS = Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 1))
-HOSTS = (Read("tstats", ML, rows=("hosts", 1)),)
-PSETS = (Read("tstats", ML, ("queue",), ("group=queue",), rows=("const", 3)),)
+HOSTS = (Read("metadata", "hostmeta", rows=("hosts", 1)),)
+PSETS = (Read("tstats", ML, ("queue",), ("group=queue", "name=typingqueue"), rows=("const", 3)),)
+# The last 15 minutes of the range (macro ingest_doctor_range_end): a subsearch giving its parent earliest/latest.
+NOW = Read("makeresults", "none", rows=("const", 1))
+# dutycycle's stage threads (long layout), averaged inside tstats per host, set and thread.
+DC_NOW = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), hosts="pipeline",
+              rows=("hosts", "set_threads"))
 DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
+# Thread activity's ranking subsearch: the hosts whose stage threads (dutycycle) or collector threads peaked highest.
+BUSIEST_T = Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), hosts="pipeline", rows=("hosts", 1),
+                 out=("const", 5))
+BUSIEST_M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", 1))
 THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
-HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 60))
+HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 300))
 # The chain's queue names (default/macros.conf ingest_doctor_chain_queue_terms, generated from model.py).
 CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typingqueue", "indexqueue", "splunktcpin",
                                              "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
 # default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
 PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
+# The views' Instances input defaults to that macro (token $scope$): beside every host filter of their metrics.log
+# searches.
+PIPE = PIPELINE_HOSTS
 
 SELECTS = {
     # ---------------------------------------------------------------- scheduled searches
@@ -73,19 +85,19 @@ SELECTS = {
     "ingest_doctor_cpu_by_processor/ds_hosts": HOSTS,
     "ingest_doctor_cpu_by_processor/ds_psets": PSETS,
     "ingest_doctor_cpu_by_processor/ds_cpu": (
-        Read("tstats", ML, ("pipeline",), ("group=pipeline",), rows=("events", 1)),
+        Read("tstats", ML, ("pipeline",), ("group=pipeline",), hosts="pipeline", rows=("events", 1)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_cpu_time": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_cpu_table": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_cpu_unreliable": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_regex_share": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_regex_st": (
-        Read("raw", ML, ("per_sourcetype_regex_cpu",), ("group=per_sourcetype_regex_cpu",),
-             rows=("hosts", "series", 60)),
+        Read("raw", ML, ("per_sourcetype_regex_cpu",), ("group=per_sourcetype_regex_cpu",), hosts="pipeline",
+             rows=("hosts", "series", 60)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_indexer_cpu": (
         Read("tstats", ML, ("pipeline",), ("group=pipeline", "name=indexerpipe", "processor=indexer"),
-             rows=("span", 60)),
+             hosts="pipeline", rows=("span", 600)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS,),
 
@@ -102,15 +114,20 @@ SELECTS = {
     "ingest_doctor_hec_performance/ds_hosts": HOSTS,
     "ingest_doctor_hec_performance/ds_psets": PSETS,
     "ingest_doctor_hec_performance/ds_overview": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
-        DC_ROWS,
-        THREADS_1M,
-        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
-        FINDINGS,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues")), PIPE, NOW,
+        DC_NOW, PIPE, NOW,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)), PIPE,
+        FINDINGS, PIPE,
     ),
     "ingest_doctor_hec_performance/ds_flow": (
-        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
-        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=full"), rows=("events", 1)),
+        NOW,
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=uf"), rows=("hosts", 1, 30),
+             out=("hosts", 1)), NOW,
+        PIPE,
+        Read("raw", "introspection", hosts="hec", rows=("hosts", 4, 300), out=("hosts", 1)), PIPE, NOW,
         FINDINGS,
     ),
     "ingest_doctor_hec_performance/ds_hec": (HEC_COUNTERS,),
@@ -131,18 +148,27 @@ SELECTS = {
     "ingest_doctor_hec_performance/ds_hec_health": (
         Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", "codes")),
     ),
-    "ingest_doctor_hec_performance/ds_dc": (DC_ROWS, THREADS_1M),
-    "ingest_doctor_hec_performance/ds_next": CHAIN,
-    "ingest_doctor_hec_performance/ds_hec_thread": CHAIN,
+    "ingest_doctor_hec_performance/ds_next": (
+        DC_NOW, PIPE, NOW,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+    ),
+    "ingest_doctor_hec_performance/ds_hec_thread": (
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest", "thread=httpinputserverdatathread"),
+             hosts="hec", rows=("hosts", 1, 120)), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
+    ),
     "ingest_doctor_hec_performance/ds_hec_findings_ann": (FINDINGS,),
     "ingest_doctor_hec_performance/ds_hec_queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), hosts="hec", rows=("span", 30)),
-        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="top5", rows=("span", 30)), PIPE,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="hec", rows=("hosts", "queues"), out=("const", 5)),
+        PIPE,
+        Read("tstats", "introspection", hosts="hec", rows=("hosts", 1)), PIPE,
     ),
     "ingest_doctor_hec_performance/ds_hec_lag": (
-        Read("raw", "hecdata", rows=("peers", 1, 300)),
+        Read("raw", "hecdata", rows=("peers", 1, 60)),
         Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3), out=("const", 5)),
-        Read("makeresults", "none", rows=("const", 1)),
+        Read("makeresults", "none", rows=("const", 1)), NOW,
     ),
     "ingest_doctor_hec_performance/ds_hec_settings": (
         Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3)),
@@ -155,33 +181,47 @@ SELECTS = {
     "ingest_doctor_pipeline_sets/ds_hosts": HOSTS,
     "ingest_doctor_pipeline_sets/ds_psets": PSETS,
     "ingest_doctor_pipeline_sets/ds_queues": (
-        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
+        # per 30 s on the 5 hosts a subsearch ranks fullest
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="top5", rows=("span", 30)), PIPE,
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues"), out=("const", 5)),
+        PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_blocked": (
-        Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), rows=("span", 300)),
-        FINDINGS,
+        Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), hosts="pipeline", rows=("span", 300)), PIPE,
+        FINDINGS, PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_fill_time": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_chain": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_chain": (
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="pipeline", rows=("hosts", "queues")), PIPE,
+    ),
+    "ingest_doctor_pipeline_sets/ds_bands": (
+        Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 3600)), PIPE,
+    ),
     "ingest_doctor_pipeline_sets/ds_pset_config": (
         Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
-        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)), NOW,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_load": (
-        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), rows=("span", 60)),
+        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
+             rows=("span", 600)), PIPE,
     ),
     "ingest_doctor_pipeline_sets/ds_psets_time": CHAIN,
-    "ingest_doctor_pipeline_sets/ds_psets_table": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_psets_table": (
+        # per host, set and busiest thread (at most a set's stage threads)
+        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), hosts="pipeline",
+             rows=("hosts", "stages")), PIPE,
+    ),
     "ingest_doctor_pipeline_sets/ds_headroom": (
-        DC_ROWS,
-        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), rows=("span", 60),
-             out=("hosts", "psets")),
+        # the last ingest_doctor_sustained_window_min minutes (macro ingest_doctor_sustained_window), averaged inside
+        DC_NOW, PIPE, NOW,
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), hosts="pipeline",
+             rows=("hosts", "psets")), PIPE, NOW,
     ),
 
     # ---------------------------------------------------------------- Setup
     "ingest_doctor_setup/ds_instances": (
-        Read("tstats", ML, rows=("hosts", 1)),
+        # the heartbeat line (group=thruput name=thruput: one per instance and interval), not every line
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.host.cores",), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1)),
         Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
@@ -217,11 +257,28 @@ SELECTS = {
     # ---------------------------------------------------------------- Thread activity
     "ingest_doctor_thread_activity/ds_hosts": HOSTS,
     "ingest_doctor_thread_activity/ds_psets": PSETS,
-    "ingest_doctor_thread_activity/ds_dc": (DC_ROWS, THREADS_1M),
+    "ingest_doctor_thread_activity/ds_dc": (
+        # per minute on the 5 hosts a subsearch ranks busiest (dutycycle's stage threads and the collector's peak)
+        DC_ROWS._replace(hosts="top5"), PIPE, BUSIEST_T, PIPE, BUSIEST_M, PIPE,
+        THREADS_1M._replace(hosts="top5"), PIPE, BUSIEST_T, PIPE, BUSIEST_M, PIPE,
+    ),
     "ingest_doctor_thread_activity/ds_threads_time": CHAIN,
+    "ingest_doctor_thread_activity/ds_threads": (
+        # counted per host, set and thread inside the searches
+        DC_ROWS._replace(hosts="pipeline", rows=("hosts", "threads")), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="pipeline", rows=("hosts", "threads")),
+        PIPE, NOW,
+    ),
     "ingest_doctor_thread_activity/ds_threads_over": CHAIN,
     "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,
-    "ingest_doctor_thread_activity/ds_thread_drill": CHAIN,
+    "ingest_doctor_thread_activity/ds_thread_drill": (
+        # the drilldown's thread on its host, or on the 5 where it peaked highest
+        Read("raw", ML, ("dutycycle",), ("group=dutycycle",), hosts="top5", rows=("hosts", 1, 60)), PIPE,
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest", "thread=httpinputserverdatathread"),
+             hosts="pipeline", rows=("hosts", 1), out=("const", 5)), PIPE,
+    ),
     "ingest_doctor_thread_activity/ds_cpu_trap": (
         Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
     ),

@@ -23,7 +23,7 @@ from confcheck import read_conf  # noqa: E402
 from splcheck import _blank_quotes, split_top  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GENERATING = ("tstats", "mstats", "rest", "inputlookup", "makeresults")
+GENERATING = ("tstats", "mstats", "rest", "inputlookup", "makeresults", "metadata")
 # Commands whose [ ... ] is a pipeline over the results already there, not a search that reads data.
 PIPELINE_BRACKETS = ("appendpipe", "foreach")
 # Commands whose [ ... ] subsearch is cut at 50,000 rows (limits.conf [append]/[join] maxout...);
@@ -142,6 +142,12 @@ def window_s(segment_text: str) -> Optional[int]:
     return relative_s(m.group(1)) if m else None
 
 
+# A subsearch giving its parent the last N seconds of the range (macro ingest_doctor_range_end):
+# `[| makeresults | addinfo | eval earliest=floor(info_max_time-N), latest=... | return earliest latest]`.
+RANGE_END_RX = re.compile(r"^\[\s*\|\s*makeresults\s*\|\s*addinfo\s*\|\s*eval\s+earliest=(?:floor\()?"
+                          r"info_max_time-(\d+)(?:\s*\*\s*(\d+))?\b")
+
+
 # ---------------------------------------------------------------- segments
 def segments(spl: str) -> Tuple[Segment, ...]:
     """The generating searches of an expanded SPL string, the top one first, then each subsearch in
@@ -177,6 +183,13 @@ def segments(spl: str) -> Tuple[Segment, ...]:
             if a <= c and d < b:
                 for k in range(c - a + 1, d - a):
                     own[k] = " "
+                # a direct child that returns earliest=info_max_time-N (the last N s of the range) is this
+                # span's window: written where the child was, as the model's own earliest= reads it
+                recent = RANGE_END_RX.search(spl[c:d + 1])
+                direct = not any(a <= e < c and d < f < b for e, f in pairs)
+                if recent and direct:
+                    window = " earliest=-%ss " % (int(recent.group(1)) * int(recent.group(2) or 1))
+                    own[c - a:c - a + len(window)] = list(window)
         text = "".join(own).strip()
         kind = segment_kind(text)
         limit = None if via is None else (LIMIT_APPEND if via in APPEND_LIKE else LIMIT_SUBSEARCH)
@@ -221,16 +234,19 @@ def clause(text: str) -> str:
 def source_of(seg: Segment) -> str:
     """Which data a segment reads: metrics.log, splunkd.log, introspection, events (the app's event
     index), applogs (the app's own logs in _internal), hecdata (HEC events), metrics (the collector's
-    metrics index), kv, rest, none."""
+    metrics index), kv, rest, hostmeta (an index's host metadata), none."""
     if seg.kind in ("rest", "makeresults"):
         return "rest" if seg.kind == "rest" else "none"
+    if seg.kind == "metadata":       # `| metadata type=hosts`: each bucket's host list, no event read
+        return "hostmeta"
     if seg.kind == "inputlookup":
         return "kv"
     if seg.kind == "mstats":
         return "metrics"
     c = clause(seg.text)
-    for rx, name in ((r"source=\S*metrics\.log", "metrics.log"), (r"source=\S*splunkd\.log", "splunkd.log"),
-                     (r"source=\S*ingest_doctor_\S*\.log", "applogs"), (r"index=_introspection", "introspection"),
+    # _introspection first: its HEC file is http_event_collector_metrics.log, no metrics.log
+    for rx, name in ((r"index=_introspection", "introspection"), (r"source=\S*metrics\.log", "metrics.log"),
+                     (r"source=\S*splunkd\.log", "splunkd.log"), (r"source=\S*ingest_doctor_\S*\.log", "applogs"),
                      (r"index=ingest_doctor\b", "events"), (r"source=http:", "hecdata")):
         if re.search(rx, c):
             return name

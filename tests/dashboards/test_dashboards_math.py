@@ -33,8 +33,10 @@ def kv(line):
 
 
 def dutycycle_rows(line):
-    """ingest_doctor_dutycycle_rows, step by step: (thread, busy % of one core) pairs."""
-    definition = macro("ingest_doctor_dutycycle_rows")
+    """ingest_doctor_dutycycle_samples (ingest_doctor_dutycycle_rows before its per-minute max), step by step:
+    (thread, busy % of one core) pairs."""
+    assert macro("ingest_doctor_dutycycle_rows").startswith("`ingest_doctor_dutycycle_samples`")
+    definition = macro("ingest_doctor_dutycycle_samples")
     first = re.match(r'rex max_match=0 "(.*?)" \|', definition).group(1)
     second = re.search(r'rex field=dc_pairs "(.*?)"', definition).group(1)
     fields = kv(line)

@@ -150,7 +150,8 @@ def test_dashboard_macros_block_is_ours_and_checked():
         definition = re.search(r"^\[%s\]\ndefinition = (.*)$" % name, block, re.M).group(1)
         assert splcheck.check_search(definition, ctx, in_macro=True) == [], name
         used = any("`%s`" % name in ds["options"]["query"] for d in VIEW_DEFS.values() for ds in d["dataSources"].values())
-        assert used, "macro %s is not used by any view" % name
+        chosen = any("`%s`" % name in json.dumps(d["inputs"]) for d in VIEW_DEFS.values())   # an input's value
+        assert used or chosen, "macro %s is not used by any view" % name
 
 
 # ------------------------------------------------------------------ recorded results
@@ -212,3 +213,84 @@ def test_saturated_recordings_tell_the_saturated_story():
     assert {r[-1] for r in healthy["rows"]} == {"none"}
     healthy_errors = json.load(open(os.path.join(FIXTURES, "healthy", "ingest_doctor_hec_performance", "ds_hec_errors_table.json")))
     assert not [r for r in healthy_errors["rows"] if r[1].startswith("9 ")]
+
+
+# --------------------------------------------------------------------------- issue 35: fixes 3 and 4
+def _search_sources(defn):
+    return {i: ds for i, ds in defn["dataSources"].items() if ds["type"] == "ds.search"}
+
+
+def _range_s(relative):
+    """Seconds back of a relative time modifier like -2d or -4h@m (the snap ignored)."""
+    m = re.fullmatch(r"-(\d+)([smhd])(@\w+)?", relative)
+    assert m, "not a relative time: " + relative
+    return int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_latest_config_is_read_over_more_than_the_daily_send(name):
+    """The collector sends ingest_doctor:config on start, on change and daily: a search over the view's
+    range (4 hours) misses most instances most of the time; each such search covers two sends."""
+    from ingest_doctor.collector.poll import CONFIG_REFRESH_S
+    defn = VIEW_DEFS[name]
+    default_range = defn["inputs"]["input_time"]["options"]["defaultValue"].split(",")[0]
+    for ds_id, ds in _search_sources(defn).items():
+        if "ingest_doctor:config" not in ds["options"]["query"]:
+            continue
+        earliest = ds["options"].get("queryParameters", {}).get("earliest", default_range)
+        assert _range_s(earliest) >= 2 * CONFIG_REFRESH_S, (name, ds_id, earliest)
+        assert ds["options"]["queryParameters"].get("latest") == "now", (name, ds_id)
+
+
+def test_the_regex_cpu_message_says_how_to_turn_profiling_on():
+    """per_*_regex_cpu is written only with limits.conf regex_cpu_profiling = true (default false):
+    the empty panel says so, and what it costs, instead of blaming maxseries."""
+    query = VIEW_DEFS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_regex_st"]["options"]["query"]
+    message = query.split("eval message=", 1)[1]
+    assert "regex_cpu_profiling = true" in message and "default is false" in message
+    assert "restart" in message and "cost" in message.lower()
+    assert "maxseries" not in message
+
+
+PIPELINE_VIEWS = ["ingest_doctor_pipeline_sets", "ingest_doctor_thread_activity", "ingest_doctor_cpu_by_processor",
+                  "ingest_doctor_hec_performance"]
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_pipeline_views_show_indexers_and_heavy_forwarders_unless_asked(name):
+    """Issue 35: universal forwarders write most metrics.log lines and run no stage worth charting; the
+    pipeline views (and the landing page's overview, queues and threads) read the instances that parse by
+    default, every instance one choice away. The scope sits beside every host filter of a metrics.log search,
+    in parentheses (SPL's OR binds tighter than the implicit AND)."""
+    defn = VIEW_DEFS[name]
+    if name not in PIPELINE_VIEWS:
+        assert "input_scope" not in defn["inputs"]
+        return
+    scope = defn["inputs"]["input_scope"]
+    assert "input_scope" in defn["layout"]["globalInputs"] and scope["options"]["token"] == "scope"
+    assert scope["options"]["defaultValue"] == "`ingest_doctor_pipeline_hosts`"
+    assert [i["value"] for i in scope["options"]["items"]] == ["`ingest_doctor_pipeline_hosts`", "host=*"]
+    named = 0
+    for ds_id, ds in _search_sources(defn).items():
+        q = ds["options"]["query"]
+        if "host IN ($host$)" in q and "`ingest_doctor_metrics_log`" in q:
+            named += 1
+            assert q.count("host IN ($host$)") == q.count("(host IN ($host$) $scope$)"), (name, ds_id)
+    assert named >= 1, name
+    macros = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
+    assert macros.count("[ingest_doctor_pipeline_hosts]\n") == 1      # the one the scheduled searches use
+    definition = re.search(r"^\[ingest_doctor_pipeline_hosts\]\ndefinition = (.*)$", macros, re.M).group(1)
+    # one row per host that runs a pipeline (indexers, heavy forwarders), aggregated inside the subsearch
+    assert re.fullmatch(r"\[\| tstats count (?i:where) `ingest_doctor_metrics_log` TERM\(group=\w+\)( TERM\([\w=]+\))? "
+                        r"(?i:by) host \| fields host\]", definition), definition
+
+
+def test_the_inputs_choices_read_no_event_of_the_range():
+    """Issue 35: the host list was a tstats over every metrics.log line of the range on every open (about
+    4 M raw-eq at 10,000 instances); host metadata and the typing queue's lines list the same choices."""
+    for name in EXPECTED:
+        sources = VIEW_DEFS[name]["dataSources"]
+        assert sources["ds_hosts"]["options"]["query"].startswith("| metadata type=hosts `ingest_doctor_index_internal`")
+        assert "sort 0 host" in sources["ds_hosts"]["options"]["query"]
+        if "ds_psets" in sources:
+            assert "TERM(group=queue) TERM(name=typingqueue) by PREFIX(ingest_pipe=)" in sources["ds_psets"]["options"]["query"]

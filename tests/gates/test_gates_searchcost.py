@@ -39,7 +39,7 @@ def _broken(key, **change):
     ("ingest_doctor_thread_activity/ds_cpu_trap", {"select": ("ingest_doctor.host.cores",)}, "select is"),
     ("ingest_doctor_findings/ds_findings", {"source": "metrics.log"}, "source is 'metrics.log' in the table"),
     ("ingest_doctor_setup/ds_logs", {"hosts": "busy"}, "its SPL filters no host"),
-    ("ingest_doctor_pipeline_sets/ds_queues", {"hosts": "pipeline"}, "its SPL filters no host"),   # host IN (*)
+    ("ingest_doctor_hec_performance/ds_hec", {"hosts": "pipeline"}, "its SPL filters no host"),   # host IN (*)
 ])
 def test_a_wrong_entry_fails(key, change, expected):
     found = searchcost.mismatches(table=_broken(key, **change))

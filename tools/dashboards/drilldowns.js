@@ -83,8 +83,10 @@ async function main() {
             ok(`${what} -> ${u.pathname}?${u.searchParams}`);
         };
         // 2. Pipeline sets: the bottleneck row opens CPU by processor for that host and set.
+        // (the Instances choice travels with them: a universal forwarder stays in scope)
+        const scope = { 'form.scope': '`ingest_doctor_pipeline_hosts`' };
         await rowOpens('chain row', 'ingest_doctor_pipeline_sets', 'viz_chain', 0, 0, 'ingest_doctor_cpu_by_processor',
-            { 'form.host': 'idx-07', 'form.pset': '1' });
+            { 'form.host': 'idx-07', 'form.pset': '1', ...scope });
         // 3. Findings: a row opens the view with its evidence, for its host.
         await rowOpens('finding row (typing on idx-07)', 'ingest_doctor_findings', 'viz_findings_table', 0, 1,
             'ingest_doctor_cpu_by_processor', { 'form.host': 'idx-07' });
@@ -93,7 +95,7 @@ async function main() {
             'ingest_doctor_findings', { 'form.host': 'idx-07' });
         // 4b. HEC performance: the deployment overview's first row opens the pipeline-set view of that host and set.
         await rowOpens('overview row (idx-07, worst stage typing)', 'ingest_doctor_hec_performance', 'viz_overview', 0, 3,
-            'ingest_doctor_pipeline_sets', { 'form.host': 'idx-07', 'form.pset': '1' });
+            'ingest_doctor_pipeline_sets', { 'form.host': 'idx-07', 'form.pset': '1', ...scope });
 
         // 5. The target view takes the tokens into its inputs.
         await open(page, port, 'ingest_doctor_cpu_by_processor', '&form.host=idx-07&form.pset=1');

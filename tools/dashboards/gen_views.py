@@ -20,19 +20,22 @@ from spl import ROOT  # noqa: E402
 from spl_macros import MACROS_CONF, macros_conf  # noqa: E402
 from studio import Dash  # noqa: E402
 from views import cpu_by_processor, findings, hec_performance, pipeline_sets, thread_activity  # noqa: E402
-from widgets import std_inputs  # noqa: E402
+from widgets import DEFAULT_RANGE, pipeline_scope, std_inputs  # noqa: E402
 
 VIEWS = os.path.join(ROOT, "default", "data", "ui", "views")
 
 
 def build_view(view) -> Dash:
     """One view from its module: NAME, LABEL, DESCRIPTION, the standard inputs (the pipeline-set input
-    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, then its LAYOUT: the
-    grid top to bottom, a row as (height in px, panel or (panel, width weight), ...)."""
+    unless PSET is False), each of its PARTS (inputs, searches, panels) in order, the "Instances" scope
+    where PIPELINE_SCOPE is True, then its LAYOUT: the grid top to bottom, a row as (height in px, panel
+    or (panel, width weight), ...)."""
     d = Dash(view.NAME, view.LABEL, view.DESCRIPTION)
-    std_inputs(d, pset=getattr(view, "PSET", True))
+    std_inputs(d, pset=getattr(view, "PSET", True), default_range=getattr(view, "DEFAULT_RANGE", DEFAULT_RANGE))
     for part in view.PARTS:
         part(d)
+    if getattr(view, "PIPELINE_SCOPE", False):
+        pipeline_scope(d)
     for row in view.LAYOUT:
         d.row(*row)
     return d

@@ -117,9 +117,9 @@ def top_series(rows, value, n=N):
 TIMECHART = re.compile(r"timechart span=(\d+)([sm]) (\w+)\((\w+)\)(?: AS \S+)? BY (\w+)")
 
 
-def timechart(rows, step, extra=None):
+def timechart(rows, step, extra=None, start=START):
     """`timechart span=S func(field) BY by`: a column per value of `by` (sorted), a row per bucket
-    of the range; a bucket without values is empty (0 for count and dc)."""
+    of the range (from `start`); a bucket without values is empty (0 for count and dc)."""
     m = TIMECHART.match(step)
     span = int(m.group(1)) * (60 if m.group(2) == "m" else 1)
     func, field, by = m.group(3), m.group(4), m.group(5)
@@ -127,12 +127,12 @@ def timechart(rows, step, extra=None):
     for r in rows:
         if r.get(field) is None and func not in ("count",):
             continue
-        b = r["_time"] - (r["_time"] - START) % span
+        b = r["_time"] - (r["_time"] - start) % span
         buckets.setdefault((b, r[by]), []).append(r[field])
     series = sorted({k[1] for k in buckets})
     zero = 0 if func in ("count", "dc") else None
     out = []
-    for b in range(START, END, span):
+    for b in range(start, END, span):
         row = [iso(b)]
         for s in series:
             vals = buckets.get((b, s))
@@ -151,11 +151,11 @@ def last_minutes(rows, seconds=900):
 
 # ----------------------------------------------------------------------------- common inputs
 def inputs(view, with_pset=True):
-    @panel(view, "ds_hosts", "sort host")
+    @panel(view, "ds_hosts", "sort 0 host")
     def hosts(dep):
         return result(["host"], [[h] for h in sorted(sim.HOSTS)])
     if with_pset:
-        @panel(view, "ds_psets", "sort ingest_pipe")
+        @panel(view, "ds_psets", "sort 0 ingest_pipe")
         def psets(dep):
             return result(["ingest_pipe"], [["0"], ["1"], ["none"]])
 

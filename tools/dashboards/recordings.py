@@ -5,8 +5,10 @@ simulated deployment (sim.Deployment) and return splunkd's json_rows ({fields, r
 """
 from __future__ import annotations
 
+import math
+
 import sim
-from spl import FILL_BANDS, PROC_HEC_LABEL, PROC_HEC_SUFFIX
+from spl import FILL_BANDS, HEC_BIN_S, PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
                     TH, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
@@ -20,8 +22,18 @@ SUSTAINED_WINDOW_MIN = TH.sustained_window_min   # the headroom's window, as the
 RECENT_S = 900              # "now" at the top of a view: the last 15 minutes of the range
 
 
-def tc(rows, value, step, extra=None):
-    return timechart(top_series(rows, value, N), step, extra)
+def tc(rows, value, step, extra=None, start=START):
+    return timechart(top_series(rows, value, N), step, extra, start)
+
+
+# The landing page's range: its last hour (sim.HEC_START). Its panels see rows from then on; "now" panels the
+# last 15 minutes of it.
+def hec_range(rows):
+    return [r for r in rows if r["_time"] >= sim.HEC_START]
+
+
+def hec_tc(rows, value, step, extra=None):
+    return tc(hec_range(rows), value, step, extra, sim.HEC_START)
 
 
 # ----------------------------------------------------------------------------- HEC performance
@@ -73,46 +85,46 @@ def overview(dep):
 
 
 def totals(dep):
-    return [r for r in dep.hec_rows() if r["series"] == "http_event_collector"]
+    return [r for r in hec_range(dep.hec_rows()) if r["series"] == "http_event_collector"]
 
 
 def tokens(dep):
-    return [r for r in dep.hec_rows() if r["series"] == "http_event_collector_token"]
+    return [r for r in hec_range(dep.hec_rows()) if r["series"] == "http_event_collector_token"]
 
 
 @panel(HEC, "ds_hec_kpi", "eventstats max(_time) AS last_time",
-       "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes")
+       "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS bins")
 def hec_kpi(dep):
-    """Now: the last 15 minutes of the range (`where _time>last_time-900`), not the range."""
+    """Now: the last 15 minutes of the range (`where _time>last_time-900`: 3 bins of 5 minutes), not the range."""
     rs = totals(dep)
     last = max(r["_time"] for r in rs)
     rs = [r for r in rs if r["_time"] > last - RECENT_S]
     ev, req, b = (sum(r[k] for r in rs) for k in ("events", "requests", "bytes_in"))
-    secs = len({r["_time"] for r in rs}) * 60
+    secs = len({r["_time"] for r in rs}) * HEC_BIN_S
     return result(["eps", "mbps", "rps", "epr"], [[sround(ev / secs), sround(b / secs / 1048576, 2),
                                                   sround(req / secs, 1), sround(ev / req, 1)]])
 
 
-@panel(HEC, "ds_hec_eps", TOP % "eps", "timechart span=1m sum(eps) BY series limit=0 useother=false")
+@panel(HEC, "ds_hec_eps", TOP % "eps", "timechart span=5m sum(eps) BY series limit=0 useother=false")
 def hec_eps(dep):
-    rows = [dict(r, eps=sround(r["events"] / 60, 1), series=r["host"]) for r in totals(dep)]
-    return tc(rows, "eps", step(HEC, "ds_hec_eps"))
+    rows = [dict(r, eps=sround(r["events"] / HEC_BIN_S, 1), series=r["host"]) for r in totals(dep)]
+    return tc(rows, "eps", step(HEC, "ds_hec_eps"), start=sim.HEC_START)
 
 
-@panel(HEC, "ds_hec_mbps", TOP % "mbps", "timechart span=1m sum(mbps) BY series limit=0 useother=false")
+@panel(HEC, "ds_hec_mbps", TOP % "mbps", "timechart span=5m sum(mbps) BY series limit=0 useother=false")
 def hec_mbps(dep):
-    rows = [dict(r, mbps=sround(r["bytes_in"] / 60 / 1048576, 3), series=r["host"]) for r in totals(dep)]
-    return tc(rows, "mbps", step(HEC, "ds_hec_mbps"))
+    rows = [dict(r, mbps=sround(r["bytes_in"] / HEC_BIN_S / 1048576, 3), series=r["host"]) for r in totals(dep)]
+    return tc(rows, "mbps", step(HEC, "ds_hec_mbps"), start=sim.HEC_START)
 
 
 @panel(HEC, "ds_hec_tokens",
        "stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack "
-       "dc(_time) AS minutes BY host token", "sort - eps")
+       "dc(_time) AS bins BY host token", "sort - eps")
 def hec_tokens(dep):
     rows = []
     for (h, tok), rs in group(tokens(dep), "host", "token").items():
         ev, req, b = (sum(r[k] for r in rs) for k in ("events", "requests", "bytes_in"))
-        secs = len({r["_time"] for r in rs}) * 60
+        secs = len({r["_time"] for r in rs}) * HEC_BIN_S
         rows.append([h, tok, sround(ev / secs, 1), sround(b / secs / 1048576, 3), sround(req / secs, 2),
                      sround(ev / req, 1), max(r["waiting_ack"] for r in rs)])
     rows.sort(key=lambda r: -r[2])
@@ -149,9 +161,9 @@ def hec_batching(dep):
        "timechart span=5m sum(errors) BY series limit=0 useother=false")
 def hec_errors_time(dep):
     rows = [dict(_time=t - (t - START) % 300, series=s) for t, s in
-            ((r["_time"], r["host"] + " " + r["reply_label"]) for r in dep.hec_reply_rows())]
+            ((r["_time"], r["host"] + " " + r["reply_label"]) for r in hec_range(dep.hec_reply_rows()))]
     counted = [dict(_time=k[0], series=k[1], errors=len(v)) for k, v in group(rows, "_time", "series").items()]
-    return tc(counted, "errors", step(HEC, "ds_hec_errors_time"))
+    return hec_tc(counted, "errors", step(HEC, "ds_hec_errors_time"))
 
 
 @panel(HEC, "ds_hec_errors_table",
@@ -159,7 +171,7 @@ def hec_errors_time(dep):
        "sort 0 - errors host reply", "stats count")
 def hec_errors_table(dep):
     rows = []
-    for (h, reply, status, meaning, action), rs in group(list(dep.hec_reply_rows()), "host", "reply", "http_status",
+    for (h, reply, status, meaning, action), rs in group(hec_range(dep.hec_reply_rows()), "host", "reply", "http_status",
                                                          "meaning", "action").items():
         rows.append([h, "%s (HTTP %s)" % (reply, status), meaning, len(rs),
                      ", ".join(sorted({r["hec_token"] for r in rs})), action, strftime(max(r["_time"] for r in rs))])
@@ -172,7 +184,7 @@ def hec_errors_table(dep):
 @panel(HEC, "ds_hec_latency", TOP % "p95", "timechart span=1m max(p95) BY series limit=0 useother=false")
 def hec_latency(dep):
     rows = [dict(r, series=r["host"]) for r in dep.latency_rows()]
-    return tc(rows, "p95", step(HEC, "ds_hec_latency"), {"threshold": LATENCY_MS})
+    return hec_tc(rows, "p95", step(HEC, "ds_hec_latency"), {"threshold": LATENCY_MS})
 
 
 @panel(HEC, "ds_hec_health", "sort 0 healthy - probes host", "stats count")
@@ -183,16 +195,17 @@ def hec_health(dep):
     return result(["host", "code", "meaning", "probes", "avg_rtt_ms", "max_rtt_ms"], rows)
 
 
-@panel(HEC, "ds_hec_thread", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+@panel(HEC, "ds_hec_thread", TOP % "busy_pct", "timechart span=2m max(busy_pct) BY series limit=0 useother=false")
 def hec_thread(dep):
-    # the data thread by its full name, and the collector's /proc name labelled as data or management thread
+    # the data thread by its full name, and the collector's /proc name labelled as data or management thread; each
+    # source's max per 2 minutes (tstats/mstats span=2m) is the max of the minutes the simulation gives
     rows = [dict(r, series=series_host_set(r) + (PROC_HEC_LABEL if r["thread"] == sim.PROC_HEC_THREAD else ""))
             for r in dep.dutycycle_rows() if r["thread"] in (sim.HEC_THREAD, sim.PROC_HEC_THREAD)]
-    return tc(rows, "busy_pct", step(HEC, "ds_hec_thread"), THRESHOLD)
+    return hec_tc(rows, "busy_pct", step(HEC, "ds_hec_thread"), THRESHOLD)
 
 
-def annotations(dep, keep):
-    rows = [f for f in dep.findings() if keep(f) and START <= f["first_seen"] <= END]
+def annotations(dep, keep, start=START):
+    rows = [f for f in dep.findings() if keep(f) and start <= f["first_seen"] <= END]
     return [[f["first_seen"], "finding (%s): %s %s%s" % (f["severity"], f["host"], f["bottleneck"],
                                                         "" if f["pipeline_set"] in ("", "-") else " set " + f["pipeline_set"]),
              {"critical": "#D41F1F", "warning": "#CBA700"}.get(f["severity"], "#3C444D")] for f in rows]
@@ -201,21 +214,27 @@ def annotations(dep, keep):
 @panel(HEC, "ds_hec_findings_ann")
 def hec_findings_ann(dep):
     return result(["_time", "label", "color"],
-                  [[iso(r[0])] + r[1:] for r in annotations(dep, lambda f: f["bottleneck"] == "hec_input")])
+                  [[iso(r[0])] + r[1:] for r in annotations(dep, lambda f: f["bottleneck"] == "hec_input",
+                                                            sim.HEC_START)])
 
 
-@panel(HEC, "ds_hec_queues", "stats count BY host", TOP % "fill_pct",
+@panel(HEC, "ds_hec_queues", "stats max(peak) AS peak BY host", "sort 0 - peak host", "head 5", TOP % "fill_pct",
        "timechart span=1m max(fill_pct) BY series limit=0 useother=false")
 def hec_queues(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows()]
-    return tc(rows, "fill_pct", step(HEC, "ds_hec_queues"), {"threshold": QUEUE_PCT})
+    """The 5 HEC hosts whose staged queues came fullest over the range (every simulated host runs HEC), then
+    their sets' fullest queue per minute."""
+    rows = hec_range(dep.queue_rows())
+    top = fullest_hosts(rows)
+    rows = [dict(r, series=series_host_set(r)) for r in rows if r["host"] in top]
+    return hec_tc(rows, "fill_pct", step(HEC, "ds_hec_queues"), {"threshold": QUEUE_PCT})
 
 
-@panel(HEC, "ds_hec_lag", "bin _time span=5m", "stats perc95(lag_s) AS p95 BY _time splunk_server", TOP % "p95",
-       "timechart span=5m max(p95) BY series limit=0 useother=false")
+@panel(HEC, "ds_hec_lag", "bin _time span=1m", "stats perc95(lag_s) AS p95 BY _time splunk_server", TOP % "p95",
+       "timechart span=1m max(p95) BY series limit=0 useother=false")
 def hec_lag(dep):
-    rows = [dict(r, series=r["splunk_server"]) for r in dep.lag_rows()]
-    return tc(rows, "p95", step(HEC, "ds_hec_lag"))
+    """The last 15 minutes of the range only: the search's own window, so its timechart's buckets too."""
+    rows = [dict(r, series=r["splunk_server"]) for r in last_minutes(list(dep.lag_rows()))]
+    return tc(rows, "p95", step(HEC, "ds_hec_lag"), start=END - RECENT_S)
 
 
 @panel(HEC, "ds_hec_settings",
@@ -248,16 +267,17 @@ def hec_open_findings(dep):
     return rows if isinstance(rows, dict) else result(["set" if f == "pipeline_set" else f for f in fields], rows)
 
 
-@panel(HEC, "ds_flow", "stats avg(_tcp_KBps) AS kbps BY hostname host",
-       "stats sum(bytes_in) AS bytes dc(_time) AS minutes BY host",
+@panel(HEC, "ds_flow", "stats avg(kbps) AS kbps BY host ingest_pipe", "stats avg(kbps) AS kbps BY sender host",
+       "stats sum(bytes_in) AS bytes BY host",
        "eventstats values(pair) AS blocked_pairs values(held) AS held_hosts values(cause_host) AS cause_hosts",
        "sort 0 - blocked - kbps", "stats count")
 def flow(dep):
-    """Who sends to whom: tcpin_connections per sender and receiver, HEC clients per HEC host; blocked edges and
-    the hosts open findings point to (caused_by) labelled."""
+    """Who sends to whom over the last 15 minutes: tcpin_connections per heavy forwarder and receiver (the
+    simulation's senders are its two heavy forwarders: no universal forwarder edge), HEC clients per HEC host;
+    blocked edges and the hosts open findings point to (caused_by) labelled."""
     edges = [(r["hostname"], r["host"], r["kbps"]) for r in dep.tcpin_rows()]
-    for (h,), rs in group(totals(dep), "host").items():
-        edges.append(("HEC clients", h, sum(r["bytes_in"] for r in rs) / (len({r["_time"] for r in rs}) * 60) / 1024))
+    for (h,), rs in group(last_minutes(totals(dep)), "host").items():
+        edges.append(("HEC clients", h, sum(r["bytes_in"] for r in rs) / RECENT_S / 1024))
     linked = [f for f in open_findings(dep) if f["caused_by"]]
     pairs = {(f["host"], f["caused_by"].split("/")[0]) for f in linked}
     held, causes = {f["host"] for f in linked}, {f["caused_by"].split("/")[0] for f in linked}
@@ -290,17 +310,19 @@ def next_bottlenecks(dep):
 # ----------------------------------------------------------------------------- thread activity
 @panel(THR, "ds_threads_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def threads_time(dep):
+    """The 5 hosts whose busiest thread peaked highest (metrics.log or the collector), then their series."""
+    every = list(dep.dutycycle_rows())
+    peak = {h[0]: max(r["busy_pct"] for r in rs) for h, rs in group(every, "host").items()}
+    top = set(sorted(peak, key=lambda h: (-peak[h], h))[:5])
     rows = [dict(r, series=series_host_set(r) + " " + r["thread"]
-                 + (PROC_HEC_SUFFIX if r["thread"] == sim.PROC_HEC_THREAD else "")) for r in dep.dutycycle_rows()]
+                 + (PROC_HEC_SUFFIX if r["thread"] == sim.PROC_HEC_THREAD else "")) for r in every if r["host"] in top]
     return tc(rows, "busy_pct", step(THR, "ds_threads_time"), THRESHOLD)
 
 
-@panel(THR, "ds_threads_over", "eventstats max(_time) AS last_time",
-       "stats latest(busy_pct) AS latest_pct avg(recent) AS recent_pct avg(busy_pct) AS avg_pct "
-       "max(busy_pct) AS max_pct count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over "
-       "count AS samples values(origin) AS origin BY host ingest_pipe thread", "sort - recent_pct - latest_pct",
-       "stats count")
+@panel(THR, "ds_threads_over", "sort - recent_pct - latest_pct", "stats count")
 def threads_over(dep):
+    """Its base counts each host, set and thread's samples (a simulated minute is one) over the range, the last
+    15 minutes of it (`_time>=info_max_time-900`) apart."""
     every = list(dep.dutycycle_rows())
     last = max(r["_time"] for r in every)
     rows = []
@@ -321,9 +343,8 @@ def threads_over(dep):
                    "% of range over", "origin"], rows)
 
 
-@panel(THR, "ds_threads_heat", "stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread",
-       "stats max(busy_pct) AS busy_pct BY thread host", "eventstats max(busy_pct) AS thread_max BY thread",
-       "sort 0 - thread_max thread - busy_pct")
+@panel(THR, "ds_threads_heat", "stats max(latest_pct) AS busy_pct BY thread host",
+       "eventstats max(busy_pct) AS thread_max BY thread", "sort 0 - thread_max thread - busy_pct")
 def threads_heat(dep):
     latest = {}
     for r in dep.dutycycle_rows():
@@ -341,9 +362,14 @@ def threads_heat(dep):
     return result(["thread", "host", "busy_pct"], rows)
 
 
-@panel(THR, "ds_thread_drill", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+@panel(THR, "ds_thread_drill", "sort 0 - ratio host", "head 5", TOP % "busy_pct",
+       "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
 def thread_drill(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    """The default thread (HEC's) on the 5 hosts where its dutycycle peaked highest."""
+    mine = [r for r in dep.dutycycle_rows() if r["thread"] == sim.HEC_THREAD]
+    peak = {h[0]: max(r["busy_pct"] for r in rs) for h, rs in group(mine, "host").items()}
+    top = set(sorted(peak, key=lambda h: (-peak[h], h))[:5])
+    rows = [dict(r, series=series_host_set(r)) for r in mine if r["host"] in top]
     return tc(rows, "busy_pct", step(THR, "ds_thread_drill"), THRESHOLD)
 
 
@@ -358,9 +384,16 @@ def cpu_trap(dep):
 
 
 # ----------------------------------------------------------------------------- pipeline sets
+def fullest_hosts(rows, n=5):
+    """The subsearch ranking hosts by the peak fill of their staged queues (every simulated queue has a stage)."""
+    peak = {h[0]: max(r["fill_pct"] for r in rs) for h, rs in group(rows, "host").items()}
+    return set(sorted(peak, key=lambda h: (-peak[h], h))[:n])
+
+
 @panel(PS, "ds_fill_time", TOP % "fill_pct", "timechart span=1m max(fill_pct) BY series limit=0 useother=false")
 def fill_time(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows()]
+    top = fullest_hosts(dep.queue_rows())
+    rows = [dict(r, series=series_host_set(r)) for r in dep.queue_rows() if r["host"] in top]
     return tc(rows, "fill_pct", step(PS, "ds_fill_time"), {"threshold": QUEUE_PCT})
 
 
@@ -410,12 +443,11 @@ def pset_config(dep):
                   [[h] + list(conf[h]) for h in sorted(conf, key=lambda h: (conf[h][2] == "normal", h))])
 
 
-@panel(PS, "ds_bands", "bin _time span=5m", "stats max(fill_pct) AS fill BY _time host",
-       "timechart span=5m dc(host) BY band")
+@panel(PS, "ds_bands", "stats max(fill_pct) AS fill BY _time host", "timechart span=60m dc(host) BY band")
 def bands(dep):
     fullest = {}
     for r in dep.queue_rows():
-        k = (r["_time"] - (r["_time"] - START) % 300, r["host"])
+        k = (r["_time"] - (r["_time"] - START) % 3600, r["host"])
         fullest[k] = max(fullest.get(k, 0.0), r["fill_pct"])
     rows = [dict(_time=t, host=h,
                  band=FILL_BANDS[2] if v >= QUEUE_PCT else FILL_BANDS[1] if v >= BUSY_PCT else FILL_BANDS[0])
@@ -423,16 +455,17 @@ def bands(dep):
     return timechart(rows, step(PS, "ds_bands"))
 
 
-@panel(PS, "ds_psets_time", TOP % "busy_pct", "timechart span=1m max(busy_pct) BY series limit=0 useother=false")
+@panel(PS, "ds_psets_time", TOP % "busy_pct", "timechart span=10m max(busy_pct) BY series limit=0 useother=false")
 def psets_time(dep):
     rows = [dict(r, series=series_host_set(r)) for r in dep.load_rows()]
     return tc(rows, "busy_pct", step(PS, "ds_psets_time"), THRESHOLD)
 
 
-@panel(PS, "ds_psets_table",
-       "stats count AS minutes max(busy_pct) AS max_busy_pct avg(share_pct) AS share_pct BY host ingest_pipe busiest_thread",
-       "sort 0 host ingest_pipe - max_busy_pct", "dedup host ingest_pipe", "sort 0 - max_busy_pct host ingest_pipe")
+@panel(PS, "ds_psets_table", "sort 0 host ingest_pipe - max_busy_pct", "dedup host ingest_pipe",
+       "sort 0 - max_busy_pct host ingest_pipe")
 def psets_table(dep):
+    """tstats counts the lines per host, set and busiest thread (each simulated minute: two 30 s lines alike),
+    their max ratio and average share."""
     best = {}
     for (h, p, th), rs in group(list(dep.load_rows()), "host", "ingest_pipe", "busiest_thread").items():
         cand = (len(rs), max(r["busy_pct"] for r in rs), sround(sum(r["share_pct"] for r in rs) / len(rs), 1), th)
@@ -443,27 +476,23 @@ def psets_table(dep):
     return result(["host", "ingest_pipe", "busiest_thread", "minutes busiest", "max busy %", "assignment share %"], rows)
 
 
-@panel(PS, "ds_headroom", "eventstats max(_time) AS last_time BY host ingest_pipe stage",
-       "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage", "eventstats max(_time) AS last_time BY host ingest_pipe",
-       "stats avg(eps) AS eps BY host ingest_pipe", "eventstats max(eps) AS eps BY host ingest_pipe",
-       "sort 0 - busy_pct host ingest_pipe")
+@panel(PS, "ds_headroom", "stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage",
+       "eventstats max(eps) AS eps BY host ingest_pipe", "sort 0 - busy_pct host ingest_pipe")
 def headroom(dep):
     """Now, as the engine judges: busy share and events/s averaged over the last sustained_window_min
-    minutes of each series (`where _time>=last_time-window`), a stage at its threshold has none left."""
+    minutes of the range (the searches' own window), a stage at its threshold has none left."""
     window = SUSTAINED_WINDOW_MIN * 60
     eps = {}
     for (h, p), rs in group(list(dep.eps_rows()), "host", "ingest_pipe").items():
-        last = max(r["_time"] for r in rs)
-        vals = [r["eps"] for r in rs if r["_time"] >= last - window]
-        eps[(h, p)] = sum(vals) / len(vals)
+        vals = [r["eps"] for r in rs if r["_time"] >= END - window]
+        eps[(h, p)] = math.fsum(vals) / len(vals)   # fsum: the same float on every Python (3.12 changed sum())
     rows = []
     for (h, p, stage), rs in group([dict(r, stage=stage_of(r["thread"], dep)[0]) for r in dep.dutycycle_rows()],
                                    "host", "ingest_pipe", "stage").items():
         if stage is None or stage in ("hec_input", "output"):
             continue
-        last = max(r["_time"] for r in rs)
-        recent = [r["busy_pct"] for r in rs if r["_time"] >= last - window]
-        busy = sround(sum(recent) / len(recent), 1)
+        recent = [r["busy_pct"] for r in rs if r["_time"] >= END - window]
+        busy = sround(math.fsum(recent) / len(recent), 1)
         e = eps.get((h, p))
         e = sround(e) if e is not None else None
         sat = None if busy < HEADROOM_MIN_PCT or e is None else e if busy >= THREAD_PCT else sround(e * 100 / busy)
@@ -589,9 +618,14 @@ def regex_st(dep):
     return result(["sourcetype", "pct_one_core"], rows[:10])
 
 
-@panel(CPU, "ds_indexer_cpu", TOP % "pct_one_core", "timechart span=1m max(pct_one_core) BY series limit=0 useother=false")
+@panel(CPU, "ds_indexer_cpu", TOP % "pct_one_core", "timechart span=10m max(pct_one_core) BY series limit=0 useother=false")
 def indexer_cpu(dep):
-    rows = [dict(r, series=series_host_set(r)) for r in dep.indexer_cpu_rows()]
+    """tstats sums the CPU seconds per 10 minutes: the minutes' average % of one core."""
+    rows = []
+    for (h, p, b), rs in group([dict(r, b=r["_time"] - (r["_time"] - START) % 600) for r in dep.indexer_cpu_rows()],
+                               "host", "ingest_pipe", "b").items():
+        rows.append(dict(_time=b, host=h, ingest_pipe=p, series=series_host_set(rs[0]),
+                         pct_one_core=sround(math.fsum(r["pct_one_core"] for r in rs) / len(rs), 1)))
     return tc(rows, "pct_one_core", step(CPU, "ds_indexer_cpu"))
 
 

@@ -10,6 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "bin"))
 
 from ingest_doctor import model, threadnames, thresholds  # noqa: E402
+from ingest_doctor.collector.poll import CONFIG_REFRESH_S  # noqa: E402
 from studio import CRIT, GREY, WARN  # noqa: E402
 
 # The thresholds the views draw and colour by, as generated (an admin tunes the SPL through the
@@ -57,9 +58,23 @@ def top_chart(value: str, agg: str = "max", span: str = "1m", threshold: str = "
     return chart + ("\n| eval threshold=`ingest_doctor_{}`".format(threshold) if threshold else "")
 
 
-HOSTS_SEARCH = "| tstats count where `ingest_doctor_metrics_log` by host | sort host | table host"
+# The inputs' choices, cheap at any size (issue 35: a tstats over every metrics.log line of the range cost ~4 M
+# raw-eq per open at 10,000 instances). Hosts: every instance sending _internal, from the index's host metadata
+# (no event read; bucket grain, so a host just outside the range may be listed). Pipeline sets: the typingQueue
+# lines, one per set per interval on the instances that parse (indexers, heavy forwarders; a universal forwarder
+# has none and no pipeline set to choose), `none` where metrics.log names no set. `sort 0`: all of them.
+HOSTS_SEARCH = "| metadata type=hosts `ingest_doctor_index_internal` | sort 0 host | table host"
 PSETS_SEARCH = ("| tstats fillnull_value=\"none\" count where `ingest_doctor_metrics_log` TERM(group=queue) "
-                "by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe | sort ingest_pipe | table ingest_pipe")
+                "TERM(name=typingqueue) by PREFIX(ingest_pipe=) | rename \"ingest_pipe=\" AS ingest_pipe "
+                "| sort 0 ingest_pipe | table ingest_pipe")
+
+# The pipeline views' default scope (issue 35): the instances that run a pipeline (indexers and heavy forwarders),
+# as a subsearch giving one row per host: the macro the scheduled searches use too (default/macros.conf, hand-kept
+# with them). Universal forwarders write about 70% of metrics.log lines (search-cost.md) and run no stage worth
+# charting: one choice away in the "Instances" input, whose token `scope` the views' metrics.log searches carry.
+PIPELINE_HOSTS = "`ingest_doctor_pipeline_hosts`"
+ALL_INSTANCES = "host=*"
+SCOPED_HOSTS = "(" + HOSTS + " $scope$)"
 
 # metrics.log group=queue, one row per 30 s sample (metrics.log's interval) with fill %.
 # tstats over indexed terms: TERM() selects, PREFIX() reads the value after "key=". tcpout
@@ -72,6 +87,65 @@ QUEUE_BASE = (
     "| `ingest_doctor_queue_fill_rows`\n"
     "| " + PSET
 )
+
+# The collector sends its ingest_doctor:config event on start, on a change and at least every CONFIG_REFRESH_S
+# (daily): a search for an instance's latest config reads twice that, whatever the view's time range, so one late
+# or skipped send still leaves the previous one (fix 3 of issue 35: a 4-hour range missed most heavy forwarders).
+# Cheap: about one event per collector per day.
+CONFIG_DAYS = int(2 * CONFIG_REFRESH_S // 86400)
+CONFIG_RANGE = {"earliest": "-{}d".format(CONFIG_DAYS), "latest": "now"}
+
+
+# "Now" on a view: the last RECENT_S seconds of its time range, pushed into the search that reads them (issue 35:
+# read 15 minutes, not the range then `where _time>=...`). A subsearch gives the search its own earliest/latest
+# from the range's end (addinfo's info_max_time), so a past range shows its own last 15 minutes.
+RECENT_S = 900
+RECENT = "`ingest_doctor_range_end({})`".format(RECENT_S)
+
+# The queues of each host and set over the last RECENT_S, aggregated inside tstats (one row per host, queue and
+# set, never per 30 s sample): fill % is the sums' ratio, the samples' average fill while a queue keeps its size.
+QUEUE_NOW = (
+    "| tstats fillnull_value=\"none\" sum(PREFIX(current_size_kb=)) AS cur_kb sum(PREFIX(max_size_kb=)) AS max_kb "
+    "sum(PREFIX(current_size=)) AS cur_b sum(PREFIX(max_size=)) AS max_b "
+    "where `ingest_doctor_metrics_log` TERM(group=queue) " + HOSTS + " " + RECENT + " "
+    "by host PREFIX(name=) PREFIX(ingest_pipe=)\n"
+    "| `ingest_doctor_queue_fill_rows`\n"
+    "| " + PSET
+)
+
+# The pipeline threads of each host and set over the last RECENT_S, averaged inside the searches: metrics.log
+# group=dutycycle name=ingest (thread=, ratio=: the stage threads; the wide name=misc line carries the other
+# threads, search-cost.md), and the collector's per-thread CPU from /proc where it runs (ingest_pipe none). One row
+# per host, set and thread: bounded by the hosts in scope, never by the range.
+THREADS_NOW = (
+    "| tstats fillnull_value=\"none\" avg(PREFIX(ratio=)) AS ratio where `ingest_doctor_metrics_log` TERM(group=dutycycle) "
+    "TERM(name=ingest) " + HOSTS + " " + RECENT + " by host PREFIX(ingest_pipe=) PREFIX(thread=)\n"
+    "| rename \"ingest_pipe=\" AS ingest_pipe \"thread=\" AS thread\n"
+    "| eval thread=lower(thread), busy_pct=ratio*100, origin=\"metrics.log\"\n"
+    "| append [| mstats avg(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + RECENT + " BY host thread "
+    "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
+    "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage stage_order\n"
+    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))\n"
+    "| where isnotnull(stage)\n"
+    "| fields host ingest_pipe thread origin stage stage_order busy_pct"
+)
+
+
+# Rank before charting (issue 35): a subsearch giving the n hosts whose staged queues came fullest over the range
+# (each queue's peak size over its maximum), as a host filter; `within` narrows the hosts it ranks. One row per host
+# and queue inside it, at most n out: a chart then reads only those hosts per 30 s.
+def fullest_hosts(n: int, within: str = "") -> str:
+    return (
+        "[| tstats fillnull_value=\"none\" max(PREFIX(current_size_kb=)) AS cur_kb max(PREFIX(max_size_kb=)) AS max_kb "
+        "max(PREFIX(current_size=)) AS cur_b max(PREFIX(max_size=)) AS max_b where `ingest_doctor_metrics_log` "
+        "TERM(group=queue) " + HOSTS + " " + (within + " " if within else "") + "by host PREFIX(name=) "
+        "| rename \"name=\" AS queue | eval queue_key=if(like(queue, \"tcpout%\"), \"tcpout\", queue) "
+        "| lookup ingest_doctor_pipeline metrics_queue AS queue_key OUTPUT stage | where isnotnull(stage) "
+        "| eval peak=coalesce(cur_kb/max_kb, cur_b/max_b) | stats max(peak) AS peak BY host | sort 0 - peak host "
+        "| head " + str(n) + " | fields host]")
+
 
 # Findings (KV store) as annotations: first seen within the time range, coloured by severity.
 def findings_annotations(where: str) -> str:
@@ -102,17 +176,30 @@ BLOCKED_ANNOTATIONS = (
 #   long:  group=dutycycle, name=ingest, ingest_pipe=0, thread=typing, ratio=0.97
 #   wide:  group=dutycycle, name=misc, mgmt_httpd=0.001, tail=0.088  (thread names are keys)
 # plus the collector's per-thread CPU from /proc (mstats), where it runs. busy_pct is % of one core.
+# Ranked before it is read (issue 35): every thread of every host per minute over 4 hours is millions of rows at
+# 10,000 instances, and the collector's part, appended, was cut silently at 50,000 rows from about 14 collectors. A
+# subsearch picks the BUSIEST_HOSTS hosts whose busiest thread peaked highest over the range (dutycycle's stage
+# threads, the collector's threads); both sources are read per minute for those only: 5 x 15 threads x 240 each.
+BUSIEST_HOSTS = 5
+BUSIEST = (
+    "[| tstats max(PREFIX(ratio=)) AS ratio where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) "
+    + HOSTS + " by host | eval peak=ratio*100 "
+    "| append [| mstats max(_value) AS peak WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host] "
+    "| stats max(peak) AS peak BY host | sort 0 - peak host | head " + str(BUSIEST_HOSTS) + " | fields host]")
 DUTYCYCLE_BASE = (
-    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + " " + BUSIEST + "\n"
     "| `ingest_doctor_dutycycle_rows`\n"
     "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
-    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host thread span=1m "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + BUSIEST + " BY host thread span=1m "
     "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
     "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
     "| fields _time host ingest_pipe thread origin busy_pct"
 )
 
-# _introspection HttpEventCollector counters, per minute, per host and token.
+# _introspection HttpEventCollector counters, per HEC_BIN_S, per host and token (per 5 minutes: per minute, 500 HEC
+# hosts' 4 series over an hour are 120,000 rows; issue 35).
+HEC_BIN_S = 300
 HEC_BASE = (
     "`ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + "\n"
     "| `ingest_doctor_hec_counters`"

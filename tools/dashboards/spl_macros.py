@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from spl import PROPS_STAGES, ROOT, any_of
+from spl import HEC_BIN_S, PROPS_STAGES, ROOT, any_of
 
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
@@ -47,14 +47,30 @@ macro("ingest_doctor_hec_data",
       "| where index!=\"\" | stats count BY index | fields index",
       "| append [| makeresults | eval index=\"ingest_doctor_no_hec_token\" | fields index] | format]",
       "source=http:*")
-macro("ingest_doctor_dutycycle_rows",
+macro("ingest_doctor_range_end(1)",
+      "The last $seconds$ seconds of the search's time range, as earliest= and latest= for the search it is in "
+      "(a subsearch: addinfo's info_max_time is the range's end, now for a range ending now; whole epoch seconds): "
+      "the views' \"now\" panels read those seconds only.",
+      "[| makeresults | addinfo | eval earliest=floor(info_max_time-$seconds$), latest=ceil(info_max_time) "
+      "| return earliest latest]",
+      args="seconds")
+macro("ingest_doctor_sustained_window",
+      "The last ingest_doctor_sustained_window_min minutes of the search's time range, as earliest= and latest= for "
+      "the search it is in (a subsearch, as ingest_doctor_range_end): the window the engine judges \"now\" over.",
+      "[| makeresults | addinfo | eval earliest=floor(info_max_time-`ingest_doctor_sustained_window_min`*60), "
+      "latest=ceil(info_max_time) | return earliest latest]")
+macro("ingest_doctor_dutycycle_samples",
       "metrics.log group=dutycycle in both layouts (thread=/ratio=, and name=misc with thread names as keys) as one "
-      "row per minute, host, ingest_pipe and thread; busy_pct is % of one core.",
+      "row per line and thread; busy_pct is % of one core.",
       "rex max_match=0 \"[\\s,](?<dc_pair>[a-z][a-z0-9_]*=\\d+\\.\\d+)\"",
       "| eval dc_pairs=if(isnotnull(thread) AND isnotnull(ratio), thread.\"=\".ratio, if(name==\"misc\", dc_pair, null()))",
       "| fields _time host ingest_pipe dc_pairs | mvexpand dc_pairs",
       "| rex field=dc_pairs \"^(?<dc_thread>[^=]+)=(?<dc_ratio>[0-9.]+)\"",
-      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"",
+      "| eval thread=lower(dc_thread), busy_pct=round(dc_ratio*100, 1), ingest_pipe=coalesce(ingest_pipe, \"none\"), origin=\"metrics.log\"")
+macro("ingest_doctor_dutycycle_rows",
+      "metrics.log group=dutycycle in both layouts (ingest_doctor_dutycycle_samples) as one row per minute, host, "
+      "ingest_pipe and thread: the minute's highest busy_pct.",
+      "`ingest_doctor_dutycycle_samples`",
       "| bin _time span=1m | stats max(busy_pct) AS busy_pct BY _time host ingest_pipe thread origin")
 macro("ingest_doctor_queue_fill_rows",
       "After a tstats over metrics.log group=queue by PREFIX(name=) PREFIX(ingest_pipe=) giving cur_kb/max_kb "
@@ -65,11 +81,11 @@ macro("ingest_doctor_queue_fill_rows",
       "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0))",
       "| fields _time host ingest_pipe queue stage stage_order fill_pct")
 macro("ingest_doctor_hec_counters",
-      "_introspection component=HttpEventCollector counters summed per minute, host, series and token "
+      "_introspection component=HttpEventCollector counters summed per 5 minutes, host, series and token "
       "(series http_event_collector: instance totals; http_event_collector_token: per token), with the refused "
       "requests the Monitoring Console counts: auth failures, parser errors, requests to a disabled token or a wrong URL.",
       "eval series='data.series', token=if(series==\"http_event_collector_token\", 'data.token_name', \"(all tokens)\")",
-      "| bin _time span=1m",
+      "| bin _time span={}m".format(HEC_BIN_S // 60),
       "| stats sum(data.num_of_events) AS events sum(data.num_of_requests) AS requests",
       "sum(data.total_bytes_received) AS bytes_in sum(data.num_of_parser_errors) AS parser_errors",
       "sum(data.num_of_auth_failures) AS auth_failures sum(data.num_of_requests_to_disabled_token) AS disabled_token",

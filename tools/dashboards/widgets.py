@@ -3,7 +3,7 @@ drilldown links between views, and the chart, single-value and table options.
 """
 from __future__ import annotations
 
-from spl import BUSY_PCT, HOSTS_SEARCH, PSETS_SEARCH, TH
+from spl import ALL_INSTANCES, BUSY_PCT, HOSTS, HOSTS_SEARCH, PIPELINE_HOSTS, PSETS_SEARCH, SCOPED_HOSTS, TH
 from studio import APP, CRIT, GREY, OK, THRESHOLD_STYLE, WARN, Dash
 
 
@@ -20,10 +20,13 @@ def severity_colors() -> dict:
     return {"sevColors": colors, "sevText": text_on(colors)}
 
 
-def std_inputs(d: Dash, pset: bool = True) -> None:
-    d.search("ds_hosts", "Hosts reporting metrics.log", HOSTS_SEARCH)
+DEFAULT_RANGE = "-4h@m,now"
+
+
+def std_inputs(d: Dash, pset: bool = True, default_range: str = DEFAULT_RANGE) -> None:
+    d.search("ds_hosts", "Hosts sending _internal (index host metadata)", HOSTS_SEARCH)
     d.inputs["input_time"] = {"type": "input.timerange", "title": "Time range",
-                              "options": {"token": "global_time", "defaultValue": "-4h@m,now"}}
+                              "options": {"token": "global_time", "defaultValue": default_range}}
     # A dropdown: "All hosts" or one host. Studio's multiselect always draws a count beside its first choice
     # ("All hosts (1)"), which reads as one host (issue 22); `host IN ($host$)` takes either.
     d.inputs["input_host"] = _listed("input.dropdown", "Hosts", "host", "*", "ds_hosts", "host", "All hosts")
@@ -33,6 +36,23 @@ def std_inputs(d: Dash, pset: bool = True) -> None:
         d.inputs["input_pset"] = _listed("input.dropdown", "Pipeline set", "pset", "*", "ds_psets", "ingest_pipe",
                                          "All pipeline sets")
         d.global_inputs.append("input_pset")
+
+
+def pipeline_scope(d: Dash) -> None:
+    """The "Instances" input of the pipeline views (issue 35), and its token beside every host filter of the
+    view's metrics.log searches (universal forwarders write metrics.log; the collector and HEC run only on
+    indexers and heavy forwarders): indexers and heavy forwarders by default, universal forwarders one choice
+    away. In parentheses: SPL's OR binds tighter than the implicit AND. Runs after the view's searches are added
+    (gen_views.build_view)."""
+    d.inputs["input_scope"] = {"type": "input.dropdown", "title": "Instances",
+                               "options": {"items": [{"label": "Indexers and heavy forwarders", "value": PIPELINE_HOSTS},
+                                                     {"label": "All, with universal forwarders",
+                                                      "value": ALL_INSTANCES}],
+                                           "token": "scope", "defaultValue": PIPELINE_HOSTS}}
+    d.global_inputs.append("input_scope")
+    for ds in d.ds.values():
+        if ds["type"] == "ds.search" and "`ingest_doctor_metrics_log`" in ds["options"]["query"]:
+            ds["options"]["query"] = ds["options"]["query"].replace(HOSTS, SCOPED_HOSTS)
 
 
 def _listed(kind: str, title: str, token: str, default, ds: str, field: str, all_label: str) -> dict:

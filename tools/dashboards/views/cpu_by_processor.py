@@ -17,6 +17,22 @@ CPU_BASE = (
 )
 
 
+# Fix 4 (issue 35): metrics.log writes group=per_*_regex_cpu only where limits.conf regex_cpu_profiling is true,
+# a global ([default]) setting whose default is false (limits.conf.spec 9.0.3: "Enable CPU time metrics for
+# RegexProcessor ... Default: false"). So on a default install the panel is empty for that reason, not maxseries.
+REGEX_CPU_OFF = (
+    "No index-time regex CPU in this time range. metrics.log reports it (group=per_sourcetype_regex_cpu) only where "
+    "limits.conf sets regex_cpu_profiling = true (a global setting, in its default stanza); the default is false. To see it: set it "
+    "on the indexers and heavy forwarders whose typing stage is busy, restart them, and set it back when done. "
+    "Its cost: splunkd times every index-time regex (TRANSFORMS, SEDCMD), and metrics.log gains four "
+    "per_host/per_source/per_sourcetype/per_index_regex_cpu groups every interval on each pipeline set.")
+
+
+# Indexers and heavy forwarders by default, universal forwarders one choice away (widgets.pipeline_scope).
+PIPELINE_SCOPE = True
+# The indexer's CPU per 10 minutes (issue 35): per minute, a host and set each over 4 hours is 350,000 rows at
+# 10,000 instances; per 10 minutes 36,000.
+INDEXER_CPU_SPAN, INDEXER_CPU_SPAN_S = "10m", 600
 NAME, LABEL = "ingest_doctor_cpu_by_processor", "CPU by processor"
 DESCRIPTION = ("Where does the ingestion CPU go, on which host and pipeline set? % of one core per processor "
                "(metrics.log group=pipeline cpu_seconds, implausible readings set apart), regex CPU per sourcetype, "
@@ -69,15 +85,14 @@ def _searches(d: Dash) -> None:
              "| eval sourcetype=host.\" \".series, pct_one_core=round(pct_one_core, 2)\n"
              "| sort 0 - pct_one_core sourcetype\n| head 10\n"
              "| table sourcetype pct_one_core\n"
-             + empty_message("No index-time regex CPU reported in this time range (metrics.log "
-                             "per_sourcetype_regex_cpu lists only the top series: maxseries in limits.conf)."))
+             + empty_message(REGEX_CPU_OFF))
     d.search("ds_indexer_cpu", "Indexer raw write + index service CPU per host and set",
              "| tstats fillnull_value=\"none\" sum(PREFIX(write_cpu_seconds=)) AS write_cpu sum(PREFIX(service_cpu_seconds=)) AS service_cpu "
              "where `ingest_doctor_metrics_log` TERM(group=pipeline) TERM(name=indexerpipe) TERM(processor=indexer) " + HOSTS + " "
-             "by host PREFIX(ingest_pipe=) _time span=1m\n"
+             "by host PREFIX(ingest_pipe=) _time span=" + INDEXER_CPU_SPAN + "\n"
              "| rename \"ingest_pipe=\" AS ingest_pipe\n| " + PSET + "\n"
-             "| eval pct_one_core=round((write_cpu+service_cpu)/60*100, 1)\n"
-             "| " + host_set() + "\n| " + top_chart("pct_one_core"))
+             "| eval pct_one_core=round((write_cpu+service_cpu)/" + str(INDEXER_CPU_SPAN_S) + "*100, 1)\n"
+             "| " + host_set() + "\n| " + top_chart("pct_one_core", span=INDEXER_CPU_SPAN))
     d.search("ds_props_findings", "Open findings about parsing, merging and typing",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + " ("
              + any_of("bottleneck", PROPS_STAGES).replace("==", "=") + ")\n"
@@ -103,11 +118,11 @@ def _panels(d: Dash) -> None:
     d.add("viz_regex_share", "splunk.table", "Is typing regex-bound?", "ds_regex_share",
           "Typing's peak minute (% of one core) and regexreplacement's share of its CPU; busiest first.")
     d.add("viz_regex_st", "splunk.bar", "Index-time regex CPU per host and sourcetype (% of one core)", "ds_regex_st",
-          "Average per minute; the top 10 (limits.conf [metrics] maxseries limits what metrics.log lists).",
+          "Average per minute, top 10. Needs limits.conf regex_cpu_profiling = true (default false).",
           {"x": "> primary | seriesByName(\"sourcetype\")", "y": "> primary | seriesByName(\"pct_one_core\")",
            "legendDisplay": "off", "xAxisTitleVisibility": "hide", "yAxisTitleText": "% of one core"})
     d.add("viz_indexer_cpu", "splunk.line", "Indexer raw write + index service per host and set: top 5",
-          "ds_indexer_cpu", "% of one core per minute; the rest as \"others\" (max).",
+          "ds_indexer_cpu", "% of one core per 10 minutes; the rest as \"others\" (max).",
           line_opts("% of one core", None))
     d.add("viz_props_findings", "splunk.table", "Open findings about parsing, merging and typing", "ds_props_findings",
           "With the sourcetypes and settings read from the instance's props.conf.",

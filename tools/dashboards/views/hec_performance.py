@@ -3,9 +3,9 @@ first (worst stage per instance), then HEC throughput, batching, errors, latency
 the queues behind it, lag, settings and open findings."""
 from __future__ import annotations
 
-from spl import (BUSY_PCT, DUTYCYCLE_BASE, FINDINGS_BASE, HEC_BASE, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS, PROC_HEC_LABEL,
-                 PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, empty_message, findings_annotations, host_set,
-                 one_line, top_chart)
+from spl import (BUSY_PCT, CONFIG_RANGE, FINDINGS_BASE, HEC_BASE, HEC_BIN_S, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS,
+                 PROC_HEC_LABEL, PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, QUEUE_NOW, RECENT, RECENT_S,
+                 THREADS_NOW, empty_message, findings_annotations, fullest_hosts, host_set, one_line, top_chart)
 from studio import CRIT, GREY, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
                      table_colors, text_on)
@@ -20,16 +20,13 @@ from ingest_doctor.thresholds import CHATTY_EVENTS_PER_REQUEST as CHATTY  # noqa
 # setting to change. Queue fill and thread busy share one score: any reading at or above its
 # threshold ranks above every reading below, and among those the later stage wins (back-pressure
 # fills everything upstream of the bottleneck).
-RECENT_S = 900
-
+# Issue 35: both families read the last 15 minutes only and are averaged inside their searches (spl.QUEUE_NOW,
+# spl.THREADS_NOW): one row per host, set and queue or thread reaches the search head, not one per 30 s sample.
 OVERVIEW = (
-    QUEUE_BASE + "\n| where isnotnull(stage)\n"
-    "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
+    QUEUE_NOW + "\n| where isnotnull(stage)\n"
     "| stats avg(fill_pct) AS value BY host ingest_pipe stage stage_order\n"
     "| eval reading=stage.\" queue \".round(value, 0).\"% full\", limit=`ingest_doctor_queue_fill_pct`\n"
-    "| append [search " + one_line(DUTYCYCLE_BASE) + " | addinfo | where _time>=info_max_time-" + str(RECENT_S)
-    + " | lookup ingest_doctor_pipeline member AS thread OUTPUT stage stage_order "
-    "| eval stage=mvindex(stage, 0), stage_order=tonumber(mvindex(stage_order, 0)) | where isnotnull(stage) "
+    "| append [" + one_line(THREADS_NOW) + " "
     "| stats avg(busy_pct) AS value BY host ingest_pipe stage stage_order "
     "| eval reading=stage.\" thread \".round(value, 0).\"% of one core\", limit=`ingest_doctor_thread_busy_pct`]\n"
     "| eval score=if(value>=limit, 1000+stage_order*100+value, value)\n"
@@ -69,14 +66,27 @@ def _label(field: str) -> str:
             "isnotnull(mvfind(cause_hosts, \"^\"." + field + ".\"$\")), \" (ROOT CAUSE)\", true(), \"\")")
 
 
+# Issue 35: the receivers' tcpin_connections lines over the last 15 minutes, counted inside tstats (a raw read of
+# every line of the range cost ~5 M raw-eq at 10,000 instances). A heavy forwarder (fwdType=full) is drawn as a
+# sender of its own; universal forwarders (fwdType=uf), 90% of the senders, as one "universal forwarders" edge per
+# receiver, their KB/s summed per 30 s interval (autoLB moves each to another receiver about every 30 s, so one edge
+# per sender and receiver would be hundreds of thousands of rows).
+UF_SENDERS = "universal forwarders"
 FLOW = (
-    "`ingest_doctor_metrics_log` TERM(group=tcpin_connections) (" + HOSTS + " OR hostname IN ($host$)) "
-    "(ingest_pipe=\"$pset$\" OR NOT ingest_pipe=*)\n"
-    "| stats avg(_tcp_KBps) AS kbps BY hostname host\n"
-    "| rename hostname AS sender host AS receiver\n"
-    "| append [search " + one_line(HEC_BASE) + " | where series==\"http_event_collector\" "
-    "| stats sum(bytes_in) AS bytes dc(_time) AS minutes BY host "
-    "| eval sender=\"HEC clients\", receiver=host, kbps=bytes/(minutes*60)/1024 | fields sender receiver kbps]\n"
+    "| tstats fillnull_value=\"none\" avg(PREFIX(_tcp_kbps=)) AS kbps where `ingest_doctor_metrics_log` "
+    "TERM(group=tcpin_connections) TERM(fwdType=full) " + RECENT + " by host PREFIX(hostname=) PREFIX(ingest_pipe=)\n"
+    "| rename \"hostname=\" AS sender \"ingest_pipe=\" AS ingest_pipe\n"
+    "| append [| tstats fillnull_value=\"none\" sum(PREFIX(_tcp_kbps=)) AS kbps where `ingest_doctor_metrics_log` "
+    "TERM(group=tcpin_connections) TERM(fwdType=uf) " + RECENT + " by host PREFIX(ingest_pipe=) _time span=30s "
+    "| rename \"ingest_pipe=\" AS ingest_pipe | stats avg(kbps) AS kbps BY host ingest_pipe "
+    "| eval sender=\"" + UF_SENDERS + "\"]\n"
+    "| search (" + HOSTS + " OR sender IN ($host$)) (ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\")\n"
+    "| stats avg(kbps) AS kbps BY sender host\n"
+    "| rename host AS receiver\n"
+    "| append [search `ingest_doctor_index_introspection` component=HttpEventCollector " + HOSTS + " " + RECENT + " "
+    "| `ingest_doctor_hec_counters` | where series==\"http_event_collector\" "
+    "| stats sum(bytes_in) AS bytes BY host "
+    "| eval sender=\"HEC clients\", receiver=host, kbps=bytes/" + str(RECENT_S) + "/1024 | fields sender receiver kbps]\n"
     "| append [| inputlookup ingest_doctor_findings | search status=\"open\" | `ingest_doctor_findings_rows` "
     "| where caused_by!=\"\" | eval held=host, cause_host=mvindex(split(caused_by, \"/\"), 0), pair=host.\">\".cause_host "
     "| table held cause_host pair]\n"
@@ -90,6 +100,40 @@ FLOW = (
     + empty_message("No metrics.log group=tcpin_connections from the selected hosts: the receivers must forward _internal "
                     "to the indexers this search head searches.")
 )
+
+# The HEC thread over the range, on the HEC hosts only: its dutycycle reading (the name=ingest layout, thread= and
+# ratio=, where the stage threads are, as the Thread alert reads them) and the collector's /proc thread
+# `httpinputserver`, per 2 minutes: at 10,000 instances 500 HEC hosts
+# x 30 bins from each source, 30,000 rows (the per-minute series of every thread of every host, appended raw,
+# was cut silently at 50,000 rows from about 14 collectors: issue 35).
+HEC_THREAD_SPAN = "2m"
+HEC_THREAD = (
+    "| tstats fillnull_value=\"none\" max(PREFIX(ratio=)) AS ratio "
+    "where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) TERM(thread={t}) " + HOSTS + " "
+    "by host PREFIX(ingest_pipe=) _time span={span}\n"
+    "| rename \"ingest_pipe=\" AS ingest_pipe\n"
+    "| eval thread=\"{t}\", busy_pct=ratio*100\n"
+    "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" thread=\"{proc}\" " + HOSTS + " BY host span={span} "
+    "| eval thread=\"{proc}\", ingest_pipe=\"none\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
+    "| " + host_set() + ".if(thread==\"{proc}\", \"{label}\", \"\")\n"
+).format(t=model.HEC_THREAD, proc=PROC_HEC_THREAD, label=PROC_HEC_LABEL, span=HEC_THREAD_SPAN) + "| " + top_chart(
+    "busy_pct", span=HEC_THREAD_SPAN, threshold="thread_busy_pct")
+
+# The queues behind HEC, ranked before charting (issue 35): a subsearch picks the HEC hosts (they write
+# _introspection's HEC metrics), then the TOP_HOSTS of them whose staged queues came fullest over the range (the
+# peak of each queue's size over its maximum); only those are read per 30 s. The chart's legend: their sets.
+TOP_HOSTS = 5
+HEC_HOSTS = ("[| tstats count where `ingest_doctor_index_introspection` source=*http_event_collector_metrics.log "
+             + HOSTS + " by host | fields host]")
+HEC_QUEUES = (QUEUE_BASE.replace(HOSTS + " ", HOSTS + " " + fullest_hosts(TOP_HOSTS, HEC_HOSTS) + " ", 1)
+              + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", threshold="queue_fill_pct"))
+
+# HEC data's ingestion lag: raw HEC events, so the last 15 minutes only and 1 in LAG_SAMPLE of them (at 10,000
+# instances about 100,000 events/s arrive by HEC: 90,000 read per open).
+LAG_SAMPLE = 1000
+
 
 # HEC settings: REST on this search head and its search peers (tokens and the global [http]
 # entry), plus the collector's ingest_doctor:config events, which also cover heavy forwarders.
@@ -119,6 +163,11 @@ HEC_SETTINGS = (
 )
 
 
+# Issue 35: the landing page opens on the last hour (its 1 M raw-eq budget at 10,000 instances: 500 HEC hosts'
+# _introspection counters alone are 480,000 events over 4 hours), and on the instances that run a pipeline like the
+# pipeline views (its overview, queue and thread searches); universal forwarders one choice away.
+DEFAULT_RANGE = "-60m@m,now"
+PIPELINE_SCOPE = True
 NAME, LABEL = "ingest_doctor_hec_performance", "HEC performance"
 DESCRIPTION = ("Which instance is the bottleneck, and what do I change? The deployment overview first (worst stage per "
                "instance), then HEC throughput, batching, errors, latency, the HEC thread, the queues behind it, lag, "
@@ -136,24 +185,25 @@ def _throughput_searches(d: Dash) -> None:
     """The overview, HEC counters and batching."""
     d.search("ds_overview", "Deployment overview: worst stage per instance (last 15 minutes of the range)", OVERVIEW)
     d.search("ds_flow", "Deployment flow: who sends to whom (tcpin_connections, HEC), blocked edges and root causes", FLOW)
-    d.search("ds_hec", "HEC counters per minute (_introspection HttpEventCollector)", HEC_BASE)
+    d.search("ds_hec", "HEC counters per 5 minutes (_introspection HttpEventCollector)", HEC_BASE)
+    bin_s = str(HEC_BIN_S)
     d.chain("ds_hec_kpi", "HEC totals now (the last 15 minutes of the range)", "ds_hec",
             "| where series==\"http_event_collector\"\n"
-            "| eventstats max(_time) AS last_time\n| where _time>last_time-900\n"
-            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS minutes\n"
-            "| eval eps=round(events/(minutes*60), 0), mbps=round(bytes_in/(minutes*60)/1048576, 2), "
-            "rps=round(requests/(minutes*60), 1), epr=round(events/requests, 1)\n"
+            "| eventstats max(_time) AS last_time\n| where _time>last_time-" + str(RECENT_S) + "\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in dc(_time) AS bins\n"
+            "| eval eps=round(events/(bins*" + bin_s + "), 0), mbps=round(bytes_in/(bins*" + bin_s + ")/1048576, 2), "
+            "rps=round(requests/(bins*" + bin_s + "), 1), epr=round(events/requests, 1)\n"
             "| table eps mbps rps epr")
-    for ds_id, name, field, rate in (("ds_hec_eps", "Events/s", "eps", "round(events/60, 1)"),
-                                     ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/60/1048576, 3)")):
+    for ds_id, name, field, rate in (("ds_hec_eps", "Events/s", "eps", "round(events/" + bin_s + ", 1)"),
+                                     ("ds_hec_mbps", "MB/s", "mbps", "round(bytes_in/" + bin_s + "/1048576, 3)")):
         d.chain(ds_id, name + " per host (top 5)", "ds_hec",
                 "| where series==\"http_event_collector\"\n| eval " + field + "=" + rate + ", series=host\n"
-                "| " + top_chart(field, "sum"))
+                "| " + top_chart(field, "sum", span="5m"))
     d.chain("ds_hec_tokens", "Throughput and batching by host and token", "ds_hec",
             "| where series==\"http_event_collector_token\"\n"
-            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS minutes BY host token\n"
-            "| eval eps=round(events/(minutes*60), 1), mbps=round(bytes_in/(minutes*60)/1048576, 3), "
-            "rps=round(requests/(minutes*60), 2), epr=round(events/requests, 1)\n"
+            "| stats sum(events) AS events sum(requests) AS requests sum(bytes_in) AS bytes_in max(waiting_ack) AS waiting_ack dc(_time) AS bins BY host token\n"
+            "| eval eps=round(events/(bins*" + bin_s + "), 1), mbps=round(bytes_in/(bins*" + bin_s + ")/1048576, 3), "
+            "rps=round(requests/(bins*" + bin_s + "), 2), epr=round(events/requests, 1)\n"
             "| sort - eps\n"
             "| table host token eps mbps rps epr waiting_ack\n"
             "| rename eps AS \"events/s\" mbps AS \"MB/s\" rps AS \"requests/s\" epr AS \"events/request\" waiting_ack AS \"max requests waiting ack\"")
@@ -206,40 +256,30 @@ def _error_searches(d: Dash) -> None:
 
 def _thread_and_queue_searches(d: Dash) -> None:
     """The HEC thread, the queues behind it, lag, settings, open findings."""
-    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
-             DUTYCYCLE_BASE)
     # What saturates next (issue 19): every stage of every instance not pegged yet, in the order it would peg as
     # the load grows: busy B% of one core pegs at about 100 / B times today's load (the headroom estimate).
-    d.chain("ds_next", "What saturates next: stages by the load at which they peg (last 15 minutes)", "ds_dc",
-            "| addinfo | where _time>=info_max_time-" + str(RECENT_S) + "\n"
-            "| lookup ingest_doctor_pipeline member AS thread OUTPUT stage\n"
-            "| eval stage=mvindex(stage, 0)\n"
-            "| where isnotnull(stage)\n"
-            "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
-            "| where busy_pct>=`ingest_doctor_headroom_min_busy_pct` AND busy_pct<`ingest_doctor_thread_busy_pct`\n"
-            "| eval at_load_x=round(100/busy_pct, 1), busy_pct=round(busy_pct, 1)\n"
-            "| sort 0 at_load_x host ingest_pipe stage\n"
-            "| head 8\n"
-            "| table host ingest_pipe stage busy_pct at_load_x\n"
-            "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" at_load_x AS \"pegs at x load\"")
-    d.chain("ds_hec_thread", "HEC thread busy % per host (top 5)", "ds_dc",
-            "| where thread==\"{hec}\" OR thread==\"{proc}\"\n"
-            "| ".format(hec=model.HEC_THREAD, proc=PROC_HEC_THREAD) + host_set()
-            + ".if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_LABEL)
-            + top_chart("busy_pct", threshold="thread_busy_pct"))
+    d.search("ds_next", "What saturates next: stages by the load at which they peg (last 15 minutes)",
+             THREADS_NOW + "\n"
+             "| stats avg(busy_pct) AS busy_pct BY host ingest_pipe stage\n"
+             "| where busy_pct>=`ingest_doctor_headroom_min_busy_pct` AND busy_pct<`ingest_doctor_thread_busy_pct`\n"
+             "| eval at_load_x=round(100/busy_pct, 1), busy_pct=round(busy_pct, 1)\n"
+             "| sort 0 at_load_x host ingest_pipe stage\n"
+             "| head 8\n"
+             "| table host ingest_pipe stage busy_pct at_load_x\n"
+             "| rename ingest_pipe AS \"pipeline set\" busy_pct AS \"busy % of one core\" at_load_x AS \"pegs at x load\"")
+    d.search("ds_hec_thread", "HEC thread busy % per host (top 5): dutycycle and the collector's /proc name", HEC_THREAD)
     d.search("ds_hec_findings_ann", "HEC findings as annotations (KV store ingest_doctor_findings)",
              findings_annotations("bottleneck=\"hec_input\""))
-    d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the HEC hosts (tstats over metrics.log)",
-             QUEUE_BASE.replace(HOSTS + " ", HOSTS + " [search `ingest_doctor_index_introspection` "
-                                "component=HttpEventCollector " + HOSTS + " | stats count BY host | fields host] ", 1)
-             + "\n| where isnotnull(stage)\n| " + host_set() + "\n| " + top_chart("fill_pct", threshold="queue_fill_pct"))
-    d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time, 1 in 100 events sampled)",
-             "`ingest_doctor_hec_data`\n| eval lag_s=_indextime-_time\n| bin _time span=5m\n"
+    d.search("ds_hec_queues", "Fullest queue per host and pipeline set on the 5 HEC hosts with the fullest queues "
+             "(tstats over metrics.log)", HEC_QUEUES)
+    d.search("ds_hec_lag", "Ingestion lag of HEC data per receiving indexer (_indextime - _time), last 15 minutes, "
+             "1 in " + str(LAG_SAMPLE) + " events sampled",
+             "`ingest_doctor_hec_data` " + RECENT + "\n| eval lag_s=_indextime-_time\n| bin _time span=1m\n"
              "| stats perc95(lag_s) AS p95 BY _time splunk_server\n"
-             "| eval series=splunk_server\n| " + top_chart("p95", span="5m"),
-             earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=100)
-    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's config events)",
-             HEC_SETTINGS)
+             "| eval series=splunk_server\n| " + top_chart("p95", span="1m"),
+             earliest="$global_time.earliest$", latest="$global_time.latest$", sampleRatio=LAG_SAMPLE)
+    d.search("ds_hec_settings", "HEC settings per instance (REST data/inputs/http, and the collector's latest config "
+             "event, last two days: it is sent daily)", HEC_SETTINGS, **CONFIG_RANGE)
     d.search("ds_open_findings", "Open findings (KV store ingest_doctor_findings)",
              FINDINGS_BASE + "\n| search status=\"open\" " + HOSTS + "\n| sort severity_rank - last_seen_epoch\n"
              "| table severity host bottleneck pipeline_set summary advice settings detected last_seen\n"
@@ -262,10 +302,12 @@ def _throughput_panels(d: Dash) -> None:
                             "open finding": {"width": 170}, "what to change": {"width": 440}},
            "count": 8},
           context={"stateColors": states, "stateText": text_on(states)},
-          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$")])
+          eventHandlers=[link("ingest_doctor_pipeline_sets", host="$row.host.value$", pset="$row.pipeline_set.value$",
+                              scope="$scope$")])
     d.add("viz_flow", "splunk.sankey", "Deployment flow: senders, heavy forwarders, indexers (red: blocked by a root cause)",
           "ds_flow",
-          "Width: KB/s (receivers' tcpin_connections; HEC clients per host). Red: held back by the ROOT CAUSE.",
+          "Last 15 minutes. Width: KB/s (receivers' tcpin_connections; universal forwarders as one sender per "
+          "receiver; HEC clients per host). Red: held back by the ROOT CAUSE.",
           {"colorMode": "dynamic", "linkValues": "> primary | seriesByName(\"kbps\")",
            "linkColors": "> primary | seriesByName(\"state\") | matchValue(flowColors)", "linkOpacity": 0.6,
            "labelDisplay": "off"},
@@ -281,7 +323,8 @@ def _throughput_panels(d: Dash) -> None:
         t, _, opts = single(title, field, unit, under=under)
         d.add(vid, "splunk.singlevalue", t, "ds_hec_kpi", options=opts)
     d.add("viz_hec_eps", "splunk.line", "Events/s per host: top 5", "ds_hec_eps",
-          "_introspection HttpEventCollector instance totals per minute; the 5 busiest hosts, the rest summed as \"others\".",
+          "_introspection HttpEventCollector instance totals per 5 minutes; the 5 busiest hosts, the rest summed as "
+          "\"others\".",
           line_opts("events/s"))
     d.add("viz_hec_mbps", "splunk.line", "MB/s received per host: top 5", "ds_hec_mbps",
           "The 5 hosts receiving most, the rest summed as \"others\".", line_opts("MB/s"))
@@ -313,19 +356,22 @@ def _diagnosis_panels(d: Dash) -> None:
     d.add("viz_hec_health", "splunk.table", "HEC health probes by host and code", "ds_hec_health",
           "/services/collector/health: 17 healthy; 18-20 unhealthy (queues full / ack service unavailable).")
     d.add("viz_hec_thread", "splunk.line", "HEC thread busy % of one core per host: top 5", "ds_hec_thread",
-          "Top 5 (max). Dashed: raise dedicatedIoThreads. \"%s\": the name both HEC threads share."
+          "Max per 2 minutes, top 5. Dashed: raise dedicatedIoThreads. \"%s\": the name both HEC threads share."
           % PROC_HEC_SUFFIX.strip(" ()"),
           dict(line_opts("% of one core", 100), **ANNOTATION_OPTS),
           dataSources={"primary": "ds_hec_thread", "annotation": "ds_hec_findings_ann"},
-          eventHandlers=[link("ingest_doctor_thread_activity")])
+          eventHandlers=[link("ingest_doctor_thread_activity", scope="$scope$")])
     d.add("viz_hec_queues", "splunk.line", "Fullest queue on the HEC hosts, per host and set: top 5", "ds_hec_queues",
-          "Max per minute over a host and set's queues; the rest as \"others\". Full: HEC answers 503.",
-          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets")])
-    d.add("viz_hec_lag", "splunk.line", "Ingestion lag p95 per receiving indexer (s): top 5", "ds_hec_lag",
-          "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in 100 sampled.",
+          "The %d HEC hosts whose queues came fullest; max per minute over a set's queues, the rest as \"others\". "
+          "Full: HEC answers 503." % TOP_HOSTS,
+          line_opts("fill %", 100), eventHandlers=[link("ingest_doctor_pipeline_sets", scope="$scope$")])
+    d.add("viz_hec_lag", "splunk.line", "Ingestion lag p95 per receiving indexer (s), last 15 minutes: top 5",
+          "ds_hec_lag",
+          "_indextime - _time of HEC data (ingest_doctor_hec_data), 1 in %d events sampled." % LAG_SAMPLE,
           line_opts("seconds"))
     d.add("viz_hec_settings", "splunk.table", "Current HEC settings (REST /services/data/inputs/http)", "ds_hec_settings",
-          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector.")
+          "inputs.conf [http] per instance (0 = automatic); heavy forwarders through the collector's latest config "
+          "(last two days, whatever the time range: it is sent daily).")
     d.add("viz_open_findings", "splunk.table", "Open findings and what to change", "ds_open_findings",
           "From the KV store ingest_doctor_findings; since when and the evidence on the findings dashboard: click a row.",
           # each column's longest word on one line (pipeline_set_imbalance, pipelineSetSelectionPolicy)

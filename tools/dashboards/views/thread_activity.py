@@ -1,7 +1,8 @@
 """Thread activity: which splunkd thread is pegged, on which host."""
 from __future__ import annotations
 
-from spl import (BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, TH, empty_message, host_set,
+from spl import (BUSIEST_HOSTS, BUSY_PCT, DUTYCYCLE_BASE, HOSTS, PROC_HEC_SUFFIX, PROC_HEC_THREAD, RECENT, RECENT_S, TH,
+                 empty_message, host_set,
                  top_chart)
 from studio import CRIT, OK, WARN, Dash
 from widgets import busy_bands, line_opts, table_colors
@@ -9,6 +10,8 @@ from widgets import busy_bands, line_opts, table_colors
 from ingest_doctor import model  # noqa: E402  (spl puts bin/ on the path)
 
 
+# Indexers and heavy forwarders by default, universal forwarders one choice away (widgets.pipeline_scope).
+PIPELINE_SCOPE = True
 NAME, LABEL = "ingest_doctor_thread_activity", "Thread activity"
 DESCRIPTION = ("Which splunkd thread is pegged, on which host? Busy % of one core per host and thread (metrics.log "
                "dutycycle in both layouts, and the collector's per-thread CPU), threads over the threshold, and a "
@@ -18,19 +21,47 @@ LAYOUT = ((340, ("viz_threads_time", 3), ("viz_trap_text", 2)),
           (300, "viz_thread_drill"))
 
 
+# Issue 35: the tables are counted per host, set and thread inside the searches (one row each, not one per minute):
+# metrics.log's samples in one stats, the collector's in mstats (its samples over the threshold are not counted
+# there: "% of range over" is empty on its rows).
+THREADS_TABLE = (
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) " + HOSTS + "\n"
+    "| `ingest_doctor_dutycycle_samples`\n"
+    "| addinfo\n"
+    "| stats latest(busy_pct) AS latest_pct avg(eval(if(_time>=info_max_time-" + str(RECENT_S) + ", busy_pct, null()))) "
+    "AS recent_pct avg(busy_pct) AS avg_pct max(busy_pct) AS max_pct "
+    "count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over count AS samples BY host ingest_pipe thread origin\n"
+    "| append [| mstats latest(_value) AS latest_pct avg(_value) AS avg_pct max(_value) AS max_pct count(_value) AS samples "
+    "WHERE `ingest_doctor_metrics_index` metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " BY host thread "
+    "| append [| mstats avg(_value) AS recent_pct WHERE `ingest_doctor_metrics_index` "
+    "metric_name=\"ingest_doctor.thread.busy_pct\" " + HOSTS + " " + RECENT + " BY host thread] "
+    "| stats first(latest_pct) AS latest_pct first(recent_pct) AS recent_pct first(avg_pct) AS avg_pct "
+    "first(max_pct) AS max_pct first(samples) AS samples BY host thread "
+    "| eval thread=lower(thread), ingest_pipe=\"none\", origin=\"collector\"]\n"
+    "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\""
+)
+# The drilldown's thread on its host, or on the BUSIEST_HOSTS hosts where that thread peaked highest (a subsearch).
+DRILL = (
+    "`ingest_doctor_metrics_log` TERM(group=dutycycle) $thread$ " + HOSTS + " host=\"$drill_host$\" "
+    "[| tstats max(PREFIX(ratio=)) AS ratio where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) "
+    "TERM(thread=$thread$) " + HOSTS + " host=\"$drill_host$\" by host | sort 0 - ratio host "
+    "| head " + str(BUSIEST_HOSTS) + " | fields host]\n"
+    "| `ingest_doctor_dutycycle_rows`\n"
+    "| search thread=\"$thread$\" ingest_pipe=\"$pset$\"\n"
+)
+
+
 def _searches(d: Dash) -> None:
-    """Busy % per thread from the dutycycle base search, and splunkd CPU against the cores."""
-    d.search("ds_dc", "Thread busy % of one core (metrics.log dutycycle, both layouts, and the collector)",
-             DUTYCYCLE_BASE)
+    """Busy % per thread: the busiest hosts' series, the per-thread table, the drilldown; splunkd CPU against the
+    cores."""
+    d.search("ds_dc", "Thread busy %% of one core on the %d hosts whose busiest thread peaked highest (metrics.log "
+             "dutycycle, both layouts, and the collector)" % BUSIEST_HOSTS, DUTYCYCLE_BASE)
     d.chain("ds_threads_time", "Busy % per host and thread (top 5)", "ds_dc",
             "| " + host_set() + ".\" \".thread.if(thread==\"{}\", \"{}\", \"\")\n| ".format(PROC_HEC_THREAD, PROC_HEC_SUFFIX)
             + top_chart("busy_pct", threshold="thread_busy_pct"))
-    d.chain("ds_threads_over", "Threads at or over the threshold", "ds_dc",
-            "| eventstats max(_time) AS last_time\n"
-            "| eval recent=if(_time>last_time-900, busy_pct, null())\n"
-            "| stats latest(busy_pct) AS latest_pct avg(recent) AS recent_pct avg(busy_pct) AS avg_pct "
-            "max(busy_pct) AS max_pct count(eval(busy_pct>=`ingest_doctor_thread_busy_pct`)) AS samples_over "
-            "count AS samples values(origin) AS origin BY host ingest_pipe thread\n"
+    d.search("ds_threads", "Busy % per host, set and thread over the range (metrics.log dutycycle samples, the "
+             "collector)", THREADS_TABLE)
+    d.chain("ds_threads_over", "Threads at or over the threshold", "ds_threads",
             "| where max_pct>=`ingest_doctor_thread_busy_pct`\n"
             "| eval recent_pct=round(recent_pct, 1), avg_pct=round(avg_pct, 1), "
             "over_pct=round(samples_over/samples*100, 0)\n"
@@ -39,16 +70,14 @@ def _searches(d: Dash) -> None:
             "| rename latest_pct AS \"latest %\" recent_pct AS \"last 15 min %\" max_pct AS \"max %\" "
             "avg_pct AS \"range avg %\" over_pct AS \"% of range over\"\n"
             + empty_message("No thread reached ingest_doctor_thread_busy_pct in this time range on the selected hosts."))
-    d.chain("ds_threads_heat", "Host x thread, latest busy % (the busier pipeline set)", "ds_dc",
-            "| stats latest(busy_pct) AS busy_pct BY host ingest_pipe thread\n"
-            "| stats max(busy_pct) AS busy_pct BY thread host\n"
+    d.chain("ds_threads_heat", "Host x thread, latest busy % (the busier pipeline set)", "ds_threads",
+            "| stats max(latest_pct) AS busy_pct BY thread host\n"
             "| eventstats max(busy_pct) AS thread_max BY thread\n"
             "| where thread_max>=1\n"
             "| sort 0 - thread_max thread - busy_pct\n"
             "| table thread host busy_pct")
-    d.chain("ds_thread_drill", "Selected thread over time", "ds_dc",
-            "| search thread=\"$thread$\" host=\"$drill_host$\"\n"
-            "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
+    d.search("ds_thread_drill", "Selected thread over time (its host, or the hosts where it peaked highest)",
+             DRILL + "| " + host_set() + "\n| " + top_chart("busy_pct", threshold="thread_busy_pct"))
     d.search("ds_cpu_trap", "splunkd CPU against the host's cores (collector, mstats)",
              "| mstats avg(_value) AS value WHERE `ingest_doctor_metrics_index` "
              "(metric_name=\"ingest_doctor.splunkd.cpu_pct\" OR metric_name=\"ingest_doctor.host.cores\") " + HOSTS
