@@ -15,12 +15,10 @@ dutycycle decides.
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 COMM_MAX = 15
 

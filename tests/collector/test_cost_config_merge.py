@@ -3,12 +3,12 @@ readstep.ConfigMerge, which works out what the readings give once per set of rea
 about once a minute) instead of merging them again every poll. Pinned here: over polls where a
 reading changes, stays the same object, comes, and goes, what it gives equals readstep.merge_config."""
 import copy
+from dataclasses import asdict, replace
 
 from fakes.collector_http import scenario_bodies
 from ingest_doctor.evidence import Config, Evidence, HostCpu
 from ingest_doctor.read import readstep
 from ingest_doctor.read.endpoints import COLLECTOR, Fetched
-from ingest_doctor.record import asdict, replace
 
 
 def _bodies():

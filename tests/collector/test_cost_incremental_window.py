@@ -8,6 +8,7 @@ its groupings equal those of the whole merged window and its findings equal judg
 for the same scenarios and runs, under several thresholds."""
 import os
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -19,7 +20,6 @@ from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import sanitise
 from ingest_doctor.evidence import (CpuSample, Evidence, HecProbe, PipelineSetLoad, QueueSample, ThreadSample)
 from ingest_doctor.read.snapshot import load_snapshot
-from ingest_doctor.record import replace
 
 SCEN = SCENARIOS_DIR
 SCENARIOS = sorted(n for n in os.listdir(SCEN) if os.path.isdir(os.path.join(SCEN, n)))

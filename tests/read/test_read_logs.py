@@ -152,7 +152,7 @@ def test_pick_takes_from_a_line_what_parse_kv_gives_its_keys(seed):
 
 def test_the_groups_read_give_what_they_gave_when_every_pair_was_read():
     """Each handler reads only the keys it names: the evidence is what it was from the whole line."""
-    from ingest_doctor.record import asdict
+    from dataclasses import asdict
     lines = [H + b for b in (
         "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=450, current_size=900, largest_size=1000",
         "group=queue, ingest_pipe=2, name=typingqueue, blocked=true, max_size=500, current_size=499",
@@ -250,7 +250,7 @@ def test_lines_read_by_their_layout_give_what_each_line_read_alone_gives(seed, m
     read, groups whose names are as long)."""
     import random
     from ingest_doctor.read import kvlayout
-    from ingest_doctor.record import asdict
+    from dataclasses import asdict
     rnd = random.Random(seed)
     bodies = [
         "group=tcpin_connections, 10.1.0.%d:5000:9997, connectionType=cooked, sourceHost=10.1.0.%d, "

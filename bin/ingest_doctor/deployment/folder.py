@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
 from ingest_doctor.read.snapshot import SnapshotError, load_snapshot, recorded_thresholds
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Mapping, Optional, Tuple
     from ingest_doctor.deployment.topology import Instance
 
 META = "deployment.json"

@@ -8,13 +8,13 @@ it links the findings as they are and rewrites the symptom's summary and advice 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ingest_doctor import model
 from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
-from ingest_doctor.record import replace
 
 
 def _worst(fs: List[Finding]) -> Optional[Finding]:

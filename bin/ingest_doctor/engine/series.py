@@ -9,14 +9,12 @@ that reached the threshold otherwise is a spike: `info` at most.
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import dataclass
 from operator import itemgetter
+from typing import List, Optional, Sequence, Tuple
 
-from ingest_doctor.record import Record
 from ingest_doctor.thresholds import Thresholds
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple
 
 _time = itemgetter(0)
 
@@ -25,16 +23,14 @@ SPIKE = "spike"
 OK = "ok"
 
 
-class Judgement(Record):
-    __slots__ = ("level", "value", "peak", "window", "samples", "span_s")
-
-    def __init__(self, level: str, value: float, peak: float, window: str, samples: int, span_s: float = 0.0):
-        self.level = level      # sustained | spike | ok
-        self.value = value      # the representative value (average/median that decided, or the latest)
-        self.peak = peak
-        self.window = window    # e.g. "10m", "3 of 4 samples", "sample"
-        self.samples = samples
-        self.span_s = span_s
+@dataclass
+class Judgement:
+    level: str  # sustained | spike | ok
+    value: float  # the representative value (average/median that decided, or the latest)
+    peak: float
+    window: str  # e.g. "10m", "3 of 4 samples", "sample"
+    samples: int
+    span_s: float = 0.0
 
 
 def median(values: Sequence[float]) -> float:

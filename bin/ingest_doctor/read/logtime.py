@@ -5,9 +5,10 @@ second, so the epoch of each (date, time, zone) prefix is computed once.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple
+
+
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, Optional, Tuple
     from ingest_doctor.evidence import Evidence
 
 _cache: Dict[str, Optional[float]] = {}

@@ -11,13 +11,12 @@ import json
 import math
 import re
 from collections import namedtuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ingest_doctor import model
 from ingest_doctor.evidence import CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Union
     Body = Union[bytes, str, dict, list]
     Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]
 

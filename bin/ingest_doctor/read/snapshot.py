@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ingest_doctor.read import hec, logtime, readstep, rest
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 MAX_REST_BYTES = readstep.MAX_BODY_BYTES   # a REST body larger than this is not a splunkd answer
 MAX_LOG_BYTES = 512 * 1024 * 1024         # a larger log: only its last MAX_LOG_BYTES are read
