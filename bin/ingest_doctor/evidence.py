@@ -21,6 +21,7 @@ without a policy fails at import (`policies`), so a new field cannot be silently
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Tuple
 
@@ -34,6 +35,15 @@ AVERAGES = "averages"   # samples over time whose averages (window != "sample") 
 #                         every poll's samples, the newest poll's averages
 PER_READ = "per_read"   # about one reading (not judged, problems): reported with it, not kept across polls
 MERGES = (LATEST, NAMES, SAMPLES, AVERAGES, PER_READ)
+
+# A sample's `window` when it is an average: minutes ("10m") or seconds ("900s").
+WINDOW = re.compile(r"(\d+(?:\.\d+)?)([ms])")
+
+
+def window_minutes(window: Optional[str]) -> Optional[float]:
+    """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
+    m = WINDOW.fullmatch(window or "")
+    return None if m is None else float(m.group(1)) / (60.0 if m.group(2) == "s" else 1.0)
 
 
 @dataclass(frozen=True)

@@ -101,8 +101,7 @@ CPU_PLAUSIBLE_SLACK_PCT = 10.0
 _CANONICAL = {s.metrics_queue: s.queue for s in STAGES if s.queue}
 _CANONICAL.update({q.lower(): q for q in INPUT_QUEUES})
 
-TITLE = r"^(?P<name>[A-Za-z_][\w-]*?)(?:\.(?P<pset>\d+))?$"
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+TITLE = re.compile(r"(?P<name>[A-Za-z_][\w-]*?)(?:\.(?P<pset>\d+))?")
 
 
 def canonical_queue(name: str) -> str:
@@ -119,14 +118,7 @@ def canonical_queue(name: str) -> str:
 
 def split_queue_title(title: str) -> Tuple[str, Optional[int]]:
     """REST titles carry the pipeline set: `parsingQueue.2` -> ('parsingQueue', 2)."""
-    name, dot, pset = title.rpartition(".")
-    if not dot:
-        name, pset = title, ""
-    if (name[:1].isalpha() or name[:1] == "_") and _NAME_CHARS.issuperset(name) \
-            and (pset.isdecimal() or not dot):
-        # a title as splunkd writes them, read without compiling TITLE (a process start pays ~0.5 ms)
-        return canonical_queue(name), (int(pset) if dot else None)
-    m = re.match(TITLE, title)
+    m = TITLE.fullmatch(title)
     if not m:
         return canonical_queue(title), None
     pset = m.group("pset")

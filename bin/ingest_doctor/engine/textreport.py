@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 from typing import List
 
+from ingest_doctor.evidence import window_minutes
 from ingest_doctor.findings import Headroom, Recommendation, Report
 
 WIDTH = 100
@@ -30,16 +31,12 @@ def headroom_sentence(h: Headroom) -> str:
         now, then = "%s events/s" % _n(h.eps), "%s events/s" % _n(h.saturates_eps)
     else:
         now, then = "%s KB/s" % _n(h.kbps), "%s KB/s" % _n(h.saturates_kbps)
-    when = "%s averages" % h.window if re_minutes(h.window) else h.window
+    when = "%s averages" % h.window if window_minutes(h.window) is not None else h.window
     if h.pegged:
         return "%s: %.0f%% of one core for %s: at its limit, no headroom (none left; %s)" % (where, h.busy_pct, now,
                                                                                            when)
     text = "%s: %.0f%% of one core for %s: about %s before it pegs" % (where, h.busy_pct, now, then)
     return text + " (%s)" % "; ".join(x for x in (when, h.caveat) if x)
-
-
-def re_minutes(window: str) -> bool:
-    return bool(window) and window[:-1].isdigit() and window.endswith("m")
 
 
 def render(report: Report) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.evidence import Evidence, policies
+from ingest_doctor.evidence import Evidence, policies, window_minutes
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
@@ -40,26 +40,6 @@ SRC_PROCESSES = "rest services/server/status/resource-usage/splunk-processes"
 
 def r1(v: float) -> float:
     return round(v, 1)
-
-
-WINDOW = r"^(\d+(?:\.\d+)?)([ms])$"
-
-
-@functools.lru_cache(maxsize=256)      # a handful of distinct windows, asked once a sample
-def window_minutes(window: str) -> Optional[float]:
-    """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
-    window = window or ""
-    num, unit = window[:-1], window[-1:]
-    if "\n" not in window:     # WINDOW without compiling it (a process start pays ~0.2 ms)
-        whole, dot, frac = num.partition(".")
-        if unit not in ("m", "s") or not whole.isdecimal() or (dot and not frac.isdecimal()):
-            return None
-    else:                       # WINDOW's `$` before a newline: rare, read by the pattern itself
-        m = re.match(WINDOW, window)
-        if not m:
-            return None
-        num, unit = m.groups()
-    return float(num) / (60.0 if unit == "s" else 1.0)
 
 
 def pset_text(pset: Optional[int]) -> str:
