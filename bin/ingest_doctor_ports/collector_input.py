@@ -17,7 +17,7 @@ import traceback
 from typing import Any, Dict, Optional
 from xml.sax.saxutils import escape, quoteattr
 
-from splunklib.modularinput import Argument, Event, EventWriter, Scheme, Script
+from splunklib.modularinput import Argument, EventWriter, Scheme, Script
 
 from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
 from ingest_doctor.collector import gate
@@ -32,25 +32,6 @@ SOURCETYPES = {"metrics": "ingest_doctor:metrics", "config": "ingest_doctor:conf
                "finding": "ingest_doctor:finding"}
 _TYPES = {"string": Argument.data_type_string, "number": Argument.data_type_number,
           "boolean": Argument.data_type_boolean}
-
-
-class JsonEvent(Event):
-    """splunklib's Event, serialised by string formatting instead of an ElementTree
-    per event: the same XML (a test compares them) at a fraction of the CPU, which
-    matters at ~100 metric events a poll."""
-
-    def write_to(self, stream: Any) -> None:
-        parts = ["<event", "" if self.stanza is None else " stanza=%s" % quoteattr(self.stanza),
-                 ' unbroken="%d">' % int(self.unbroken)]
-        if self.time is not None:
-            parts.append("<time>%s</time>" % escape(str(self.time)))
-        for tag, value in (("source", self.source), ("sourcetype", self.sourceType), ("index", self.index),
-                           ("host", self.host), ("data", self.data)):
-            if value is not None:
-                parts.append("<%s>%s</%s>" % (tag, escape(value), tag))
-        parts.append("<done /></event>" if self.done else "</event>")
-        # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
-        stream.write("".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii"))
 
 
 class Stopped(BaseException):
@@ -284,14 +265,13 @@ class CollectorInput(Script):
                 tails = {kind: "</time><sourcetype>%s</sourcetype>%s<data>" % (
                     escape(st), "" if indexes.get(kind) is None else "<index>%s</index>" % escape(indexes[kind] or ""))
                     for kind, st in SOURCETYPES.items()}
-                dumps = _compact_encoder()
                 opening: Dict[Any, str] = {}        # (kind, time) -> an event's XML up to <data>: a poll has few
                 for out in result.events:
                     start = opening.get((out.kind, out.time))
                     if start is None:
                         start = opening[(out.kind, out.time)] = head + "%.3f" % out.time + tails[out.kind]
                     parts.append(start)
-                    parts.append(escape(dumps(out.data)))
+                    parts.append(escape(json.dumps(out.data, separators=(",", ":"))))
                     parts.append("</data><done /></event>")
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
                 # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
@@ -306,18 +286,6 @@ class CollectorInput(Script):
         finally:
             life.writing = False
         life.check()
-
-
-def _compact_encoder() -> Any:
-    """json.JSONEncoder(separators=(",", ":")).encode, its C encoder made once for all of a poll's events
-    (JSONEncoder.encode makes one an event: most of encoding a small event)."""
-    enc = json.JSONEncoder(separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return enc.encode
-    iterencode = make({}, enc.default, json.encoder.encode_basestring_ascii, None, enc.key_separator,
-                      enc.item_separator, enc.sort_keys, enc.skipkeys, enc.allow_nan)
-    return lambda o: "".join(iterencode(o, 0))
 
 
 def run(argv, stdin, stdout, stderr) -> int:

@@ -94,22 +94,6 @@ def test_events_md_names_every_metric_the_collector_writes():
         assert "`%s`" % name in doc, name
 
 
-def test_fast_event_xml_equals_splunklibs():
-    from splunklib.modularinput import Event
-    shell = _shell()
-    cases = [dict(data='{"a":"<&>\\u00e9"}', stanza="ingest_doctor_introspection://local", time="1.500",
-                  index="m", sourcetype="ingest_doctor:metrics"),
-             dict(data="x", stanza="st\u00e9 \"q\"", time=None, index=None, sourcetype=None, host="h", source="s")]
-    for kw in cases:
-        a, b = io.StringIO(), io.StringIO()
-        Event(**kw).write_to(a)
-        shell.JsonEvent(**kw).write_to(b)
-        import xml.etree.ElementTree as ET
-        ea, eb = ET.fromstring(a.getvalue()), ET.fromstring(b.getvalue())
-        assert ea.attrib == eb.attrib
-        assert [(c.tag, c.text) for c in ea] == [(c.tag, c.text) for c in eb]
-
-
 def test_inputs_conf_ships_one_enabled_local_instance_without_interval():
     # The add-on goes only where the collector runs (indexers, heavy forwarders, standalone), so
     # its one instance is on: installing it is the whole setup (README "Install").

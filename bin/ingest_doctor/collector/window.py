@@ -37,8 +37,7 @@ class Window:
     are held: memory is bounded whatever the interval.
 
     The merged lists are kept up to date poll by poll (a poll adds its part, a poll that leaves
-    cuts its part out), so `merged` costs a copy, not a rebuild; `rebuilt` is the same from the
-    polls themselves. The diagnosis judges incrementally too: `parts` hands it the rules' groupings
+    cuts its part out), so `merged` costs a copy, not a rebuild. The diagnosis judges incrementally too: `parts` hands it the rules' groupings
     (series by queue, by thread) poll by poll, each poll grouped once and kept while it stays in
     the window, so judging a poll regroups only that poll, not the window.
     """
@@ -189,17 +188,6 @@ class Window:
         """One Evidence of the window: the newest poll's LATEST values and NAMES, every poll's
         SAMPLES, every poll's instant AVERAGES samples and the newest poll's averages."""
         return self._evidence(lambda name: list(self._lists[name]))
-
-    def rebuilt(self) -> Evidence:
-        """What `merged` keeps up to date, built from the polls themselves (the tests' reference)."""
-        def from_polls(name: str) -> List[Any]:
-            last = self.polls[-1]
-            out: List[Any] = []
-            for p in self.polls:
-                items = getattr(p, name)
-                out.extend(items if p is last or self._fields[name] == SAMPLES else _instant(items))
-            return out
-        return self._evidence(from_polls)
 
     def _evidence(self, lists: Callable[[str], List[Any]]) -> Evidence:
         """The newest poll's LATEST values and NAMES, and each list field as `lists(name)` gives it."""
