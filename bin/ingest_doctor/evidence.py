@@ -358,8 +358,6 @@ def policies(cls: type = Evidence) -> Dict[str, Policy]:
     return out
 
 
-POLICIES = policies(Evidence)
-
 
 def known(value: Any) -> bool:
     """A value that says something: not None, not an empty string, list or dict."""

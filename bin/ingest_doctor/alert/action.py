@@ -63,7 +63,6 @@ from ingest_doctor.findings import Finding, Report, severity_rank
 
 EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
 FALLBACK_INDEX = "ingest_doctor"
-SOURCETYPE = "ingest_doctor:finding"
 SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
 RELAY_DETECTOR = "collector"    # the only detector whose findings the relay search hands over

@@ -58,7 +58,6 @@ FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "
 DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
 CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
 MAX_ERROR = 300
-JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 

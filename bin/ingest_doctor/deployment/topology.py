@@ -62,9 +62,6 @@ class Topology:
     # sender host -> [(address as the sender names it, receiver host or None when absent)]
     receivers: Dict[str, List[Tuple[str, Optional[str]]]] = field(default_factory=dict)
 
-    def senders_of(self, host: str) -> List[str]:
-        return sorted({e.sender for e in self.edges if e.receiver == host and e.sender_known})
-
 
 def bare(address: str) -> str:
     """'10.0.0.11:9997' -> '10.0.0.11', 'idx-02.example.com:9997' -> 'idx-02.example.com', '[::1]:9997' -> '::1'."""

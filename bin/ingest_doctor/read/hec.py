@@ -15,8 +15,6 @@ from ingest_doctor.read.rest import as_float, as_int, as_str, error_message, loa
 
 
 SOURCE = "hec/health.json"
-HEALTHY = model.HEC_HEALTHY
-UNHEALTHY = model.HEC_UNHEALTHY
 
 
 class HecProbeError(ValueError):

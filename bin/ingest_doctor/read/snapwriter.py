@@ -20,7 +20,6 @@ SECRET_KEYS = {"token", "password", "pass4symmkey", "sslpassword", "sslkeysfilep
 # Any key containing one of these (case-insensitive) is a secret too: `*token*`, `*password*`, `*secret*`, ...
 SECRET_PARTS = ("token", "password", "passwd", "secret", "pass4symmkey", "accesskey", "access_key", "privatekey",
                 "private_key", "apikey", "api_key", "credential", "sessionkey", "session_key")
-REDACTED = "********"
 
 # Lines of splunkd.log the engine uses (HEC replies, listener, output and index processor pauses, and the
 # forwarder's failed connections to its receivers).
