@@ -8,8 +8,10 @@ Each pipeline set runs the same chain:
 A stage drains the queue in front of it. When several queues are full, the
 stage draining the *last* full queue is the bottleneck: everything upstream
 backs up behind it. Python reads this module; SPL reaches the same facts
-through `lookups/ingest_doctor_pipeline.csv`, which `tools/gen_lookups.py`
-writes from `PIPELINE_ROWS` (a test proves the two are equal).
+through `lookups/ingest_doctor_pipeline.csv` and
+`lookups/ingest_doctor_hec_reply_codes.csv`, which `tools/gen_conf.py` writes
+from `pipeline_rows()` and `hec_code_rows()` (tests/gates/test_gates_generated.py
+fails when a lookup differs from what it would write).
 """
 from __future__ import annotations
 

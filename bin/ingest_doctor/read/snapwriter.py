@@ -1,7 +1,8 @@
 """Writing a snapshot folder (contract section 1): layout, secret removal, search exports.
 
-Pure: the CLI fetches bodies with splunklib and hands them here. Nothing that
-can authenticate (HEC token values, passwords, pass4SymmKey) is ever written.
+The CLI's `snapshot` command (cli.py) reads splunkd through its port and the read
+step, and hands the bodies here. Nothing that can authenticate (HEC token values,
+passwords, pass4SymmKey) is ever written.
 """
 from __future__ import annotations
 
