@@ -12,16 +12,15 @@ A series that crossed a threshold without being sustained gives `info` at most.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional, Union
+from typing import Mapping, Optional, Union
 
 from ingest_doctor.engine import rules
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Report
+from ingest_doctor.engine.rules.state import Parts
 
-if TYPE_CHECKING:
-    from ingest_doctor.engine.rules.state import Parts
-    ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
+ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
 
 __all__ = ["diagnose"]
 

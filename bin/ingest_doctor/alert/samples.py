@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ingest_doctor.evidence import QueueSample, ThreadSample
+from ingest_doctor.engine.rules.state import SeriesRun      # a run as the diagnosis reads it
 
 # (is a queue, thread or queue name, pipeline set, window, source, first index, end index)
 Run = Tuple[bool, str, Optional[int], str, str, int, int]
-if TYPE_CHECKING:
-    from ingest_doctor.engine.rules.state import SeriesRun      # a run as the diagnosis reads it
 
 
 class Samples:

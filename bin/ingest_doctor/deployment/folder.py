@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
+from typing import List, Mapping, Optional, Tuple
 
+from ingest_doctor.deployment.topology import Instance
 from ingest_doctor.read.snapshot import SnapshotError, load_snapshot, recorded_thresholds
-
-if TYPE_CHECKING:
-    from ingest_doctor.deployment.topology import Instance
 
 META = "deployment.json"
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")

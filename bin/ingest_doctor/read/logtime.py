@@ -5,10 +5,9 @@ import calendar
 import datetime
 import re
 import time
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Tuple
+from typing import Any, Iterable, Optional, Tuple
 
-if TYPE_CHECKING:
-    from ingest_doctor.evidence import Evidence
+from ingest_doctor.evidence import Evidence
 
 # The start of a metrics.log or splunkd.log line: `11-22-2025 09:59:30.000 +0000 ` (the zone is absent
 # from older layouts, then the time is UTC).

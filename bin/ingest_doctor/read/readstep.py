@@ -10,7 +10,7 @@ and the rest is read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_rest, error_kind, error_text,
@@ -19,8 +19,7 @@ from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
 
 _UNKNOWN = object()     # ConfigMerge: no part knows this LATEST value
 
-if TYPE_CHECKING:
-    Fetch = Callable[[Endpoint], Fetched]
+Fetch = Callable[[Endpoint], Fetched]
 
 MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed (memory bound)
 

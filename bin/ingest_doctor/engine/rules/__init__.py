@@ -9,6 +9,8 @@ advice, before not_judged when they need their configuration named).
 """
 from __future__ import annotations
 
+from typing import Callable, Optional, Tuple
+
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
@@ -16,13 +18,9 @@ from ingest_doctor.findings import Finding, Report, severity_rank
 from ingest_doctor.engine.rules import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
                indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
                thread_saturation, upstream)
-from ingest_doctor.engine.rules.state import State, start
+from ingest_doctor.engine.rules.state import Parts, State, start
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Optional, Tuple
-    from ingest_doctor.engine.rules.state import Parts
-    Rule = Callable[[State], None]
+Rule = Callable[[State], None]
 
 
 RULES: Tuple[Rule, ...] = (

@@ -18,6 +18,7 @@ the disk, not the CPU, limits it: the caveat says so with each estimate.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -28,9 +29,6 @@ from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import THREAD, State, ThreadState, start
 from ingest_doctor.engine.rules.upstream import SENDER
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 THRUPUT_NAME = "index_thruput"
 SIGNAL = "headroom_eps"         # events/s more before it pegs: 0 at or over its threshold

@@ -23,6 +23,7 @@ nothing to change here), receivers all idle leave the network.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List, Optional
 
 from ingest_doctor.engine import advice
 from ingest_doctor.engine.series import median
@@ -30,9 +31,6 @@ from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import EvidenceItem, Recommendation
 from ingest_doctor.engine.rules.state import Draft, State, r1
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
 
 # A total whose recent median is at least this share of its peak is flat at a ceiling.
 PLATEAU = 0.9

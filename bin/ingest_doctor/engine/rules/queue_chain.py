@@ -8,19 +8,16 @@ Everything upstream of the last full queue backs up behind its stage. Fills
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge_series
-from ingest_doctor.engine.rules.state import QueueState, State, r1, window_minutes
+from ingest_doctor.engine.rules.state import QueueState, SeriesRun, State, r1, window_minutes
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
-    from ingest_doctor.engine.rules.state import SeriesRun
-    QKey = Tuple[str, Optional[int]]
-    Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
+QKey = Tuple[str, Optional[int]]
+Avgs = Dict[QKey, Dict[str, Tuple[Optional[float], float, str]]]
 
 _NEVER_BLOCKED = Judgement(OK, 0.0, 0.0, "", 0)
 

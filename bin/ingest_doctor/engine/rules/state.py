@@ -12,7 +12,7 @@ import math
 import operator
 import re
 from dataclasses import dataclass, field, is_dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -20,17 +20,16 @@ from ingest_doctor.evidence import Evidence, policies, window_minutes
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
-if TYPE_CHECKING:
-    Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
-    # A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
-    # combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
-    # parts, each grouped once, so judging a window regroups only what the last poll changed.
-    Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
-    # An evidence list (threads, queues) may be a sequence that also hands out its samples as runs
-    # (`runs()`: name, pipeline set, window, source, times, values, blocked marks or None) and its
-    # pipeline sets (`psets()`): the action's (alert/samples.py Lean), read without making a sample object.
-    SeriesRun = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float],
-                      Optional[Sequence[int]]]
+Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+# A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
+# combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
+# parts, each grouped once, so judging a window regroups only what the last poll changed.
+Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
+# An evidence list (threads, queues) may be a sequence that also hands out its samples as runs
+# (`runs()`: name, pipeline set, window, source, times, values, blocked marks or None) and its
+# pipeline sets (`psets()`): the action's (alert/samples.py Lean), read without making a sample object.
+SeriesRun = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float],
+                  Optional[Sequence[int]]]
 
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"

@@ -7,26 +7,22 @@ goes to the chain's bottleneck. Fills `st.threads`.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model, threadnames
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.evidence import Evidence
+from ingest_doctor.evidence import Evidence, ThreadSample
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules import stage_cpu
-from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, State, ThreadState, busy_words, measure, r1,
-                                              window_minutes)
+from ingest_doctor.engine.rules.state import (HEC_SYMPTOM, STAGE_CPU, SeriesRun, State, ThreadState, busy_words,
+                                              measure, r1, window_minutes)
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
-    from ingest_doctor.evidence import ThreadSample
-    from ingest_doctor.engine.rules.state import SeriesRun
-    TKey = Tuple[str, Optional[int]]
-    Points = Dict[TKey, List[Tuple[Optional[float], float]]]
-    # (the threads' series, their averages over the sustained window, the pipeline sets' busiest-thread
-    # series, each series' source): a thread's series, then its pipeline sets' points.
-    Groups = Tuple[Points, Dict[TKey, Tuple[float, str]], Points, Dict[TKey, str], Dict[TKey, str]]
+TKey = Tuple[str, Optional[int]]
+Points = Dict[TKey, List[Tuple[Optional[float], float]]]
+# (the threads' series, their averages over the sustained window, the pipeline sets' busiest-thread
+# series, each series' source): a thread's series, then its pipeline sets' points.
+Groups = Tuple[Points, Dict[TKey, Tuple[float, str]], Points, Dict[TKey, str], Dict[TKey, str]]
 
 
 def group(ev: Evidence, window_min: float, single_pset: bool) -> Groups:
