@@ -1,10 +1,11 @@
 """A deployment folder (contract section 5): `deployment.json` (optional) and one snapshot folder per instance."""
 from __future__ import annotations
 
+import json
 import os
 from typing import List, Mapping, Optional, Tuple
 
-from ingest_doctor.deployment.topology import Instance
+from ingest_doctor.deployment.topology import Instance, uri_host
 from ingest_doctor.read.snapshot import SnapshotError, load_snapshot, recorded_thresholds
 
 META = "deployment.json"
@@ -33,8 +34,6 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
     thresholds.ThresholdError when an override is invalid."""
     if not is_deployment(path):
         raise SnapshotError("not a deployment folder (no snapshot subfolders): %s" % path)
-    import json     # here, with the topology: `diagnose` of one snapshot asks only is_deployment
-    from ingest_doctor.deployment.topology import Instance, uri_host
     name, problems = None, []
     meta_file = os.path.join(path, META)
     if os.path.exists(meta_file):
