@@ -33,12 +33,8 @@ class Samples:
     def add(self, queue: bool, name: str, pset: Optional[int], window: str, source: str,
             times: Sequence[float], values: Sequence[float], blocked: Optional[Sequence[int]] = None) -> None:
         start = len(self.times)
-        if type(times) is list and type(values) is list:        # as the rows give them: twice extend's speed
-            self.times.fromlist(times)
-            self.values.fromlist(values)
-        else:
-            self.times.extend(times)
-            self.values.extend(values)
+        self.times.extend(times)
+        self.values.extend(values)
         self.blocked.extend(blocked if blocked is not None else bytes(len(times)))
         self.runs.append((queue, name, pset, window, source, start, len(self.times)))
 
