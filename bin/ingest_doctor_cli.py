@@ -12,9 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
-
-from ingest_doctor import cli  # noqa: E402
+from ingest_doctor import cli
 
 TIMEOUT_S = 30
 EXPORT_MAX_BYTES = 512 * 1024 * 1024    # a search export of 30 minutes of a busy indexer's metrics.log

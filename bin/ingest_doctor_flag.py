@@ -12,17 +12,22 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # noqa: E402
+from typing import IO, List
 
-from typing import IO, List  # noqa: E402
-
-from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor.alert.payload import AlertError, describe, make_logger, parse_payload  # noqa: E402
+from ingest_doctor import exitcodes
+from ingest_doctor.alert.payload import AlertError, Logger, describe, make_logger, parse_payload
+from ingest_doctor_ports import logs
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
-    from ingest_doctor_ports.logfile import ACTION_LOG, LogFile
-    log = make_logger(stderr, LogFile(ACTION_LOG))     # also $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log
+    file = logs.file_logger(logs.ACTION_LOG)       # $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log
+    try:
+        return _run(argv, stdin, make_logger(stderr, logs.Sink(file)))
+    finally:
+        logs.close(file)
+
+
+def _run(argv: List[str], stdin: IO[str], log: Logger) -> int:
     if argv != ["--execute"]:
         log("ERROR", "usage", msg="run by splunkd as: ingest_doctor_flag.py --execute (JSON payload on stdin)")
         return exitcodes.USAGE
@@ -41,7 +46,7 @@ def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> i
         log("ERROR", exitcodes.category(e.code), msg=str(e), exit_code=e.code)
         return e.code
     except Exception as e:  # our bug: say so and where, exit with its own code
-        import traceback        # only here: importing it costs every run a few milliseconds
+        import traceback
         frame = traceback.extract_tb(e.__traceback__)[-1]
         log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e),
             at="%s:%d" % (os.path.basename(frame.filename), frame.lineno), exit_code=exitcodes.UNEXPECTED)

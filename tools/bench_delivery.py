@@ -115,7 +115,7 @@ def _port():
     return Port()
 
 
-@register("delivery", targets="detection within 3 polls at the default poll interval; a relay run << 60 s")
+@register("delivery")
 def delivery():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.delivery import messages

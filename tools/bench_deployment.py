@@ -30,7 +30,7 @@ write(root, hfs + idx)
 '''
 
 
-@register("diagnose_deployment", targets="< 10 s, < 300 MB for 50 instances")
+@register("diagnose_deployment")
 def diagnose_deployment():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     from ingest_doctor.deployment import folder

@@ -38,7 +38,7 @@ def _stats(xs):
             "max": round(max(xs), 1)}
 
 
-@register("webhook_latency", targets="onset -> webhook <= 35 s at the default 10 s poll")
+@register("webhook_latency")
 def webhook_latency():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -91,10 +91,10 @@ def webhook_latency():
             t.join(180)
         hooks = [v[0] for v in out.values() if v[0] is not None]
         msgs = [v[1] for v in out.values() if v[1] is not None]
-        h, m = _stats(hooks), _stats(msgs)
+        m = _stats(msgs)
         return {"poll_interval_s": float(POLL_S), "runs": RUNS,
-                "onset_to_webhook_s": "%s/%s/%s (min/median/max, %d of %d received)"
-                                      % (h.get("min"), h.get("median"), h.get("max"), h["n"], RUNS),
+                # a run whose POST never came counts as missing the budget, not as absent
+                "onset_to_webhook_s": [round(x, 1) for x in hooks] + [float("inf")] * (RUNS - len(hooks)),
                 "onset_to_instance_message_s": "%s/%s/%s (min/median/max, %d of %d posted)"
                                                % (m.get("min"), m.get("median"), m.get("max"), m["n"], RUNS)}
     return work
@@ -104,7 +104,7 @@ LAGS = (0.0, 90.0, 300.0)
 PHASES = 10
 
 
-@register("relay_lag", targets="every finding delivered once at every lag (0, 90, 300 s)")
+@register("relay_lag")
 def relay_lag():
     sys.path.insert(0, os.path.join(ROOT, "bin"))
     sys.path.insert(0, os.path.join(ROOT, "tests"))

@@ -2,8 +2,9 @@
 """Assemble the installable search-head app folder build/ingest_doctor/ from an allow-list.
 
 Only what Splunk reads goes in: app.manifest, README.md, LICENSE, default/, metadata/,
-bin/ (with the vendored bin/lib from `make deps`), lookups/, appserver/, static/ and the
-README/ folder of .spec files. Never: tests, tools, node_modules, dotfiles, __pycache__. Of
+bin/, lookups/, appserver/, static/ and the README/ folder of .spec files. Of bin/, never
+bin/lib: the app's action and CLI run on the standard library alone (the vendored libraries
+ship in the add-on only; tests/gates/test_gates_lib.py imports what the app ships without them). Never: tests, tools, node_modules, dotfiles, __pycache__. Of
 bin/, only what tools/manifest.py lists for the app (the collector ships in the add-on
 TA-ingest_doctor, which tools/build_ta.py builds from ta/).
 
@@ -27,8 +28,7 @@ import manifest  # noqa: E402
 
 ALLOW = ("app.manifest", "README.md", "LICENSE", "default", "metadata", "bin", "lookups",
          "appserver", "static", "README")
-REQUIRED = ("app.manifest", "README.md", "LICENSE", "default/app.conf", "metadata/default.meta",
-            "bin/lib/splunklib")
+REQUIRED = ("app.manifest", "README.md", "LICENSE", "default/app.conf", "metadata/default.meta")
 SKIP_DIRS = {"__pycache__", "tests", "test", "tools", "node_modules"}
 SKIP_SUFFIXES = (".pyc", ".pyo", ".swp", "~", ".orig", ".rej")
 
@@ -41,8 +41,7 @@ def problems(src: str) -> List[str]:
                    "or delete it (Splunk apps must not ship local/)")
     for rel in REQUIRED:
         if not os.path.exists(os.path.join(src, rel)):
-            hint = " (run `make deps`)" if rel.startswith("bin/lib") else ""
-            out.append("%s: missing%s" % (rel, hint))
+            out.append("%s: missing" % rel)
     for top in ALLOW:
         base = os.path.join(src, top)
         if not os.path.isdir(base):
@@ -80,11 +79,12 @@ def assemble(src: str, out: str) -> int:
             for dirpath, dirnames, filenames in os.walk(path):
                 dirnames[:] = sorted(d for d in dirnames if not _skip(d))
                 dest = os.path.join(tmp, os.path.relpath(dirpath, src))
-                os.makedirs(dest, exist_ok=True)
                 for f in sorted(filenames):
                     rel = os.path.relpath(os.path.join(dirpath, f), src).replace(os.sep, "/")
-                    shipped = rel in ships or rel.startswith("bin/lib/") or not rel.startswith("bin/")
+                    shipped = rel in ships or not rel.startswith("bin/")
                     if not _skip(f) and f != "local.meta" and shipped:
+                        # a folder only where a file ships (no empty bin/lib/ from a dev tree)
+                        os.makedirs(dest, exist_ok=True)
                         shutil.copyfile(os.path.join(dirpath, f), os.path.join(dest, f))
                         count += 1
     manifest.land(tmp, out)

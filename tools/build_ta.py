@@ -14,7 +14,7 @@ sees the committed one):
   3. the shipped collector instance (ta/instance_inputs.conf) appended to the generated
      inputs.conf; ucc-gen's `python.version = python3` (scheme stanza, REST handlers) set to the
      floor's interpreter (tools/floor.py: python3.9, which Splunk 9.3 selects even where an
-     admin's server.conf says `python3`, i.e. 3.7); bin/lib = the app's libraries (bin/lib from `make deps`) plus the
+     admin's server.conf says `python3`, i.e. 3.7); bin/lib = the libraries of requirements-lib.txt (bin/lib from `make deps`) plus the
      handlers' own (build/ta-lib from requirements-ta.txt).
 Then swapped in whole, like tools/build.py.
 
@@ -148,7 +148,7 @@ def swap(built: str, out: str) -> None:
 def main(argv=None) -> int:
     ap = manifest.arg_parser(__doc__)
     ap.add_argument("--ucc-python", required=True)
-    ap.add_argument("--lib", required=True, help="the app's pruned libraries (bin/lib)")
+    ap.add_argument("--lib", required=True, help="the pruned libraries of requirements-lib.txt (bin/lib)")
     ap.add_argument("--ta-lib", required=True, help="the REST handlers' extra libraries (build/ta-lib)")
     args = ap.parse_args(argv)
     for lib in (args.lib, args.ta_lib):

@@ -18,14 +18,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Paths under bin/; a trailing "/" takes the whole folder (less EXCLUDE).
 SHIPS: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor/",
-          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/http1.py",
+          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
           "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py", "ingest_doctor_ports/webhook.py",
-          "ingest_doctor_ports/logfile.py"),
+          "ingest_doctor_ports/logs.py"),
     TA: ("ingest_doctor_introspection.py", "ingest_doctor/",
-         "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/http1.py",
+         "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
          "ingest_doctor_ports/collector.py", "ingest_doctor_ports/collector_input.py",
          "ingest_doctor_ports/messages.py", "ingest_doctor_ports/notifier.py", "ingest_doctor_ports/webhook.py",
-         "ingest_doctor_ports/logfile.py"),
+         "ingest_doctor_ports/logs.py", "ingest_doctor_ports/bounded.py"),
 }
 EXCLUDE: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor/collector/",),

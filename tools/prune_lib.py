@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prune a `pip install --target` directory down to what the app runs.
+"""Prune a `pip install --target` directory down to what the add-on runs.
 
 Removes what never runs inside Splunk: tests, bytecode, console scripts, and the parts of
 splunklib and solnlib we do not use (splunklib/ai needs Python 3.13 and LLM packages;
@@ -8,7 +8,7 @@ DROP_PATHS for solnlib). Keeps every
 *.dist-info: AppInspect reads the splunk-sdk version from it.
 
 A compiled extension (.so/.pyd) means a dependency that is not pure Python slipped into
-requirements-app.txt; it would not run on another platform (AppInspect's aarch64 check), so
+requirements-lib.txt or requirements-ta.txt; it would not run on another platform (AppInspect's aarch64 check), so
 this fails instead of quietly shipping or dropping it.
 
 Usage: prune_lib.py DIR        exit 0 when pruned, 1 when a compiled extension was found.
@@ -26,6 +26,9 @@ DROP_PATHS = (
     "bin",                      # console scripts pip writes for --target installs
     "splunklib/ai",
     "splunklib/searchcommands",
+    # splunklib.results imports `deprecation`, which we do not vendor; only Job.results and
+    # friends import it (lazily), and nothing we run calls them.
+    "splunklib/results.py",
     # solnlib parts nothing imports from solnlib/__init__, credentials or splunk_rest_client
     # (tests/gates/test_gates_lib.py proves the rest imports): observability needs grpc and
     # opentelemetry, which we do not ship; rest.py calls requests with verify=False;
@@ -77,7 +80,7 @@ def prune(root: str, out=sys.stdout) -> list:
                 os.remove(path)
     for rel in compiled:
         out.write("prune_lib: compiled extension %s: a runtime dependency is not pure Python; "
-                  "fix requirements-app.txt\n" % rel)
+                  "fix requirements-lib.txt or requirements-ta.txt\n" % rel)
     return compiled
 
 

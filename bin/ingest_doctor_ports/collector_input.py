@@ -8,6 +8,7 @@ bin/ingest_doctor_introspection.py, only calls `run`.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import signal
@@ -17,13 +18,14 @@ import traceback
 from typing import Any, Dict, Optional
 from xml.sax.saxutils import escape, quoteattr
 
+from solnlib import log
 from splunklib.modularinput import Argument, EventWriter, Scheme, Script
 
 from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
 from ingest_doctor import exitcodes
 from ingest_doctor.logfmt import LogLine, kv
 from ingest_doctor_ports.collector import Http, credential_reader, hec_context, log_level
-from ingest_doctor_ports.logfile import COLLECTOR_LOG, LogFile, passes
+from ingest_doctor_ports import logs
 from ingest_doctor_ports.messages import MessageError, WebMessages
 from ingest_doctor_ports.notifier import Notifier, settings_reader
 
@@ -123,16 +125,41 @@ LEVEL_REREAD_S = 300.0     # the Logging tab's level is read at start and again 
 
 class Logs:
     """The collector's log lines at or above `level` (the add-on's Logging tab): to splunkd.log through
-    the EventWriter, as before, and to its own file $SPLUNK_HOME/var/log/splunk/ingest_doctor_collector.log."""
+    the EventWriter, as before, and to its own file $SPLUNK_HOME/var/log/splunk/ingest_doctor_collector.log
+    through `file` (a logging.Logger, which holds the level)."""
 
-    def __init__(self, ew: EventWriter, file: Any):
-        self.ew, self.file, self.level = ew, file, "INFO"
+    def __init__(self, ew: EventWriter, file: logging.Logger):
+        self.ew, self.file = ew, file
+        self.level = logs.DEFAULT_LEVEL
+
+    @property
+    def level(self) -> str:
+        return self._level
+
+    @level.setter
+    def level(self, name: str) -> None:
+        self._level = logs.level_name(name)
+        self.file.setLevel(logs.level_number(self._level))
 
     def log(self, severity: str, message: str) -> None:
-        if not passes(severity, self.level):
+        number = logs.level_number(severity)
+        if not self.file.isEnabledFor(number):
             return
         self.ew.log(severity, message)
-        self.file.write("%s %s" % (severity, message))
+        self.file.log(number, "%s %s" % (severity, message))
+
+
+def file_logger() -> logging.Logger:
+    """The collector's file logger from solnlib.log, with the file's name, line format and rotation
+    of ingest_doctor_ports/logs.py; outside Splunk (no var/log/splunk) a logger that writes nowhere."""
+    folder = logs.folder()
+    if folder is None:
+        quiet = logging.Logger("ingest_doctor.collector")
+        quiet.addHandler(logging.NullHandler())
+        return quiet
+    log.Logs.set_context(directory=folder, log_format=logs.FORMAT, max_bytes=logs.MAX_BYTES,
+                         backup_count=logs.BACKUPS)
+    return log.Logs().get_logger(logs.COLLECTOR_LOG[:-len(".log")])      # solnlib adds ".log"
 
 
 class CollectorInput(Script):
@@ -169,7 +196,7 @@ class CollectorInput(Script):
             return
 
     def _run(self, name: str, stanza: Dict[str, Any], meta: Dict[str, Any], ew: EventWriter) -> None:
-        logs = self.logs = Logs(ew, LogFile(COLLECTOR_LOG))
+        lines = self.logs = Logs(ew, file_logger())
         try:
             params = params_mod.parse_params(stanza, os.path.isfile)
         except params_mod.ParamError as e:
@@ -181,7 +208,7 @@ class CollectorInput(Script):
         indexes = {"metrics": params.metrics_index, "config": index, "finding": index}
         server_uri, session_key = meta.get("server_uri") or "", meta.get("session_key") or ""
         http_call = Http(params.request_timeout, hec_context(params))
-        logs.level = log_level(http_call, server_uri, session_key) or logs.level
+        lines.level = log_level(http_call, server_uri, session_key) or lines.level
         level_at = time.monotonic()
         coll = collector.Collector(params, server_uri, session_key, http_call,
                                    credential_reader(params, session_key, server_uri, http_call),
@@ -202,7 +229,7 @@ class CollectorInput(Script):
             hec_health_url=params.hec_health_url or "derived", hec_probe_event=bool(params.hec_token_credential),
             thread_cpu=("pid=%s source=%s" % (pid, pid_source)) if pid else pid_source))
         if not params.hec_tls_verify:
-            logs.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
+            lines.log(EventWriter.WARN, kv("hec_tls_unverified", input=name, message=tls.warning(params.tls())))
         next_at = time.monotonic()
         try:
             while True:
@@ -224,7 +251,7 @@ class CollectorInput(Script):
                 if next_at < now:               # a slow poll: skip the missed slots, never overlap
                     next_at = now
                 if now - level_at >= LEVEL_REREAD_S:
-                    logs.level = log_level(http_call, server_uri, session_key) or logs.level
+                    lines.level = log_level(http_call, server_uri, session_key) or lines.level
                     level_at = now
                 self.life.wait(next_at - now)
         finally:
@@ -264,14 +291,10 @@ class CollectorInput(Script):
                 tails = {kind: "</time><sourcetype>%s</sourcetype>%s<data>" % (
                     escape(st), "" if indexes.get(kind) is None else "<index>%s</index>" % escape(indexes[kind] or ""))
                     for kind, st in SOURCETYPES.items()}
-                opening: Dict[Any, str] = {}        # (kind, time) -> an event's XML up to <data>: a poll has few
+                dumps = json.JSONEncoder(separators=(",", ":")).encode
                 for out in result.events:
-                    start = opening.get((out.kind, out.time))
-                    if start is None:
-                        start = opening[(out.kind, out.time)] = head + "%.3f" % out.time + tails[out.kind]
-                    parts.append(start)
-                    parts.append(escape(json.dumps(out.data, separators=(",", ":"))))
-                    parts.append("</data><done /></event>")
+                    parts.append("%s%.3f%s%s</data><done /></event>" % (head, out.time, tails[out.kind],
+                                                                          escape(dumps(out.data))))
                 # ASCII with character references, as ElementTree writes it: safe whatever stdout's encoding.
                 # The JSON is ASCII already (ensure_ascii): only a non-ASCII stanza or index needs the pass.
                 text = "".join(parts)
@@ -288,6 +311,14 @@ class CollectorInput(Script):
 
 
 def run(argv, stdin, stdout, stderr) -> int:
+    # solnlib logs each failed try, traceback and all, on the root logger (solnlib.utils.retry); with
+    # no handler there, logging's last resort prints it to stderr, which splunkd files in splunkd.log.
+    # Our own lines say what failed; those go nowhere. A log line that cannot be written (a full disk)
+    # is lost without a traceback on stderr either (raiseExceptions, logging's switch for production).
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+    logging.raiseExceptions = False
     life = Lifecycle(stdout)
     script = CollectorInput(life, stdout)
     streaming = len(argv) == 1

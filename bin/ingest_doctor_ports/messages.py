@@ -7,9 +7,11 @@ creates or replaces a message by name, DELETE /services/messages/<name>
 removes it, GET lists them (splunkd's documented REST endpoint, the calls
 solnlib's BulletinRestClient makes). Every call goes through the caller's
 splunkd port (ingest_doctor_ports.splunkd.Http: bounded time per call,
-keep-alive, the README's TLS policy): solnlib's client would build its own
-handler without a timeout (we do not vendor `requests`) and could be given
-ours only through its private attributes. Every failure is raised as
+keep-alive, the README's TLS policy). Why not solnlib's BulletinRestClient:
+the search-head app (the action) ships no library, and in the add-on the
+client builds its own handler without a timeout (we do not vendor
+`requests`) that could be replaced only through its private attributes; the
+three calls are smaller than that wiring. Every failure is raised as
 MessageError; the callers decide that a message is never worth stopping for.
 """
 from __future__ import annotations

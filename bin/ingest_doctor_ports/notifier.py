@@ -9,8 +9,10 @@ collector and an outage of the receiver; each carries `notification_id`, the rec
 idempotency key for the one case the file cannot cover (the collector killed between a
 receiver's 200 and the write).
 
-The settings are the add-on's Configuration > Webhook tab, read from splunkd (the conf stanza,
-and the encrypted auth header from storage/passwords) at start and every SETTINGS_S.
+The settings are the add-on's Configuration > Webhook tab, read from splunkd by the worker (the
+conf stanza, and the encrypted auth header from storage/passwords through solnlib over the
+notifier's own splunkd port, so request_timeout bounds it) at start and every SETTINGS_S. The polls'
+changes that come before the first read has ended are held (EARLY_MAX) and offered then.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import os
 import threading
 import time
 from typing import Any, Callable, List, Optional, Sequence, Tuple
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from ingest_doctor.logfmt import LogLine, kv
 from ingest_doctor.collector.params import CREDENTIAL_APP
@@ -27,10 +29,11 @@ from ingest_doctor.delivery import outbound, outbox
 from ingest_doctor.delivery.messages import Change
 from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import Fetched
-from ingest_doctor_ports import webhook
+from ingest_doctor_ports import bounded, webhook
 
 STATE_FILE = "webhook_outbox.json"
 SETTINGS_S = 60.0
+EARLY_MAX = 30              # polls' changes held while the first read of the settings runs (bounded by its timeouts)
 SETTINGS_PATH = "/servicesNS/nobody/%s/configs/conf-ta_ingest_doctor_settings/webhook" % CREDENTIAL_APP
 SETTINGS_REALM = "__REST_CREDENTIAL__#%s#configs/conf-ta_ingest_doctor_settings" % CREDENTIAL_APP
 TIMEOUT_ENV = "INGEST_DOCTOR_WEBHOOK_TIMEOUT_S"       # tests and benches shorten the wall-clock bound
@@ -50,8 +53,8 @@ Post = Callable[..., webhook.Attempt]
 
 def settings_reader(http: HttpCall, server_uri: str, session_key: str
                     ) -> Callable[[], Tuple[Optional[outbox.Settings], Optional[str], Optional[str]]]:
-    """() -> (settings or None when not configured, the auth header or None, an error or None)."""
-    uri = urlsplit(server_uri)
+    """() -> (settings or None when not configured, the auth header or None, an error or None); every
+    call (the settings, solnlib's read of the encrypted header) over `http`, the notifier's splunkd port."""
 
     def read() -> Tuple[Optional[outbox.Settings], Optional[str], Optional[str]]:
         f = http("GET", server_uri.rstrip("/") + SETTINGS_PATH + "?output_mode=json",
@@ -69,14 +72,13 @@ def settings_reader(http: HttpCall, server_uri: str, session_key: str
             return None, None, "webhook setting refused: %s" % e
         header = None
         if s.on and s.auth_header_set:
-            try:
-                from solnlib.credentials import CredentialManager
-                manager = CredentialManager(session_key, CREDENTIAL_APP, realm=SETTINGS_REALM, scheme=uri.scheme,
-                                            host=uri.hostname, port=uri.port)
-                value = json.loads(manager.get_password("webhook"))
+            try:       # solnlib over this port (bounded.py): request_timeout cuts a hung or trickling splunkd
+                value = json.loads(bounded.password(http, server_uri, session_key, CREDENTIAL_APP, SETTINGS_REALM,
+                                                    "webhook"))
                 header = str(value.get("auth_header") or "") or None if isinstance(value, dict) else None
             except Exception as e:     # storage/passwords is outside us: say so, send without the header
-                return s, None, "auth header not read from storage/passwords: %s" % type(e).__name__
+                return s, None, "auth header not read from storage/passwords: %s" % (
+                    ("%s: %s" % (type(e).__name__, e))[:200] if isinstance(e, OSError) else type(e).__name__)
         return s, header, None
     return read
 
@@ -98,6 +100,8 @@ class Notifier:
         self.settings: Optional[outbox.Settings] = None
         self.header: Optional[str] = None
         self.settings_at = -1e18
+        self.read_once = False          # the worker's first read of the settings has ended
+        self.early: List[Tuple[List[Change], float]] = []      # the polls' changes before it ended
         self.stopping = False
         self.box = self._load()
         self.thread: Optional[threading.Thread] = None
@@ -138,8 +142,7 @@ class Notifier:
 
     # ------------------------------------------------------------------ the poll loop's side
     def start(self) -> None:
-        """Read the settings once (bounded by the port's timeout), then start the worker."""
-        self._refresh(force=True)
+        """Start the worker; its first turn reads the settings (a hung splunkd never delays a poll)."""
         self.thread = threading.Thread(target=self._run, name="ingest_doctor_webhook", daemon=True)
         self.thread.start()
 
@@ -149,6 +152,9 @@ class Notifier:
             return
         with self.cond:
             s = self.settings
+            if not self.read_once:          # the settings are being read: offered when they are known
+                self.early = (self.early + [(list(changes), now)])[-EARLY_MAX:]
+                return
             if s is None or not s.on:
                 return
             added = self.box.offer(changes, self.host, now, s.min_severity)
@@ -174,6 +180,7 @@ class Notifier:
         self.settings_at = now
         s, header, error = self.read_settings()          # outside the lock: a network call
         with self.cond:
+            early, self.early, self.read_once = self.early, [], True
             if error:
                 self._log("WARN", "webhook", msg=error)
             if s is None and error:
@@ -185,6 +192,9 @@ class Notifier:
                 self._log("INFO", "webhook", msg="notifying", target="%s://%s:%d" % (target.scheme, target.host,
                                                                                    target.port),
                           min_severity=s.min_severity, pending=len(self.box.entries))
+            if s is not None and s.on and early:
+                if [e for changes, at in early for e in self.box.offer(changes, self.host, at, s.min_severity)]:
+                    self._save()
 
     def _run(self) -> None:
         while not self.stopping:

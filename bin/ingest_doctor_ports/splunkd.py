@@ -1,5 +1,14 @@
 """The entry scripts' one port to splunkd: HTTP(S) with bounded time, keep-alive, token or
-session-key auth, the README's TLS policy and optional retries.
+session-key auth, the README's TLS policy and optional retries, on http.client.
+
+Why our own client and not splunklib's `binding` (the search-head app ships no library at all):
+splunklib's default handler opens a connection a request (no keep-alive, so a TCP and TLS
+handshake each: most of the collector's budget of 10 ms CPU a poll at 4 pipeline sets), bounds
+nothing but each read (a server trickling a byte a second holds it for hours), reads a whole body
+whatever its size, and has no TLS session resumption. Here: one kept connection per splunkd, the
+one wall-clock watchdog (watchdog.py) per call, a body cap read in bounded pieces. Where a library
+client is worth its calls (solnlib's credentials and conf manager, in the add-on), it is wired
+over this port (bounded.py), so the deadline holds for it too.
 
 Every call returns an `endpoints.Fetched` (status and body, or a transport fault kind); nothing
 here raises for a network fault, and nothing here judges: what a fault means for a run
@@ -20,14 +29,13 @@ import json
 import re
 import socket
 import ssl
-import threading
 import time
 from typing import Callable, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlencode, urlsplit
 
 from ingest_doctor.read.endpoints import Endpoint, Fetched, error_text, query
 from ingest_doctor.read.readstep import MAX_BODY_BYTES
-from ingest_doctor_ports import http1
+from ingest_doctor_ports.watchdog import Watchdog, remaining
 
 RETRY_STATUSES = (502, 503, 504)                  # "KV Store is initializing", a proxy between restarts
 RETRY_KINDS = ("timeout", "refused", "reset", "truncated", "error")
@@ -68,22 +76,27 @@ class TooLarge(Exception):
 class _Resuming(http.client.HTTPSConnection):
     """An HTTPS connection that offers the server the TLS session of its last connection, so a
     server that closes connections costs an abbreviated handshake, not a full one, per request
-    (the certificate was verified by the full handshake that made the session)."""
+    (the certificate was verified by the full handshake that made the session). Kept for the
+    collector's budget (4 pipeline sets: <= 10 ms CPU a poll): a full handshake a request is most of it."""
 
     def __init__(self, netloc: str, timeout: float, context: ssl.SSLContext,
-                 sessions: Dict[Tuple[str, str, str], ssl.SSLSession], key: Tuple[str, str, str]):
+                 sessions: Dict[Tuple[str, str, str], ssl.SSLSession], key: Tuple[str, str, str],
+                 watchdog: Watchdog):
         super().__init__(netloc, timeout=timeout, context=context)
-        self._sessions, self._key = sessions, key
+        self._sessions, self._key, self._watchdog = sessions, key, watchdog
 
     _full = False       # the current socket made a full handshake: its session is worth keeping
 
     def connect(self) -> None:          # HTTPSConnection.connect, with the session offered
         http.client.HTTPConnection.connect(self)
         self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host or self.host,
-                                              session=self._sessions.get(self._key))
+                                              session=self._sessions.get(self._key),
+                                              do_handshake_on_connect=False)
+        self._watchdog.hold(self.sock)          # a handshake that stalls ends at the deadline too
+        self.sock.do_handshake()
         self._full = not getattr(self.sock, "session_reused", False)
 
-    def keep_session(self, sock: object) -> None:
+    def keep_session(self, sock: ssl.SSLSocket) -> None:
         """The session of `sock`, this connection's socket, to offer on the next connection: read once,
         after a full handshake (reading it costs; a resumed session is the one kept already)."""
         if not self._full:
@@ -94,74 +107,13 @@ class _Resuming(http.client.HTTPSConnection):
             self._sessions[self._key] = session
 
 
-class _Watchdog:
-    """A wall-clock bound on each exchange of one `Http`: at the deadline the connection's socket is
-    shut down, so a server trickling one byte a second, or stalling in the TLS handshake or the
-    headers, ends the call at `timeout`, not at `timeout` per read.
-
-    One thread per `Http`, started with its first call and kept (a thread a call cost more CPU than
-    the call's own TLS exchange): arming it for a call is a lock and, only when it sleeps with nothing
-    to watch, one wake-up. Deadlines only move forward (each call's is its start plus the same
-    timeout), so a watchdog sleeping towards an earlier deadline wakes then and sleeps on towards the
-    later one; a disarmed call costs it nothing."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._armed: Optional[Tuple[http.client.HTTPConnection, float]] = None
-        self._until: Optional[float] = None     # when the thread wakes by itself (None: only when told)
-        self._thread: Optional[threading.Thread] = None
-        self.fired = False                      # the last armed call reached its deadline
-
-    def arm(self, conn: http.client.HTTPConnection, deadline: float) -> None:
-        with self._cond:
-            self.fired = False
-            self._armed = (conn, deadline)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="ingest_doctor http deadline", daemon=True)
-                self._until = deadline
-                self._thread.start()
-            elif self._until is None or self._until > deadline:
-                self._cond.notify()
-
-    def disarm(self) -> None:
-        with self._cond:
-            self._armed = None
-
-    def stop(self) -> None:
-        with self._cond:
-            thread, self._thread, self._armed = self._thread, None, None
-            self._cond.notify()
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(1.0)
-
-    def _run(self) -> None:
-        me = threading.current_thread()
-        with self._cond:
-            while self._thread is me:
-                armed = self._armed
-                if armed is None:
-                    self._until = None
-                    self._cond.wait()
-                    continue
-                left = armed[1] - time.monotonic()
-                if left > 0:
-                    self._until = armed[1]
-                    self._cond.wait(left)
-                    continue
-                self._armed, self.fired = None, True
-                sock = armed[0].sock
-                if sock is not None:
-                    try:    # the plain socket's shutdown: an SSL socket's would drop its state under the reader
-                        socket.socket.shutdown(sock, socket.SHUT_RDWR)
-                    except OSError:
-                        pass
-
-
 class Http:
-    """HTTP(S) calls with a bounded total (wall-clock) time per call; keeps a connection open when
-    the server allows it (splunkd does), one per (scheme, host, port, TLS context name), and resumes
-    the TLS session when the server closed it. A body over `max_body` is cut there (a `too_large`
-    fault), with or without a Content-Length."""
+    """HTTP(S) calls with a bounded total (wall-clock) time per call (the one watchdog, watchdog.py);
+    keeps a connection open when the server allows it (splunkd does: the collector's budget, <= 10 ms
+    CPU a poll at 4 pipeline sets, has no room for a TCP and TLS handshake a request), one per (scheme,
+    host, port, TLS context name), and resumes the TLS session when the server closed it. A body over
+    `max_body` is refused (a `too_large` fault), with or without a Content-Length: it is read in
+    bounded pieces and the reading stops at the cap, so what a server sends past it is never held."""
 
     def __init__(self, timeout: float, contexts: Mapping[str, ssl.SSLContext], max_body: int = MAX_BODY_BYTES):
         self.timeout = timeout
@@ -169,7 +121,7 @@ class Http:
         self.contexts = dict(contexts)
         self.conns: Dict[Tuple[str, str, str], http.client.HTTPConnection] = {}
         self.sessions: Dict[Tuple[str, str, str], ssl.SSLSession] = {}
-        self.watchdog = _Watchdog()
+        self.watchdog = Watchdog("ingest_doctor splunkd deadline")
 
     def _conn(self, scheme: str, netloc: str, tls: str) -> Tuple[http.client.HTTPConnection, bool]:
         key = (scheme, netloc, tls)
@@ -177,7 +129,7 @@ class Http:
         if conn is not None and conn.sock is not None:
             return conn, True
         if scheme == "https":
-            conn = _Resuming(netloc, self.timeout, self.contexts[tls], self.sessions, key)
+            conn = _Resuming(netloc, self.timeout, self.contexts[tls], self.sessions, key, self.watchdog)
         else:
             conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
         self.conns[key] = conn
@@ -189,10 +141,10 @@ class Http:
         deadline = start + self.timeout
         parts = urlsplit(url)
         target = parts.path + ("?" + parts.query if parts.query else "")
+        guard = self.watchdog
         for attempt in (0, 1):
             conn, reused = self._conn(parts.scheme, parts.netloc, tls)
-            guard = self.watchdog
-            guard.arm(conn, deadline)
+            guard.arm(deadline)
             try:
                 status, data = self._exchange(conn, method, target, headers, body, deadline)
                 if guard.fired:
@@ -226,15 +178,14 @@ class Http:
 
     def _exchange(self, conn: http.client.HTTPConnection, method: str, target: str, headers: Dict[str, str],
                   body: Optional[bytes], deadline: float) -> Tuple[int, bytes]:
-        # http.client makes the connection (TLS, session resumption); the exchange on it is http1's.
         if conn.sock is None:
+            conn.timeout = remaining(deadline)
             conn.connect()
-        sock = conn.sock
-        sock.sendall(http1.request_bytes(method, target, http1.host_header(conn.host, conn.port, conn.default_port),
-                                         headers, body))
-        _remaining(conn, deadline)
-        resp = http1.Response(http1.Reader(sock.recv), method)
-        resp.begin()
+        sock = conn.sock                # kept: on `Connection: close` http.client drops conn.sock, not the read
+        self.watchdog.hold(sock)
+        sock.settimeout(remaining(deadline))
+        conn.request(method, target, body=body, headers=headers)
+        resp = conn.getresponse()
         if isinstance(conn, _Resuming):
             conn.keep_session(sock)     # the answer has begun: TLS 1.3's session tickets came before it
         length = resp.getheader("Content-Length")
@@ -242,9 +193,9 @@ class Http:
             raise TooLarge("Content-Length %s" % length)
         chunks = []
         size = 0
-        while True:
-            _remaining(conn, deadline)
-            chunk = resp.read1(min(65536, self.max_body + 1 - size))   # what one read brings, never past the cap
+        while not resp.isclosed():      # closed: the whole body was read (its socket may be closed too)
+            sock.settimeout(remaining(deadline))
+            chunk = resp.read1(min(65536, self.max_body + 1 - size))   # one read at most, never past the cap
             if not chunk:
                 break
             size += len(chunk)
@@ -253,9 +204,8 @@ class Http:
             chunks.append(chunk)
         if resp.length:                 # the server closed before its Content-Length
             raise http.client.IncompleteRead(b"".join(chunks), resp.length)
-        if resp.will_close:
-            conn.close()
-        return resp.status, b"".join(chunks)
+        resp.close()                    # read whole: the connection is ready for the next request (3.9
+        return resp.status, b"".join(chunks)    # does not close a response at its Content-Length)
 
     @staticmethod
     def _fault(kind: str, e: Optional[BaseException], start: float) -> Fetched:
@@ -271,14 +221,6 @@ class Http:
         self.watchdog.stop()
         for conn in self.conns.values():
             conn.close()
-
-
-def _remaining(conn: http.client.HTTPConnection, deadline: float) -> None:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise socket.timeout("request took longer than its timeout")
-    if conn.sock is not None:
-        conn.sock.settimeout(left)
 
 
 class Splunkd:

@@ -5,8 +5,9 @@ what an answer means, when to try again). Here:
 - the name is resolved once, every address it resolves to is checked, and the connection goes to
   a checked address (a name cannot be re-resolved to somewhere else between check and connect);
 - TLS is verified against the system's CAs (or SSL_CERT_FILE), with the URL's host name;
-- a wall-clock deadline bounds the whole request (connect, send, answer, body): a watchdog shuts
-  the socket at the deadline, so a receiver trickling a byte a second cannot hold it longer;
+- a wall-clock deadline bounds the whole request (connect, TLS handshake, send, answer, body): the
+  one watchdog (watchdog.py) shuts the socket at the deadline, so a receiver trickling a byte a
+  second cannot hold it longer;
 - redirects are never followed; at most MAX_BODY_BYTES of an answer are read, the rest is cut.
 """
 from __future__ import annotations
@@ -15,13 +16,13 @@ import http.client
 import ipaddress
 import socket
 import ssl
-import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.outbound import AllowEntry, Refused, Target, Verdict
+from ingest_doctor_ports.watchdog import Watchdog, remaining
 
 USER_AGENT = "ingest_doctor/0.1"
 Resolver = Callable[[str, int], List[str]]
@@ -72,7 +73,8 @@ def auth_headers(auth_header: Optional[str]) -> Dict[str, str]:
 def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optional[Dict[str, str]] = None,
          timeout: float = outbound.TIMEOUT_S, max_body: int = outbound.MAX_BODY_BYTES,
          context: Optional[ssl.SSLContext] = None, resolver: Resolver = resolve) -> Attempt:
-    """One POST attempt, bounded by `timeout` seconds of wall clock. Never raises for the network."""
+    """One POST attempt, bounded by `timeout` seconds of wall clock (the watchdog's thread lives for
+    the call: a webhook posts rarely). Never raises for the network."""
     start = time.monotonic()
     try:
         target = outbound.parse_url(url)
@@ -93,41 +95,23 @@ def post(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optio
         return Attempt(error="policy", detail=str(e))
     hdrs = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "Connection": "close"}
     hdrs.update(headers or {})
-    deadline = start + timeout
-    held: List[socket.socket] = []
-    expired = threading.Event()
-
-    def _expire() -> None:
-        expired.set()
-        for s in held:
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    timer = threading.Timer(max(0.0, timeout), _expire)
-    timer.daemon = True
-    timer.start()
+    guard = Watchdog("ingest_doctor webhook deadline")
+    guard.arm(start + timeout)
     try:
-        status, location, retry_after, data = _exchange(target, addrs[0], body, hdrs, deadline, max_body,
-                                                        context, held.append)
+        status, location, retry_after, data = _exchange(target, addrs[0], body, hdrs, start + timeout, max_body,
+                                                        context, guard.hold)
         # The answer's status decides; a body still trickling at the deadline is cut, not waited for.
-        return Attempt(status, detail="answer cut at the deadline" if expired.is_set() else "",
+        return Attempt(status, detail="answer cut at the deadline" if guard.fired else "",
                        location=location, retry_after=retry_after, body=data, elapsed_s=time.monotonic() - start)
     except Exception as e:          # every fault becomes an Attempt (the watchdog's shutdown included)
         kind = _kind(e)
-        if expired.is_set() or kind == "timeout":
+        if guard.fired or kind == "timeout":
             return Attempt(error="timeout", detail="no complete answer within %.0f s" % timeout,
                            elapsed_s=time.monotonic() - start)
         return Attempt(error=kind, detail=("%s: %s" % (type(e).__name__, e))[:300],
                        elapsed_s=time.monotonic() - start)
     finally:
-        timer.cancel()
-        for s in held:
-            try:
-                s.close()
-            except OSError:
-                pass
+        guard.stop()
 
 
 def _kind(e: BaseException) -> str:
@@ -145,34 +129,25 @@ def _kind(e: BaseException) -> str:
 def _exchange(target: Target, addr: str, body: bytes, headers: Dict[str, str], deadline: float,
               max_body: int, context: Optional[ssl.SSLContext],
               hold: Callable[[socket.socket], None]) -> Tuple[int, Optional[str], Optional[str], bytes]:
-    def left() -> float:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise socket.timeout("deadline")
-        return remaining
-
-    raw = socket.create_connection((addr, target.port), timeout=left())
-    # The watchdog's handle: a duplicate of the same kernel socket survives wrap_socket's detach and
-    # http.client's close on `Connection: close`; shutting it down ends any read in progress.
-    hold(raw.dup())
-    hold(raw)
-    conn_sock: socket.socket = raw
-    if target.scheme == "https":
-        ctx = context or ssl.create_default_context()
-        conn_sock = ctx.wrap_socket(raw, server_hostname=target.host)
-    conn = http.client.HTTPConnection(target.host, target.port, timeout=left())
-    conn.sock = conn_sock
+    # The connection goes to the checked address; the Host header and TLS name are the URL's host.
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=remaining(deadline))
+    conn.sock = socket.create_connection((addr, target.port), timeout=remaining(deadline))
     try:
-        conn_sock.settimeout(left())
+        hold(conn.sock)
+        if target.scheme == "https":
+            ctx = context or ssl.create_default_context()
+            conn.sock = ctx.wrap_socket(conn.sock, server_hostname=target.host, do_handshake_on_connect=False)
+            hold(conn.sock)             # the watchdog ends a handshake that stalls, too
+            conn.sock.settimeout(remaining(deadline))
+            conn.sock.do_handshake()
+        conn.sock.settimeout(remaining(deadline))
         conn.request("POST", target.path, body=body, headers=headers)
-        conn_sock.settimeout(left())
         resp = conn.getresponse()
         chunks = []
         size = 0
-        while size < max_body:
-            left()          # each read is bounded by the socket timeout, the whole by the watchdog
-            chunk = resp.read1(min(65536, max_body - size)) if hasattr(resp, "read1") else resp.read(
-                min(65536, max_body - size))
+        while size < max_body and not resp.isclosed():
+            remaining(deadline)          # each read is bounded by the socket timeout, the whole by the watchdog
+            chunk = resp.read1(min(65536, max_body - size))
             if not chunk:
                 break
             chunks.append(chunk)

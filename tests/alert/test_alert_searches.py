@@ -7,8 +7,9 @@
   field used in a TERM(), stats/eval/where/by clause, sort, lookup input,
   rename, table or fields list must be in that set.
 - Every alert is shaped as the issue asks (description, cron of 1 to 5
-  minutes, matching window, per host and component throttling, only our action,
-  enabled, ends in its filter macro, thresholds only through macros).
+  minutes, matching window, dispatched in digest mode without throttling (issue 35:
+  its rows meet in one action run, which notifies on a change only), only our
+  action, enabled, ends in its filter macro, thresholds only through macros).
 - Its output columns are the ones the alert action knows (alert_rows), with
   the columns its signal needs: the SPL and the Python cannot drift apart.
 - The whole app passes tools/splcheck.py.
@@ -34,7 +35,7 @@ from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSampl
 import splcheck
 from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
-from fakes.searches import ALERTS, RELAY, SAVED, final_columns, split_top
+from fakes.searches import ALERTS, HOUSEKEEPING, RELAY, SAVED, final_columns, split_top
 
 FIX = os.path.join(FIXTURES, "alerts")
 
@@ -324,7 +325,7 @@ class Walker:
 # ---------------------------------------------------------------------------- tests
 def test_there_are_six_alerts_and_a_resolver():
     assert len(ALERTS) == 6, sorted(ALERTS)
-    assert any("outputlookup" in st["search"] for st in SAVED.values())
+    assert len(HOUSEKEEPING) == 1, sorted(HOUSEKEEPING)
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
@@ -374,11 +375,10 @@ def test_alert_shape_for_the_paged_admin(name):
     assert win and int(win.group(1)) >= every and st["dispatch.latest_time"] == "now"
     assert int(win.group(1)) == thresholds.BY_NAME["sustained_window_min"].default
     assert "`ingest_doctor_alert_window`" in spl          # the search itself follows the macro
-    # throttling per host and component, in per-result mode
-    assert st["alert.suppress"] == "1" and st["alert.digest_mode"] == "false"
-    fields = st["alert.suppress.fields"].split(",")
-    assert fields[0] == "host" and "component" in fields and set(fields) <= set(final_columns(spl))
-    assert re.match(r"^\d+m$", st["alert.suppress.period"])
+    # digest mode, not throttled (issue 35): the action runs once per alert run with every row and
+    # notifies on a change only; splunkd's digest throttling would hold back a second host's new problem
+    assert st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
+    assert not any(k.startswith("alert.suppress.") for k in st)
     # enabled, scheduled, only our own action
     assert st["disabled"] == "0" and st["enableSched"] == "1"
     actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
@@ -406,12 +406,22 @@ def test_no_threshold_literal_and_index_only_through_macros(name):
     assert not re.search(r"\bindex\s*=", plain)
 
 
-def test_resolve_search_keeps_keys_and_uses_the_macro():
-    st = [v for v in SAVED.values() if "outputlookup" in v["search"]][0]
+def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
+    """Issue 35, defect 7: the housekeeping search used to write its copy of the records back
+    (outputlookup) outside the action's lock, and could resolve a finding flagged meanwhile. It now
+    lists them for the action, which resolves them under its lock; no shipped search writes the store."""
+    (st,) = HOUSEKEEPING.values()
     spl = st["search"]
-    assert "key_field=_key" in spl and "append=true" in spl and "`ingest_doctor_resolve_after_min`" in spl
-    assert "_key" in lookup_fields("ingest_doctor_findings")
-    assert not any(k.startswith("action.") for k in st) and st["enableSched"] == "1"
+    assert "`ingest_doctor_resolve_after_min`" in spl and spl.startswith("| inputlookup ingest_doctor_findings")
+    assert not any("outputlookup" in v["search"] for v in SAVED.values())
+    cols = final_columns(spl)
+    assert set(cols) <= alert_rows.KNOWN_COLUMNS and set(alert_rows.SIGNALS["stale"].required) <= set(cols)
+    assert set(cols) - {"signal"} <= lookup_fields("ingest_doctor_findings")
+    actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
+    assert actions == {"ingest_doctor_flag"} and st["enableSched"] == "1" and st["disabled"] == "0"
+    # one action run with every stale record, only when there is one; no Triggered Alerts entry
+    assert st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0" and st["alert.track"] == "false"
+    assert (st["counttype"], st["relation"], st["quantity"]) == ("number of events", "greater than", "0")
 
 
 def test_collection_lookup_and_store_agree():
@@ -485,11 +495,10 @@ def test_one_relay_of_collector_findings_every_minute():
     cols = final_columns(spl)
     assert set(cols) <= alert_rows.KNOWN_COLUMNS, set(cols) - alert_rows.KNOWN_COLUMNS
     assert set(alert_rows.SIGNALS["finding"].required) <= set(cols) and "last_time" in cols
-    # tracked in Triggered Alerts and throttled per finding id (a new status or severity passes)
-    assert st["alert.track"] == "true" and st["alert.digest_mode"] == "false" and st["alert.suppress"] == "1"
-    fields = st["alert.suppress.fields"].split(",")
-    assert fields[0] == "id" and set(fields) <= set(cols)
-    assert re.match(r"^\d+m$", st["alert.suppress.period"]) and int(st["alert.suppress.period"][:-1]) >= 2
+    # tracked in Triggered Alerts, in digest mode, not throttled (issue 35): its finding rows and the
+    # tcpin/tcpout rows that link them meet in one action run, which stores an event once
+    assert st["alert.track"] == "true" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
+    assert not any(k.startswith("alert.suppress.") for k in st)
     assert st["disabled"] == "0" and st["enableSched"] == "1"
     actions = {k.split(".")[1] for k in st if k.startswith("action.") and st[k] == "1" and k.count(".") == 1}
     assert actions == {"ingest_doctor_flag"}

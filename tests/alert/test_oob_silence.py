@@ -1,7 +1,7 @@
 """Silence is a finding (issue 20): the saved search "Ingest Doctor - Silence - Instance stopped
 reporting", its shape, and its rows for three instances replayed over hand-made metrics.log events
 (heartbeat: group=thruput; receivers: group=tcpin_connections, the shapes of
-tests/fixtures/alerts), then judged by the alert action run as splunkd runs it: a heavy forwarder
+tests/fixtures/alerts), then judged by the alert action dispatched and run as splunkd does: a heavy forwarder
 still connected with zero throughput is a critical output finding naming its receivers and since
 when; one with no connection is `gone`; one whose receivers still get data is not found."""
 from __future__ import annotations
@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -23,11 +21,11 @@ from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.engine import silence
 from fakes.splunkd import FakeSplunkd
 from fakes.relaysim import saved_searches
-from fakes.kvstore import Splunkd, write_results
+from fakes.dispatch import AlertDispatch, execute
+from fakes.kvstore import Splunkd
 
 from fakes.paths import ROOT
 
-SCRIPT = os.path.join(ROOT, "bin", "ingest_doctor_flag.py")
 NAME = "Ingest Doctor - Silence - Instance stopped reporting"
 NOW = 1763805600.0
 
@@ -46,7 +44,8 @@ def test_shape_for_the_paged_admin():
         assert "`%s`" % m in spl and m in desc
     assert "TERM(group=tcpin_connections)" in spl and "TERM(group=thruput)" in spl
     assert st["dispatch.earliest_time"] == "-24h" and re.match(r"^\d-59/5 \* \* \* \*$", st["cron_schedule"])
-    assert st["action.ingest_doctor_flag"] == "1" and st["alert.suppress.fields"].split(",")[0] == "host"
+    # digest mode, not throttled (issue 35): the action announces a host once, on its change
+    assert st["action.ingest_doctor_flag"] == "1" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
     assert st["disabled"] == "0" and st["enableSched"] == "1" and st["alert.track"] == "true"
     assert spl.rstrip().endswith("`ingest_doctor_filter_silence`") and _macro("ingest_doctor_filter_silence") \
         == "search *"
@@ -94,19 +93,12 @@ def test_connected_with_zero_throughput_is_a_critical_output_finding(tls, tmp_pa
     assert [(r["host"], r["reason"]) for r in rows] == [("hf-09", "connected_idle"), ("hf-10", "gone")]
     st = saved_searches()[NAME]
     cols = re.search(r"\|\s*table\s+([^|]+)", st["search"]).group(1).split()
-    res = write_results(str(tmp_path / "silence.csv.gz"), rows, cols)
+    assert set(cols) <= set(rows[0])
     with FakeSplunkd(tls) as fake:
         sh = Splunkd(fake, server_name="sh-01")
-        data = {"app": "ingest_doctor", "owner": "nobody", "results_file": res, "results_link": "",
-                "search_name": NAME, "server_host": "sh-01", "server_uri": fake.url, "session_key": "k",
-                "sid": "scheduler__silence_1", "configuration": {"min_severity": "warning", "webhook_url": "",
-                                                                 "index": ""}, "result": {}}
-        env = dict(os.environ, INGEST_DOCTOR_RETRY_BACKOFF_S="0.01", SSL_CERT_FILE=tls[0],
-                   PYTHONDONTWRITEBYTECODE="1")
-        env.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
-        p = subprocess.run([sys.executable, SCRIPT, "--execute"], input=json.dumps(data), capture_output=True,
-                           text=True, env=env, timeout=120)
-        assert p.returncode == exitcodes.OK, p.stderr
+        # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
+        procs = execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), fake, tls)
+        assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
         blocked = sh.kv.records[kv_key("hf-09/output/-")]
         assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
         assert blocked["status"] == "open" and blocked["bottleneck"] == "output"

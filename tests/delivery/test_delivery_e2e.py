@@ -6,19 +6,22 @@ findings store and Splunk Web messages, is flagged again without duplicates, and
 - the relay "Ingest Doctor - Findings - Collector findings": its result rows are built from the
   ingest_doctor:finding events the collector really wrote, with the columns of the shipped search
   (`dedup id`: the newest event per id; `eval`: signal, finding=_raw, last_time=_time, status);
-- the action: ingest_doctor_flag.py --execute with its JSON payload and gzipped results CSV against
-  the search head's fake splunkd (sh-01: KV store, macros, receivers, messages).
+- the action: dispatched as splunkd dispatches the shipped alert (fakes/dispatch.py: the stanza's
+  alert.* settings), each run ingest_doctor_flag.py --execute with its JSON payload and gzipped results
+  CSV against the search head's fake splunkd (sh-01: KV store, macros, receivers, messages).
 """
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from fakes import instance as fi
-from fakes.action_run import payload, queue_row, recent, run_action, thread_row
+from fakes.action_run import queue_row, recent, thread_row
 from fakes.collector_run import start
-from fakes.kvstore import Splunkd, write_results
+from fakes.dispatch import AlertDispatch, execute
+from fakes.kvstore import Splunkd
 from fakes.searches import RELAY, final_columns
 from fakes.splunkd import FakeSplunkd, Messages, wait_for
 from ingest_doctor import exitcodes
@@ -26,6 +29,8 @@ from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.delivery.messages import message_name
 
 RELAY_NAME, RELAY_ST = list(RELAY.items())[0]
+QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
+THREAD = "Ingest Doctor - Thread - Saturated splunkd thread"
 FID = "hf-01/indexing/-"
 
 
@@ -52,13 +57,17 @@ def relay_rows(events, since=None):
     return rows
 
 
-def relay(splunkd, tls, tmp_path, rows, sid):
-    res = write_results(str(tmp_path / ("%s.csv.gz" % sid)), rows, final_columns(RELAY_ST["search"]))
-    data = payload(splunkd.fake, res, sid=sid)
-    data["search_name"] = RELAY_NAME
-    p = run_action(data, tls)
-    assert p.returncode == exitcodes.OK, p.stderr
-    return p
+def alert(splunkd, tls, tmp_path, name, rows, **conf):
+    """One run of the shipped alert `name` returning `rows`, dispatched as splunkd would (one action run:
+    every flagging alert is in digest mode); its process."""
+    procs = execute(AlertDispatch(name, str(tmp_path)).run(rows, time.time()), splunkd.fake, tls, **conf)
+    assert len(procs) == 1, procs
+    assert procs[0].returncode == exitcodes.OK, procs[0].stderr
+    return procs[0]
+
+
+def relay(splunkd, tls, tmp_path, rows, **conf):
+    return alert(splunkd, tls, tmp_path, RELAY_NAME, rows, **conf)
 
 
 @pytest.fixture
@@ -88,7 +97,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     # the relay hands it to the action: one KV record, one message on the search head
     rows = relay_rows(finding_events(r))
     assert [row["id"] for row in rows] == [FID] and rows[0]["status"] == "open"
-    p = relay(search_head, tls, tmp_path, rows, "relay_1")
+    p = relay(search_head, tls, tmp_path, rows)
     kv = search_head.kv.records
     assert list(kv) == [kv_key(FID)]
     rec = kv[kv_key(FID)]
@@ -102,16 +111,14 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
 
     # 2. flagged again: the next relay run over an overlapping window, then the alert on the same
     #    bottleneck: still one record (detected by both), still one message, never posted twice
-    p = relay(search_head, tls, tmp_path, relay_rows(finding_events(r)), "relay_2")
+    p = relay(search_head, tls, tmp_path, relay_rows(finding_events(r)))
     assert "unchanged=1" in p.stderr and kv[kv_key(FID)]["count"] == 1 and len(search_head.messages.posts) == 1
     alert_rows = [dict(queue_row(host="hf-01", pset="none", last=event_time), component="indexing",
                        bottleneck="indexing", fill_pct=["97", "97", "98", "100"],
                        recent=[recent([97] * 10, last=event_time), recent([97] * 10, last=event_time),
                                recent([98] * 10, last=event_time), recent([100] * 10, True, event_time)],
                        blocked_samples=["0", "0", "0", "10"])]
-    res = write_results(str(tmp_path / "alert.csv.gz"), alert_rows)
-    p = run_action(payload(search_head.fake, res, sid="alert_1"), tls)
-    assert p.returncode == exitcodes.OK, p.stderr
+    p = alert(search_head, tls, tmp_path, QUEUES, alert_rows)
     assert list(kv) == [kv_key(FID)], sorted(kv)
     rec = kv[kv_key(FID)]
     assert rec["detected_by"] == "alert_action,collector" and rec["count"] == 2 and rec["first_seen"] == event_time
@@ -131,7 +138,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert r.terminate() == exitcodes.OK
     rows = relay_rows(finding_events(r))
     assert [row["status"] for row in rows] == ["resolved"]
-    p = relay(search_head, tls, tmp_path, rows, "relay_3")
+    p = relay(search_head, tls, tmp_path, rows)
     rec = kv[kv_key(FID)]
     assert rec["status"] == "resolved" and rec["resolution"].startswith("resolved") and "resolved=1" in p.stderr
     assert rec["resolved_at"] >= event_time
@@ -141,18 +148,15 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert "Traceback" not in r.stderr()
 
 
-def test_message_of_a_finding_resolved_by_the_resolve_search_is_swept(search_head, tls, tmp_path):
-    """The resolve search (outputlookup, no action) closes alert-only findings: the next action run
-    removes their messages."""
-    res = write_results(str(tmp_path / "a.csv.gz"), [thread_row()])
-    assert run_action(payload(search_head.fake, res, sid="a1"), tls).returncode == exitcodes.OK
+def test_message_of_a_finding_resolved_elsewhere_is_swept(search_head, tls, tmp_path):
+    """A record resolved outside this run (by another run's resolution, or by hand in the KV store): the
+    next action run removes its message."""
+    alert(search_head, tls, tmp_path, THREAD, [thread_row()])
     name = message_name("hf-01/hec_input/-")
     assert list(search_head.messages.shown) == [name]
     assert "dedicatedIoThreads" in search_head.messages.shown[name]["message"]
     search_head.kv.records[kv_key("hf-01/hec_input/-")].update(status="resolved", resolved_at=1.0)
-    res2 = write_results(str(tmp_path / "b.csv.gz"), [thread_row(host="hf-09")])
-    p = run_action(payload(search_head.fake, res2, sid="a2"), tls)
-    assert p.returncode == exitcodes.OK, p.stderr
+    alert(search_head, tls, tmp_path, THREAD, [thread_row(host="hf-09")])
     assert list(search_head.messages.shown) == [message_name("hf-09/hec_input/-")]
     assert search_head.messages.deletes == [name]
 
@@ -170,10 +174,6 @@ def test_web_messages_off_in_the_input_and_in_the_action(fake_splunkd, search_he
     r.wait_polls(n + 2)
     assert r.terminate() == exitcodes.OK
     assert local.posts == [] and not fake_splunkd.requests_to("/services/messages")
-    res = write_results(str(tmp_path / "off.csv.gz"), relay_rows(finding_events(r)),
-                        final_columns(RELAY_ST["search"]))
-    data = payload(search_head.fake, res, sid="off_1", web_messages="0")
-    p = run_action(data, tls)
-    assert p.returncode == exitcodes.OK, p.stderr
+    p = relay(search_head, tls, tmp_path, relay_rows(finding_events(r)), web_messages="0")
     assert list(search_head.kv.records) == [kv_key(FID)] and "messages=0" in p.stderr
     assert not search_head.fake.requests_to("/services/messages")

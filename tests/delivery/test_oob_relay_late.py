@@ -1,8 +1,9 @@
 """The relay selects by index time (issue 20): a collector finding indexed 5 minutes after its `_time`
 is handed to the alert action by the shipped relay search (replayed minute by minute by
-tests/relaysim.py from default/savedsearches.conf) and the action, run as splunkd runs it
-(`--execute`, JSON payload, gzipped results) against the loopback fake splunkd, stores and announces
-it exactly once; the same replay of the previous 2-minute `_time` window never saw it."""
+tests/relaysim.py from default/savedsearches.conf) and the action, dispatched as splunkd dispatches the
+shipped relay over its successive runs (fakes/dispatch.py) and run as splunkd runs it (`--execute`, JSON
+payload, gzipped results) against the loopback fake splunkd, stores and announces it exactly once; the
+same replay of the previous 2-minute `_time` window never saw it."""
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import EvidenceItem, Finding
 from fakes.splunkd import FakeSplunkd
 from fakes.relaysim import RELAY, Event, Relay, previous_relay
-from fakes.action_run import payload, run_action
-from fakes.kvstore import Splunkd, write_results
+from fakes.dispatch import AlertDispatch, execute
+from fakes.kvstore import Splunkd
 
 
 T0 = 1763805600.0 + 17          # the collector saw it 17 s into a minute
@@ -31,11 +32,9 @@ def finding_raw(status="open"):
     return json.dumps(d, separators=(",", ":"))
 
 
-def relay_action(fake, tls, tmp_path, rows, columns, sid):
-    """The action run by the relay search over `rows`."""
-    data = payload(fake, write_results(str(tmp_path / ("%s.csv.gz" % sid)), rows, columns), sid=sid)
-    data.update(search_name=RELAY, session_key="relay-key", results_link="")
-    p = run_action(data, tls)
+def relay_action(dispatch, fake, tls, rows, at):
+    """The relay's run at `at` returned `rows`: the action run splunkd starts for it (digest: one)."""
+    [p] = execute(dispatch.run(rows, at), fake, tls)
     assert p.returncode == exitcodes.OK, p.stderr
     return p
 
@@ -51,8 +50,9 @@ def test_finding_indexed_five_minutes_late_is_relayed_exactly_once(tls, tmp_path
     assert not any(previous_relay().rows(events, t) for t in runs)       # the 2-minute _time window missed it
     with FakeSplunkd(tls) as fake:
         sh = Splunkd(fake, server_name="sh-01")
-        outs = [relay_action(fake, tls, tmp_path, handed[t], relay.columns, "relay_%d" % i)
-                for i, t in enumerate(with_rows)]
+        dispatch = AlertDispatch(RELAY, str(tmp_path))
+        assert not dispatch.run([], runs[0])        # a run with no row triggers nothing (quantity 0)
+        outs = [relay_action(dispatch, fake, tls, handed[t], t) for t in with_rows]
         kv = sh.kv.records
         assert list(kv) == [kv_key("hf-09/output/-")]
         rec = kv[kv_key("hf-09/output/-")]
@@ -65,8 +65,8 @@ def test_finding_indexed_five_minutes_late_is_relayed_exactly_once(tls, tmp_path
         later = [t for t in relay.runs(T0 + 400, T0 + 400 + LATE_S + 600) if relay.rows(events, t)
                  and relay.rows(events, t)[0]["status"] == "resolved"]
         assert later
-        for i, t in enumerate(later):
-            relay_action(fake, tls, tmp_path, relay.rows(events, t), relay.columns, "relay_r%d" % i)
+        for t in later:
+            relay_action(dispatch, fake, tls, relay.rows(events, t), t)
         rec = sh.kv.records[kv_key("hf-09/output/-")]
         assert rec["status"] == "resolved" and rec["count"] == 1
         assert sh.messages.deletes.count(message_name("hf-09/output/-")) >= 1

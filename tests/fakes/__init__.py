@@ -9,7 +9,9 @@ its inputs, and where things are. Test modules import from here, never from one 
 - kvstore: the search head for the alert action: an in-memory KV store (and its 503 twin), macros,
   config events, receivers, a webhook; the results.csv.gz writer
 - action_run: the alert action run as splunkd runs it (--execute, payload, result rows)
-- searches: the shipped saved searches (the relay, a search's final columns)
+- dispatch: splunkd's dispatch of a shipped alert to the action (digest or per result, trigger
+  condition, throttling, Triggered Alerts), and the dispatch gate's rule
+- searches: the shipped saved searches (the relay, the housekeeping search, a search's final columns)
 - findings: findings as the engine makes them, for the delivery tests
 - snapbuilder: snapshot folders in the real shapes; rules: single rules on plain Evidence
 - memory_port: the alert action's port in memory (the benches)

@@ -86,3 +86,74 @@ def run_action(data, tls, extra_env=None, argv=("--execute",), raw=None):
                        env=env, timeout=120)
     assert "s3cr3t-session-key" not in p.stderr and "s3cr3t-session-key" not in p.stdout
     return p
+
+
+# ---------------------------------------------------------------------------- a deployment's rows (issue 19)
+def _flat_recent(vals, blocked=False, last=NOW):
+    n = len(vals)
+    return " ".join("%d:%s%s" % (last - 30 * (n - 1 - i), v, "b" if blocked and v >= 100 else "")
+                    for i, v in enumerate(vals))
+
+
+def deployment_queue_row(host, queues, fills, blocked=(), last=NOW):
+    return {"signal": "queue_fill", "host": host, "pipeline_set": "", "queue": list(queues),
+            "fill_pct": [str(f) for f in fills],
+            "recent": [_flat_recent([f] * 10, q in blocked, last) for q, f in zip(queues, fills)],
+            "blocked_samples": ["10" if q in blocked else "0" for q in queues], "window_min": 10, "span_s": 30,
+            "last_time": last}
+
+
+def deployment_thread_row(host, thread, busy, last=NOW):
+    return {"signal": "thread_busy", "host": host, "pipeline_set": "", "thread": thread, "busy_pct": str(busy),
+            "samples": _flat_recent([busy] * 10, last=last).split(), "window_min": 10, "span_s": 30,
+            "last_time": last}
+
+
+def tcpin_row(receiver="idx-02", sender="hf-01", ip="10.0.0.5", last=NOW):
+    return {"signal": "tcpin", "host": receiver, "peer": sender, "peer_ip": ip, "guid": "G-" + sender.upper(),
+            "fwd_type": "full", "kbps": "5900", "last_time": last}
+
+
+def tcpout_row(sender="hf-01", dest="10.0.0.12:9997", last=NOW):
+    return {"signal": "tcpout", "host": sender, "dest": dest, "kbps": "5900", "last_time": last}
+
+
+def deployment_rows(last=NOW):
+    """The Queues alert's rows over a heavy forwarder blocked by its saturated indexer: idx-02's queues
+    full up to indexQueue (the root cause), hf-01's tcpout blocked (the symptom), and who sends to whom
+    (idx-02's tcpin_connections names hf-01; hf-01's tcpout_connections names idx-02's address)."""
+    return [
+        deployment_queue_row("idx-02", ["splunktcpin", "parsingqueue", "aggqueue", "typingqueue", "indexqueue"],
+                             [98, 98, 97, 98, 99], last=last),
+        deployment_thread_row("idx-02", "indexerpipe", 99, last=last),
+        deployment_queue_row("hf-01", ["parsingqueue", "aggqueue", "typingqueue", "indexqueue", "tcpout"],
+                             [98, 97, 98, 99, 100], blocked=("tcpout",), last=last),
+        tcpin_row(last=last),
+        tcpout_row(last=last),
+    ]
+
+
+def collector_finding_row(host, bottleneck, severity, summary, recs, last=NOW - 20):
+    """The relay's row for one finding the collector reported (its ingest_doctor:finding event)."""
+    from ingest_doctor.findings import Finding, Recommendation
+    f = Finding(bottleneck, severity, host, None, bottleneck, summary, [], [Recommendation(*r) for r in recs])
+    d = dict(f.to_dict(), detected_by="collector")
+    return {"signal": "finding", "host": host, "id": f.id, "severity": severity, "bottleneck": bottleneck,
+            "pipeline_set": "", "component": bottleneck, "status": "open", "last_time": last,
+            "finding": json.dumps(d)}
+
+
+def relay_deployment_rows(last=NOW):
+    """The relay's rows over the same deployment as the collectors judged it: each instance alone (the
+    forwarder's own finding still offers compression), with idx-02's tcpin_connections naming hf-01."""
+    return [
+        collector_finding_row("hf-01", "output", "critical",
+                              "tcpout is full (100%, 10m): the output stage that drains it limits throughput. The "
+                              "link or the receivers' drain rate holds it back.",
+                              [("Only if the receivers are idle: compress forwarded data.", "outputs.conf", "tcpout",
+                                "compressed", "false", "true")], last - 20),
+        collector_finding_row("idx-02", "typing", "warning", "typingQueue is full: the typing stage limits throughput.",
+                              [("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines", "1",
+                                "2")], last - 20),
+        tcpin_row(last=last),
+    ]

@@ -8,6 +8,7 @@
   deadline does.
 - FloodServer: answers 200 without Content-Length (read until close) and streams `total` bytes
   of JSON-looking filler as fast as the client reads.
+- CannedServer: answers a connection's requests with given bytes, one answer a request.
 - hostile_snapshot(folder, seed): one seeded hostile snapshot folder (deep nesting, huge
   numbers, FIFOs, /dev/zero links, random bytes, lines without newlines, ...) and its kind.
 """
@@ -132,6 +133,40 @@ class FloodServer(_Server):
         while self.sent < self.total and not self.stop_event.is_set():
             conn.sendall(block)
             self.sent += len(block)
+
+
+class CannedServer(_Server):
+    """Answers the requests of each connection with `answers` in turn, byte for byte as given (a
+    server's odd but legal HTTP/1.1, or a broken one); closes the connection after the last answer or
+    when `close_after` says so. `requests` counts the requests read."""
+
+    def __init__(self, answers: List[bytes], tls: Optional[Tuple[str, str]] = None, limit: float = 10.0):
+        super().__init__(tls, limit)
+        self.answers = list(answers)
+        self.requests = 0
+
+    def _handle(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(self.limit)
+            if self.ctx is not None:
+                conn = self.ctx.wrap_socket(conn, server_side=True)
+            data = b""
+            for answer in self.answers:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                data = data.split(b"\r\n\r\n", 1)[1]      # the port's requests here carry no body
+                self.requests += 1
+                conn.sendall(answer)
+        except (OSError, ssl.SSLError):
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
 
 
 # ---------------------------------------------------------------------------- hostile snapshots

@@ -1,9 +1,10 @@
 """The app's saved searches as shipped (default/savedsearches.conf): those that trigger the alert
-action, the relay of the collectors' findings among them, and a search's final columns (its last
-`table`), split with SPL's quotes and brackets."""
+action, the relay of the collectors' findings and the housekeeping search among them, a search's
+final columns (its last `table`), split with SPL's quotes and brackets, and what the housekeeping
+search returns over a findings store."""
 import os
 import sys
-from typing import List
+from typing import Any, Dict, List
 
 from fakes.paths import ROOT, TOOLS
 
@@ -19,7 +20,9 @@ FLAGGING = {k: v for k, v in SAVED.items() if v.get("action.ingest_doctor_flag")
 RELAY = {k: v for k, v in FLAGGING.items() if 'signal="finding"' in v["search"]}
 # Silence (issue 20) looks back 24 hours for who should report: shaped apart (tests/alert/test_oob_silence.py).
 SILENCE = {k: v for k, v in FLAGGING.items() if 'signal="silence"' in v["search"]}
-ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY and k not in SILENCE}
+# The housekeeping search lists stale records for the action to resolve (issue 35): it detects nothing.
+HOUSEKEEPING = {k: v for k, v in FLAGGING.items() if 'signal="stale"' in v["search"]}
+ALERTS = {k: v for k, v in FLAGGING.items() if k not in RELAY and k not in SILENCE and k not in HOUSEKEEPING}
 
 
 def split_top(text: str, sep: str) -> List[str]:
@@ -40,3 +43,13 @@ def final_fields(spl: str) -> List[str]:
     last = [p.strip() for p in splcheck.split_top(spl, "|") if p.strip()][-1]
     assert last.startswith("table "), last
     return last[len("table "):].split()
+
+
+def stale_rows(records: Dict[str, Dict[str, Any]], now: float, resolve_after_min: float) -> List[Dict[str, Any]]:
+    """What the housekeeping search returns over the store's records at `now`: `inputlookup ... where
+    status="open" | where last_seen < now() - 60*<resolve_after_min> | eval signal="stale" | table ...`."""
+    (st,) = HOUSEKEEPING.values()
+    cols = final_columns(st["search"])
+    rows = [dict(r, signal="stale") for r in records.values()
+            if r.get("status") == "open" and float(r.get("last_seen") or 0) < now - 60 * resolve_after_min]
+    return [{c: r.get(c, "") for c in cols} for r in rows]

@@ -4,8 +4,9 @@ Each test registers the routes it needs; responses use splunkd's real shapes
 (JSON envelope, Atom error bodies) and close each connection like splunkd does.
 Named faults reproduce what real deployments throw at a client: 401, 403, 404,
 503 "KV Store is initializing", an HTML error page, a truncated body, a
-timeout (the server holds the request until the client gives up, bounded), and
-a reset connection.
+timeout (the server holds the request until the client gives up, bounded), a
+trickle (the headers at once, then the body one byte a second: a per-read timeout never fires),
+and a reset connection.
 
     with FakeSplunkd(tls) as fake:
         fake.route("GET", "/services/server/info", envelope("server-info", [...]))
@@ -24,11 +25,14 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
+from xml.sax.saxutils import escape
 
 from fakes.snapbuilder import envelope_body
 
 TIMEOUT_HOLD_S = 8.0   # how long a "timeout" fault holds a request at most
+TRICKLE_S = 1.0        # a "trickle" fault's pause before each byte of the body
+TRICKLE_MAX_S = 60.0   # and how long it trickles at most
 
 
 @dataclass
@@ -37,7 +41,7 @@ class Response:
     body: Union[bytes, str, dict, list] = b""
     content_type: str = "application/json; charset=UTF-8"
     headers: Dict[str, str] = field(default_factory=dict)
-    fault: Optional[str] = None       # None | "timeout" | "truncated" | "reset"
+    fault: Optional[str] = None       # None | "timeout" | "truncated" | "reset" | "trickle"
 
     def payload(self) -> bytes:
         if isinstance(self.body, (dict, list)):
@@ -91,7 +95,14 @@ FAULTS: Dict[str, Callable[[], Response]] = {
                                   fault="truncated"),
     "timeout": lambda: Response(200, b"{}", fault="timeout"),
     "reset": lambda: Response(200, b"", fault="reset"),
+    "trickle": lambda: Response(200, b'{"links":{},"entry":[]}' + b" " * 200, fault="trickle"),
 }
+
+
+def trickle(response: Response) -> Response:
+    """`response`, its body sent one byte every TRICKLE_S after its headers."""
+    response.fault = "trickle"
+    return response
 
 
 def fault(name: str) -> Response:
@@ -205,6 +216,9 @@ class SplunkdHandler(QuietHandler):
             self.close_connection = True
             return
         data = resp.payload()
+        if resp.fault == "trickle":
+            self._trickle(fake, resp, data)
+            return
         # A truncated body (Content-Length larger than what is sent) ends with its connection.
         close = not fake.keep_alive or resp.fault == "truncated"
         self.send_response(resp.status)
@@ -220,6 +234,25 @@ class SplunkdHandler(QuietHandler):
         self.wfile.write(data)
         self.wfile.flush()
         self.close_connection = close
+
+    def _trickle(self, fake: "FakeSplunkd", resp: Response, data: bytes) -> None:
+        self.close_connection = True
+        self.send_response(resp.status)
+        self.send_header("Content-Type", resp.content_type)
+        self.send_header("Connection", "close")
+        self.send_header("Server", "Splunkd")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        start = time.monotonic()
+        try:
+            for i in range(len(data)):
+                if fake.stopping.wait(TRICKLE_S) or time.monotonic() - start > TRICKLE_MAX_S:
+                    return
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+        except OSError:         # the client gave up (its deadline): what a trickle is for
+            return
 
     do_GET = do_POST = do_DELETE = do_PUT = _serve
 
@@ -261,6 +294,42 @@ class FakeSplunkd(Loopback):
         with self._lock:
             return [r for r in self.requests if r.path == path and (method is None or r.method == method)]
 
+
+
+def _atom_entry(base: str, path: str, name: str, app: str, content: Dict[str, str]) -> str:
+    keys = "".join('<s:key name="%s">%s</s:key>' % (escape(k), escape(str(v))) for k, v in sorted(content.items()))
+    href = "%s/%s" % (path, quote(name, safe=""))
+    return ('<entry><title>%s</title><id>%s%s</id><updated>2026-11-22T10:00:00+00:00</updated>'
+            '<link href="%s" rel="alternate"/><author><name>nobody</name></author>'
+            '<link href="%s" rel="list"/><link href="%s" rel="edit"/><content type="text/xml"><s:dict>%s'
+            '<s:key name="disabled">0</s:key><s:key name="eai:acl"><s:dict><s:key name="app">%s</s:key>'
+            '<s:key name="owner">nobody</s:key><s:key name="sharing">app</s:key></s:dict></s:key>'
+            '</s:dict></content></entry>' % (escape(name), base, href, href, href, href, keys, escape(app)))
+
+
+def atom_feed(base: str, path: str, entries: List[Tuple[str, Dict[str, str]]], app: str) -> Response:
+    """splunkd's Atom feed (what splunklib reads: it asks for no output_mode) of (name, content) entries."""
+    body = ('<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
+            'xmlns:s="http://dev.splunk.com/ns/rest" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">'
+            '<title>%s</title><id>%s%s</id><updated>2026-11-22T10:00:00+00:00</updated>'
+            '<generator build="0a1b2c3d4e5f" version="9.3.2"/><author><name>Splunk</name></author>'
+            '<opensearch:totalResults>%d</opensearch:totalResults><opensearch:itemsPerPage>30'
+            '</opensearch:itemsPerPage><opensearch:startIndex>0</opensearch:startIndex><s:messages/>%s</feed>'
+            % (escape(path.rsplit("/", 1)[-1]), base, path, len(entries),
+               "".join(_atom_entry(base, path, n, app, c) for n, c in entries)))
+    return Response(200, body, content_type="text/xml; charset=UTF-8")
+
+
+def route_conf(fake: "FakeSplunkd", app: str, conf: str, stanzas: Dict[str, Dict[str, str]]) -> None:
+    """A conf file of `app` as splunklib (and solnlib's conf manager) read it: properties/<conf> says
+    it exists, configs/conf-<conf>/<stanza> answers one stanza's feed; any other stanza is a 404."""
+    ns = "/servicesNS/nobody/%s/" % app
+    fake.route("GET", ns + "properties/" + conf,
+               lambda req: atom_feed(fake.url, ns + "properties/" + conf, [(n, {}) for n in sorted(stanzas)], app))
+    for name, content in stanzas.items():
+        path = ns + "configs/conf-" + conf
+        fake.route("GET", "%s/%s" % (path, quote(name, safe="")),
+                   lambda req, name=name, content=content: atom_feed(fake.url, path, [(name, content)], app))
 
 
 class Messages:

@@ -1,7 +1,7 @@
 """No hang, no flood: the splunkd port (bin/ingest_doctor_ports/splunkd.py `Http`) bounds a whole
 call by wall-clock time and cuts a body at its cap, with or without a Content-Length.
 
-The servers (tests/faultkit.py) trickle one byte per 0.2 s for up to 30 s: a per-read timeout
+The servers (tests/fakes/faults.py) trickle one byte per 0.2 s for up to 30 s: a per-read timeout
 never fires against them, so a `timeout` fault proves the call's own deadline ended it."""
 from __future__ import annotations
 

@@ -44,3 +44,29 @@ def test_every_generated_file_says_so_or_is_in_the_registry():
         else:
             assert rel.endswith((".csv", ".json")), rel
             assert os.path.basename(rel) in registry or "<data source>.json" in registry and rel.endswith(".json"), rel
+
+
+def test_the_counts_in_the_docs_are_the_shipped_files(tmp_path):
+    """A count of alerts, searches, views or dashboards written in README.md or docs/*.md is checked
+    against default/savedsearches.conf and the views (tools/doccounts.py); generate.py sets it."""
+    import shutil
+    import doccounts
+    have = doccounts.counts(ROOT)
+    assert have["views"] == len(os.listdir(os.path.join(ROOT, "default", "data", "ui", "views")))
+    assert have["dashboards"] < have["views"]                # Setup is a view, not a dashboard
+    assert have["detection_alerts"] == have["alerts"] - 1    # all alerts but the relay
+    assert doccounts.problems(ROOT) == []
+    # a copy whose README and a doc say otherwise fails, naming the line, and is then fixed in words and digits
+    shutil.copytree(os.path.join(ROOT, "default"), str(tmp_path / "default"))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("# x\n\nThe app's Six detection alerts and %d views.\n" % (have["views"] + 1))
+    (tmp_path / "docs" / "a.md").write_text("%d saved searches; twenty alerts\n" % have["saved_searches"])
+    problems = doccounts.problems(str(tmp_path))
+    assert problems == [
+        "count: README.md:3 says 'Six detection alerts', the shipped files hold '%s detection alerts'"
+        % doccounts.WORDS[have["detection_alerts"]].capitalize(),
+        "count: README.md:3 says '%d views', the shipped files hold '%d views'" % (have["views"] + 1, have["views"]),
+        "count: docs/a.md:1 says 'twenty alerts', the shipped files hold '%s alerts'" % doccounts.WORDS[have["alerts"]]]
+    assert doccounts.write(str(tmp_path)) == 3
+    assert doccounts.problems(str(tmp_path)) == []
+    assert "%d views." % have["views"] in (tmp_path / "README.md").read_text()

@@ -57,7 +57,9 @@ def test_archive_layout(app_copy, tmp_path):
         assert m.mode in (0o755, 0o644), (m.name, oct(m.mode))
         assert not m.name.endswith(".pyc") and "__pycache__" not in m.name
     assert "ingest_doctor/default/app.conf" in names
-    assert "ingest_doctor/bin/lib/splunklib/client.py" in names
+    assert "ingest_doctor/bin/ingest_doctor_flag.py" in names
+    # the app imports no vendored library: bin/lib ships in the add-on only
+    assert not [n for n in names if n.startswith("ingest_doctor/bin/lib")]
     assert not [n for n in names[1:] if n.split("/")[1] in ("tests", "tools", "local", ".venv", "node_modules")]
 
 
@@ -128,6 +130,9 @@ def test_build_copies_only_the_allow_list(app_copy, tmp_path):
     (app_copy / "bin" / "ingest_doctor" / "__pycache__").mkdir(exist_ok=True)
     (app_copy / "bin" / "ingest_doctor" / "__pycache__" / "x.pyc").write_bytes(b"\0")
     (app_copy / "Makefile").write_text("")
+    # a developer's tree has the add-on's libraries in bin/lib (`make deps`): the app takes none
+    (app_copy / "bin" / "lib" / "splunklib").mkdir(parents=True)
+    (app_copy / "bin" / "lib" / "splunklib" / "client.py").write_text("")
     out = tmp_path / "out" / "ingest_doctor"
     proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "build.py"), "--src", str(app_copy),
                            "--out", str(out)], capture_output=True, text=True)
@@ -135,4 +140,5 @@ def test_build_copies_only_the_allow_list(app_copy, tmp_path):
     top = sorted(os.listdir(str(out)))
     assert set(top) <= set(build_tool.ALLOW), top
     assert not (out / "bin" / "ingest_doctor" / "__pycache__").exists()
-    assert (out / "bin" / "lib" / "splunklib" / "client.py").exists()
+    assert (out / "bin" / "ingest_doctor_flag.py").exists()
+    assert not (out / "bin" / "lib").exists()

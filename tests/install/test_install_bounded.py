@@ -15,7 +15,7 @@ from fakes import instance as fi  # noqa: E402
 from fakes.splunkd import Response  # noqa: E402
 from ingest_doctor.collector import params as params_mod  # noqa: E402
 from ingest_doctor.delivery import messages  # noqa: E402
-from ingest_doctor_ports import collector as collector_port  # noqa: E402
+from ingest_doctor_ports import bounded, collector as collector_port  # noqa: E402
 from ingest_doctor_ports.messages import MessageError, WebMessages  # noqa: E402
 from ingest_doctor_ports.splunkd import Http, unverified  # noqa: E402
 
@@ -103,7 +103,7 @@ def test_solnlib_seam_is_where_we_wire_it():
                           port=8089)
     assert isinstance(m.service, client.Service) and isinstance(m.service.http, binding.HttpLib)
     mark = object()
-    collector_port.bound_service(m.service, lambda *a: mark)
+    bounded.bound_service(m.service, lambda *a: mark)
     assert m._storage_passwords.service is m.service and m.service.http.handler is not None
 
 
@@ -126,3 +126,28 @@ def test_messages_port_uses_no_solnlib_internals():
     src = inspect.getsource(port)
     assert "solnlib" not in "".join(l for l in src.splitlines() if l.startswith(("import", "from")))
     assert "._rest_client" not in src
+
+
+def test_the_collectors_webhook_header_read_is_bounded_and_off_the_first_poll(fake_splunkd, tls, tmp_path, runs):
+    """Through the process boundary (the built add-on's modular input): storage/passwords trickles
+    the webhook's auth header a byte a second. The first poll does not wait for it, solnlib's read
+    over the notifier's port ends at request_timeout and is said in one line, and no traceback of
+    solnlib's reaches stderr (splunkd.log)."""
+    from fakes.collector_run import SETTINGS_PATH, start
+    from fakes.splunkd import envelope, trickle, wait_for
+    fi.Instance(fake_splunkd, host="hf-01", psets=1)
+    fake_splunkd.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
+        "url": "https://127.0.0.1:9/hook", "min_severity": "warning", "allow_targets": "127.0.0.1",
+        "auth_header": "******"})]))
+    with open(os.path.join(fi.TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as fh:
+        atom = fh.read().replace("{token}", "x").replace("{base}", fake_splunkd.url)
+    fake_splunkd.route("GET", PASSWORDS, lambda req: trickle(Response(200, atom, content_type="text/xml")))
+    xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0", "request_timeout": "1"}, "hf-01",
+                       checkpoint_dir=str(tmp_path))
+    run = start(runs, xml)
+    run.wait_polls(1, timeout=15)
+    assert wait_for(lambda: "auth header not read from storage/passwords" in run.stderr(), 15), run.stderr()
+    assert run.terminate() == 0
+    err = run.stderr()
+    assert "timeout" in err and "Traceback" not in err and fi.SESSION_KEY not in err, err
+    assert fake_splunkd.requests_to(PASSWORDS)

@@ -2,8 +2,8 @@
 
 Splunk 9.3 is the first release that runs app scripts on Python 3.9; README, both packages'
 app.conf and app.manifest, the Splunkbase text and every Python entry point say so, minpy checks
-against that floor's interpreter, and a vendored library whose Requires-Python excludes it is
-named as an override (and proved on 3.9 by the 3.9 test run).
+against that floor's interpreter, and every vendored library declares a Requires-Python that
+includes it.
 """
 import glob
 import json
@@ -101,28 +101,28 @@ def test_requires_python_reader():
     assert _allows("!=3.0.*,>=2.7", "3.9") and not _allows("<3.9", "3.9") and _allows("", "3.9")
 
 
-def _overrides():
-    names = set()
-    for req in ("requirements-app.txt", "requirements-ta.txt"):
-        names |= {m.lower().replace("-", "_") for m in
-                  re.findall(r"^# requires-python override: (\S+)\s*$", _read(req), re.M)}
-    return names
+def _declarations():
+    """{dist name: Requires-Python or ""} of every library the add-on ships (the app ships none)."""
+    out = {}
+    for meta in glob.glob(os.path.join(need_ta_build(), "bin", "lib", "*.dist-info", "METADATA")):
+        with open(meta, encoding="utf-8") as fh:
+            head = fh.read().split("\n\n", 1)[0]
+        name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
+        spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
+        out[name] = spec.group(1).strip() if spec else ""
+    return out
 
 
-def test_a_library_that_excludes_the_floor_python_is_a_named_override():
-    """pip's Requires-Python check holds where pip runs (3.13); what Splunk 9.3 runs on 3.9 despite its
-    declaration must be named, so the 3.9 test run (imports in test_gates_lib, the modular input's
-    protocol in test_modinput_protocol) is known to be its proof."""
-    excluded = set()
-    for lib in (os.path.join(need_build(), "bin", "lib"), os.path.join(need_ta_build(), "bin", "lib")):
-        for meta in glob.glob(os.path.join(lib, "*.dist-info", "METADATA")):
-            with open(meta, encoding="utf-8") as fh:
-                head = fh.read().split("\n\n", 1)[0]
-            name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
-            spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
-            if spec and not _allows(spec.group(1).strip(), floor.PYTHON):
-                excluded.add(name)
-    assert excluded == _overrides()
-    assert excluded == {"splunk_sdk"}
-    readme = _read("README.md")
-    assert "Requires-Python `>=3.13`" in readme or "`Requires-Python >=3.13`" in readme
+def test_every_vendored_library_declares_the_floor_python():
+    """What differs on 3.9 is decided by the libraries' own declarations: pip checks Requires-Python
+    only for the Python it runs on (3.13 at build time), so a pin declared for 3.13 alone (splunk-sdk
+    3.x: `>=3.13`) would build and ship and then run on Splunk 9's 3.9 against its declaration.
+    Every shipped dist-info must allow the floor's Python and the newest one; no override."""
+    found = _declarations()
+    assert {"splunk_sdk", "solnlib", "urllib3", "sortedcontainers", "splunktaucclib", "defusedxml"} <= set(found)
+    for python in (floor.PYTHON, "3.13"):
+        excluded = sorted(name for name, spec in found.items() if not _allows(spec, python))
+        assert excluded == [], "declared without Python %s: %s" % (python, excluded)
+    for req in ("requirements-lib.txt", "requirements-ta.txt"):
+        assert "requires-python override" not in _read(req)
+    assert not os.path.exists(os.path.join(need_build(), "bin", "lib"))

@@ -14,12 +14,13 @@ import pytest
 
 from fakes import instance as fi  # noqa: E402
 from fakes.paths import ROOT, TA_BIN, need_ta_build  # noqa: E402
-from fakes.splunkd import envelope, wait_for  # noqa: E402
+from fakes.splunkd import route_conf, wait_for  # noqa: E402
 from ingest_doctor import exitcodes  # noqa: E402
-from ingest_doctor_ports import collector as collector_port, logfile  # noqa: E402
+from ingest_doctor_ports import collector as collector_port, logs  # noqa: E402
 from ingest_doctor_ports.splunkd import Http, unverified  # noqa: E402
 
-SETTINGS = collector_port.SETTINGS_PATH
+SETTINGS_CONF = collector_port.SETTINGS_CONF
+LOGGING = "/servicesNS/nobody/TA-ingest_doctor/configs/conf-%s/logging" % SETTINGS_CONF
 
 
 def splunk_home(tmp_path):
@@ -56,7 +57,7 @@ def stop(p):
 def run_collector_until(fake_splunkd, home, params, *until):
     """Run the collector under `home` until each of `until` (given its log file's text) holds, stop it
     (it exits OK); its log file's text and its stderr."""
-    log = home / "var" / "log" / "splunk" / logfile.COLLECTOR_LOG
+    log = home / "var" / "log" / "splunk" / logs.COLLECTOR_LOG
     p = start_collector(fake_splunkd, home, params)
     try:
         for ready in until:
@@ -80,24 +81,28 @@ def test_collector_logs_to_its_own_file_at_info_by_default(fake_splunkd, tmp_pat
 
 def test_collector_follows_the_logging_tab(fake_splunkd, tmp_path):
     fi.Instance(fake_splunkd, host="idx-01", psets=2)
-    fake_splunkd.route("GET", SETTINGS, envelope(SETTINGS, [("logging", {"loglevel": "WARNING"})]))
+    route_conf(fake_splunkd, "TA-ingest_doctor", SETTINGS_CONF, {"logging": {"loglevel": "WARNING"}})
     text, err = run_collector_until(
         fake_splunkd, splunk_home(tmp_path), {"hec_tls_verify": "0"}, lambda log: "category=hec_tls_unverified" in log,
         lambda log: len(fake_splunkd.requests_to("/services/server/introspection/queues")) >= 2)
     assert "WARN category=hec_tls_unverified" in text
     assert "category=start" not in text and "category=stop" not in text         # INFO: below WARNING
     assert "category=start" not in err
-    assert fake_splunkd.requests_to(SETTINGS)
+    assert fake_splunkd.requests_to(LOGGING)
 
 
 def test_log_level_reader(fake_splunkd):
     http = Http(2.0, {"splunkd": unverified()})
     assert collector_port.log_level(http, fake_splunkd.url, "k") is None           # 404: keep the level
-    fake_splunkd.route("GET", SETTINGS, envelope(SETTINGS, [("logging", {"loglevel": "DEBUG"})]))
+    route_conf(fake_splunkd, "TA-ingest_doctor", SETTINGS_CONF, {"webhook": {"url": ""}})      # no [logging]: 404
+    assert collector_port.log_level(http, fake_splunkd.url, "k") is None
+    route_conf(fake_splunkd, "TA-ingest_doctor", SETTINGS_CONF, {"logging": {"loglevel": "DEBUG"}})
     assert collector_port.log_level(http, fake_splunkd.url, "k") == "DEBUG"
-    fake_splunkd.route("GET", SETTINGS, envelope(SETTINGS, [("logging", {"loglevel": "CRITICAL"})]))
+    route_conf(fake_splunkd, "TA-ingest_doctor", SETTINGS_CONF, {"logging": {"loglevel": "CRITICAL"}})
     assert collector_port.log_level(http, fake_splunkd.url, "k") == "FATAL"
-    assert [logfile.level_name(v) for v in ("warning", "Error", "nonsense", None)] == ["WARN", "ERROR", "INFO", "INFO"]
+    # solnlib's conf manager, every call over our port with the session key
+    assert all(r.headers.get("Authorization") == "Splunk k" for r in fake_splunkd.requests)
+    assert [logs.level_name(v) for v in ("warning", "Error", "nonsense", None)] == ["WARN", "ERROR", "INFO", "INFO"]
 
 
 @pytest.mark.parametrize("level, seen", [("INFO", True), ("ERROR", False)])
@@ -110,7 +115,7 @@ def test_action_logs_to_its_own_file_at_its_level(tmp_path, level, seen):
     p = subprocess.run([sys.executable, os.path.join(ROOT, "bin", "ingest_doctor_flag.py"), "--execute"],
                        input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == exitcodes.BAD_INPUT, p.stderr
-    text = _read(home / "var" / "log" / "splunk" / logfile.ACTION_LOG)
+    text = _read(home / "var" / "log" / "splunk" / logs.ACTION_LOG)
     assert "ERROR category=bad_input" in text and "missing.csv.gz" in text
     assert ("INFO category=start" in text) is seen and ("INFO category=start" in p.stderr) is seen
     assert "s3cr3t-session-key" not in text

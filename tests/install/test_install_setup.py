@@ -18,7 +18,7 @@ from confcheck import read_conf
 from fakes import paths
 from fakes.paths import ROOT
 from fakes.searches import final_fields
-from ingest_doctor_ports import logfile
+from ingest_doctor_ports import logs
 
 VIEW = os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_setup.xml")
 FRESH = os.path.join(paths.FIXTURES, "install", "fresh_setup")
@@ -80,5 +80,5 @@ def test_the_lag_panel_data_is_narrow_and_checked():
 
 def test_the_logs_row_searches_both_log_files():
     q = queries()["ds_logs"]
-    assert logfile.COLLECTOR_LOG in q and logfile.ACTION_LOG in q and "`ingest_doctor_index_internal`" in q
-    assert [r[0] for r in recording("ds_logs")["rows"]] == [logfile.COLLECTOR_LOG, logfile.ACTION_LOG]
+    assert logs.COLLECTOR_LOG in q and logs.ACTION_LOG in q and "`ingest_doctor_index_internal`" in q
+    assert [r[0] for r in recording("ds_logs")["rows"]] == [logs.COLLECTOR_LOG, logs.ACTION_LOG]

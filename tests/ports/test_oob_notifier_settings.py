@@ -10,7 +10,7 @@ import time
 
 from fakes.collector_run import SETTINGS_PATH
 from fakes.instance import TEMPLATES
-from fakes.splunkd import FakeSplunkd, Response, envelope, wait_for
+from fakes.splunkd import FakeSplunkd, Response, envelope, trickle, wait_for
 from fakes.hookreceiver import HookReceiver
 from ingest_doctor.delivery.messages import Change
 from ingest_doctor.findings import Finding
@@ -48,6 +48,7 @@ def test_settings_and_encrypted_header_reach_the_receiver(tls, tmp_path):
         n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
         n.start()
         try:
+            assert wait_for(lambda: n.read_once, 15)
             assert n.settings is not None and n.settings.min_severity == "critical" and n.header == SECRET
             warn = Finding("indexing", "warning", "hf-01", 0, "indexerpipe", "indexQueue 91% full")
             crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
@@ -69,7 +70,40 @@ def test_refused_target_in_the_settings_is_said_and_not_used(tls, tmp_path):
         http = Http(5.0, {"splunkd": unverified()})
         n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY))
         n.start()
+        assert wait_for(lambda: n.read_once, 15)
         n.close()
         assert n.settings is None
         logs = " ".join(line.message for line in n.drain_logs())
         assert "webhook setting refused" in logs and "metadata" in logs
+
+
+def test_a_trickling_storage_passwords_is_cut_at_the_port_timeout_off_the_poll_path(tls, tmp_path):
+    """storage/passwords sends its answer a byte a second: the notifier's start returns at once, the
+    header read (solnlib over the notifier's port) ends at the port's timeout and is said, and the
+    changes a poll submitted meanwhile go out (without the header) once the settings are known."""
+    with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
+        _serve(fake, rec.url)
+        fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords",
+                   lambda req: trickle(Response(200, _passwords_atom(fake.url), content_type="text/xml")))
+        http = Http(1.0, {"splunkd": unverified()})
+        ctx = ssl.create_default_context(cafile=tls[0])
+
+        def post(url, body, allow, headers, timeout):
+            return webhook.post(url, body, allow, headers, timeout, context=ctx)
+        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
+        began = time.monotonic()
+        n.start()
+        crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
+        n.submit([Change(crit, "new")], time.time())            # the first poll's, before the settings
+        assert time.monotonic() - began < 0.5 and not n.read_once
+        try:
+            assert wait_for(lambda: n.read_once, 15)
+            read_s = time.monotonic() - began
+            assert wait_for(lambda: len(rec.bodies) == 1, 15), [l.message for l in n.logs]
+        finally:
+            n.close()
+        assert read_s < 4.0, read_s             # the port's 1 s, not the trickle's 200-odd seconds
+        assert rec.bodies[0]["id"] == "hf-01/indexing/1" and "Authorization" not in rec.headers[0]
+        logs = " ".join(line.message for line in n.drain_logs())
+        assert "auth header not read from storage/passwords" in logs and "timeout" in logs, logs
+        assert KEY not in logs

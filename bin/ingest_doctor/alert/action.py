@@ -21,6 +21,10 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 Rows of the `finding` signal carry findings the collector already judged
 (alert_rows.rows_to_reported): they are stored as they are, not judged again,
 and no second event is written for them; a resolved one closes its record.
+Rows of the `stale` signal (the housekeeping search "Resolve findings no longer seen")
+name open records nothing flagged for resolve_after_min minutes: each is resolved in the
+same locked read-modify-write, judged on the record as read under the lock, so a finding
+flagged after the search listed it stays open (issue 35; the search writes nothing itself).
 
 Issue 23 (nothing lost, nothing forged):
 - steps 2-3 run under the findings store's lock (port.store_lock), so two runs at
@@ -53,9 +57,10 @@ from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
 from ingest_doctor.alert.results import read_rows
-from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, split_rows
+from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
-                                          kv_key, mark_pending, plan, plan_resolution, record_webhook_body)
+                                          kv_key, mark_pending, plan, plan_resolution, plan_stale, record_finding,
+                                          record_webhook_body)
 from ingest_doctor.deployment import link as link_mod
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
@@ -245,8 +250,9 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     now = _time.time() if now is None else now
     summary = Summary()
     # 1. everything that can be refused, before any write
+    stale: List[Stale] = []
     collected, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
-                                     now)
+                                     now, stale)
     by_host = collected.light          # each host's evidence without its samples (they stay numbers)
     # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
     measured = collected.only(h for h, ev in by_host.items() if ev.sources)
@@ -282,13 +288,13 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     webhook = payload.params.webhook_url
-    if not findings and not kept:
+    if not findings and not kept and not stale:
         port.log("INFO", "judge", msg="no finding at or above min_severity", hosts=len(by_host),
                  below_min=summary.below_min, min_severity=payload.params.min_severity)
         if not webhook:
             return summary
     run_id = "%s#%s" % ((payload.sid or "run")[:80], os.urandom(4).hex())   # secrets.token_hex(4), unimported
-    keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept]
+    keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept] + [kv_key(s.id) for s in stale]
     claimed: List[Dict[str, Any]] = []
     changes: List[messages_mod.Change] = []
     port.store_lock(run_id)
@@ -297,6 +303,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
         existing = port.kv_read(keys) if keys else {}
         # 3. events, then records (with the state changes to notify marked pending)
         planned, changes = _plan_all(findings, kept, existing, now, payload, summary, caused)
+        _plan_stale(stale, existing, now, now - 60.0 * th.resolve_after_min, payload, summary, planned, changes)
         if webhook:
             # root and symptoms once: a symptom whose root cause is in this run rides with the root's
             in_run = {f.id for f, _, _ in planned}
@@ -330,7 +337,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     finally:
         _unlock(port, run_id)
     # 4. Splunk Web messages
-    if payload.params.web_messages and (findings or kept):
+    if payload.params.web_messages and (findings or kept or stale):
         summary.messages = post_messages(port, changes, payload.params.min_severity)
     # 5. the webhook: this run's state changes and the earlier ones still pending
     if claimed:
@@ -462,9 +469,32 @@ def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[
     return planned, changes
 
 
+def _plan_stale(stale: List[Stale], existing: Dict[str, Dict[str, Any]], now: float, cutoff: float,
+                payload: Payload, summary: Summary, planned: List[Tuple[Finding, Upsert, bool]],
+                changes: List[messages_mod.Change]) -> None:
+    """Resolve the open records the housekeeping search listed, each judged on the record read under the
+    lock (store.plan_stale); no event is written, the message of each one resolved is removed."""
+    note = "resolved: not seen for %d minutes (ingest_doctor_resolve_after_min)" % round((now - cutoff) / 60.0)
+    for s in sorted(stale, key=lambda x: x.id):
+        key = kv_key(s.id)
+        up = plan_stale(existing.get(key), s.id, cutoff, now, note, payload.sid, payload.search_name)
+        try:
+            f = None if up is None else record_finding(up.record)
+        except ValueError:      # not a record the app wrote (no known bottleneck or severity): left as it is
+            f = None
+        if up is None or f is None:
+            summary.unchanged += 1
+            continue
+        existing[key] = up.record
+        summary.resolved += 1
+        planned.append((f, up, False))
+        if f.id == s.id:
+            changes.append(messages_mod.Change(f, "resolved", note))
+
+
 def post_messages(port: Port, changes: List[messages_mod.Change], min_severity: str) -> int:
     """Post and delete this run's Splunk Web messages, and sweep the messages of findings resolved
-    since (by the resolve search, which posts nothing). A failure is logged: the findings are stored."""
+    since by a run whose messages failed, or by hand. A failure is logged: the findings are stored."""
     floor = max(("warning", min_severity), key=severity_rank)
     try:
         shown = port.messages_shown()

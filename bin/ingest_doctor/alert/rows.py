@@ -13,6 +13,9 @@ One signal is not a measurement: `finding` rows carry a finding the collector
 already judged (its `ingest_doctor:finding` event, handed over by the search
 "Ingest Doctor - Findings - Collector findings"). They are not judged again
 (`rows_to_reported`): the collector judged them with the same thresholds.
+Nor is `stale`: the housekeeping search "Ingest Doctor - Findings - Resolve findings
+no longer seen" lists the open records it found unseen; the action resolves each one
+under the findings store's lock if its record is still unseen then (`Stale`).
 """
 from __future__ import annotations
 
@@ -73,9 +76,13 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     # an instance that stopped reporting (engine/silence.py): why (connected_idle | gone), when it was
     # last heard, what its receivers got from it over the window; `threshold` is silence_kb
     Signal("silence", ("reason", "last_heard"), ("silent_min", "kb_recent", "receivers")),
+    # an open record of the findings store the housekeeping search found unseen for resolve_after_min:
+    # its id and the last_seen the search read (the action decides on the record as it is under the lock)
+    Signal("stale", ("id", "last_seen"), ()),
 )}
 REPORTED = "finding"
 SILENCE = "silence"
+STALE = "stale"
 
 KNOWN_COLUMNS = frozenset(COMMON).union(*(set(s.required) | set(s.optional) for s in SIGNALS.values()))
 
@@ -338,7 +345,7 @@ def collect(rows: Iterable[Row], now: Optional[float] = None) -> Collected:
     name = Interned()
     for row in rows:
         sig_name = (row.get("signal") or "").strip()
-        if sig_name in (REPORTED, SILENCE):
+        if sig_name in (REPORTED, SILENCE, STALE):
             continue
         sig = SIGNALS.get(sig_name)
         if sig is None:
@@ -465,14 +472,38 @@ def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[R
     return [r for r in (_reported(row, now) for row in rows) if r is not None]
 
 
-def split_rows(rows: Iterable[Row], now: Optional[float] = None) -> Tuple[Collected, List[Reported]]:
+@dataclass(frozen=True)
+class Stale:
+    """An open finding the housekeeping search found unseen (one `stale` row)."""
+    id: str
+    last_seen: float  # as the search read it: the action reads the record again
+
+
+def stale_row(row: Row) -> Stale:
+    fid = (row.get("id") or "").strip()
+    if not fid:
+        raise _fail(row, "column id is empty")
+    last = _num(row, "last_seen", row.get("last_seen"))
+    if last is None:
+        raise _fail(row, "signal stale needs column last_seen")
+    return Stale(fid, last)
+
+
+def split_rows(rows: Iterable[Row], now: Optional[float] = None,
+               stale: Optional[List[Stale]] = None) -> Tuple[Collected, List[Reported]]:
     """collect and rows_to_reported in one pass: a results file is read once, as a stream, and no row
-    is kept after it is used (a 100k-row file costs its samples as numbers, not its rows)."""
+    is kept after it is used (a 100k-row file costs its samples as numbers, not its rows). `stale`
+    receives the `stale` rows (without it they are refused: only the action resolves)."""
     now = _time.time() if now is None else now
     reported: List[Reported] = []
 
     def judged() -> Iterator[Row]:
         for row in rows:
+            if (row.get("signal") or "").strip() == STALE:
+                if stale is None:
+                    raise _fail(row, "a stale row is only for the alert action")
+                stale.append(stale_row(row))
+                continue
             r = _reported(row, now)
             if r is not None:
                 reported.append(r)

@@ -204,6 +204,32 @@ def plan_resolution(existing: Optional[Dict[str, Any]], finding_id: str, resolve
     return Upsert(rec["_key"], rec, False, False)
 
 
+def plan_stale(existing: Optional[Dict[str, Any]], finding_id: str, cutoff: float, now: float, note: str,
+               sid: str, search_name: str) -> Optional[Upsert]:
+    """Close an open record nothing has flagged since `cutoff` (the housekeeping search's "resolve findings
+    no longer seen"); None when there is nothing to close. Judged on the record as read under the findings
+    store's lock, not on what the search listed: a finding flagged after the search read the store has a
+    newer last_seen and stays open (issue 35: the search used to write its stale copy back, outside the
+    lock, and could resolve a live finding)."""
+    if not existing or existing.get("status") != "open":
+        return None
+    if _float(existing.get("last_seen"), now) >= cutoff:
+        return None
+    rec = _kept(existing)
+    rec.update({"_key": kv_key(finding_id), "status": "resolved", "resolved_at": now, "resolution": note,
+                "last_search": search_name, "last_sid": sid, "opened_by": owner(existing),
+                "version": _version(existing)})
+    return Upsert(rec["_key"], rec, False, False)
+
+
+def record_finding(record: Dict[str, Any]) -> Finding:
+    """The finding a record holds, without its evidence and advice (what a message about it needs)."""
+    pset = str(record.get("pipeline_set") or "")
+    return Finding(str(record.get("bottleneck") or ""), str(record.get("severity") or "warning"),
+                   str(record.get("host") or "") or None, int(pset) if pset.isdigit() else None,
+                   str(record.get("component") or "") or None, str(record.get("summary") or ""), [], [])
+
+
 # ---------------------------------------------------------------------------- delivery state
 def delivery_state(record: Dict[str, Any]) -> str:
     return "%s:%s" % (record.get("status") or "open", record.get("severity") or "")
