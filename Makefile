@@ -4,7 +4,8 @@
 #                  runs AppInspect on each (not again on an unchanged package: the archives are
 #                  reproducible and tools/appinspect_gate.py keys its reports on their sha256)
 #   make test      every gate (pytest on 3.13 and 3.9, AppInspect, conf, SPL, dashboards, min Python)
-#   make bench     the performance budgets, min/median/max over runs (prints met / not met)
+#   make bench     the performance budgets, min/median/max over runs (prints met / not met), and the
+#                  search cost model with its budgets (tools/searchcost.py --check)
 #   make fault     the whole fault suite (hostile snapshots, races, outages, forged input, slow and
 #                  flooding servers; loopback only) and its table: every count 0, peak RSS < 200 MB
 # Everything it needs (venvs, npm packages, chromium) it installs itself.
@@ -177,6 +178,7 @@ dashboard-screenshots: node_modules/.ingest-doctor-stamp /usr/bin/chromium
 # The budgets an admin can feel, min/median/max over runs, in one table (docs/performance.md).
 bench: $(VENV)/py313/.stamp deps build   # build: the webhook bench runs the add-on as built
 	$(VENV)/py313/bin/python tools/bench.py
+	$(VENV)/py313/bin/python -B tools/searchcost.py --check   # the searches' cost at 100/1,000/10,000 instances, and issue 35's budgets
 
 # The whole fault suite (tests/faults/ with their full case counts; make test runs their quick
 # counts): prints cases, failures, tracebacks, hangs, false healthy, lost updates, lost/duplicated

@@ -42,7 +42,7 @@ def diagnose_deployment():
         subprocess.run([sys.executable, "-c", code, root], check=True, env=env, stdout=subprocess.DEVNULL)
 
     def work():
-        _, instances, _ = folder.load(root)
+        _, instances, _, _ = folder.load(root)
         dep = judge(instances)
         linked = sum(1 for v in dep.caused_by.values() if v)
         return {"instances": len(instances), "edges": len(dep.topology.edges), "linked": linked,

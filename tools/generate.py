@@ -26,6 +26,7 @@ import doccounts  # noqa: E402
 import gen_conf  # noqa: E402
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
+import searchcost  # noqa: E402
 import spl_macros  # noqa: E402
 
 MACROS = os.path.join("default", "macros.conf")
@@ -47,6 +48,9 @@ REGISTRY = (
      "XML comment inside <dashboard>"),
     ("tests/fixtures/dashboards/<state>/<view>/<data source>.json", "tools/dashboards/make_fixtures.py",
      "tools/dashboards/sim.py, panels.py, recordings.py", "here only (JSON has no comments)"),
+    (searchcost.DOCS + " (block BEGIN/END GENERATED cost tables)", "tools/searchcost.py",
+     "default/savedsearches.conf, default/macros.conf, default/data/ui/views/*.xml (the search cost model)",
+     "comment opening the block"),
 )
 # Folders of generated files: a file there that says it is generated (or, for the recordings,
 # any file) that no generator writes is stale. The views folder also holds hand-written views.
@@ -75,6 +79,8 @@ def generate(root=ROOT) -> dict:
         if rel != MACROS:
             out[rel] = text
     out.update(make_fixtures.outputs())
+    docs = os.path.join(root, searchcost.DOCS)
+    out[searchcost.DOCS] = searchcost.docs_text(_read(docs), root)
     return out
 
 
@@ -140,6 +146,8 @@ def main(argv=None) -> int:
     for p in stale:
         os.remove(os.path.join(ROOT, p.split(": ", 1)[1]))
     write(files, ROOT)
+    # The cost tables count the views as they are on disk: once more, now that the views are written.
+    write({searchcost.DOCS: searchcost.docs_text(_read(os.path.join(ROOT, searchcost.DOCS)))}, ROOT)
     counts = doccounts.write(ROOT)
     print("generate: wrote %d files, removed %d stale, set %d counts in the docs" % (len(files), len(stale), counts))
     return 0

@@ -21,6 +21,14 @@ Checks (each problem names file, object and problem):
   drilldown.setToken; `<input>`/`<set>`/`<eval>` in Simple XML), `$$` is a literal dollar,
   `$row.x.value$`/`$click.value$`-style tokens only inside event handlers/drilldowns; every
   ds.chain extends an existing data source; every ds.savedsearch names a saved search.
+- cost (issue 35; macros expanded first):
+  - an `append`, `appendcols` or `join` subsearch over raw events or over `mstats ... span=` aggregates
+    inside (stats, chart, timechart, top, rare): Splunk cuts such a subsearch at 50,000 rows and 60 s
+    without an error, and per-event or per-bin rows of many instances pass that;
+  - a scheduled search that runs more often than every 15 minutes reads no raw
+    `group=tcpin_connections`, `group=tcpout_connections` or `group=dutycycle` line (one line per
+    connection or thread per 30 s on every instance: tstats over the indexed terms, or a lookup kept
+    by a short tstats run, instead).
 
 Usage: splcheck.py APP_DIR      prints every problem and the number of searches checked;
 exit 1 on any problem or when no search was found. Importable: tests call the check_* functions.
@@ -42,6 +50,12 @@ COMMANDS_FILE = os.path.join(HERE, "spl_commands.txt")
 LOOKUP_COMMANDS = ("lookup", "inputlookup", "outputlookup")
 # Commands whose [ ... ] holds a pipeline of commands rather than a search.
 PIPELINE_BRACKETS = ("appendpipe", "foreach")
+# Issue 35's cost rules: commands that aggregate, subsearches Splunk cuts at 50,000 rows, the metrics.log
+# groups a frequent scheduled search must not read raw, and how often is too often for them.
+AGGREGATING = ("stats", "chart", "timechart", "top", "rare", "sistats", "geostats")
+CUT_SUBSEARCHES = ("append", "appendcols", "join")
+HEAVY_RAW_GROUPS = ("tcpin_connections", "tcpout_connections", "dutycycle")
+RAW_MIN_PERIOD_MIN = 15
 
 
 def load_commands(path: str = COMMANDS_FILE) -> Set[str]:
@@ -325,6 +339,46 @@ def check_macro_definition(stanza: str, args: List[str], definition: str) -> Lis
     return out
 
 
+# ---------------------------------------------------------------- cost rules (issue 35)
+def check_subsearch_aggregation(expanded: str) -> List[str]:
+    """An append/appendcols/join subsearch over raw events or a binned mstats that does not aggregate
+    inside. `expanded`: the search with its macros written out (searchspl.expand)."""
+    from searchspl import segments   # searchspl reads SPL with this module's scanner
+    out = []
+    for seg in segments(expanded):
+        if seg.via not in CUT_SUBSEARCHES:
+            continue
+        binned = seg.kind == "mstats" and re.search(r"(?<![\w.])span\s*=", seg.text.split("|", 2)[1])
+        if seg.kind != "raw" and not binned:
+            continue
+        words = {w.lstrip("?").lower() for w, _, _ in scan(seg.text).commands}
+        if not words & set(AGGREGATING):
+            what = "raw events" if seg.kind == "raw" else "mstats ... span="
+            out.append("%s subsearch over %s without aggregation inside (%s): Splunk cuts it at 50,000 rows "
+                       "without an error; aggregate to the grain the outer search needs: %s" % (
+                           seg.via, what, " | ".join(sorted(AGGREGATING)), _snip(seg.text, 0, 60)))
+    return out
+
+
+def check_scheduled_raw_reads(expanded: str, cron: str) -> List[str]:
+    """A scheduled search running more often than every RAW_MIN_PERIOD_MIN minutes that reads raw
+    tcpin_connections, tcpout_connections or dutycycle lines."""
+    from searchspl import clause, cron_runs_per_day, groups, segments
+    runs = cron_runs_per_day(cron)
+    if runs * RAW_MIN_PERIOD_MIN <= 24 * 60:
+        return []
+    out = []
+    for seg in segments(expanded):
+        if seg.kind != "raw":
+            continue
+        for g in groups(clause(seg.text)):
+            if g in HEAVY_RAW_GROUPS:
+                out.append("raw search over metrics.log group=%s in a search that runs %d times a day (more often "
+                           "than every %d minutes): read it with tstats, or from a lookup a short tstats run keeps"
+                           % (g, runs, RAW_MIN_PERIOD_MIN))
+    return out
+
+
 # ---------------------------------------------------------------- dashboard tokens
 TOKEN_RX = re.compile(r"\$\$|\$([^$\s]+?)\$")
 PREDEFINED_IN_HANDLERS = re.compile(r"^(?:(?:row|click|trellis|result|job)\.|(?:value|name|value2|name2)$)")
@@ -520,15 +574,35 @@ def check_app(app: str) -> Tuple[int, List[str]]:
     ctx = load_context(app)
     searches, problems = collect(app, ctx)
     for s in searches:
-        problems += ["%s: %s: %s" % (s.file, s.obj, p)
-                     for p in check_search(s.spl, ctx, in_macro=s.in_macro, post_process=s.post_process)]
+        found = check_search(s.spl, ctx, in_macro=s.in_macro, post_process=s.post_process)
+        if not found and not s.in_macro and not s.post_process:
+            found = check_cost(app, s)
+        problems += ["%s: %s: %s" % (s.file, s.obj, p) for p in found]
     return len(searches), problems
+
+
+def check_cost(app: str, s: "Search") -> List[str]:
+    """Issue 35's cost rules for one search that passed the other checks."""
+    from searchspl import expand, load_macros
+    try:
+        expanded = expand(s.spl, load_macros(app))
+    except ValueError as exc:
+        return ["cannot expand its macros: %s" % exc]
+    out = check_subsearch_aggregation(expanded)
+    if s.file == "default/savedsearches.conf":
+        st = read_conf(os.path.join(app, "default", "savedsearches.conf")).get(s.obj[1:-1], {})
+        if st.get("enableSched", "0").strip().lower() in ("1", "true") and st.get("cron_schedule"):
+            out += check_scheduled_raw_reads(expanded, st["cron_schedule"])
+    return out
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) != 1:
-        sys.stderr.write("usage: splcheck.py APP_DIR\n")
+    if argv in (["--help"], ["-h"]):
+        sys.stdout.write(__doc__)
+        return 0
+    if len(argv) != 1 or argv[0].startswith("-"):
+        sys.stderr.write("usage: splcheck.py APP_DIR (splcheck.py --help: what it checks)\n")
         return 2
     count, problems = check_app(argv[0])
     for p in problems:

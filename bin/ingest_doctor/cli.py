@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import math
 import os
 import time
 from typing import IO, Any, Callable, Mapping, Optional
@@ -22,8 +23,10 @@ from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine import textreport
 from ingest_doctor.read import endpoints, readstep
 from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
-from ingest_doctor.read.snapshot import SnapshotError, has_evidence, load_snapshot, recorded_thresholds
+from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge,
+                                         recorded_thresholds)
 from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
+from ingest_doctor.textsafe import printable, terminal
 
 # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
 Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
@@ -95,20 +98,42 @@ def _overrides(args) -> dict:
     return dict(kv.split("=", 1) for kv in args.threshold if "=" in kv)
 
 
+def _say(stderr: IO[str], message: str) -> None:
+    """One line on stderr: names from files nobody vouches for are in it, so never a control character (no
+    terminal escape, no forged line) and never megabytes (textsafe.printable)."""
+    stderr.write("ingest_doctor: %s\n" % printable(message, MAX_STDERR))
+
+
+MAX_STDERR = 4000
+
+
 def _loaded(load, args, stderr: IO[str]):
     """load(folder, overrides), or the exit code of a folder that cannot be read or an invalid --threshold."""
     try:
         return load(args.snapshot_dir, _overrides(args))
     except SnapshotError as e:
-        stderr.write("ingest_doctor: %s\n" % e)
+        _say(stderr, str(e))
         return exitcodes.BAD_INPUT
     except thresholds.ThresholdError as e:
-        stderr.write("ingest_doctor: %s\n" % e)
+        _say(stderr, str(e))
         return exitcodes.BAD_CONFIG
 
 
 def _json(data) -> str:
-    return json.dumps(data, indent=2) + "\n"
+    try:
+        return json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except ValueError:      # an inf or NaN no guard caught: null, as JSON has no such number
+        return json.dumps(_finite(data), indent=2) + "\n"
+
+
+def _finite(data):
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
 
 
 def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
@@ -122,16 +147,26 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     ev = load_snapshot(args.snapshot_dir, th)
     ev.problems.extend(problems)
     report = diagnose(ev, th)
+    nothing = nothing_to_judge(ev)
+    if nothing and has_evidence(ev):    # without evidence the engine says "nothing was judged" itself
+        report.not_judged.insert(0, "nothing to judge: %s" % nothing)
     if args.format == "text":
-        stdout.write(textreport.render(report))
+        stdout.write(terminal(textreport.render(report, judged=not nothing)))
     else:
         stdout.write(_json(report.to_dict()))
     if not has_evidence(ev):
         why = "; ".join(ev.problems) if ev.problems else "no rest/*.json, logs/ or hec/ files"
-        stderr.write("ingest_doctor: nothing to analyse in %s (%s)\n" % (args.snapshot_dir, why))
+        _say(stderr, "nothing to analyse in %s (%s)" % (args.snapshot_dir, why))
         return exitcodes.BAD_INPUT
+    if nothing:
+        # Files were read, so it was analysed (contract section 3: exit 0), but no rule had data to judge:
+        # `healthy` keeps its rule (no warning or critical finding), `not_judged` opens with "nothing to judge"
+        # and the text's first line says "nothing judged" (docs/reliability-core.md).
+        _say(stderr, "nothing to judge in %s (%s)%s" % (args.snapshot_dir, nothing, "; unusable: %s"
+                                                           % "; ".join(ev.problems) if ev.problems else ""))
+        return exitcodes.OK
     if ev.problems:
-        stderr.write("ingest_doctor: judged the rest; unusable: %s\n" % "; ".join(ev.problems))
+        _say(stderr, "judged the rest; unusable: %s" % "; ".join(ev.problems))
     return exitcodes.OK
 
 
@@ -139,17 +174,20 @@ def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
     loaded = _loaded(deployment_folder.load, args, stderr)
     if isinstance(loaded, int):
         return loaded
-    name, instances, problems = loaded
+    name, instances, problems, unjudged = loaded
     dep = judge(instances, name)
-    stdout.write(deployment_text.render(dep) if args.format == "text" else _json(dep.to_dict()))
-    empty = [i.name for i in instances if not has_evidence(i.evidence)]
-    if len(empty) == len(instances):
-        stderr.write("ingest_doctor: nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ "
-                     "files)\n" % args.snapshot_dir)
+    empty = [(i, why) for i, why in ((i, nothing_to_judge(i.evidence)) for i in instances) if why]
+    # Every instance it could not judge is named where the admin reads the report, and on stderr.
+    dep.not_judged[:0] = unjudged + ["%s: not judged: nothing to judge (%s)" % (i.name, why) for i, why in empty]
+    stdout.write(terminal(deployment_text.render(dep, {i.host for i, _ in empty})) if args.format == "text"
+                 else _json(dep.to_dict()))
+    if not any(has_evidence(i.evidence) for i in instances):
+        _say(stderr, "nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ files)"
+             % args.snapshot_dir)
         return exitcodes.BAD_INPUT
-    if problems or empty:
-        stderr.write("ingest_doctor: judged the rest; unusable: %s\n"
-                     % "; ".join(problems + ["%s: nothing to analyse" % n for n in empty]))
+    if problems or empty or unjudged:
+        _say(stderr, "judged the rest; unusable: %s"
+             % "; ".join(problems + unjudged + ["%s: nothing to analyse" % i.name for i, _ in empty]))
     return exitcodes.OK
 
 

@@ -12,13 +12,12 @@ A series that crossed a threshold without being sustained gives `info` at most.
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional, Union
+from typing import Mapping, Union
 
 from ingest_doctor.engine import rules
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Report
-from ingest_doctor.engine.rules.state import Parts
 
 ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
 
@@ -33,11 +32,8 @@ def _thresholds(t: ThresholdsArg) -> thresholds_mod.Thresholds:
     return thresholds_mod.load(t)
 
 
-def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None, parts: Optional[Parts] = None,
-             finite: bool = False) -> Report:
+def diagnose(evidence: Evidence, thresholds: ThresholdsArg = None, finite: bool = False) -> Report:
     """Judge one instance's evidence. Never raises on odd data; thresholds may be
-    a Thresholds, a mapping of overrides (setting or macro names), or None. `parts`: the
-    evidence is a window of polls that groups its series from them (the collector's Window.parts);
-    the report is the same as without. `finite`: the caller checked that every sample's numbers are
+    a Thresholds, a mapping of overrides (setting or macro names), or None. `finite`: the caller checked that every sample's numbers are
     finite (the window's `finite`, each poll checked once): they are not checked again."""
-    return rules.run(evidence, _thresholds(thresholds), parts=parts, finite=finite)
+    return rules.run(evidence, _thresholds(thresholds), finite=finite)

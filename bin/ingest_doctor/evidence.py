@@ -225,7 +225,8 @@ class ReceiverState:
     address: str  # as this sender names it (ip:port, name:port) or the receiver's host
     host: Optional[str]  # the receiver's host name; None when it is not in the deployment folder
     state: str  # "saturated" | "idle" | "absent" (not in the folder) | "unjudged" (no data)
-    cause: Optional[str] = None  # saturated: the id of the receiver's finding that holds it
+    #             | "loop" (blocked only by this sender's own traffic: deployment/loops.py)
+    cause: Optional[str] = None  # saturated (loop): the id of the receiver's finding that holds it (back)
     cause_words: str = ""  # saturated: "idx-02 indexing, pipeline set 1"
     root_words: str = ""  # when that finding is itself caused further on: its root, in words
     act: str = ""  # saturated: the first thing to change at the root

@@ -1,6 +1,7 @@
 """Findings: the output of the diagnosis, exactly as the contract's section 2 says."""
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -98,23 +99,28 @@ class Headroom:
     caveat: str = ""
     pegged: bool = False  # at or over thread_busy_pct already: no headroom
 
-    def _pegs_at(self, now: float) -> float:
-        """The rate at which it pegs, of a rate it carries `now` (that one when it is pegged already)."""
-        return now if self.pegged else now * 100.0 / self.busy_pct
+    def _pegs_at(self, now: Optional[float]) -> Optional[float]:
+        """The rate at which it pegs, of a rate it carries `now` (that one when it is pegged already); None
+        when either is not a finite number (a 1e308 events/s average overflows: never inf in a report)."""
+        if now is None or not math.isfinite(now):
+            return None
+        at = now if self.pegged else now * 100.0 / self.busy_pct
+        return at if math.isfinite(at) else None
 
     @property
     def saturates_eps(self) -> Optional[float]:
         """The events/s at which it pegs (today's when it is pegged already)."""
-        return None if self.eps is None else self._pegs_at(self.eps)
+        return self._pegs_at(self.eps)
 
     @property
-    def saturates_kbps(self) -> float:
+    def saturates_kbps(self) -> Optional[float]:
         return self._pegs_at(self.kbps)
 
     @property
     def headroom_eps(self) -> Optional[float]:
         """Events/s more before it pegs: none (0) at or over its threshold, never positive there."""
-        return None if self.eps is None else max(0.0, self._pegs_at(self.eps) - self.eps)
+        at = self.saturates_eps
+        return None if at is None or self.eps is None else max(0.0, at - self.eps)
 
     @property
     def at_load_x(self) -> float:
@@ -122,10 +128,10 @@ class Headroom:
         return 1.0 if self.pegged else 100.0 / self.busy_pct
 
     def to_dict(self) -> Dict[str, Any]:
-        def rnd(v: Optional[float]) -> Optional[float]:
-            return None if v is None else round(v)
+        def rnd(v: Optional[float], digits: Optional[int] = None) -> Optional[float]:
+            return None if v is None or not math.isfinite(v) else round(v, digits)
         return {"stage": self.stage, "pipeline_set": self.pipeline_set, "busy_pct": round(self.busy_pct, 1),
-                "eps": rnd(self.eps), "kbps": round(self.kbps, 1), "pegs_at_eps": rnd(self.saturates_eps),
+                "eps": rnd(self.eps), "kbps": rnd(self.kbps, 1), "pegs_at_eps": rnd(self.saturates_eps),
                 "headroom_eps": rnd(self.headroom_eps), "at_load_x": round(self.at_load_x, 2),
                 "pegged": self.pegged, "headroom": "none left" if self.pegged else
                 ("about %s events/s" % "{:,.0f}".format(self.headroom_eps) if self.headroom_eps is not None

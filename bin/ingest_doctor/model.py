@@ -192,6 +192,23 @@ def pipeline_rows():
             yield base + ("processor", p, s.label) + tail
         if not s.threads and not s.processors:
             yield base + ("stage", "", s.label) + tail
+    # The input queues in front of parsingQueue (a receiver's splunktcpin, tcpin_cooked_pqueue): parsing
+    # drains them (stage_draining), so a search that maps a metrics.log queue to its stage through this
+    # lookup judges a receiver whose only full queue is one of them, as the engine does. Same stage
+    # order as parsingQueue: the lookup's order is the stage's, and a full input queue with a free
+    # parsingQueue still points at parsing.
+    parsing = STAGE_BY_NAME["parsing"]
+    for q in INPUT_QUEUES.values():
+        yield (parsing.name, str(parsing.order), q, q, parsing.pipeline or "", "queue", q, parsing.label,
+               str(parsing.threads_per_set), "%g" % max_cpu_pct(parsing))
+
+
+def chain_queue_terms() -> str:
+    """The TERM()s of every metrics.log queue of the chain (stage queues, input queues, any tcpout_<group>,
+    whose trailing wildcard only a real Splunk confirms), for the searches that read only those."""
+    names = [s.metrics_queue for s in STAGES if s.metrics_queue and s.metrics_queue != "tcpout"]
+    names += list(INPUT_QUEUES.values())
+    return "(%s)" % " OR ".join(["TERM(name=%s)" % n for n in names] + ["TERM(name=tcpout*)"])
 
 
 # HTTP Event Collector answers: reply=N in splunkd.log and `code` in a JSON answer are one numbering.

@@ -1,7 +1,8 @@
 """The math the alert searches rely on, checked in Python against the diagnosis core.
 
-- The rex that reads both dutycycle forms (taken from savedsearches.conf as
-  shipped) finds the same threads and busy % as the core's metrics.log parser.
+- The tstats that read both dutycycle forms (taken from savedsearches.conf as
+  shipped) find the same threads and busy % as the core's metrics.log parser
+  (the wide line: the input threads the core judges there).
 - The queue fill formula of the queue alert gives the core's fill for every
   queue line layout (_kb, bytes, blocked).
 - The searches' pre-filters are never stricter than the core: whenever the
@@ -56,28 +57,40 @@ def spl_regex(spl, field):
 
 
 # ---------------------------------------------------------------------------- dutycycle, both forms
+def _wide_prefixes():
+    """The wide-line threads the thread alert reads: `max(PREFIX(<thread>=)) AS ratio` of its name=misc tstats."""
+    return re.findall(r"max\(PREFIX\((\w+)=\)\) AS ratio WHERE [^|\]]*TERM\(name=misc\)", THREAD)
+
+
 def spl_threads(line):
-    """The thread alert's first steps: rex wide pairs, pair from thread/ratio, mvexpand, rex, eval."""
+    """What the thread alert's tstats read of one dutycycle line: the long layout (TERM(name=ingest)) by
+    PREFIX(thread=) with max(PREFIX(ratio=)) and PREFIX(ingest_pipe=) (fillnull_value="none"); the wide
+    line (TERM(name=misc)) by PREFIX(<thread>=) for its wide threads. Index terms are lower case."""
     kv = autokv(line)
-    wide = [m.group("wide_pair") for m in spl_regex(THREAD, "wide_pair").finditer(line)]
-    pairs = ["%s=%s" % (kv["thread"], kv["ratio"])] if "thread" in kv and "ratio" in kv else wide
     out = set()
-    split = spl_regex(THREAD, "thread_name")
-    for p in pairs:
-        m = split.match(p)
-        out.add((m.group("thread_name").lower(), round(100 * float(m.group("ratio_value")), 1),
-                 kv.get("ingest_pipe", "none")))
+    if kv.get("name") == "ingest" and "TERM(name=ingest)" in THREAD:
+        out.add((kv["thread"].lower(), round(100 * float(kv["ratio"]), 1), kv.get("ingest_pipe", "none")))
+    elif kv.get("name") == "misc":
+        for t in _wide_prefixes():
+            if t in kv:
+                out.add((t, round(100 * float(kv[t]), 1), "none"))
     return out
 
 
-def test_dutycycle_rex_reads_both_forms_like_the_core():
+def test_dutycycle_tstats_read_both_forms_like_the_core():
+    """Issue 35: index-only reads. Long layout: every thread the core reads; wide line: the input threads
+    the core judges there (model.INPUT_THREADS), the line's other misc threads (mgmt_httpd, ...) not."""
+    from ingest_doctor import model
+    assert set(_wide_prefixes()) == set(model.INPUT_THREADS)
     for line in lines("metrics_dutycycle.log"):
         ev = metricslog.parse_lines([line])
         core = {(t.thread, round(t.busy_pct, 1), "none" if t.pipeline_set is None else str(t.pipeline_set))
                 for t in ev.threads}
+        if "name=misc" in line:
+            core = {c for c in core if c[0] in model.INPUT_THREADS}
         assert spl_threads(line) == core, line
     wide = spl_threads(lines("metrics_dutycycle.log")[0])
-    assert ("tail", 9.1, "none") in wide and len(wide) == 6          # group/name never become threads
+    assert wide == {("tail", 9.1, "none")}
 
 
 # ---------------------------------------------------------------------------- queue fill

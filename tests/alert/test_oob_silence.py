@@ -36,14 +36,28 @@ def _macro(name):
     return m.group(1).strip()
 
 
+KNOWN = "Ingest Doctor - Lookups - Known hosts"
+TOPOLOGY = "Ingest Doctor - Lookups - Topology"
+# How the keepers name an instance (issue 35): a receiver's hostname= is often short and of any case,
+# the sender's own metrics.log host often its FQDN; both become the short lower-case name.
+NAME_OF = 'lower(mvindex(split(%s, "."), 0))'
+
+
+def short_name(text):
+    """NAME_OF in Python."""
+    return text.split(".", 1)[0].lower()
+
+
 def test_shape_for_the_paged_admin():
     st = saved_searches()[NAME]
     spl, desc = st["search"], st["description"]
     assert "Stage:" in desc and "Symptom:" in desc and "Urgency:" in desc and "First check:" in desc
     for m in ("ingest_doctor_silence_after_min", "ingest_doctor_silence_kb"):
         assert "`%s`" % m in spl and m in desc
-    assert "TERM(group=tcpin_connections)" in spl and "TERM(group=thruput)" in spl
-    assert st["dispatch.earliest_time"] == "-24h" and re.match(r"^\d-59/5 \* \* \* \*$", st["cron_schedule"])
+    # issue 35: it reads the lookups its keepers keep, never 24 hours of metrics.log every 5 minutes
+    assert spl.startswith("| inputlookup ingest_doctor_known_hosts")
+    assert "| lookup ingest_doctor_topology name OUTPUT " in spl and "TERM(" not in spl
+    assert re.match(r"^\d-59/5 \* \* \* \*$", st["cron_schedule"])
     # digest mode, not throttled (issue 35): the action announces a host once, on its change
     assert st["action.ingest_doctor_flag"] == "1" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
     assert st["disabled"] == "0" and st["enableSched"] == "1" and st["alert.track"] == "true"
@@ -57,28 +71,105 @@ def test_shape_for_the_paged_admin():
         assert float(_macro("ingest_doctor_" + name)) == thresholds.BY_NAME[name].default
 
 
-def silence_rows(heard, tcpin, now):
-    """The search's rows: `heard` host -> last metrics.log time (within 24 h); `tcpin` receiver
-    events (time, receiver, hostname, kb) of the silence window. Steps as in the SPL."""
+def test_the_keepers_keep_what_silence_reads():
+    saved = saved_searches()
+    known, topo, silence = saved[KNOWN], saved[TOPOLOGY], saved[NAME]
+    assert "TERM(group=thruput)" in known["search"] and "TERM(group=tcpin_connections)" in topo["search"]
+    assert known["search"].rstrip().endswith("| outputlookup ingest_doctor_known_hosts")
+    assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
+    minute = int(silence["cron_schedule"].split("-")[0])
+    for st in (known, topo):
+        spl = st["search"]
+        assert spl.startswith("| tstats ")                       # index-only: no raw metrics.log line read
+        assert not any(k.startswith("action.") or k.startswith("alert.") for k in st)   # keepers alert no one
+        assert st["enableSched"] == "1" and st["disabled"] == "0"
+        m = re.match(r"^(\d)-59/5 \* \* \* \*$", st["cron_schedule"])
+        assert m and int(m.group(1)) < minute                    # fresh when silence reads them
+    # known hosts merges: a run delayed by its schedule window still reads everything since the run before
+    window = int(re.search(r"^-(\d+)m$", known["dispatch.earliest_time"]).group(1))
+    assert window >= 5 + int(known["schedule_window"])
+    # the topology is a snapshot of the silence window (kb over it), replaced each run
+    assert "earliest=-`ingest_doctor_silence_after_min`m" in topo["search"]
+    assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
+
+
+def test_names_are_compared_as_short_lower_case_names():
+    """Issue 35, fix 5: the receivers' hostname= (short, any case) and the sender's host (its FQDN) meet."""
+    saved = saved_searches()
+    assert "eval name=%s" % (NAME_OF % "host") in saved[KNOWN]["search"]
+    assert "eval name=%s" % (NAME_OF % "peer") in saved[TOPOLOGY]["search"]
+    assert "BY name" in saved[KNOWN]["search"] and "BY name" in saved[TOPOLOGY]["search"]
+    heard = {"hf-09.corp.example.com": NOW - 720, "idx-01": NOW - 20}
+    tcpin = [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)]
+    rows = silence_rows(heard, tcpin, NOW)
+    assert [(r["host"], r["reason"], r["receivers"]) for r in rows] == \
+        [("hf-09.corp.example.com", "connected_idle", ["idx-01"])]
+
+
+def test_a_gone_instance_is_announced_once():
+    """Issue 35, fix 5: runs every 5 minutes for a day announce a gone instance once per silence episode."""
+    spl = saved_searches()[NAME]["search"]
+    assert "| lookup ingest_doctor_silence_announced name OUTPUT announced" in spl
+    assert 'where reason!="gone" OR isnull(announced) OR announced < last_heard' in spl
+    assert "outputlookup append=true key_field=_key ingest_doctor_silence_announced" in spl
+    announced = {}
+    heard = {"hf-10": NOW - 600, "idx-01": NOW}
+    runs = [silence_rows(dict(heard, **{"idx-01": NOW + 300 * i}), [], NOW + 300 * i, announced)
+            for i in range(288)]
+    assert [i for i, rows in enumerate(runs) if rows] == [0] and runs[0][0]["reason"] == "gone"
+    # back, then gone again: a new episode, announced again
+    heard["hf-10"] = NOW + 3000
+    later = silence_rows(dict(heard, **{"idx-01": NOW + 3600}), [], NOW + 3600, announced)
+    assert [(r["host"], r["reason"]) for r in later] == [("hf-10", "gone")]
+
+
+def known_hosts(heard):
+    """The known-hosts keeper's rows: host -> last metrics.log time, one row per short name."""
+    out = {}
+    for host, last in heard.items():
+        row = out.setdefault(short_name(host), {"host": host, "last_heard": last})
+        row["last_heard"] = max(row["last_heard"], last)
+    return out
+
+
+def topology(tcpin, now, after_min):
+    """The topology keeper's rows: (time, receiver, hostname, kb) lines of its window, per short name."""
+    out = {}
+    for t, receiver, sender, kb in tcpin:
+        if t < now - 60 * after_min:
+            continue
+        row = out.setdefault(short_name(sender), {"kb": 0.0, "last_time": t, "receivers": set()})
+        row["kb"] += kb
+        row["last_time"] = max(row["last_time"], t)
+        row["receivers"].add(receiver)
+    return out
+
+
+def silence_rows(heard, tcpin, now, announced=None):
+    """The search's rows over the keepers' lookups (built from `heard`, host -> last metrics.log time,
+    and `tcpin` receiver lines (time, receiver, hostname, kb)); `announced` is the KV store of announced
+    episodes, updated as the search's appendpipe does. Steps as in the SPL."""
     after = float(_macro("ingest_doctor_silence_after_min"))
     kb_max = float(_macro("ingest_doctor_silence_kb"))
-    conn = {}
-    for t, receiver, sender, kb in tcpin:
-        if t < now - 60 * after:
-            continue
-        c = conn.setdefault(sender, {"kb": 0.0, "at": t, "receivers": set()})
-        c["kb"] += kb
-        c["at"] = max(c["at"], t)
-        c["receivers"].add(receiver)
+    known = known_hosts(heard)
+    topo = topology(tcpin, now, after)
+    announced = {} if announced is None else announced
+    newest = max(r["last_heard"] for r in known.values())
     rows = []
-    for host, last in sorted(heard.items()):
-        if not last < now - 60 * after:
+    for name, k in sorted(known.items()):
+        last = k["last_heard"]
+        if not last < newest - 60 * after:
             continue
-        c = conn.get(host)
-        reason = "gone" if c is None else "connected_idle" if c["kb"] <= kb_max else "sending"
+        c = topo.get(name)
+        connected = c is not None and c["last_time"] >= newest - 60 * after
+        reason = "gone" if not connected else "connected_idle" if c["kb"] <= kb_max else "sending"
         if reason == "sending":
             continue
-        rows.append({"signal": "silence", "host": host, "component": "tcpout", "reason": reason,
+        if reason == "gone" and name in announced and not announced[name] < last:
+            continue
+        if reason == "gone":
+            announced[name] = last
+        rows.append({"signal": "silence", "host": k["host"], "component": "tcpout", "reason": reason,
                      "last_heard": last, "silent_min": round((now - last) / 60, 1),
                      "kb_recent": "" if c is None else c["kb"],
                      "receivers": sorted(c["receivers"]) if c else [], "threshold": kb_max, "last_time": now})

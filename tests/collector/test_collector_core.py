@@ -305,7 +305,7 @@ def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
         return real(ev, path, body, time=time)
 
     monkeypatch.setattr(readstep, "apply_rest", flaky)
-    monkeypatch.setattr(collector.diagnose_mod, "diagnose", lambda ev, th, parts=None, finite=False: 1 / 0)
+    monkeypatch.setattr(collector.diagnose_mod, "diagnose", lambda ev, th, finite=False: 1 / 0)
     res = collector_for(FakeHttp(routes())).poll(1.0)
     assert any("endpoint=services/server/pipelinesets kind=malformed" in l.message and "TypeError" in l.message
                for l in res.logs)

@@ -1,10 +1,10 @@
 """Issue 21 (cost): what one diagnosis derives once or caches equals the plain computation: the queue
 evidence sources and the busy wordings (cached), the host CPU and the pipeline sets (derived once a
-diagnosis), a queue series copied whole when combining, the thread sources merged by dict updates."""
+diagnosis)."""
 import random
 
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.engine.rules import queue_chain, state, thread_saturation
+from ingest_doctor.engine.rules import state
 from ingest_doctor.evidence import CpuSample, Evidence, QueueSample
 
 
@@ -30,32 +30,6 @@ def test_the_host_cpu_judged_once_is_the_host_cpu_judged_each_time():
         st = state.start(ev, th)
         first = st.host_cpu()
         assert first == st._host_cpu() and st.host_cpu() is first
-
-
-def test_combining_copies_a_series_as_extending_an_empty_one():
-    rnd = random.Random(4)
-    for _ in range(200):
-        ev = Evidence(host="h", queues=[QueueSample(rnd.choice([None, 100.0, 110.0]), "typingQueue", 0,
-                                                    rnd.uniform(0, 100), "sample", rnd.random() < 0.3, "src%d" % i)
-                                        for i in range(rnd.randint(1, 8))])
-        s = queue_chain.group(ev, 10.0)[0][("typingQueue", 0)]
-        plain = queue_chain.Series(s.source)
-        plain.extend(s)
-        copied = s.copy()
-        assert copied == plain and copied.times is not s.times and copied.blocked is not s.blocked
-
-
-def test_the_thread_sources_merged_by_updates_are_the_first_ones_in_order():
-    rnd = random.Random(5)
-    for _ in range(300):
-        dicts = [{(rnd.choice("abcdef"), rnd.choice([None, 0, 1])): "src%d.%d" % (i, j)
-                  for j in range(rnd.randint(0, 5))} for i in range(rnd.randint(0, 6))]
-        want = {}
-        for d in dicts:
-            for k, v in d.items():
-                want.setdefault(k, v)
-        got = thread_saturation._first(dicts)
-        assert got == want and list(got) == list(want)
 
 
 def test_the_pipeline_sets_made_once_are_the_samples_sets():

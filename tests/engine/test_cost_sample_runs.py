@@ -1,7 +1,8 @@
 """Issue 21 (cost): the action hands a host's samples to the diagnosis as runs of numbers (alert/samples.py
-Lean), never as sample objects. Whatever the runs hold, the diagnosis groups them exactly as it groups
-the same samples made into objects: the same series, blocked marks, sources, averages and pipeline sets,
-keys in the same order; and the Lean sequence is, element by element, the objects it stands for."""
+Lean), never as sample objects. Whatever the runs hold, the engine groups them exactly as it groups
+the same samples made into objects (engine/grouping.py: the same series, blocked marks, sources,
+averages and pipeline sets, keys in the same order), and judges the host the same; and the Lean
+sequence is, element by element, the objects it stands for."""
 import random
 
 import pytest
@@ -9,7 +10,8 @@ import pytest
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.alert.samples import Lean, Samples
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.engine.rules import queue_chain, state, thread_saturation
+from ingest_doctor.engine import finite, grouping
+from ingest_doctor.engine.rules import state
 from ingest_doctor.evidence import Evidence, PipelineSetLoad, QueueSample, ThreadSample
 
 QUEUES = ["parsingQueue", "aggQueue", "typingQueue", "indexQueue", "tcpout", "nullQueue"]     # the last not in the chain
@@ -48,8 +50,15 @@ def _lean_and_objects(rnd):
     return lean, objects
 
 
-def _ordered(d):
-    return [(k, v) for k, v in d.items()]
+def _queues(ev, window_min):
+    g = grouping.queues(ev, window_min)
+    return ([(k, s.points, s.blocked, s.nblocked, s.source, s.blocked_source) for k, s in g.series.items()],
+            [(k, list(w.items())) for k, w in g.averages.items()])
+
+
+def _threads(ev, window_min, single):
+    g = grouping.threads(ev, window_min, single)
+    return list(g.series.items()), list(g.averages.items()), list(g.sources.items())
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -58,14 +67,9 @@ def test_runs_are_grouped_as_their_sample_objects(seed):
     for _ in range(1500):
         lean, objects = _lean_and_objects(rnd)
         for window_min in (10.0, 15.0):
-            got, want = queue_chain.group(lean, window_min), queue_chain.group(objects, window_min)
-            assert _ordered(got[0]) == _ordered(want[0])
-            assert _ordered(got[1]) == _ordered(want[1]) and all(_ordered(got[1][k]) == _ordered(want[1][k])
-                                                                 for k in want[1])
+            assert _queues(lean, window_min) == _queues(objects, window_min)
             for single in (False, True):
-                got, want = (thread_saturation.group(lean, window_min, single),
-                             thread_saturation.group(objects, window_min, single))
-                assert [_ordered(g) for g in got] == [_ordered(w) for w in want]
+                assert _threads(lean, window_min, single) == _threads(objects, window_min, single)
 
 
 @pytest.mark.parametrize("seed", range(2))
@@ -80,7 +84,7 @@ def test_a_lean_sequence_is_the_objects_it_stands_for(seed):
             assert seq.psets() == {x.pipeline_set for x in objs}
             st_lean, st_objs = state.State(lean, thresholds_mod.defaults()), state.State(objects, thresholds_mod.defaults())
             assert st_lean.psets_of(name) == st_objs.psets_of(name)
-        assert state.samples_finite(lean) == state.samples_finite(objects)
+        assert finite.samples_finite(lean) == finite.samples_finite(objects)
 
 
 def test_a_host_judged_from_runs_is_judged_as_from_objects():

@@ -2,7 +2,7 @@
 scheduler at a given time over finding events that each have a `_time` and an `_indextime`.
 
 The windows are read from default/savedsearches.conf, not restated: `_index_earliest=-Nm` in the
-search (index time), `dispatch.earliest_time` (event time), the cron (every minute), then the
+search (index time), `dispatch.earliest_time` (event time), the cron (every N minutes), then the
 search's `dedup id` (the newest `_time` of each finding id wins) and its `table` columns. Used by the
 relay test and by `make bench` (replayed at simulated indexing lags)."""
 from __future__ import annotations
@@ -55,6 +55,7 @@ class Relay:
     time_window_s: float
     every_s: float
     columns: List[str]
+    offset_s: float = 0.0               # the cron's first minute of each period (1-59/2: 60 s)
 
     @classmethod
     def shipped(cls, stanza: Optional[Dict[str, str]] = None) -> "Relay":
@@ -62,11 +63,12 @@ class Relay:
         spl = st["search"]
         m = re.search(r"_index_earliest=(-\d+[smhd])", spl)
         cron = st["cron_schedule"].split()
-        assert cron == ["*", "*", "*", "*", "*"], "the simulation knows an every-minute cron only"
+        every = re.fullmatch(r"(?:\*|(\d+)-59)(?:/(\d+))?", cron[0])
+        assert every and cron[1:] == ["*", "*", "*", "*"], "the simulation knows an every-N-minutes cron only"
         cols = re.search(r"\|\s*table\s+([^|]+)", spl)
         assert cols, "the relay ends in a table of its columns"
-        return cls(spl, _relative_s(m.group(1)) if m else None, _relative_s(st["dispatch.earliest_time"]), 60.0,
-                   cols.group(1).split())
+        return cls(spl, _relative_s(m.group(1)) if m else None, _relative_s(st["dispatch.earliest_time"]),
+                   60.0 * int(every.group(2) or 1), cols.group(1).split(), 60.0 * int(every.group(1) or 0))
 
     def rows(self, events: Sequence[Event], run_at: float) -> List[Dict[str, Any]]:
         """The run at `run_at`: what is searchable then, inside both windows, newest per id."""
@@ -86,11 +88,11 @@ class Relay:
         return out
 
     def runs(self, start: float, end: float) -> List[float]:
-        first = (int(start // self.every_s) + 1) * self.every_s
+        first = (int((start - self.offset_s) // self.every_s) + 1) * self.every_s + self.offset_s
         return [first + i * self.every_s for i in range(int((end - first) // self.every_s) + 1)]
 
 
 def previous_relay() -> Relay:
-    """The relay before issue 20 (a 2-minute `_time` window), for the bench's comparison."""
+    """The relay before issue 20 (a 2-minute `_time` window, every minute), for the bench's comparison."""
     r = Relay.shipped()
-    return Relay(r.search, None, 120.0, r.every_s, r.columns)
+    return Relay(r.search, None, 120.0, 60.0, r.columns)

@@ -271,13 +271,13 @@ for rel in %(rels)r:
         poll = dataclasses.replace(ev, **{f: [x for x in getattr(ev, f) if x.time == t or (last and x.time is None)]
                                      for f in TIMED})
         window.add(poll, t)
-        rep = diagnose(window.merged(), parts=window.parts, finite=window.finite)
+        rep = diagnose(window.merged(), finite=window.finite)
         sys.stdout.write(rel + " " + json.dumps(rep.to_dict(), sort_keys=True) + "\\n")
 """
 
 
 def test_every_window_is_judged_the_same_whatever_the_hash_seed():
-    """The collector's path too (a window's parts, not one snapshot): every scenario replayed poll by
+    """The collector's path too (a window of polls, not one snapshot): every scenario replayed poll by
     poll gives the same findings in interpreters with different hash seeds. Two input queues tie in the
     chain; which one a finding names once followed a set's order."""
     rels = [r for r in SNAPSHOTS if r.startswith("scenarios" + os.sep)]

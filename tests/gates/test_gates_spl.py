@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from fakes.paths import TOOLS
+from fakes.paths import ROOT, TOOLS
 
 import splcheck
 
@@ -217,3 +217,59 @@ def test_command_list_holds_real_commands_only_once():
     for cmd in ("tstats", "mstats", "rest", "makeresults", "inputlookup", "outputlookup", "lookup", "eval",
                 "stats", "timechart", "where", "rex", "foreach", "spath", "xyseries", "sendalert", "tojson"):
         assert cmd in words
+
+
+# ---------------------------------------------------------------- issue 35: the cost rules
+def saved_stanza(search, cron="*/5 * * * *", sched="1"):
+    return "[Saturated thread]\nsearch = %s\ncron_schedule = %s\nenableSched = %s\n" % (search, cron, sched)
+
+
+@pytest.mark.parametrize("search, expected", [
+    ("`metrics_log` group=queue | append [search `metrics_log` group=pipeline | eval x=1] | stats count",
+     "append subsearch over raw events without aggregation inside"),
+    ("| tstats count WHERE `metrics_log` BY host | append [| mstats max(m.x) AS v WHERE `metrics_log` BY host span=1m "
+     "| eval v=round(v, 1)] | stats max(v) BY host", "append subsearch over mstats ... span= without aggregation"),
+    ("`metrics_log` group=queue | join host [search `metrics_log` group=pipeline | fields host cpu]",
+     "join subsearch over raw events without aggregation inside"),
+])
+def test_a_cut_subsearch_that_does_not_aggregate_is_rejected(tmp_path, search, expected):
+    count, found = splcheck.check_app(str(make_app(tmp_path, saved=saved_stanza(search, cron="0 * * * *"))))
+    assert any(p.startswith("default/savedsearches.conf: [Saturated thread]: " + expected) for p in found), found
+
+
+@pytest.mark.parametrize("search", [
+    "`metrics_log` group=queue | append [search `metrics_log` group=pipeline | stats count BY host] | stats count",
+    "| tstats count WHERE `metrics_log` BY host | append [| mstats max(m.x) AS v WHERE `metrics_log` BY host span=1m "
+    "| stats max(v) AS v BY host] | stats max(v) BY host",
+    "| tstats count WHERE `metrics_log` BY host | append [| mstats max(m.x) AS v WHERE `metrics_log` BY host]",
+    "| tstats count WHERE `metrics_log` BY host | append [| tstats count WHERE `metrics_log` BY host _time span=1m]",
+    "`metrics_log` [search `metrics_log` group=queue | fields host] | stats count",
+])
+def test_a_subsearch_that_aggregates_or_reads_index_only_passes(tmp_path, search):
+    count, found = splcheck.check_app(str(make_app(tmp_path, saved=saved_stanza(search, cron="0 * * * *"))))
+    assert found == []
+
+
+@pytest.mark.parametrize("group", ["tcpin_connections", "tcpout_connections", "dutycycle"])
+def test_a_frequent_scheduled_raw_read_of_a_heavy_group_is_rejected(tmp_path, group):
+    search = "`metrics_log` TERM(group=%s) | stats count BY host" % group
+    count, found = splcheck.check_app(str(make_app(tmp_path, saved=saved_stanza(search, cron="*/5 * * * *"))))
+    assert found == ["default/savedsearches.conf: [Saturated thread]: raw search over metrics.log group=%s in a search that "
+                     "runs 288 times a day (more often than every 15 minutes): read it with tstats, or from a lookup "
+                     "a short tstats run keeps" % group]
+    for ok in (saved_stanza(search, cron="*/15 * * * *"), saved_stanza(search, sched="0"),
+               saved_stanza("| tstats count WHERE `metrics_log` TERM(group=%s) BY host" % group)):
+        count, found = splcheck.check_app(str(make_app(tmp_path / group / str(len(ok)), saved=ok)))
+        assert found == [], ok
+
+
+def test_the_shipped_saved_searches_pass_the_cost_rules():
+    count, found = splcheck.check_app(ROOT)
+    assert [p for p in found if p.startswith("default/savedsearches.conf") or p.startswith("default/macros.conf")] == []
+
+
+def test_help_prints_usage(capsys):
+    assert splcheck.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "Usage: splcheck.py APP_DIR" in out and "append" in out and "more often than every 15 minutes" in out
+    assert splcheck.main(["--bogus"]) == 2

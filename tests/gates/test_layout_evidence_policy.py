@@ -10,7 +10,7 @@ import pytest
 
 from ingest_doctor import evidence
 from ingest_doctor.collector.window import Window
-from ingest_doctor.engine.rules.state import sanitise
+from ingest_doctor.engine.finite import sanitise
 from ingest_doctor.evidence import Evidence, QueueSample, ThreadSample
 from ingest_doctor.read.endpoints import ENDPOINTS
 from ingest_doctor.read.readstep import merge_config

@@ -61,7 +61,7 @@ from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, 
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
                                           kv_key, mark_pending, plan, plan_resolution, plan_stale, record_finding,
                                           record_webhook_body)
-from ingest_doctor.deployment import link as link_mod
+from ingest_doctor.deployment import link as link_mod, loops
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
@@ -407,16 +407,23 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
         if h and h not in hosts:
             hosts[h] = Evidence(host=h)
     topo = topology.build([topology.Instance(h, ev) for h, ev in sorted(hosts.items())])
+
+    def hosts_ev(host: Optional[str]) -> Evidence:
+        return hosts.get(host or "") or Evidence(host=host)
     if not topo.receivers:
         return findings, reported, {}
     open_findings = findings + [r.finding for r in reported if r.status == "open"]
     caused = link_mod.link(open_findings, topo)
-    byid = {f.id: f for f in open_findings}
+    # A forwarding loop's root is rewritten as the loop first: its symptoms' advice names the loop's fix.
+    looped = {fid: loops.loop_finding(f, hosts, hosts_ev(f.host).config.tcpout_servers)
+              for fid, hosts in link_mod.loop_roots(open_findings, topo, caused).items()
+              for f in open_findings if f.id == fid}
+    byid = {f.id: looped.get(f.id, f) for f in open_findings}
 
     def fix(f: Finding) -> Finding:
         cause = caused.get(f.id)
         if not cause or cause not in byid:
-            return f
+            return byid.get(f.id, f)
         return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
 
     return ([fix(f) for f in findings],

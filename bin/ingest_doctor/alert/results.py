@@ -122,8 +122,15 @@ def open_text(path: str) -> IO[str]:
                        % path) from None
     except OSError as e:
         raise BadInput("results_file %s cannot be opened: %s" % (path, e.strerror or e)) from None
-    return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="rb"), encoding="utf-8", errors="replace",
+    # splunkd writes results as UTF-8: a byte that is not is named (read_rows), never replaced with U+FFFD
+    # and stored as if it were the data.
+    return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="rb"), encoding="utf-8", errors="strict",
                             newline="")
+
+
+def _not_utf8(path: str, count: int, e: UnicodeDecodeError) -> BadInput:
+    return BadInput("results_file %s is not valid UTF-8 after %d result rows (byte 0x%02x: %s); nothing was "
+                    "stored from it" % (path, count, e.object[e.start] if e.start < len(e.object) else 0, e.reason))
 
 
 def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
@@ -133,6 +140,8 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
         reader = csv.reader(stream)
         try:
             header = next(reader, None)
+        except UnicodeDecodeError as e:
+            raise _not_utf8(path, 0, e) from None
         except (OSError, EOFError, zlib.error, csv.Error) as e:
             raise BadInput("results_file %s is not a readable gzipped CSV (%s)" % (path, e)) from None
         if not header or not any(h.strip() for h in header):
@@ -150,6 +159,8 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
                 rec = next(reader)
             except StopIteration:
                 break
+            except UnicodeDecodeError as e:
+                raise _not_utf8(path, count, e) from None
             except (OSError, EOFError, zlib.error, csv.Error) as e:
                 raise BadInput("results_file %s is damaged after %d rows (%s)" % (path, count, e)) from None
             count += 1

@@ -35,7 +35,7 @@ from ingest_doctor.alert.samples import Interned, Lean, Samples
 from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
                                    TcpoutConnection)
 from ingest_doctor.engine import silence
-from ingest_doctor.engine.rules.state import samples_finite
+from ingest_doctor.engine.finite import samples_finite
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 # Columns every alert may output (for the admin reading the alert or for throttling).

@@ -15,7 +15,7 @@ from array import array
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ingest_doctor.evidence import QueueSample, ThreadSample
-from ingest_doctor.engine.rules.state import SeriesRun      # a run as the diagnosis reads it
+from ingest_doctor.engine.grouping import Run as SeriesRun      # a run as the engine groups it
 
 # (is a queue, thread or queue name, pipeline set, window, source, first index, end index)
 Run = Tuple[bool, str, Optional[int], str, str, int, int]
@@ -72,7 +72,7 @@ class Lean(Sequence):
     """One host's thread (or queue) samples: those of its rows, kept as numbers, then `extra` (the objects
     its Evidence holds already: local_config's). A sequence of ThreadSample / QueueSample, exactly
     `Samples.threads() + extra` (`queues()`), made when something iterates it; the diagnosis reads its
-    `runs()` and `psets()` instead (engine/rules/state.py, SeriesRun), and never makes them (issue 21)."""
+    `runs()` and `psets()` instead (engine/grouping.py, engine/rules/state.py), and never makes them."""
     __slots__ = ("_smp", "_queue", "_extra", "_made")
 
     def __init__(self, smp: Samples, queue: bool, extra: List[Any]):

@@ -16,8 +16,7 @@ One poll:
 2. Probe HEC health (status, code, round trip) and, with a probe token, POST
    one tiny event to HEC and time it (the HEC request latency).
 3. Read per-thread CPU of splunkd from /proc (the shell passes the result).
-4. Add the poll to the rolling window, diagnose the window (incrementally: only the new poll
-   is grouped into the rules' series, window.py), and emit:
+4. Add the poll to the rolling window, diagnose the window, and emit:
    `ingest_doctor:metrics` (this poll's values and self-monitoring),
    `ingest_doctor:config` (on start and on change) and `ingest_doctor:finding`
    (new, severity changed, or still present after `FINDING_REPEAT_S`).
@@ -146,7 +145,6 @@ class Collector:
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
         self._parsed: Dict[str, Any] = {}             # config endpoint -> its last body and reading (readstep)
-        self._merge_config = readstep.ConfigMerge()     # merges _config_parts into each poll
         self._config_key: Optional[str] = None
         self._config_last: Optional[Config] = None       # the last poll's config and its `config_key`
         self._config_last_key = ""
@@ -287,7 +285,7 @@ class Collector:
         self._config_parts.update(reading.config)
         self._good.update(reading.config)
         self._take_macros(reading, res)
-        self._merge_config(ev, self._config_parts)
+        readstep.merge_config(ev, self._config_parts)
         if not ev.host:
             ev.host = self.server_host
         self.check_stop()
@@ -304,9 +302,7 @@ class Collector:
         assert window is not None
         window.add(ev, now)
         try:
-            # Judged incrementally: the rules group their series from the window's polls, each grouped once.
-            report = diagnose_mod.diagnose(window.merged(), self.thresholds, parts=window.parts,
-                                           finite=window.finite)
+            report = diagnose_mod.diagnose(window.merged(), self.thresholds, finite=window.finite)
         except Exception as e:  # the engine promises not to raise; if it does, the metrics still go out
             report = Report(ev.host)
             line = self.errors.report("diagnose", "error", now, detail=("%s: %s" % (type(e).__name__, e))[:200])

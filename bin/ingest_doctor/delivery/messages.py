@@ -22,6 +22,7 @@ from urllib.parse import quote
 from ingest_doctor import model
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding, severity_rank
+from ingest_doctor.textsafe import formula_safe
 
 NAME_PREFIX = "ingest_doctor_finding_"
 SUMMARY_NAME = "ingest_doctor_findings_more"
@@ -40,10 +41,8 @@ _UNSAFE = re.compile(r"[\[\]|<>\x00-\x1f\x7f]")
 
 def safe_text(value: Any, limit: int = MAX_VALUE) -> str:
     """A data value as message text: link markup, HTML and control characters replaced, a value
-    a spreadsheet would run as a formula (=, +, -, @ first) quoted, at most `limit` characters."""
-    text = _UNSAFE.sub("_", "" if value is None else str(value))
-    if text[:1] in ("=", "+", "@") or (text[:1] == "-" and not text[1:2].isdigit()):
-        text = "'" + text
+    a spreadsheet would run as a formula quoted (textsafe.formula_safe), at most `limit` characters."""
+    text = formula_safe(_UNSAFE.sub("_", "" if value is None else str(value)))
     return text if len(text) <= limit else text[:max(0, limit - 3)] + "..."
 
 

@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.messages import Change
+from ingest_doctor.delivery.store import hook_value
 from ingest_doctor.findings import severity_rank
 
 VERSION = 1
@@ -175,12 +176,13 @@ class Outbox:
 def body(ch: Change, event: str, host: Optional[str], now: float) -> Dict[str, Any]:
     """The compact JSON finding the action also sends (store.webhook_body's fields), from the collector."""
     d = ch.finding.to_dict()
+    v = hook_value      # each text as the action sends it: control characters dropped, formula-safe, bounded
     return {
-        "id": d["id"], "severity": d["severity"], "host": d["host"] or host, "bottleneck": d["bottleneck"],
-        "pipeline_set": d["pipeline_set"], "component": d["component"], "summary": d["summary"],
-        "recommendations": [r["action"] for r in d["recommendations"]],
+        "id": v(d["id"]), "severity": d["severity"], "host": v(d["host"] or host), "bottleneck": d["bottleneck"],
+        "pipeline_set": d["pipeline_set"], "component": v(d["component"]), "summary": v(d["summary"]),
+        "recommendations": [v(r["action"]) for r in d["recommendations"]],
         "status": "resolved" if event == "resolved" else "open", "event": event,
-        "resolution": ch.note or None if event == "resolved" else None,
+        "resolution": v(ch.note) or None if event == "resolved" else None,
         "time": round(now, 3), "detected_by": "collector", "path": "instance",
     }
 

@@ -47,6 +47,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import quote_plus
 
 from ingest_doctor.findings import Finding, severity_rank
+from ingest_doctor.textsafe import formula_safe
 
 COLLECTION = "ingest_doctor_findings"
 # Field order of the collection and of its lookup (collections.conf, transforms.conf).
@@ -77,13 +78,16 @@ def record_content(finding: Finding, caused_by: Optional[str] = None,
     """`caused_by`: the id of the finding on another instance that explains this one (contract section 5);
     `as_dict`: finding.to_dict(), when the caller has it already."""
     d = finding.to_dict() if as_dict is None else as_dict
+    # The findings lookup is exported to spreadsheets: its free-text cells are formula-safe (the JSON cells
+    # start with '[', the others are the app's own words).
     return {
-        "id": d["id"], "host": d["host"] or "", "bottleneck": d["bottleneck"],
+        "id": formula_safe(d["id"]), "host": formula_safe(d["host"] or ""), "bottleneck": d["bottleneck"],
         "pipeline_set": "" if d["pipeline_set"] is None else str(d["pipeline_set"]),
-        "component": d["component"] or "", "severity": d["severity"], "summary": d["summary"],
+        "component": formula_safe(d["component"] or ""), "severity": d["severity"],
+        "summary": formula_safe(d["summary"]),
         "evidence": _dumps([e.to_dict() for e in finding.evidence]),
         "recommendations": _dumps([r.to_dict() for r in finding.recommendations]),
-        "caused_by": caused_by or "",
+        "caused_by": formula_safe(caused_by or ""),
     }
 
 
@@ -340,14 +344,13 @@ def host_in_event(host: Optional[str]) -> bool:
 MAX_WEBHOOK_VALUE = 2000
 
 
-def _hook_value(value: Any) -> Any:
-    """A data value for a webhook receiver: JSON escapes the rest; a text a spreadsheet would run as a
-    formula (=, +, @, - not a number) gets a leading apostrophe; no value longer than MAX_WEBHOOK_VALUE."""
+def hook_value(value: Any) -> Any:
+    """A data value for a webhook receiver (the action's and the collector's): JSON escapes the rest; a text a
+    spreadsheet would run as a formula gets a leading apostrophe (textsafe.formula_safe); no value longer than
+    MAX_WEBHOOK_VALUE."""
     if not isinstance(value, str):
         return value
-    text = "".join(ch for ch in value if ch >= " " or ch in "\n\t")
-    if text[:1] in ("=", "+", "@") or (text[:1] == "-" and not text[1:2].isdigit()):
-        text = "'" + text
+    text = formula_safe("".join(ch for ch in value if ch >= " " or ch in "\n\t"))
     return text if len(text) <= MAX_WEBHOOK_VALUE else text[:MAX_WEBHOOK_VALUE - 3] + "..."
 
 
@@ -382,6 +385,6 @@ def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: 
         "symptoms": [{"id": s.id, "host": s.host, "bottleneck": s.bottleneck, "severity": s.severity}
                      for s in symptoms],
     }
-    body = {k: ([({kk: _hook_value(vv) for kk, vv in x.items()} if isinstance(x, dict) else _hook_value(x))
-                 for x in v] if isinstance(v, list) else _hook_value(v)) for k, v in body.items()}
+    body = {k: ([({kk: hook_value(vv) for kk, vv in x.items()} if isinstance(x, dict) else hook_value(x))
+                 for x in v] if isinstance(v, list) else hook_value(v)) for k, v in body.items()}
     return json.dumps(body, separators=(",", ":")).encode("utf-8")

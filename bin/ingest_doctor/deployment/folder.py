@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ingest_doctor.deployment.topology import Instance, uri_host
-from ingest_doctor.read.snapshot import SnapshotError, load_snapshot, recorded_thresholds
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.read.snapshot import (SnapshotError, load_snapshot, read_json, read_meta, recorded_thresholds,
+                                         short_error)
+from ingest_doctor.textsafe import printable
+
 
 META = "deployment.json"
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")
@@ -17,10 +21,13 @@ def is_snapshot(path: str) -> bool:
 
 
 def members(path: str) -> List[str]:
-    """The instance folders of a deployment folder, by name."""
-    if not os.path.isdir(path):
+    """The instance folders of a deployment folder, by name ([] when it cannot be listed: `diagnose` then
+    reads it as one snapshot, whose guard names why)."""
+    try:
+        names = os.listdir(path)
+    except OSError:
         return []
-    return sorted(n for n in os.listdir(path) if not n.startswith(".") and is_snapshot(os.path.join(path, n)))
+    return sorted(n for n in names if not n.startswith(".") and is_snapshot(os.path.join(path, n)))
 
 
 def is_deployment(path: str) -> bool:
@@ -29,39 +36,74 @@ def is_deployment(path: str) -> bool:
 
 
 def load(path: str, overrides: Optional[Mapping[str, object]] = None
-         ) -> Tuple[Optional[str], List[Instance], List[str]]:
-    """(name, instances, problems). Raises SnapshotError when `path` is not a deployment folder and
+         ) -> Tuple[Optional[str], List[Instance], List[str], List[str]]:
+    """(name, instances, problems, unjudged: the instances deployment.json lists that are not here).
+    Every file goes through the single-snapshot guards (read/snapshot.py) and every name through
+    textsafe.printable. Raises SnapshotError when `path` is not a deployment folder and
     thresholds.ThresholdError when an override is invalid."""
     if not is_deployment(path):
         raise SnapshotError("not a deployment folder (no snapshot subfolders): %s" % path)
-    name, problems = None, []
-    meta_file = os.path.join(path, META)
-    if os.path.exists(meta_file):
-        try:
-            with open(meta_file, encoding="utf-8") as f:
-                meta = json.load(f)
-            name = meta.get("name") if isinstance(meta, dict) and isinstance(meta.get("name"), str) else None
-        except (OSError, ValueError) as e:
-            problems.append("%s: unreadable (%s)" % (META, e))
+    name, problems, unjudged = None, [], []
+    meta = _meta(path, problems)
+    if isinstance(meta.get("name"), str) and meta["name"]:
+        name = printable(meta["name"])
+    found = members(path)
+    unjudged.extend(_listed_missing(path, meta.get("instances"), found))
     instances = []
     hosts = set()
-    for sub in members(path):
+    for sub in found:
         root = os.path.join(path, sub)
+        shown = printable(sub)          # the folder's name as the report and stderr show it
         th, probs = recorded_thresholds(root, overrides)
         ev = load_snapshot(root, th)
         ev.problems.extend(probs)
-        problems.extend("%s/%s" % (sub, p) for p in ev.problems)
-        address = None
-        try:
-            with open(os.path.join(root, "snapshot.json"), encoding="utf-8") as f:
-                meta = json.load(f)
-            address = uri_host(meta.get("source")) if isinstance(meta, dict) else None
-        except (OSError, ValueError):
-            pass
-        inst = Instance(sub, ev, th, address)
+        problems.extend("%s/%s" % (shown, p) for p in ev.problems)
+        source = read_meta(root, Evidence()).get("source")     # load_snapshot named it when unreadable
+        inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None)
         if inst.host in hosts:
-            problems.append("%s: host %s appears twice in the folder; judged under its folder name" % (sub, inst.host))
-            ev.host = sub
+            problems.append("%s: host %s appears twice in the folder; judged under its folder name"
+                            % (shown, inst.host))
+            ev.host = shown
         hosts.add(inst.host)
         instances.append(inst)
-    return name, instances, problems
+    return name, instances, problems, unjudged
+
+
+def _meta(path: str, problems: List[str]) -> Dict[str, Any]:
+    """deployment.json through the single-snapshot guards (a regular file, at most MAX_META_BYTES, bounded
+    nesting): {} when absent; named in `problems` when unreadable."""
+    fname = os.path.join(path, META)
+    if not os.path.lexists(fname):
+        return {}
+    try:
+        meta = read_json(fname)
+        if not isinstance(meta, dict):
+            raise ValueError("not an object")
+    except (OSError, ValueError) as e:
+        problems.append("%s: unreadable (%s)" % (META, short_error(e)))
+        return {}
+    return meta
+
+
+def _listed_missing(path: str, listed: Any, found: List[str]) -> List[str]:
+    """The instances deployment.json lists (`instances`: folder -> URI, as `snapshot` writes it) that are not
+    an instance folder here: each named, with why."""
+    if not isinstance(listed, dict):
+        return []
+    out = []
+    for sub in sorted(k for k in listed if isinstance(k, str)):
+        if sub in found:
+            continue
+        where = os.path.join(path, sub)
+        uri = listed[sub] if isinstance(listed[sub], str) else ""
+        if not sub or sub in (".", "..") or os.sep in sub or (os.altsep and os.altsep in sub):
+            why = "not a folder name"
+        elif not os.path.lexists(where):
+            why = "absent from the folder"
+        elif not os.path.isdir(where):
+            why = "not a folder"
+        else:
+            why = "a folder without a snapshot in it (no snapshot.json, rest/, logs/ or hec/)"
+        out.append("%s%s: listed in %s but %s: not judged" % (printable(sub), " (%s)" % printable(uri) if uri else "",
+                                                             META, why))
+    return out

@@ -10,6 +10,9 @@
    (universal forwarder -> heavy forwarder -> indexers).
 4. `caused_by` of a sender's output finding is its worst saturated receiver's finding; `root_causes` are
    the warning/critical findings with no `caused_by`, worst first.
+5. Forwarding loops (loops.py): a receiver whose finding's causes lead back to the sender is not a cause of
+   that sender (state "loop"); a sender blocked only that way is the loop's root, its output finding named
+   "a forwarding loop", so every finding reaches a root and no advice nests.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
-from ingest_doctor.deployment import topology as topo_mod
+from ingest_doctor.deployment import loops, topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
 # A receiver's finding on one of these stages stops it taking data from its senders.
@@ -113,6 +116,9 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
             judged: Dict[str, bool]) -> List[ReceiverState]:
     out = []
     byid = {f.id: f for r in reports.values() for f in r.findings}
+
+    def host_of(fid: str) -> Optional[str]:
+        return byid[fid].host if fid in byid else None
     for address, host in topo.receivers.get(sender, []):
         if host is None:
             out.append(ReceiverState(address, None, "absent"))
@@ -124,7 +130,12 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
         if not causes:
             out.append(ReceiverState(address, host, "idle"))
             continue
-        f = causes[0]
+        # A finding whose causes lead back to this sender is its own traffic come round (loops.py): not a cause.
+        mine = [f for f in causes if not loops.leads_to(f.id, sender, caused_by, host_of)]
+        if not mine:
+            out.append(ReceiverState(address, host, "loop", causes[0].id, where(causes[0])))
+            continue
+        f = mine[0]
         root, seen = f.id, set()
         while caused_by.get(root) and root not in seen:
             seen.add(root)
@@ -144,7 +155,7 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
     judged = {i.host: bool(i.evidence.sources) for i in instances}
     caused_by: Dict[str, Optional[str]] = {}
     states: Dict[str, List[ReceiverState]] = {}
-    for _ in range(len(instances) + 1):
+    for _ in range(len(instances) + 2):     # + 1: a loop's root is named, then its members see it named
         changed = False
         for host in sorted(topo.receivers):
             inst = by_host.get(host)
@@ -157,6 +168,9 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
             changed = True
             reports[host] = diagnose(replace(inst.evidence, receivers=st), inst.thresholds)
             sat = [s for s in st if s.state == "saturated"]
+            back = [s for s in st if s.state == "loop"]
+            if back and not sat:
+                reports[host] = _loop_root(reports[host], inst, back[0].cause, reports, caused_by)
             for f in reports[host].findings:
                 if f.bottleneck in LINKED and f.severity in SERIOUS:
                     caused_by[f.id] = sat[0].cause if sat else None
@@ -166,12 +180,23 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
         rep = reports.get(e.sender)
         if rep is not None and e.receiver_known:
             e.blocked = any(f.bottleneck == "output" and f.severity in SERIOUS and caused_by.get(f.id)
-                            and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings)
+                            and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings) or any(
+                s.state == "loop" and s.host == e.receiver for s in states.get(e.sender, []))   # the loop's root
     dep = DeploymentReport(name, reports, {f.id: caused_by.get(f.id) for r in reports.values() for f in r.findings},
                            topo)
     dep.not_judged = _not_judged(instances, reports, states, topo)
     dep.next_bottlenecks = next_bottlenecks({h: stage_headroom(r) for h, r in reports.items()})
     return dep
+
+
+def _loop_root(report: Report, inst: Instance, via: Optional[str], reports: Dict[str, Report],
+               caused_by: Dict[str, Optional[str]]) -> Report:
+    """The report of a sender whose receivers are blocked only by itself: its blocked output is the loop."""
+    byid = {f.id: f for r in reports.values() for f in r.findings}
+    hosts = loops.members(inst.host, via or "", caused_by, lambda fid: byid[fid].host if fid in byid else None)
+    return replace(report, findings=[loops.loop_finding(f, hosts, inst.evidence.config.tcpout_servers)
+                                     if f.bottleneck in LINKED and f.severity in SERIOUS else f
+                                     for f in report.findings])
 
 
 def _not_judged(instances: List[Instance], reports: Dict[str, Report], states: Dict[str, List[ReceiverState]],

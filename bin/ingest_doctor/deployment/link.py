@@ -4,7 +4,8 @@ worst blocking finding of a receiver the topology names, when that receiver's fi
 The CLI judges a deployment folder by diagnosing each sender again with its receivers' state
 (judge.py). On the search head the alert action holds findings (judged from result rows, or reported by
 the collectors) and the topology from the rows' tcpin/tcpout connections, not every instance's raw data:
-it links the findings as they are and rewrites the symptom's summary and advice to name the cause.
+it links the findings as they are and rewrites the symptom's summary and advice to name the cause. A
+forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names each loop's root.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ingest_doctor import model
+from ingest_doctor.deployment import loops
 from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
@@ -24,11 +26,13 @@ def _worst(fs: List[Finding]) -> Optional[Finding]:
 
 
 def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
-    """finding id -> the id of the finding that causes it (None: itself a cause). Chains link through."""
+    """finding id -> the id of the finding that causes it (None: itself a cause). Chains link through; a
+    receiver's finding whose causes lead back to the sender is not its cause (loops.py), so there is no cycle."""
     by_host: Dict[str, List[Finding]] = {}
     for f in findings:
         by_host.setdefault(f.host or "", []).append(f)
     caused: Dict[str, Optional[str]] = {f.id: None for f in findings}
+    host_of = {f.id: f.host or "" for f in findings}.get
     for _ in range(len(by_host) + 1):
         changed = False
         for f in findings:
@@ -37,7 +41,8 @@ def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
             causes = []
             for _, rcv in topo.receivers.get(f.host or "", []):
                 if rcv is not None and rcv != f.host:
-                    w = _worst(by_host.get(rcv, []))
+                    w = _worst([x for x in by_host.get(rcv, [])
+                                if not loops.leads_to(x.id, f.host or "", caused, host_of)])
                     if w is not None:
                         causes.append(w)
             causes.sort(key=lambda c: (-severity_rank(c.severity), c.id))
@@ -47,6 +52,25 @@ def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
         if not changed:
             break
     return caused
+
+
+def loop_roots(findings: List[Finding], topo: Topology, caused: Dict[str, Optional[str]]) -> Dict[str, List[str]]:
+    """The roots `link` left because their receivers are blocked only by themselves: finding id -> the loop's
+    hosts in forwarding order (the root first)."""
+    by_host: Dict[str, List[Finding]] = {}
+    for f in findings:
+        by_host.setdefault(f.host or "", []).append(f)
+    host_of = {f.id: f.host or "" for f in findings}.get
+    out: Dict[str, List[str]] = {}
+    for f in findings:
+        if f.bottleneck not in LINKED or f.severity not in SERIOUS or caused.get(f.id):
+            continue
+        for _, rcv in topo.receivers.get(f.host or "", []):
+            w = _worst(by_host.get(rcv, [])) if rcv is not None and rcv != f.host else None
+            if w is not None and loops.leads_to(w.id, f.host or "", caused, host_of):
+                out[f.id] = loops.members(f.host or "", w.id, caused, host_of)
+                break
+    return out
 
 
 def root_of(fid: str, caused: Dict[str, Optional[str]]) -> str:

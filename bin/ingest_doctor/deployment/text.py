@@ -1,7 +1,7 @@
 """A DeploymentReport as text: the root causes first, each with the symptoms it causes under it."""
 from __future__ import annotations
 
-from typing import List
+from typing import Collection, List
 
 from ingest_doctor.deployment.judge import DeploymentReport, where
 from ingest_doctor.engine.textreport import not_judged_lines, recommendation_lines, render as render_one, wrap
@@ -20,11 +20,15 @@ def next_sentence(dep: DeploymentReport) -> List[str]:
     return out
 
 
-def render(dep: DeploymentReport) -> str:
+def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
+    """`unjudged`: the hosts with nothing to judge (read/snapshot.nothing_to_judge): their sections, and the
+    first line when no host was judged, say "nothing judged", never "healthy"."""
     out: List[str] = []
     roots = dep.root_causes
     byid = {f.id: f for f in dep.findings}
     state = "healthy" if dep.healthy else "NOT healthy: %d root cause%s" % (len(roots), "" if len(roots) == 1 else "s")
+    if dep.healthy and dep.hosts and set(dep.hosts) <= set(unjudged):
+        state = "nothing judged (see Not judged)"
     out.append("Ingest Doctor: deployment %s(%d instances: %s): %s"
                % ("%s " % dep.name if dep.name else "", len(dep.hosts), ", ".join(dep.hosts), state))
     for i, rid in enumerate(roots, 1):
@@ -62,5 +66,5 @@ def render(dep: DeploymentReport) -> str:
     out.append("=" * 40 + " each instance " + "=" * 40)
     for host in dep.hosts:
         out.append("")
-        out.append(render_one(dep.reports[host]).rstrip("\n"))
+        out.append(render_one(dep.reports[host], judged=host not in unjudged).rstrip("\n"))
     return "\n".join(out) + "\n"

@@ -31,8 +31,10 @@ def headroom_sentence(h: Headroom) -> str:
     where = h.stage + ("" if h.pipeline_set is None else ", pipeline set %d" % h.pipeline_set)
     if h.eps is not None and h.saturates_eps is not None:
         now, then = "%s events/s" % _n(h.eps), "%s events/s" % _n(h.saturates_eps)
-    else:
+    elif h.saturates_kbps is not None:
         now, then = "%s KB/s" % _n(h.kbps), "%s KB/s" % _n(h.saturates_kbps)
+    else:       # a rate too large to be a number (Headroom._pegs_at): none is printed
+        now, then = "a rate too large to measure", "%.1fx today's load" % h.at_load_x
     when = "%s averages" % h.window if window_minutes(h.window) is not None else h.window
     if h.pegged:
         return "%s: %.0f%% of one core for %s: at its limit, no headroom (none left; %s)" % (where, h.busy_pct, now,
@@ -41,10 +43,14 @@ def headroom_sentence(h: Headroom) -> str:
     return text + " (%s)" % "; ".join(x for x in (when, h.caveat) if x)
 
 
-def render(report: Report) -> str:
+def render(report: Report, judged: bool = True) -> str:
+    """`judged` False: no source gave data a rule judges (the caller knows: read/snapshot.nothing_to_judge);
+    the first line says "nothing judged", never "healthy"."""
     out: List[str] = []
     worst = [f for f in report.findings if f.severity != "info"]
     state = "healthy" if report.healthy else "NOT healthy: %d finding%s" % (len(worst), "" if len(worst) == 1 else "s")
+    if not judged and report.healthy:
+        state = "nothing judged (see Not judged)"
     out.append("Ingest Doctor: %s: %s" % (report.host or "unknown host", state))
     for f in report.findings:
         where = "" if f.pipeline_set is None else ", pipeline set %d" % f.pipeline_set

@@ -29,20 +29,28 @@ def parse_prefix(line: str) -> Tuple[Optional[float], int]:
     return epoch + int(ms) / 1000.0, m.end()
 
 
-def last_time(path: str, tail_bytes: int = 65536) -> Optional[float]:
-    """Timestamp of the last dated line of a file, read from its tail only."""
+def last_time(path: str, tail_bytes: int = 65536, limit: Optional[int] = None) -> Optional[float]:
+    """Timestamp of the last dated line of a file: its last `tail_bytes` first, then further back a piece at a
+    time (a trailing stack trace or undated line longer than one piece must not hide the dated lines before
+    it), at most `limit` bytes from its end (all of it when None). Memory stays at about one piece: of a line
+    that spans pieces only its start, where a date is, is kept."""
     try:
         with open(path, "rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - tail_bytes))
-            chunk = f.read().decode("utf-8", "replace")
+            pos = f.seek(0, 2)
+            floor = 0 if limit is None else max(0, pos - limit)
+            carry = b""         # the start of the line the later piece began inside of (its date, if any)
+            while pos > floor:
+                start = max(floor, pos - tail_bytes)
+                f.seek(start)
+                lines = (f.read(pos - start) + carry).split(b"\n")
+                pos = start
+                carry = lines.pop(0)[:256] if pos > floor else b""
+                for raw in reversed(lines):
+                    t, _ = parse_prefix(raw.decode("utf-8", "replace"))
+                    if t is not None:
+                        return t
     except OSError:
         return None
-    for line in reversed(chunk.splitlines()):
-        t, _ = parse_prefix(line)
-        if t is not None:
-            return t
     return None
 
 

@@ -1,4 +1,4 @@
-"""metrics.log lines -> Evidence, parsed by key (never by position), as a stream.
+"""metrics.log lines -> Evidence, parsed by key (never by position), one line at a time.
 
 Groups used: queue (`_kb` or byte sizes, `blocked=true`), pipeline (CPU per
 processor), dutycycle (long form `thread=`/`ratio=` and the wide `name=misc`
@@ -10,11 +10,10 @@ senders: `hostname=`, `sourceIp=`, `guid=`, `fwdType=`, keys verified on a real 
 A line read twice (an `_internal` export can repeat lines: 39 of 1,571 in a real
 5.x capture) counts once: the same timestamp, to the millisecond, and the same text.
 
-Lines are read a batch at a time, as splunkd writes them: runs of lines sharing their timestamp
-(placed in the window and in time order once a run), and within a run, runs of one group's lines
-in one key order, whose pairs one regex match a line takes (read/kvlayout.py: a layout learnt from
-a line read by pick) and whose reader takes them as rows, without a dict or a call a line. A line
-no layout matches is read alone by pick, which gives what parse_kv does.
+Lines outside the judged window are skipped by their timestamp prefix, before their pairs are
+parsed: splunkd writes a batch of lines with one timestamp, whose time is computed once; a
+line of a group not read is skipped by its group name alone. Every other line is read by
+`parse_kv`, the one key=value parser.
 """
 from __future__ import annotations
 
@@ -22,15 +21,11 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import groupby, islice, repeat
-from operator import getitem
-from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.evidence import (Evidence, PipelineSetLoad, ProcessorCpu, QueueSample, RegexCpu, TcpinConnection,
                                    TcpoutConnection, ThreadSample, Thruput)
-from ingest_doctor.read.kvlayout import Layout, Layouts
 from ingest_doctor.read.logtime import WindowedParser, parse_prefix
 from ingest_doctor.threadnames import pool_name
 
@@ -39,9 +34,7 @@ DEFAULT_INTERVAL_S = 30.0
 
 _KV = re.compile(r'([\w.:-]+)=("[^"]*"|[^,]*)')
 _DUTY_SKIP = {"group", "name", "ingest_pipe", "thread", "ratio"}
-_NO_LAYOUT = Layout(re.compile(r"(?!)"), ())     # matches no line
-_HEAD = slice(0, 29)        # a line's date, time, millis and zone
-BATCH = 2048                # lines read together
+_HEAD = 29                  # a line's date, time, millis and zone: the lines of one batch share them
 
 
 @dataclass
@@ -56,75 +49,23 @@ class Stats:
     out_of_order: int = 0      # lines older than one already read (judged in time order all the same)
 
 
-def parse_kv(body: str) -> Dict[str, str]:
-    """Every `key=value` of a line's body (from `group=`), keys and values stripped, the last of a key kept."""
+def pairs(body: str) -> Iterator[Tuple[str, str]]:
+    """Every `key=value` of a line's body (from `group=`) in order, a repeated key each time, keys and
+    values stripped: without a quote, the parts between `, ` split at their first `=`; with one,
+    `key="..."` or `key=value` pairs found left to right, their quotes stripped."""
     if '"' not in body:
-        out = {}
         for part in body.split(", "):
             k, sep, v = part.partition("=")
             if sep:
-                out[k.strip()] = v.strip()
-        return out
-    return {k: v.strip('"') for k, v in _KV.findall(body)}
+                yield k.strip(), v.strip()
+        return
+    for k, v in _KV.findall(body):
+        yield k, v.strip('"')
 
 
-def pick(text: str, start: int, keys: Tuple[Tuple[str, str, int], ...]) -> Dict[str, str]:
-    """parse_kv(text[start:]) cut to `keys` (a key it lacks is absent), found in place: a busy indexer's
-    tcpin_connections line has some 45 pairs of which a handler reads eight. `keys` as `reads` makes
-    them: (key, ", key=", len(key) + 3). Quoted values: parse_kv."""
-    if text.find('"', start) >= 0:
-        return parse_kv(text[start:])
-    out = {}
-    for key, plain, n in keys:
-        last = text.rfind(key, start)
-        if last < 0:
-            continue
-        q = last - 2
-        if q >= start and text.startswith(plain, q):
-            # The usual case: the last occurrence of the name is a part's name, spelled plainly.
-            e = text.find(", ", q + n)
-            out[key] = (text[q + n:e] if e >= 0 else text[q + n:]).strip()
-        else:
-            v = _value(text, start, key)
-            if v is not None:
-                out[key] = v
-    return out
-
-
-def _value(text: str, start: int, key: str) -> Optional[str]:
-    """The value parse_kv(text[start:]) gives `key`: that of the last `, `-separated part whose name,
-    stripped, is `key`. Scans the occurrences of `key` from the end; one that is not a part's name (inside
-    another name or a value) is passed over."""
-    n, size = len(key), len(text)
-    end = size
-    while True:
-        q = text.rfind(key, start, end)
-        if q < 0:
-            return None
-        eq = q + n
-        if not (eq < size and text[eq] == "=" and (q == start or (q - 2 >= start and text[q - 2:q] == ", "))):
-            eq = _name_at(text, start, q, n)      # the rare spellings: whitespace around the name
-            if eq < 0:
-                end = q + n - 1
-                continue
-        e = text.find(", ", eq + 1)
-        return (text[eq + 1:e] if e >= 0 else text[eq + 1:]).strip()
-
-
-def _name_at(text: str, start: int, q: int, n: int) -> int:
-    """Where the `=` ending the part name at text[q:q+n] stands, when whitespace alone stands between
-    them and between the part's start and q; -1 when text[q:q+n] is not a part's name."""
-    eq = q + n
-    while eq < len(text) and text[eq].isspace():
-        eq += 1
-    if eq >= len(text) or text[eq] != "=":
-        return -1
-    b = q
-    while b > start and text[b - 1].isspace():
-        b -= 1
-    if b == start or (b < q and text[b - 1] == "," and text[b] == " "):
-        return eq
-    return -1
+def parse_kv(body: str) -> Dict[str, str]:
+    """Every `key=value` of a line's body, the last of a key kept."""
+    return dict(pairs(body))
 
 
 def _num(v: Optional[str]) -> Optional[float]:
@@ -150,43 +91,6 @@ def _pipe(v: Optional[str]) -> Optional[int]:
         return None
 
 
-Rows = Iterable[Tuple[Optional[str], ...]]
-
-
-class GroupReader:
-    """Reads a group's lines: `rows(parser, t, rows)` reads lines of one time t, each given as the values
-    of `keys` (None: absent; every pair, a dict, when `keys` is empty), and says how many it used.
-    Called with one line's pairs, it reads that line."""
-
-    def __init__(self, keys: Tuple[str, ...], rows: Callable[..., int]):
-        self.keys = keys
-        self.reads = _spelled(keys)     # as pick takes them
-        self.rows = rows
-
-    def row(self, kv: Dict[str, str]) -> Any:
-        return tuple(map(kv.get, self.keys)) if self.keys else kv
-
-    def __call__(self, parser: "MetricsLogParser", t: Optional[float], kv: Dict[str, str]) -> bool:
-        return self.rows(parser, t, [self.row(kv)]) == 1
-
-
-def reads(*keys: str) -> Callable[[Callable[..., int]], GroupReader]:
-    """A group reader of these keys of its lines (none named: every key)."""
-    if len(keys) == 1:
-        raise ValueError("a reader of one key")     # its rows would be values, not tuples (Match.group)
-    return lambda rows: GroupReader(keys, rows)
-
-
-@lru_cache(maxsize=None)
-def _spelled(keys: Tuple[str, ...]) -> Tuple[Tuple[str, str, int], ...]:
-    return tuple((k, ", %s=" % k, len(k) + 3) for k in keys)
-
-
-def read_pairs(text: str, start: int, keys: Tuple[str, ...]) -> Dict[str, str]:
-    """parse_kv(text[start:]) cut to `keys` (every pair when `keys` is empty), read in place."""
-    return pick(text, start, _spelled(keys)) if keys else parse_kv(text[start:])
-
-
 # No line for this many metrics intervals (every group is written each interval) is a gap.
 GAP_INTERVALS = 4
 
@@ -208,133 +112,51 @@ class MetricsLogParser(WindowedParser):
         self._seen: Set[int] = set()       # hashes of the lines used, to count a repeated line once
         self._seconds: Set[int] = set()    # the seconds lines were written in, to name a gap
         self._latest: Optional[float] = None
-        # The batch the last line was in: its first 29 characters, its time, in the window, out of order.
+        # The batch the last line was in: its first _HEAD characters, its time, in the window, out of order.
         self._prefix: Optional[str] = None
         self._t: Optional[float] = None
         self._inside = True
         self._late = False
-        self._layouts = Layouts(read_pairs)
-        self._last, self._last_reader = _NO_LAYOUT, None    # the layout of the last line read by one
         self._src = {g: "%s group=%s" % (source, g) for g in
                      ("queue", "pipeline", "dutycycle", "pipelineset", "thruput", "regex_cpu",
                       "tcpout_connections", "tcpin_connections")}
 
     def feed(self, line: str) -> None:
         """One line (its line end optional)."""
-        self._feed_batch([line])
-
-    def feed_all(self, lines: Iterable[str]) -> "MetricsLogParser":
-        """Lines in order (their line ends optional), BATCH at a time."""
-        it = iter(lines)
-        batch = list(islice(it, BATCH))
-        while batch:
-            self._feed_batch(batch)
-            batch = list(islice(it, BATCH))
-        return self
-
-    def _feed_batch(self, lines: List[str]) -> None:
-        """Lines in order: what each line needs (its end stripped, where its group starts, its first 29
-        characters) taken for the whole batch at once, then a run of lines sharing their time at a time."""
-        self.stats.lines += len(lines)
-        texts = list(map(str.rstrip, lines, repeat("\r\n")))
-        marks = list(map(str.find, texts, repeat(" - group=")))
-        if min(marks) < 0:
-            texts, marks = self._metrics_lines(texts, marks)
-        done = 0
-        for _, run in groupby(map(getitem, texts, repeat(_HEAD))):
-            n = len(list(run))
-            self._feed_run(texts[done:done + n], marks[done:done + n])
-            done += n
-
-    def _metrics_lines(self, texts: List[str], marks: List[int]) -> Tuple[List[str], List[int]]:
-        """The metrics lines (with ` - group=`) of a batch; the others not blank are garbage."""
-        kept = [k for k, i in enumerate(marks) if i >= 0]
-        self.stats.garbage += sum(1 for k, i in enumerate(marks) if i < 0 and texts[k].strip())
-        return [texts[k] for k in kept], [marks[k] for k in kept]
-
-    def _feed_run(self, texts: List[str], marks: List[int]) -> None:
-        """Metrics lines sharing their first 29 characters, and so their time (date, time, millis, zone):
-        placed in the window and in time order once; a line read before counted once."""
         st = self.stats
-        if texts[0][:29] != self._prefix:
-            self._start_batch(texts[0])
-        if not self._inside:
-            st.outside_window += len(texts)
+        st.lines += 1
+        text = line.rstrip("\r\n")
+        mark = text.find(" - group=")
+        if mark < 0:
+            if text.strip():
+                st.garbage += 1
             return
-        texts, marks = self._fresh(texts, marks)
+        if text[:_HEAD] != self._prefix:
+            self._start_batch(text)
+        if not self._inside:                # skipped by its timestamp alone
+            st.outside_window += 1
+            return
+        h = hash(text)
+        if h in self._seen:
+            st.duplicates += 1
+            return
+        self._seen.add(h)
         if self._late:
-            st.out_of_order += len(texts)
-        self._read_lines(texts, [i + 3 for i in marks])
-
-    def _fresh(self, texts: List[str], marks: List[int]) -> Tuple[List[str], List[int]]:
-        """The lines not read before (by their hash), noted as read; the others counted as duplicates."""
-        hashes = list(map(hash, texts))
-        seen = self._seen
-        if seen.isdisjoint(hashes):
-            before = len(seen)
-            seen.update(hashes)
-            if len(seen) - before == len(hashes):
-                return texts, marks
-            seen.difference_update(hashes)      # a line repeated within the batch: one at a time
-        kept = []
-        for k, h in enumerate(hashes):
-            if h in seen:
-                self.stats.duplicates += 1
-            else:
-                seen.add(h)
-                kept.append(k)
-        return [texts[k] for k in kept], [marks[k] for k in kept]
-
-    def _read_lines(self, texts: List[str], starts: List[int]) -> None:
-        """Each line to its group's reader, in order: a line of the layout the last line read by one had,
-        and the lines after it of that layout, by one match each; any other line by its group."""
-        done, n = 0, len(texts)
-        while done < n:
-            layout, reader = self._last, self._last_reader
-            found = layout.run(texts, starts, done)
-            if found:
-                if reader is None:
-                    self.stats.unknown_groups += len(found)
-                else:
-                    self._use(len(found), reader.rows(self, self._t, layout.rows(found)))
-                done += len(found)
-            elif not self._take_layout(texts[done], starts[done]):
-                self._read_alone(texts[done], starts[done])
-                done += 1
-
-    def _take_layout(self, text: str, start: int) -> bool:
-        """True when the line's group has a layout it matches, now the last layout."""
-        group = _group(text, start)
-        reader = _reader(group)
-        if reader is not None:
-            layout = self._layouts.find(group, text, start)
-        else:
-            layout = _unread(group)
-            if not layout.match(text, start):
-                return False
-        if layout is None:
-            return False
-        self._last, self._last_reader = layout, reader
-        return True
-
-    def _read_alone(self, text: str, start: int) -> None:
-        """A line no layout matches, by the full reader (pick); its layout learnt for the next."""
-        group = _group(text, start)
-        reader = _reader(group)
+            st.out_of_order += 1
+        body = text[mark + 3:]
+        reader = _reader(_group(body))
         if reader is None:
-            self.stats.unknown_groups += 1
+            st.unknown_groups += 1
+        elif reader(self, self._t, body):
+            st.used += 1
         else:
-            self._use(1, reader(self, self._t, self._layouts.read(group, text, start, reader.keys)))
-
-    def _use(self, lines: int, used: int) -> None:
-        self.stats.used += used
-        self.stats.garbage += lines - used
+            st.garbage += 1
 
     def _start_batch(self, line: str) -> None:
         """The time of the lines that start as `line` does: in the window, and later than the latest
         line read so far or not (the lines of one batch share their time)."""
         t, _ = parse_prefix(line)
-        self._prefix, self._t = line[:29], t
+        self._prefix, self._t = line[:_HEAD], t
         self._inside = self.within(t)
         self._late = False
         if t is None or not self._inside:
@@ -371,146 +193,129 @@ class MetricsLogParser(WindowedParser):
             self.ev.not_judged.append("%s has %d lines out of time order: judged in time order"
                                       % (self.source, self.stats.out_of_order))
 
-    # -- groups: each reader names the keys it reads (`reads`), the only ones taken from its lines, and
-    # reads lines of one time, each as the values of those keys (None: absent); it says how many it used.
-    @reads("name", "max_size_kb", "current_size_kb", "max_size", "current_size", "blocked", "ingest_pipe")
-    def _queue(self, t: Optional[float], rows: Rows) -> int:
-        out, src = self.ev.queues, self._src["queue"]
-        used = len(out)
-        for name, max_kb, cur_kb, max_b, cur_b, blocked_v, pipe in rows:
-            if not name:
-                continue
-            mx, cur = (_num(max_kb), _num(cur_kb)) if max_kb is not None else (_num(max_b), _num(cur_b))
-            blocked = (blocked_v or "").lower() == "true"
-            if not mx or cur is None:
-                if not blocked:
-                    continue
-                fill = 100.0
-            else:
-                fill = cur / mx * 100.0
-            out.append(QueueSample(t, model.canonical_queue(name), _pipe(pipe), fill, "sample", blocked, src))
-        return len(out) - used
+    # -- groups: each reads one line's body (from `group=`) at time t, and says whether it used it.
+    def _queue(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        name = kv.get("name")
+        if not name:
+            return False
+        max_kb = kv.get("max_size_kb")
+        mx, cur = ((_num(max_kb), _num(kv.get("current_size_kb"))) if max_kb is not None
+                   else (_num(kv.get("max_size")), _num(kv.get("current_size"))))
+        blocked = kv.get("blocked", "").lower() == "true"
+        if not mx or cur is None:
+            if not blocked:
+                return mx == 0.0        # an input that is off (`max_size_kb=0`): read, nothing to judge
+            fill = 100.0
+        else:
+            fill = cur / mx * 100.0
+        self.ev.queues.append(QueueSample(t, model.canonical_queue(name), _pipe(kv.get("ingest_pipe")), fill,
+                                          "sample", blocked, self._src["queue"]))
+        return True
 
-    @reads("cpu_seconds", "name", "processor", "executes", "write_cpu_seconds", "service_cpu_seconds", "ingest_pipe")
-    def _pipeline(self, t: Optional[float], rows: Rows) -> int:
-        used, src = len(self._cpu), self._src["pipeline"]
-        for cpu_v, name, processor, executes, write_cpu, service_cpu, pipe in rows:
-            cpu = _num(cpu_v)
-            if cpu is None or name is None or processor is None:
-                continue
-            if t is not None and (not self._times or self._times[-1] != t):
-                if not self._times or t - self._times[-1] >= 1:
-                    self._times.append(t)
-            p = ProcessorCpu(t, name.lower(), processor.lower(), cpu, DEFAULT_INTERVAL_S, _pipe(pipe), _num(executes),
-                             _num(write_cpu), _num(service_cpu), src)
-            self.ev.processors.append(p)
-            self._cpu.append(p)
-        return len(self._cpu) - used
+    def _pipeline(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        cpu, name, processor = _num(kv.get("cpu_seconds")), kv.get("name"), kv.get("processor")
+        if cpu is None or name is None or processor is None:
+            return False
+        if t is not None and (not self._times or t - self._times[-1] >= 1):
+            self._times.append(t)
+        p = ProcessorCpu(t, name.lower(), processor.lower(), cpu, DEFAULT_INTERVAL_S, _pipe(kv.get("ingest_pipe")),
+                         _num(kv.get("executes")), _num(kv.get("write_cpu_seconds")),
+                         _num(kv.get("service_cpu_seconds")), self._src["pipeline"])
+        self.ev.processors.append(p)
+        self._cpu.append(p)
+        return True
 
-    @reads()        # every key: the wide form's names are thread names; its rows are each line's pairs
-    def _dutycycle(self, t: Optional[float], rows: Iterable[Dict[str, str]]) -> int:
-        return sum(self._dutycycle_line(t, kv) for kv in rows)
-
-    def _dutycycle_line(self, t: Optional[float], kv: Dict[str, str]) -> bool:
-        pset = _pipe(kv.get("ingest_pipe"))
-        src = self._src["dutycycle"]
+    def _dutycycle(self, t: Optional[float], body: str) -> bool:
+        # One name may stand for several threads: a real 9.0.4.1 writes two `ratio=` on its tcpouteloop
+        # line. Each name's busiest share is kept: a pegged thread limits its stage whatever its namesake does.
+        every = list(pairs(body))
+        kv = dict(every)
         if "thread" in kv:
-            ratio = _num(kv.get("ratio"))
-            if ratio is None:
-                return False
-            self.ev.threads.append(ThreadSample(t, pool_name(kv["thread"].lower()), ratio * 100.0, pset, "sample",
-                                                src))
-            return True
-        added = False
-        for k, v in kv.items():
-            if k in _DUTY_SKIP:
-                continue
+            thread = pool_name(kv["thread"].lower())
+            named = [(thread, v) for k, v in every if k == "ratio"]
+        else:       # the wide form: its keys are thread names
+            named = [(k.lower(), v) for k, v in every if k not in _DUTY_SKIP]
+        busiest: Dict[str, float] = {}
+        for name, v in named:
             ratio = _num(v)
-            if ratio is None:
-                continue
-            self.ev.threads.append(ThreadSample(t, k.lower(), ratio * 100.0, pset, "sample", src))
-            added = True
-        return added
+            if ratio is not None and (name not in busiest or ratio > busiest[name]):
+                busiest[name] = ratio
+        pset, src = _pipe(kv.get("ingest_pipe")), self._src["dutycycle"]
+        self.ev.threads.extend(ThreadSample(t, name, ratio * 100.0, pset, "sample", src)
+                               for name, ratio in busiest.items())
+        return bool(busiest)
 
-    @reads("dutycycle_ratio", "ingest_pipe", "busiest_thread_name", "share", "requests_last_period")
-    def _pipelineset(self, t: Optional[float], rows: Rows) -> int:
-        out, src = self.ev.pipelinesets, self._src["pipelineset"]
-        used = len(out)
-        for ratio_v, pipe, busiest, share, requests in rows:
-            ratio = _num(ratio_v)
-            if ratio is None:
-                continue
-            pset = _pipe(pipe)
-            out.append(PipelineSetLoad(t, pset if pset is not None else 0, (busiest or "").lower(), ratio * 100.0,
-                                       _num(share), _num(requests), src))
-        return len(out) - used
+    def _pipelineset(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        ratio = _num(kv.get("dutycycle_ratio"))
+        if ratio is None:
+            return False
+        pset = _pipe(kv.get("ingest_pipe"))
+        self.ev.pipelinesets.append(PipelineSetLoad(
+            t, pset if pset is not None else 0, kv.get("busiest_thread_name", "").lower(), ratio * 100.0,
+            _num(kv.get("share")), _num(kv.get("requests_last_period")), self._src["pipelineset"]))
+        return True
 
-    @reads("instantaneous_kbps", "name", "instantaneous_eps", "ingest_pipe")
-    def _thruput(self, t: Optional[float], rows: Rows) -> int:
-        out, src = self.ev.thruput, self._src["thruput"]
-        used = len(out)
-        for kbps_v, name, eps, pipe in rows:
-            kbps = _num(kbps_v)
-            if kbps is None or name is None:
-                continue
-            out.append(Thruput(t, "thruput", name, kbps, _num(eps), _pipe(pipe), src))
-        return len(out) - used
+    def _thruput(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        kbps, name = _num(kv.get("instantaneous_kbps")), kv.get("name")
+        if kbps is None or name is None:
+            return False
+        self.ev.thruput.append(Thruput(t, "thruput", name, kbps, _num(kv.get("instantaneous_eps")),
+                                       _pipe(kv.get("ingest_pipe")), self._src["thruput"]))
+        return True
 
     def _series_of(self, group: str, suffix: str) -> Tuple[str, str]:
         """A group=per_<kind><suffix> line's kind and source."""
         src = self._src.get(group) or self._src.setdefault(group, "%s group=%s" % (self.source, group))
         return group[len("per_"):-len(suffix)], src
 
-    @reads("group", "kbps", "series", "eps", "ingest_pipe", "avg_age")
-    def _per_thruput(self, t: Optional[float], rows: Rows) -> int:
-        out = self.ev.thruput
-        used = len(out)
-        for group, kbps_v, series, eps, pipe, age in rows:
-            kbps = _num(kbps_v)
-            if kbps is None or series is None:
-                continue
-            kind, src = self._series_of(group, "_thruput")
-            out.append(Thruput(t, kind, series, kbps, _num(eps), _pipe(pipe), src, _num(age)))
-        return len(out) - used
+    def _per_thruput(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        kbps, series = _num(kv.get("kbps")), kv.get("series")
+        if kbps is None or series is None:
+            return False
+        kind, src = self._series_of(kv["group"], "_thruput")
+        self.ev.thruput.append(Thruput(t, kind, series, kbps, _num(kv.get("eps")), _pipe(kv.get("ingest_pipe")), src,
+                                       _num(kv.get("avg_age"))))
+        return True
 
-    @reads("group", "cpu", "series", "ingest_pipe")
-    def _regex_cpu(self, t: Optional[float], rows: Rows) -> int:
-        out = self.ev.regex_cpu
-        used = len(out)
-        for group, cpu_v, series, pipe in rows:
-            cpu = _num(cpu_v)
-            if cpu is None or series is None:
-                continue
-            kind, src = self._series_of(group, "_regex_cpu")
-            out.append(RegexCpu(t, series, cpu, kind, _pipe(pipe), src))
-        return len(out) - used
+    def _regex_cpu(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        cpu, series = _num(kv.get("cpu")), kv.get("series")
+        if cpu is None or series is None:
+            return False
+        kind, src = self._series_of(kv["group"], "_regex_cpu")
+        self.ev.regex_cpu.append(RegexCpu(t, series, cpu, kind, _pipe(kv.get("ingest_pipe")), src))
+        return True
 
-    @reads("_tcp_KBps", "name", "destIp", "destPort")
-    def _tcpout(self, t: Optional[float], rows: Rows) -> int:
-        out, src = self.ev.tcpout, self._src["tcpout_connections"]
-        used = len(out)
-        for kbps_v, name, dest_ip, dest_port in rows:
-            kbps = _num(kbps_v)
-            group, _, rest = (name or "").partition(":")
-            receiver = "%s:%s" % (dest_ip, dest_port or "") if dest_ip else ":".join(rest.split(":")[:2])
-            if kbps is None or not receiver:
-                continue
-            out.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, src))
-        return len(out) - used
+    def _tcpout(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        kbps, dest_ip = _num(kv.get("_tcp_KBps")), kv.get("destIp")
+        group, _, rest = kv.get("name", "").partition(":")
+        receiver = "%s:%s" % (dest_ip, kv.get("destPort") or "") if dest_ip else ":".join(rest.split(":")[:2])
+        if kbps is None or not receiver:
+            return False
+        self.ev.tcpout.append(TcpoutConnection(t, receiver.rstrip(":"), kbps, group, self._src["tcpout_connections"]))
+        return True
 
-    @reads("sourceIp", "sourceHost", "hostname", "guid", "fwdType", "_tcp_KBps", "destPort", "lastIndexer")
-    def _tcpin(self, t: Optional[float], rows: Rows) -> int:
-        out, src = self.ev.tcpin, self._src["tcpin_connections"]
-        used = len(out)
-        for ip, host, hostname, guid, fwd_type, kbps, dest_port, last_indexer in rows:
-            ip = ip or host or ""
-            if ip:
-                out.append(TcpinConnection(t, ip, hostname or "", host or "", guid or "", fwd_type or "",
-                                           _num(kbps) or 0.0, dest_port or "", last_indexer or "", src))
-        return len(out) - used
+    def _tcpin(self, t: Optional[float], body: str) -> bool:
+        kv = parse_kv(body)
+        host = kv.get("sourceHost") or ""
+        ip = kv.get("sourceIp") or host
+        if not ip:
+            return False
+        self.ev.tcpin.append(TcpinConnection(t, ip, kv.get("hostname") or "", host, kv.get("guid") or "",
+                                             kv.get("fwdType") or "", _num(kv.get("_tcp_KBps")) or 0.0,
+                                             kv.get("destPort") or "", kv.get("lastIndexer") or "",
+                                             self._src["tcpin_connections"]))
+        return True
 
 
-_HANDLERS = {
+Reader = Callable[[MetricsLogParser, Optional[float], str], bool]
+_READERS: Dict[str, Reader] = {
     "queue": MetricsLogParser._queue,
     "pipeline": MetricsLogParser._pipeline,
     "dutycycle": MetricsLogParser._dutycycle,
@@ -518,31 +323,23 @@ _HANDLERS = {
     "thruput": MetricsLogParser._thruput,
     "tcpout_connections": MetricsLogParser._tcpout,
     "tcpin_connections": MetricsLogParser._tcpin,
+    "per_sourcetype_thruput": MetricsLogParser._per_thruput,
 }
 
 
-def _group(text: str, start: int) -> str:
-    """The group of a line whose body (`group=...`) starts at `start`: read in place."""
-    end = text.find(",", start + 6)
-    return (text[start + 6:end] if end > 0 else text[start + 6:]).strip()
+def _group(body: str) -> str:
+    """The group a line's body (`group=...`) names, read in place."""
+    end = body.find(",", 6)
+    return (body[6:end] if end > 0 else body[6:]).strip()
 
 
-def _reader(group: str) -> Optional[GroupReader]:
+def _reader(group: str) -> Optional[Reader]:
     """The reader of a group's lines; None for a group not read. Decided before reading the line's
     pairs: most lines of a busy indexer (per_*_thruput for hosts, ...) are not read."""
-    reader = _HANDLERS.get(group)
-    if reader is None:
-        if group == "per_sourcetype_thruput":
-            return MetricsLogParser._per_thruput
-        if group.startswith("per_") and group.endswith("_regex_cpu"):
-            return MetricsLogParser._regex_cpu
+    reader = _READERS.get(group)
+    if reader is None and group.startswith("per_") and group.endswith("_regex_cpu"):
+        return MetricsLogParser._regex_cpu
     return reader
-
-
-@lru_cache(maxsize=64)
-def _unread(group: str) -> Layout:
-    """The layout of the lines of a group not read: its name alone (the rest of the line is not read)."""
-    return Layout(re.compile(re.escape("group=" + group) + r"(?:,|\Z)"), ())
 
 
 def parse_lines(lines: Iterable[str], evidence: Optional[Evidence] = None, since: Optional[float] = None,

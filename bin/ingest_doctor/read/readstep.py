@@ -17,7 +17,7 @@ from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_re
                                           missing_capability)
 from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
 
-_UNKNOWN = object()     # ConfigMerge: no part knows this LATEST value
+_UNKNOWN = object()     # merge_config: no part knows this LATEST value
 
 Fetch = Callable[[Endpoint], Fetched]
 
@@ -110,39 +110,20 @@ def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
     setting, the core count) fills in only where `ev`'s is unknown, a later endpoint's known value
     winning over an earlier one's and unknown values never overwriting known ones; NAMES are
     joined; samples and notes are added."""
-    ConfigMerge()(ev, parts)
-
-
-class ConfigMerge:
-    """`merge_config`, kept for a caller that merges the same parts again and again: the collector,
-    whose configuration readings change about once a minute, and whose reading of a body unchanged
-    byte for byte is the last one's very object (`read`'s `parsed`). What the parts give each field
-    is worked out once per set of parts (known by identity: a reading is not changed once read), so
-    a poll only applies it to its evidence (tests/collector pin it equal to a fresh merge)."""
-
-    def __init__(self) -> None:
-        self._cls: Optional[type] = None
-        self._read: List[Evidence] = []
-        self._plan: List[Tuple[str, str, Any, Dict[str, Any], List[Any]]] = []
-
-    def __call__(self, ev: Evidence, parts: Mapping[str, Evidence]) -> None:
-        read = [parts[ep.path] for ep in ENDPOINTS if ep.path in parts]
-        if (type(ev) is not self._cls or len(read) != len(self._read)
-                or any(a is not b for a, b in zip(read, self._read))):
-            self._cls, self._read, self._plan = type(ev), read, _plan(type(ev), read)
-        for name, merge, last, attrs, items in self._plan:
-            mine = getattr(ev, name)
-            if merge == LATEST:
-                if is_dataclass(mine):        # its unknown attributes filled in, each the last known
-                    changes = {n: v for n, v in attrs.items() if not known(getattr(mine, n))}
-                    if changes:
-                        setattr(ev, name, replace(mine, **changes))
-                elif last is not _UNKNOWN and not known(mine):
-                    setattr(ev, name, last)
-            elif merge == NAMES:
-                mine.extend(x for x in items if x not in mine)
-            else:
-                mine.extend(items)
+    read = [parts[ep.path] for ep in ENDPOINTS if ep.path in parts]
+    for name, merge, last, attrs, items in _plan(type(ev), read):
+        mine = getattr(ev, name)
+        if merge == LATEST:
+            if is_dataclass(mine):        # its unknown attributes filled in, each the last known
+                changes = {n: v for n, v in attrs.items() if not known(getattr(mine, n))}
+                if changes:
+                    setattr(ev, name, replace(mine, **changes))
+            elif last is not _UNKNOWN and not known(mine):
+                setattr(ev, name, last)
+        elif merge == NAMES:
+            mine.extend(x for x in items if x not in mine)
+        else:
+            mine.extend(items)
 
 
 def _plan(cls: type, read: List[Evidence]) -> List[Tuple[str, str, Any, Dict[str, Any], List[Any]]]:

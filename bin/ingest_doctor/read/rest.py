@@ -202,17 +202,6 @@ def _window_name(secs: int) -> str:
     return name
 
 
-def _number(c: Dict[str, Any], key: str) -> Optional[float]:
-    """as_float(get(c, key)), the common case (the exact key, a JSON number) without the two calls:
-    the queue body has ~200 of them a poll."""
-    v = c.get(key)
-    if type(v) is float:
-        return v if math.isfinite(v) else None
-    if type(v) is int:
-        return float(v)
-    return as_float(get(c, key) if v is None else v)
-
-
 def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
     append = ev.queues.append
     titles = _TITLES
@@ -223,18 +212,17 @@ def queues(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> 
             if len(titles) < 1024:          # bounded whatever the titles
                 titles[name] = split
         queue, pset = split
-        mx = _number(c, "max_size_bytes")
+        mx = as_float(get(c, "max_size_bytes"))
         if not mx:                          # no size: no fill (as _pct)
             continue
-        fill = _number(c, "current_size_bytes")
+        fill = as_float(get(c, "current_size_bytes"))
         if fill is not None:
             append(QueueSample(time, queue, pset, fill / mx * 100.0, "sample", False, src))
         for n, value_key, time_key in _LOOKBACKS:
-            avg = _number(c, value_key)
+            avg = as_float(get(c, value_key))
             if avg is None:
                 continue
-            secs = _number(c, time_key)             # as_int(get(c, time_key)), through the fast path
-            secs = (int(secs) if secs is not None else None) or _LOOKBACK_DEFAULT[n]
+            secs = as_int(get(c, time_key)) or _LOOKBACK_DEFAULT[n]
             append(QueueSample(time, queue, pset, avg / mx * 100.0, _window_name(secs), False, src))
 
 

@@ -22,11 +22,13 @@ from ingest_doctor.read import hec, logtime, metricslog, readstep, rest, splunkd
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
+from ingest_doctor.textsafe import printable
 
 
 MAX_REST_BYTES = readstep.MAX_BODY_BYTES   # a REST body larger than this is not a splunkd answer
 MAX_LOG_BYTES = 512 * 1024 * 1024         # a larger log: only its last MAX_LOG_BYTES are read
 MAX_LINE_BYTES = 64 * 1024                # a longer line is not a splunkd log line: skipped
+MAX_META_BYTES = 1024 * 1024              # snapshot.json, deployment.json: a few hundred bytes when we wrote them
 
 
 class SnapshotError(Exception):
@@ -85,21 +87,28 @@ def rest_file(root: str, path: str) -> str:
     return os.path.join(root, "rest", *path.split("/")) + ".json"
 
 
+def read_json(path: str, cap: int = MAX_META_BYTES) -> Any:
+    """A small JSON file we did not write (snapshot.json, deployment.json) through every guard: a regular
+    file (open_regular), at most `cap` bytes (read_capped), UTF-8, bounded nesting (rest.loads). Raises
+    OSError (NotRegular among them) or ValueError (UnicodeDecodeError among them)."""
+    return rest.loads(read_capped(path, cap).decode("utf-8"))
+
+
 def read_meta(root: str, ev: Evidence) -> Dict[str, Any]:
     path = os.path.join(root, "snapshot.json")
     if not os.path.lexists(path):
         return {}
     try:
-        meta = rest.loads(read_capped(path, 1024 * 1024).decode("utf-8"))
+        meta = read_json(path)
         if not isinstance(meta, dict):
             raise ValueError("not an object")
     except (OSError, ValueError, UnicodeDecodeError) as e:
-        ev.problems.append("snapshot.json: unreadable (%s)" % _short(e))
+        ev.problems.append("snapshot.json: unreadable (%s)" % short_error(e))
         return {}
     return meta
 
 
-def _short(e: BaseException) -> str:
+def short_error(e: BaseException) -> str:
     if isinstance(e, ValueError) and hasattr(e, "msg"):
         return "malformed JSON: %s" % getattr(e, "msg")
     if isinstance(e, NotRegular):
@@ -120,7 +129,7 @@ def _file_fetch(root: str) -> readstep.Fetch:
         except ValueError as e:
             return Fetched(None, b"", 0.0, "too_large", "too large for a REST body (%s)" % e)
         except OSError as e:
-            return Fetched(None, b"", 0.0, "error", _short(e))
+            return Fetched(None, b"", 0.0, "error", short_error(e))
     return fetch
 
 
@@ -137,6 +146,11 @@ def _folder(path: str) -> None:
     if not os.path.isdir(path):
         raise SnapshotError("no such snapshot folder: %s" % path if not os.path.exists(path)
                             else "not a folder: %s" % path)
+    try:
+        with os.scandir(path):      # a folder it may not list is named, not a traceback (nor "nothing in it")
+            pass
+    except OSError as e:
+        raise SnapshotError("cannot list the snapshot folder %s: %s" % (path, e.strerror or type(e).__name__)) from None
 
 
 def recorded_thresholds(root: str, overrides: Optional[Mapping[str, object]] = None
@@ -151,8 +165,9 @@ def recorded_thresholds(root: str, overrides: Optional[Mapping[str, object]] = N
     return th, ev.problems + ["rest/%s.json: %s (default used)" % (MACROS, p) for p in problems]
 
 
-def _log_window(path: str, captured_at: Optional[float], window_min: float) -> Tuple[Optional[float], Optional[float]]:
-    end = captured_at if captured_at is not None else logtime.last_time(path)
+def _log_window(last: Optional[float], captured_at: Optional[float], window_min: float
+                ) -> Tuple[Optional[float], Optional[float]]:
+    end = captured_at if captured_at is not None else last
     if end is None:
         return None, None
     return end - window_min * 60.0, None if captured_at is None else captured_at + 60.0
@@ -171,8 +186,8 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
     skipped = [0]
     try:
         with open_regular(fname) as f:
-            last = logtime.last_time(fname)
-            since, until = _log_window(fname, captured_at, window_min) if last is not None else (None, None)
+            last = logtime.last_time(fname, limit=MAX_LOG_BYTES)
+            since, until = _log_window(last, captured_at, window_min) if last is not None else (None, None)
             parser = parser_cls(ev, since, until, rel)
             size = os.fstat(f.fileno()).st_size
             if size > MAX_LOG_BYTES:
@@ -181,14 +196,15 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
                 skipped[0] -= 1     # the first, partial line
             parser.feed_all(bounded_lines(f, MAX_LINE_BYTES, skipped))
     except OSError as e:
-        ev.problems.append("%s: %s" % (rel, _short(e)))
+        ev.problems.append("%s: %s" % (rel, short_error(e)))
         return
     stats = parser.finish()
     if skipped[0] > 0:
         ev.not_judged.append("%s: %d line(s) longer than %d KiB skipped" % (rel, skipped[0], MAX_LINE_BYTES >> 10))
-    if last is None or (name == "metrics.log" and stats.lines and not stats.used
+    if last is None or (name == "metrics.log" and stats.lines > stats.outside_window and not stats.used
                         and stats.garbage >= stats.lines - stats.outside_window):
-        # Not a splunkd log (no dated line, or nothing but garbage): it judges nothing.
+        # Not a splunkd log (no dated line, or nothing but garbage in the window; a log whose lines all fall
+        # outside the window is one, and says so below): it judges nothing.
         if rel in ev.sources:
             ev.sources.remove(rel)
         ev.problems.append("%s: not a splunkd log (no usable dated line)" % rel)
@@ -214,7 +230,7 @@ def _load_hec(root: str, ev: Evidence) -> None:
         data = hec.parse_text(read_capped(fname, MAX_REST_BYTES).decode("utf-8", "replace"))
         hec.apply_probes(ev, data, "hec/health.json")
     except (OSError, ValueError) as e:
-        ev.problems.append("hec/health.json: %s" % _short(e))
+        ev.problems.append("hec/health.json: %s" % short_error(e))
 
 
 def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = None) -> Evidence:
@@ -231,7 +247,30 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
     _load_log(path, ev, "metrics.log", captured_at, window)
     _load_log(path, ev, "splunkd.log", captured_at, window)
     _load_hec(path, ev)
+    if ev.host:
+        ev.host = printable(ev.host)    # from files nobody vouches for: never a control character, never 100 MB
     return ev
+
+
+# The evidence a rule judges (every other field is configuration, names or notes).
+JUDGED = ("queues", "threads", "processors", "regex_cpu", "pipelinesets", "hec_errors", "hec_probes", "indexer",
+          "cpu", "thruput", "log_signals", "tcpout", "tcpin")
+
+
+def nothing_to_judge(ev: Evidence) -> Optional[str]:
+    """Why no rule has anything to judge in `ev`, in the admin's words; None when something can be judged.
+    Files can be read and still hold nothing: REST answers with no entries, logs whose lines all fall outside
+    the window, configuration alone."""
+    if any(getattr(ev, n) for n in JUDGED) or ev.host_cpu.host_cpu_pct is not None \
+            or ev.host_cpu.splunkd_cpu_pct is not None:
+        return None
+    said = [n for n in ev.not_judged if n.startswith("logs/")]
+    read = sorted(s for s in ev.sources if s != "services/server/info")
+    if read:
+        said.append("read, but holding no runtime data: %s" % ", ".join(read))
+    if ev.problems:
+        said.append("%d unusable file(s)" % len(ev.problems))
+    return "; ".join(said) or "no rest/*.json, logs/ or hec/ data"
 
 
 def has_evidence(ev: Evidence) -> bool:

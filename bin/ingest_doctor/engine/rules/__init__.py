@@ -1,15 +1,28 @@
-"""The diagnosis rules, one module each, run in the order of RULES.
+"""The diagnosis rules, one module each, run in the order of RULES: the engine groups, a rule judges.
 
-Each rule is `run(st: State) -> None`: it reads the evidence and what the rules
-before it left in the State (`st.queues`, `st.chain`, `st.threads`,
-`st.drafts`) and adds findings or `not_judged` lines. To add a rule, write a
-module with a `run(st)` and put it in RULES where the facts it needs exist
-(after queue_chain for `st.chain`, before stage_advice when its findings need
-advice, before not_judged when they need their configuration named).
+Each rule is `run(st: State) -> None`: it reads the evidence (`st.ev`), the
+series the engine groups from it (`engine/grouping.py`: `grouping.queues`,
+`grouping.threads`) and what the rules before it left in the State
+(`st.queues`, `st.chain`, `st.threads`, `st.drafts`), judges each series with
+`engine/series.judge` against a threshold of `st.th`, and adds findings
+(`st.draft(bottleneck, pipeline_set)`) or `not_judged` lines (`st.note`).
+
+To add a rule:
+1. Write `engine/rules/<name>.py` with a module docstring saying what it judges
+   and from which evidence, and a `run(st)`; at most 150 lines. A rule does not
+   group or cache: a new way to group samples goes into `engine/grouping.py`,
+   a new threshold into `thresholds.py` (which generates its macro).
+2. Put its `run` in RULES where the facts it needs exist: after queue_chain for
+   `st.chain`, after thread_saturation for `st.threads`, before stage_advice
+   when its findings need advice, before not_judged when they need their
+   configuration named.
+3. Test it in tests/engine/ on evidence that fires it and on evidence that
+   must not, and add a scenario (tests/scenarios/build.py) when a whole
+   snapshot shows it; its golden report is written with INGEST_DOCTOR_GOLDEN=write.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Tuple
+from typing import Callable, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
@@ -18,7 +31,7 @@ from ingest_doctor.findings import Finding, Report, severity_rank
 from ingest_doctor.engine.rules import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
                indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
                thread_saturation, upstream)
-from ingest_doctor.engine.rules.state import Parts, State, start
+from ingest_doctor.engine.rules.state import State, start
 
 Rule = Callable[[State], None]
 
@@ -56,8 +69,8 @@ def report(st: State) -> Report:
 
 
 def run(ev: Evidence, th: thresholds_mod.Thresholds, rules: Tuple[Rule, ...] = RULES,
-        parts: Optional[Parts] = None, finite: bool = False) -> Report:
-    st = start(ev, th, parts, finite)
+        finite: bool = False) -> Report:
+    st = start(ev, th, finite)
     for rule in rules:
         rule(st)
     return report(st)

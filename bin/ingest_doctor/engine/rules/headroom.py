@@ -17,20 +17,17 @@ the disk, not the CPU, limits it: the caveat says so with each estimate.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
-
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import EvidenceItem, Headroom
+from ingest_doctor.engine import grouping
 from ingest_doctor.engine.series import SUSTAINED
 from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import THREAD, State, ThreadState, start
 from ingest_doctor.engine.rules.upstream import SENDER
 
 
-THRUPUT_NAME = "index_thruput"
 SIGNAL = "headroom_eps"         # events/s more before it pegs: 0 at or over its threshold
 PEGS_AT = "pegs_at_eps"         # the events/s at which it pegs
 
@@ -44,45 +41,7 @@ CAVEATS = {
 }
 
 
-FALLBACK_NAME = "thruput"
 FALLBACK_CAVEAT = "load from group=thruput name=thruput (the instance's total: name=index_thruput is missing)"
-
-
-def _recent(points: List[Tuple[Optional[float], float]], window_s: float) -> Tuple[List[float], Optional[float]]:
-    """The values within `window_s` of the newest timed one (untimed readings: all of them), and that span's end."""
-    timed = [(t, v) for t, v in points if t is not None]
-    if not timed:
-        return [v for _, v in points], None
-    end = max(t for t, _ in timed)
-    return [v for t, v in timed if t >= end - window_s], end
-
-
-def _load(st: State) -> Tuple[Dict[Optional[int], Tuple[Optional[float], float, str]], str]:
-    """Per pipeline set: mean events/s, mean KB/s and the source over the sustained window
-    (group=thruput name=index_thruput, else the instance's name=thruput), and the caveat that choice adds."""
-    window_s = st.th.sustained_window_min * 60.0
-    for name, caveat in ((THRUPUT_NAME, ""), (FALLBACK_NAME, FALLBACK_CAVEAT)):
-        rows = [t for t in st.ev.thruput if t.kind == "thruput" and t.series == name]
-        if not rows:
-            continue
-        _, end = _recent([(t.time, 0.0) for t in rows], window_s)
-        eps: Dict[Optional[int], List[float]] = defaultdict(list)
-        kbps: Dict[Optional[int], List[float]] = defaultdict(list)
-        src = ""
-        for t in rows:
-            if end is not None and t.time is not None and t.time < end - window_s:
-                continue
-            pset = None if st.single_pset else t.pipeline_set
-            kbps[pset].append(t.kbps)
-            if t.eps is not None:
-                eps[pset].append(t.eps)
-            src = src or "%s name=%s" % (t.source, name)
-        out = {}
-        for pset, ks in kbps.items():
-            es = eps.get(pset)
-            out[pset] = (sum(es) / len(es) if es else None, sum(ks) / len(ks), src)
-        return out, caveat
-    return {}, ""
 
 
 def _total(load: Dict[Optional[int], Tuple[Optional[float], float, str]]) -> Tuple[Optional[float], float, str]:
@@ -95,7 +54,7 @@ def _total(load: Dict[Optional[int], Tuple[Optional[float], float, str]]) -> Tup
 def _busy(st: State, t: ThreadState) -> Tuple[float, str, bool]:
     """(busy % of one core over the sustained window, that window, at or over its threshold)."""
     window_s = st.th.sustained_window_min * 60.0
-    vals, end = _recent(t.points, window_s)
+    vals, end = grouping.recent(t.points, window_s)
     if vals:
         busy = sum(vals) / len(vals)
         window = "%dm" % int(st.th.sustained_window_min) if end is not None else t.judgement.window
@@ -122,7 +81,8 @@ def _busiest(st: State) -> Dict[Tuple[str, Optional[int]], Tuple[ThreadState, fl
 
 def compute(st: State) -> Tuple[List[Headroom], List[str]]:
     """The headroom of every stage and set of the State's judged threads, and what could not be estimated."""
-    load, load_caveat = _load(st)
+    load, name = grouping.load(st.ev, st.th.sustained_window_min * 60.0, st.single_pset)
+    load_caveat = FALLBACK_CAVEAT if name == grouping.FALLBACK_NAME else ""
     if not load:
         return [], []
     busiest = _busiest(st)

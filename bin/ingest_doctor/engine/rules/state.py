@@ -8,28 +8,18 @@ hidden attributes or through the wording of a sentence.
 from __future__ import annotations
 
 import functools
-import math
-import operator
 import re
-from dataclasses import dataclass, field, is_dataclass, replace
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.evidence import Evidence, policies, window_minutes
+from ingest_doctor.evidence import Evidence, window_minutes
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
+from ingest_doctor.engine.finite import sanitise
 from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
 Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
-# A rule's grouping of the evidence, from its parts: (name, group, combine, group's arguments) ->
-# combine([group(part, *arguments) for each part]). The collector's window is one: its polls are the
-# parts, each grouped once, so judging a window regroups only what the last poll changed.
-Parts = Callable[[str, Callable[..., Any], Callable[[Sequence[Any]], Any], Tuple[Any, ...]], Any]
-# An evidence list (threads, queues) may be a sequence that also hands out its samples as runs
-# (`runs()`: name, pipeline set, window, source, times, values, blocked marks or None) and its
-# pipeline sets (`psets()`): the action's (alert/samples.py Lean), read without making a sample object.
-SeriesRun = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float],
-                  Optional[Sequence[int]]]
 
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
@@ -187,7 +177,7 @@ def busy_words(label: str, value: float, threshold: float, how: str) -> str:
 
 
 class State:
-    def __init__(self, ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None):
+    def __init__(self, ev: Evidence, th: thresholds_mod.Thresholds):
         self.ev = ev
         self.th = th
         self.drafts: Dict[Key, Draft] = {}
@@ -201,20 +191,8 @@ class State:
         self.threads: List[ThreadState] = []
         # headroom: per stage and pipeline set, where it would saturate.
         self.capacity: List[Headroom] = []
-        # The evidence's parts, when it is a window of polls (None: grouped from the evidence itself).
-        self.parts = parts
         # What several rules derive from the evidence alone, derived once (rules never change the evidence).
         self.memo: Dict[str, Any] = {}
-
-    def grouped(self, name: str, group: Callable[..., Any], combine: Callable[[Sequence[Any]], Any],
-                *args: Any, older: Optional[Callable[[Any], Any]] = None) -> Any:
-        """`group(self.ev, *args)`: a rule's series by key; from the parts' own groupings when the evidence
-        is a window of them (`combine` of the parts' groups equals `group` of the whole, and a `combine`
-        result is itself a part: combining a run of parts first changes nothing). `older(part)` is a poll's
-        grouping once a newer poll came, from its grouping as the newest (collector/window.py)."""
-        if self.parts is None:
-            return group(self.ev, *args)
-        return self.parts(name, group, combine, args, older)
 
     def psets_of(self, name: str) -> Set[Optional[int]]:
         """The pipeline sets the samples of the evidence's list `name` carry (None among them when one
@@ -304,63 +282,9 @@ class State:
         return None if levels is None else (levels[1] < self.th.host_cpu_pct and levels[0] < self.th.cpu_headroom_pct)
 
 
-def _finite(v: Optional[float]) -> bool:
-    return v is not None and not (isinstance(v, float) and (math.isnan(v) or math.isinf(v)))
-
-
-def _all_finite(items: List[Any], attrs: Tuple[str, ...]) -> bool:
-    """Every item's `attrs` are finite numbers, by the fast path: a NaN or an infinity anywhere makes the
-    sum non-finite. False also when it cannot tell (a None, an overflow): then each item is checked."""
-    try:
-        return math.isfinite(sum(sum(map(operator.attrgetter(a), items)) for a in attrs))
-    except (TypeError, OverflowError):
-        return False
-
-
-def samples_finite(ev: Evidence) -> bool:
-    """True when every sample of `ev`'s list fields has finite numbers, as `sanitise` checks them (False
-    also when the fast path cannot tell): `sanitise(ev, lists_finite=True)` then judges the same."""
-    for name, policy in policies(type(ev)).items():
-        value = getattr(ev, name)
-        if policy.finite and value and not is_dataclass(value) and not _all_finite(value, policy.finite):
-            return False
-    return True
-
-
-def sanitise(ev: Evidence, lists_finite: bool = False) -> Tuple[Evidence, int]:
-    """A copy without samples whose numbers are NaN or infinite (never mutates the caller's window): the
-    numbers each field declares finite (evidence.py). `lists_finite`: the caller checked the samples
-    already (the collector's window checks each poll once, when it arrives): only records are checked."""
-    dropped = 0
-
-    def keep(items, *attrs):
-        nonlocal dropped
-        if _all_finite(items, attrs):
-            return items
-        out = [x for x in items if all(getattr(x, a) is None or _finite(getattr(x, a)) for a in attrs)]
-        dropped += len(items) - len(out)
-        return out
-
-    changes = {}
-    for name, policy in policies(type(ev)).items():
-        value = getattr(ev, name)
-        if not policy.finite or value is None:
-            continue
-        if not is_dataclass(value):      # a list, or a sequence of samples (SeriesRun)
-            changes[name] = value if lists_finite else keep(value, *policy.finite)
-        else:   # a record: its non-finite numbers become unknown
-            changes[name] = replace(value, **{
-                a: getattr(value, a) if getattr(value, a) is None or _finite(getattr(value, a)) else None
-                for a in policy.finite})
-    clean = replace(ev, **changes)
-    return clean, dropped
-
-
-def start(ev: Evidence, th: thresholds_mod.Thresholds, parts: Optional[Parts] = None,
-          finite: bool = False) -> State:
+def start(ev: Evidence, th: thresholds_mod.Thresholds, finite: bool = False) -> State:
     ev, dropped = sanitise(ev, finite)
-    # Samples dropped as non-finite are still in the parts: group the clean evidence itself.
-    st = State(ev, th, parts=None if dropped else parts)
+    st = State(ev, th)
     if dropped:
         st.not_judged.append("%d samples with a non-numeric value (NaN or infinite) were ignored" % dropped)
     numbered = st.psets_of("queues") | st.psets_of("threads") | st.psets_of("processors")

@@ -1,0 +1,228 @@
+"""What each shipped search selects: the one table the search cost model (tools/searchcost.py)
+counts from, keyed by scheduled search (its stanza) or data source ("<view>/<data source id>").
+
+One Read per generating segment of the SPL, in the SPL's order: the search itself first, then each
+`[ ... ]` subsearch as it opens, then each generating command in append mode inside a pipeline
+(`| inputlookup append=true`, `| tstats ... append=t`) as it comes (tools/searchspl.py segments()). kind, source, select and terms are
+what the SPL says (tests/gates/test_gates_searchcost.py compares them); hosts and rows are what the
+SPL cannot say by itself: which instances' data it reaches and the grain of what it sends to the
+search head (see Read in tools/searchcost.py). A ds.chain post-process is CHAIN.
+
+Change a search, then change its entry here: the gate fails until both agree.
+"""
+from searchcost import CHAIN, Read
+
+ML = "metrics.log"
+FINDINGS = Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 1))
+HOSTS = (Read("tstats", ML, rows=("hosts", 1)),)
+PSETS = (Read("tstats", ML, ("queue",), ("group=queue",), rows=("const", 3)),)
+DC_ROWS = Read("raw", ML, ("dutycycle",), ("group=dutycycle",), rows=("hosts", "threads", 60))
+THREADS_1M = Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 60))
+HEC_COUNTERS = Read("raw", "introspection", rows=("hosts", 4, 60))
+# The chain's queue names (default/macros.conf ingest_doctor_chain_queue_terms, generated from model.py).
+CHAIN_QUEUES = tuple("name=%s" % q for q in ("parsingqueue", "aggqueue", "typingqueue", "indexqueue", "splunktcpin",
+                                             "tcpin_queue", "tcpin_cooked_pqueue", "tcpout*"))
+# default/macros.conf ingest_doctor_pipeline_hosts: a subsearch of the hosts with group=pipelineset lines.
+PIPELINE_HOSTS = Read("tstats", ML, ("pipelineset",), ("group=pipelineset",), rows=("hosts", 1))
+
+SELECTS = {
+    # ---------------------------------------------------------------- scheduled searches
+    "Ingest Doctor - Thread - Saturated splunkd thread": (
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest"), rows=("span", 30)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=misc"), rows=("span", 30), out=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), rows=("hosts", "threads", 10),
+             out=("hosts", "threads")),
+    ),
+    "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
+        Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
+        PIPELINE_HOSTS,
+    ),
+    "Ingest Doctor - HEC - Server busy": (
+        Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
+                                           "reply=26", "reply=27"), rows=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", 1, 10), out=("hosts", 1)),
+    ),
+    "Ingest Doctor - HEC - Request latency high": (
+        Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1, 10)),
+    ),
+    "Ingest Doctor - HEC - Listener limits reached": (
+        Read("raw", "splunkd.log", (), ("HttpListener",), rows=("hosts", 1)),
+    ),
+    "Ingest Doctor - Indexing - Index processor throttled": (
+        Read("rest", "rest", ("/services/server/introspection/indexer",), rows=("peers", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 10), out=("hosts", 1)),
+    ),
+    "Ingest Doctor - Findings - Resolve findings no longer seen": (
+        Read("inputlookup", "kv", ("ingest_doctor_findings",), rows=("findings", 0.5)),
+    ),
+    "Ingest Doctor - Findings - Collector findings": (
+        Read("raw", "events", ("ingest_doctor:finding",)),
+    ),
+    "Ingest Doctor - Lookups - Known hosts": (
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=thruput"), rows=("hosts", 1)),
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
+    ),
+    "Ingest Doctor - Lookups - Topology": (
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
+    ),
+    "Ingest Doctor - Silence - Instance stopped reporting": (
+        Read("inputlookup", "kv", ("ingest_doctor_known_hosts",), rows=("instances", 1)),
+    ),
+
+    # ---------------------------------------------------------------- CPU by processor
+    "ingest_doctor_cpu_by_processor/ds_hosts": HOSTS,
+    "ingest_doctor_cpu_by_processor/ds_psets": PSETS,
+    "ingest_doctor_cpu_by_processor/ds_cpu": (
+        Read("tstats", ML, ("pipeline",), ("group=pipeline",), rows=("events", 1)),
+    ),
+    "ingest_doctor_cpu_by_processor/ds_cpu_time": CHAIN,
+    "ingest_doctor_cpu_by_processor/ds_cpu_table": CHAIN,
+    "ingest_doctor_cpu_by_processor/ds_cpu_unreliable": CHAIN,
+    "ingest_doctor_cpu_by_processor/ds_regex_share": CHAIN,
+    "ingest_doctor_cpu_by_processor/ds_regex_st": (
+        Read("raw", ML, ("per_sourcetype_regex_cpu",), ("group=per_sourcetype_regex_cpu",),
+             rows=("hosts", "series", 60)),
+    ),
+    "ingest_doctor_cpu_by_processor/ds_indexer_cpu": (
+        Read("tstats", ML, ("pipeline",), ("group=pipeline", "name=indexerpipe", "processor=indexer"),
+             rows=("span", 60)),
+    ),
+    "ingest_doctor_cpu_by_processor/ds_props_findings": (FINDINGS,),
+
+    # ---------------------------------------------------------------- Findings
+    "ingest_doctor_findings/ds_hosts": HOSTS,
+    "ingest_doctor_findings/ds_findings": (FINDINGS,),
+    "ingest_doctor_findings/ds_findings_table": CHAIN,
+    "ingest_doctor_findings/ds_findings_evidence": CHAIN,
+    "ingest_doctor_findings/ds_findings_kpi": CHAIN,
+    "ingest_doctor_findings/ds_findings_all": (FINDINGS,),
+    "ingest_doctor_findings/ds_findings_by": CHAIN,
+
+    # ---------------------------------------------------------------- HEC performance (the landing page)
+    "ingest_doctor_hec_performance/ds_hosts": HOSTS,
+    "ingest_doctor_hec_performance/ds_psets": PSETS,
+    "ingest_doctor_hec_performance/ds_overview": (
+        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
+        DC_ROWS,
+        THREADS_1M,
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        FINDINGS,
+    ),
+    "ingest_doctor_hec_performance/ds_flow": (
+        Read("raw", ML, ("tcpin_connections",), ("group=tcpin_connections",), rows=("pairs",)),
+        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+        FINDINGS,
+    ),
+    "ingest_doctor_hec_performance/ds_hec": (HEC_COUNTERS,),
+    "ingest_doctor_hec_performance/ds_hec_kpi": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_eps": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_mbps": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_tokens": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_error_classes": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_batching": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_errors": (
+        Read("raw", "splunkd.log", (), ("HttpInputDataHandler",)),
+    ),
+    "ingest_doctor_hec_performance/ds_hec_errors_time": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_errors_table": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_latency": (
+        Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1, 60)),
+    ),
+    "ingest_doctor_hec_performance/ds_hec_health": (
+        Read("mstats", "metrics", ("ingest_doctor.hec.health_rtt_ms",), rows=("hosts", "codes")),
+    ),
+    "ingest_doctor_hec_performance/ds_dc": (DC_ROWS, THREADS_1M),
+    "ingest_doctor_hec_performance/ds_next": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_thread": CHAIN,
+    "ingest_doctor_hec_performance/ds_hec_findings_ann": (FINDINGS,),
+    "ingest_doctor_hec_performance/ds_hec_queues": (
+        Read("tstats", ML, ("queue",), ("group=queue",), hosts="hec", rows=("span", 30)),
+        Read("raw", "introspection", rows=("hosts", 4, 60), out=("hosts", 1)),
+    ),
+    "ingest_doctor_hec_performance/ds_hec_lag": (
+        Read("raw", "hecdata", rows=("peers", 1, 300)),
+        Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3), out=("const", 5)),
+        Read("makeresults", "none", rows=("const", 1)),
+    ),
+    "ingest_doctor_hec_performance/ds_hec_settings": (
+        Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3)),
+        Read("rest", "rest", ("/services/data/inputs/http/http",), rows=("peers", 1)),
+        Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
+    ),
+    "ingest_doctor_hec_performance/ds_open_findings": (FINDINGS,),
+
+    # ---------------------------------------------------------------- Pipeline sets
+    "ingest_doctor_pipeline_sets/ds_hosts": HOSTS,
+    "ingest_doctor_pipeline_sets/ds_psets": PSETS,
+    "ingest_doctor_pipeline_sets/ds_queues": (
+        Read("tstats", ML, ("queue",), ("group=queue",), rows=("span", 30)),
+    ),
+    "ingest_doctor_pipeline_sets/ds_blocked": (
+        Read("tstats", ML, ("queue",), ("group=queue", "blocked=true"), rows=("span", 300)),
+        FINDINGS,
+    ),
+    "ingest_doctor_pipeline_sets/ds_fill_time": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_chain": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_bands": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_pset_config": (
+        Read("raw", "events", ("ingest_doctor:config",), rows=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.indexer.throttled",), rows=("hosts", 1, 60), out=("hosts", 1)),
+    ),
+    "ingest_doctor_pipeline_sets/ds_psets_load": (
+        Read("tstats", ML, ("pipelineset",), ("group=pipelineset", "name=load_metrics"), rows=("span", 60)),
+    ),
+    "ingest_doctor_pipeline_sets/ds_psets_time": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_psets_table": CHAIN,
+    "ingest_doctor_pipeline_sets/ds_headroom": (
+        DC_ROWS,
+        Read("tstats", ML, ("thruput",), ("group=thruput", "name=index_thruput"), rows=("span", 60),
+             out=("hosts", "psets")),
+    ),
+
+    # ---------------------------------------------------------------- Setup
+    "ingest_doctor_setup/ds_instances": (
+        Read("tstats", ML, rows=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.host.cores",), rows=("hosts", 1)),
+        Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1)),
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=uf"), rows=("senders",)),
+    ),
+    "ingest_doctor_setup/ds_metrics_index": (
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40)),
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_metrics_index",),
+             rows=("const", 1)),
+    ),
+    "ingest_doctor_setup/ds_events_index": (
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
+             rows=("const", 1)),
+        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40), out=("const", 40)),
+    ),
+    "ingest_doctor_setup/ds_hec_data": (
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_hec_data",),
+             rows=("const", 1)),
+        Read("rest", "rest", ("/services/data/inputs/http",), rows=("peers", 3), out=("const", 1)),
+    ),
+    "ingest_doctor_setup/ds_notifications": (
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros",), rows=("const", 2)),
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-alert_actions/ingest_doctor_flag",),
+             rows=("const", 1)),
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/saved/searches",), rows=("const", 10), out=("const", 1)),
+    ),
+    "ingest_doctor_setup/ds_logs": (
+        Read("makeresults", "none", rows=("const", 2)),
+        Read("raw", "applogs", rows=("const", 2)),
+    ),
+
+    # ---------------------------------------------------------------- Thread activity
+    "ingest_doctor_thread_activity/ds_hosts": HOSTS,
+    "ingest_doctor_thread_activity/ds_psets": PSETS,
+    "ingest_doctor_thread_activity/ds_dc": (DC_ROWS, THREADS_1M),
+    "ingest_doctor_thread_activity/ds_threads_time": CHAIN,
+    "ingest_doctor_thread_activity/ds_threads_over": CHAIN,
+    "ingest_doctor_thread_activity/ds_threads_heat": CHAIN,
+    "ingest_doctor_thread_activity/ds_thread_drill": CHAIN,
+    "ingest_doctor_thread_activity/ds_cpu_trap": (
+        Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
+    ),
+}
