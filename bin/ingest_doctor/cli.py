@@ -6,94 +6,63 @@ of splunkd goes through it and the read step, over the endpoint table's snapshot
 """
 from __future__ import annotations
 
+import argparse
+import getpass
+import json
+import math
 import os
+import time
+from typing import IO, Any, Callable, Mapping, Optional
+from urllib.parse import urlsplit
 
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.deployment import folder as deployment_folder
-from ingest_doctor.read.snapshot import SnapshotError
+from ingest_doctor.deployment import text as deployment_text
+from ingest_doctor.deployment.judge import judge
+from ingest_doctor.diagnose import diagnose
+from ingest_doctor.engine import textreport
+from ingest_doctor.read import endpoints, readstep
+from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
+from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge,
+                                         recorded_thresholds)
+from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
 from ingest_doctor.textsafe import printable, terminal
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import IO, Any, Callable, List, Mapping, Optional
-    from ingest_doctor.read import readstep
-    from ingest_doctor.read.endpoints import Fetched
-    # uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
-    Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
-
-
-# Imported only where used: `diagnose` of a snapshot never pays for argparse (and what its help
-# formatter pulls in), json's encoder, the snapshot command's read step or the deployment judge; nor,
-# for a REST capture, for dataclasses or typing (see ingest_doctor/__init__.py).
+# uri, Authorization header value (None: log in with a password), CA file, insecure -> the port
+Connect = Callable[[str, Optional[str], Optional[str], bool], Any]
 
 
 class UsageError(Exception):
     pass
 
 
-class Args:
-    """The parsed command line (argparse.Namespace's shape, without argparse)."""
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised (run prints one line and returns exitcodes.USAGE where argparse
+    would exit 2) and --help written to main's stdout."""
 
-    def __init__(self, **kw: Any):
-        self.__dict__.update(kw)
+    def __init__(self, *args: Any, out: Optional[IO[str]] = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.out = out
 
+    def error(self, message: str):
+        raise UsageError("%s: %s" % (self.prog, message))
 
-def _quick_diagnose(argv: List[str]) -> Optional[Args]:
-    """`diagnose DIR [--format json|text] [--threshold NAME=VALUE]...` in its plain spellings, parsed
-    as argparse would; None for anything else (help, abbreviations, errors, `snapshot`): argparse decides."""
-    if not argv or argv[0] != "diagnose":
-        return None
-    args = Args(command="diagnose", snapshot_dir=None, format="json", threshold=[])
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        name, eq, value = a.partition("=")
-        if not eq and name in ("--format", "--threshold") and i + 1 < len(argv):
-            i, value = i + 1, argv[i + 1]
-        elif not eq or name not in ("--format", "--threshold"):
-            if a.startswith("-") or not a or args.snapshot_dir is not None:
-                return None
-            args.snapshot_dir = a
-            i += 1
-            continue
-        if value.startswith("-") or not value or (name == "--format" and value not in ("json", "text")):
-            return None
-        if name == "--format":
-            args.format = value
-        else:
-            args.threshold.append(value)
-        i += 1
-    return args if args.snapshot_dir is not None else None
+    def print_help(self, file: Optional[IO[str]] = None) -> None:
+        super().print_help(file or self.out)
 
 
-def _parser_class():
-    import argparse
-
-    class Parser(argparse.ArgumentParser):
-        out: Optional[IO[str]] = None      # the stream --help writes to (main's stdout)
-
-        def error(self, message):
-            raise UsageError("%s: %s" % (self.prog, message))
-
-        def _print_message(self, message, file=None):
-            if message:
-                (Parser.out or file).write(message)
-    return Parser
-
-
-def build_parser(out: Optional[IO[str]] = None):
-    Parser = _parser_class()
-    Parser.out = out
-    p = Parser(prog="ingest_doctor_cli.py", description="Find where a splunkd's ingestion pipeline is stuck.")
+def build_parser(out: Optional[IO[str]] = None) -> Parser:
+    p = Parser(prog="ingest_doctor_cli.py", out=out,
+               description="Find where a splunkd's ingestion pipeline is stuck.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    d = sub.add_parser("diagnose", help="judge a snapshot folder (or a deployment folder of snapshots) and print "
-                                        "the findings")
+    d = sub.add_parser("diagnose", out=out, help="judge a snapshot folder (or a deployment folder of snapshots) "
+                                                 "and print the findings")
     d.add_argument("snapshot_dir", help="a snapshot folder, or a deployment folder whose subfolders are snapshots")
     d.add_argument("--format", choices=("json", "text"), default="json")
     d.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                    help="override a threshold (name as in thresholds.py or its macro name); without it, the "
                         "snapshot's recorded ingest_doctor_* macros, else the defaults")
-    s = sub.add_parser("snapshot", help="record a live splunkd into a snapshot folder")
+    s = sub.add_parser("snapshot", out=out, help="record a live splunkd into a snapshot folder")
     s.add_argument("--uri", required=True, action="append",
                    help="https://<host>:8089; give it once per instance to write a deployment folder "
                         "(one snapshot subfolder per instance)")
@@ -111,7 +80,7 @@ def build_parser(out: Optional[IO[str]] = None):
 def run(argv, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ: Mapping[str, str],
         connect: Connect) -> int:
     try:
-        args = _quick_diagnose(argv) or build_parser(stdout).parse_args(argv)
+        args = build_parser(stdout).parse_args(argv)
         if args.command == "diagnose":
             return cmd_diagnose(args, stdout, stderr)
         if args.command == "snapshot":
@@ -151,7 +120,6 @@ def _loaded(load, args, stderr: IO[str]):
 
 
 def _json(data) -> str:
-    import json
     try:
         return json.dumps(data, indent=2, allow_nan=False) + "\n"
     except ValueError:      # an inf or NaN no guard caught: null, as JSON has no such number
@@ -159,7 +127,6 @@ def _json(data) -> str:
 
 
 def _finite(data):
-    import math
     if isinstance(data, float):
         return data if math.isfinite(data) else None
     if isinstance(data, dict):
@@ -172,8 +139,6 @@ def _finite(data):
 def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     if deployment_folder.is_deployment(args.snapshot_dir):
         return cmd_diagnose_deployment(args, stdout, stderr)
-    from ingest_doctor.diagnose import diagnose
-    from ingest_doctor.read.snapshot import has_evidence, load_snapshot, nothing_to_judge, recorded_thresholds
     # The thresholds the snapshot's splunkd was tuned with, then --threshold.
     loaded = _loaded(recorded_thresholds, args, stderr)
     if isinstance(loaded, int):
@@ -186,7 +151,6 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     if nothing and has_evidence(ev):    # without evidence the engine says "nothing was judged" itself
         report.not_judged.insert(0, "nothing to judge: %s" % nothing)
     if args.format == "text":
-        from ingest_doctor.engine import textreport
         stdout.write(terminal(textreport.render(report, judged=not nothing)))
     else:
         stdout.write(_json(report.to_dict()))
@@ -207,9 +171,6 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
 
 
 def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
-    from ingest_doctor.deployment import text as deployment_text
-    from ingest_doctor.deployment.judge import judge
-    from ingest_doctor.read.snapshot import has_evidence, nothing_to_judge
     loaded = _loaded(deployment_folder.load, args, stderr)
     if isinstance(loaded, int):
         return loaded
@@ -242,7 +203,6 @@ def auth_header(value: str) -> str:
 
 
 def _auth(args, environ: Mapping[str, str]) -> Optional[str]:
-    from urllib.parse import urlsplit
     parts = urlsplit(args.uri)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise UsageError("--uri must look like https://<host>:8089")
@@ -260,14 +220,12 @@ def _auth(args, environ: Mapping[str, str]) -> Optional[str]:
 
 def _password(args, stdin: IO[str], stderr: IO[str]) -> str:
     if stdin.isatty():
-        import getpass
         return getpass.getpass("Password for %s: " % args.username, stream=stderr)
     return stdin.readline().rstrip("\r\n")
 
 
 def _refused(args, f: Fetched, what: str) -> Optional[str]:
     """The one line for a first call that failed (None: it did not)."""
-    from ingest_doctor.read import endpoints
     kind = endpoints.error_kind(f)
     if kind is None:
         return None
@@ -310,7 +268,6 @@ def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ
             stderr.write("ingest_doctor: %s: not captured; the deployment folder lacks it\n" % uri)
             worst = worst or code
     os.makedirs(args.out, exist_ok=True)
-    import json
     with open(os.path.join(args.out, deployment_folder.META), "w", encoding="utf-8") as f:
         json.dump({"format": 1, "name": os.path.basename(os.path.abspath(args.out)),
                    "instances": {instance_folder(u): u for u in uris}}, f, indent=1)
@@ -320,17 +277,14 @@ def cmd_snapshot(args, stdin: IO[str], stdout: IO[str], stderr: IO[str], environ
 
 def instance_folder(uri: str) -> str:
     """The subfolder of one --uri: its host and port, safe as a folder name."""
-    from urllib.parse import urlsplit       # only where used: diagnose never pays for it
     parts = urlsplit(uri)
     name = (parts.hostname or "instance") + ("_%d" % parts.port if parts.port and parts.port != 8089 else "")
     return "".join(c if c.isalnum() or c in "-._" else "_" for c in name)
 
 
-def _one(args, uri: str, out_dir: str) -> Args:
+def _one(args: argparse.Namespace, uri: str, out_dir: str) -> argparse.Namespace:
     """The arguments of one instance's capture: one --uri, its own --out."""
-    one = Args(**vars(args))
-    one.uri, one.out = uri, out_dir
-    return one
+    return argparse.Namespace(**dict(vars(args), uri=uri, out=out_dir))
 
 
 def _snapshot_one(args, uri: str, out_dir: str, stdin: IO[str], stdout: IO[str], stderr: IO[str],
@@ -345,9 +299,6 @@ def _snapshot_one(args, uri: str, out_dir: str, stdin: IO[str], stdout: IO[str],
 
 def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str],
              password: Optional[str] = None) -> int:
-    import time
-    from ingest_doctor.read import endpoints, readstep
-    from ingest_doctor.read.endpoints import INFO, SNAPSHOT
     if args.username:
         first = port.login(args.username, password if password is not None else _password(args, stdin, stderr))
     else:
@@ -361,9 +312,6 @@ def _capture(args, port: Any, stdin: IO[str], stdout: IO[str], stderr: IO[str],
         return endpoints.exit_code(endpoints.error_kind(first) or "error")
     captured_at = time.time()
     reading = readstep.read(lambda ep: first if ep is INFO else port.fetch(ep), SNAPSHOT)
-    # The snapshot's own modules, imported only by this command (`diagnose` starts faster without them).
-    from urllib.parse import urlsplit
-    from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
     out = SnapshotWriter(args.out)
     for ep in SNAPSHOT:
         if ep.path in reading.bodies:

@@ -12,15 +12,14 @@ A series that crossed a threshold without being sustained gives `info` at most.
 """
 from __future__ import annotations
 
+from typing import Mapping, Union
+
 from ingest_doctor.engine import rules
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Report
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping, Union
-    ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
+ThresholdsArg = Union[None, thresholds_mod.Thresholds, Mapping[str, object]]
 
 __all__ = ["diagnose"]
 

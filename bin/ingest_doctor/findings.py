@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional
 
 from ingest_doctor import model
-from ingest_doctor.record import Record, fields
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional
 
 BOTTLENECKS = model.BOTTLENECKS
 SEVERITIES = ("info", "warning", "critical")
@@ -18,61 +15,32 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
-class Flat(Record):
-    """A record of plain values, whose dict is every field by its name, in the order declared. The two
-    the action writes thousands of a run spell both dicts out (three times the speed of this loop);
-    tests/delivery pins each equal to these."""
-    __slots__ = ()
+class Flat:
+    """A dataclass of plain values, whose dict is every field by its name, in the order declared."""
 
     def to_dict(self) -> Dict[str, Any]:
-        return {n: getattr(self, n) for n in fields(self)}
-
-    def sorted_dict(self) -> Dict[str, Any]:
-        """to_dict() with its keys in sorted order: a plain encoder writes of it what a sort_keys encoder
-        writes of to_dict() (when no value is itself a dict)."""
-        return {n: getattr(self, n) for n in sorted(fields(self))}
+        return asdict(self)
 
 
+@dataclass
 class EvidenceItem(Flat):
     """One measured signal a finding rests on."""
-    __slots__ = ("signal", "value", "unit", "window", "source")
-
-    def __init__(self, signal: str, value: Any, unit: str, window: str, source: str):
-        self.signal = signal
-        self.value = value
-        self.unit = unit
-        self.window = window
-        self.source = source
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"signal": self.signal, "value": self.value, "unit": self.unit, "window": self.window,
-                "source": self.source}
-
-    def sorted_dict(self) -> Dict[str, Any]:
-        return {"signal": self.signal, "source": self.source, "unit": self.unit, "value": self.value,
-                "window": self.window}
+    signal: str
+    value: Any
+    unit: str
+    window: str
+    source: str
 
 
+@dataclass
 class Recommendation(Flat):
     """One change to make, in which conf file, stanza and setting."""
-    __slots__ = ("action", "conf_file", "stanza", "setting", "current", "suggested")
-
-    def __init__(self, action: str, conf_file: Optional[str] = None, stanza: Optional[str] = None,
-                 setting: Optional[str] = None, current: Optional[str] = None, suggested: Optional[str] = None):
-        self.action = action
-        self.conf_file = conf_file
-        self.stanza = stanza
-        self.setting = setting
-        self.current = current
-        self.suggested = suggested
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"action": self.action, "conf_file": self.conf_file, "stanza": self.stanza, "setting": self.setting,
-                "current": self.current, "suggested": self.suggested}
-
-    def sorted_dict(self) -> Dict[str, Any]:
-        return {"action": self.action, "conf_file": self.conf_file, "current": self.current,
-                "setting": self.setting, "stanza": self.stanza, "suggested": self.suggested}
+    action: str
+    conf_file: Optional[str] = None
+    stanza: Optional[str] = None
+    setting: Optional[str] = None
+    current: Optional[str] = None
+    suggested: Optional[str] = None
 
 
 def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]) -> str:
@@ -80,26 +48,23 @@ def finding_id(host: Optional[str], bottleneck: str, pipeline_set: Optional[int]
     return "%s/%s/%s" % (host or "-", bottleneck, "-" if pipeline_set is None else pipeline_set)
 
 
-class Finding(Record):
+@dataclass
+class Finding:
     """One bottleneck or symptom, as the contract names its fields."""
-    __slots__ = ("bottleneck", "severity", "host", "pipeline_set", "component", "summary", "evidence",
-                 "recommendations")
+    bottleneck: str
+    severity: str
+    host: Optional[str]
+    pipeline_set: Optional[int]
+    component: Optional[str]
+    summary: str
+    evidence: List[EvidenceItem] = field(default_factory=list)
+    recommendations: List[Recommendation] = field(default_factory=list)
 
-    def __init__(self, bottleneck: str, severity: str, host: Optional[str], pipeline_set: Optional[int],
-                 component: Optional[str], summary: str, evidence: Optional[List[EvidenceItem]] = None,
-                 recommendations: Optional[List[Recommendation]] = None):
-        if bottleneck not in BOTTLENECKS:
-            raise ValueError("unknown bottleneck %r" % bottleneck)
-        if severity not in SEVERITIES:
-            raise ValueError("unknown severity %r" % severity)
-        self.bottleneck = bottleneck
-        self.severity = severity
-        self.host = host
-        self.pipeline_set = pipeline_set
-        self.component = component
-        self.summary = summary
-        self.evidence = [] if evidence is None else evidence
-        self.recommendations = [] if recommendations is None else recommendations
+    def __post_init__(self) -> None:
+        if self.bottleneck not in BOTTLENECKS:
+            raise ValueError("unknown bottleneck %r" % self.bottleneck)
+        if self.severity not in SEVERITIES:
+            raise ValueError("unknown severity %r" % self.severity)
 
     @property
     def id(self) -> str:
@@ -119,23 +84,20 @@ class Finding(Record):
         }
 
 
-class Headroom(Record):
+@dataclass
+class Headroom:
     """How far one stage of one pipeline set can go: its busy share of one core for the throughput it
     carries now, so it pegs at about throughput / busy share (linear; `caveat` says when that is not so).
     Both figures are averages over the same recent window (`window`), never one burst sample."""
-    __slots__ = ("stage", "pipeline_set", "busy_pct", "eps", "kbps", "window", "source", "caveat", "pegged")
-
-    def __init__(self, stage: str, pipeline_set: Optional[int], busy_pct: float, eps: Optional[float],
-                 kbps: float, window: str, source: str, caveat: str = "", pegged: bool = False):
-        self.stage = stage
-        self.pipeline_set = pipeline_set
-        self.busy_pct = busy_pct    # % of one core
-        self.eps = eps              # events/s the set carries now (group=thruput name=index_thruput)
-        self.kbps = kbps
-        self.window = window
-        self.source = source
-        self.caveat = caveat
-        self.pegged = pegged        # at or over thread_busy_pct already: no headroom
+    stage: str
+    pipeline_set: Optional[int]
+    busy_pct: float  # % of one core
+    eps: Optional[float]  # events/s the set carries now (group=thruput name=index_thruput)
+    kbps: float
+    window: str
+    source: str
+    caveat: str = ""
+    pegged: bool = False  # at or over thread_busy_pct already: no headroom
 
     def _pegs_at(self, now: Optional[float]) -> Optional[float]:
         """The rate at which it pegs, of a rate it carries `now` (that one when it is pegged already); None
@@ -177,18 +139,15 @@ class Headroom(Record):
                 "window": self.window, "source": self.source, "caveat": self.caveat}
 
 
-class Report(Record):
+@dataclass
+class Report:
     """The judgement of one instance: findings, what was not judged, headroom."""
-    __slots__ = ("host", "findings", "not_judged", "headroom")
-
-    def __init__(self, host: Optional[str], findings: Optional[List[Finding]] = None,
-                 not_judged: Optional[List[str]] = None, headroom: Optional[List[Headroom]] = None):
-        self.host = host
-        self.findings = [] if findings is None else findings
-        self.not_judged = [] if not_judged is None else not_judged
-        # The contract allows a `headroom` list beside the other fields (section 5): one entry per stage and
-        # pipeline set, healthy or not.
-        self.headroom = [] if headroom is None else headroom
+    host: Optional[str]
+    findings: List[Finding] = field(default_factory=list)
+    not_judged: List[str] = field(default_factory=list)
+    # The contract allows a `headroom` list beside the other fields (section 5): one entry per stage and
+    # pipeline set, healthy or not.
+    headroom: List[Headroom] = field(default_factory=list)
 
     @property
     def healthy(self) -> bool:

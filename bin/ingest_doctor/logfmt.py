@@ -1,4 +1,4 @@
-"""The one key=value log line format, used by the collector's log and the alert action's log.
+"""The one key=value log line format, used by the collector's, the notifier's and the alert action's logs.
 
 `category=<what> key=value ...` (style: a category first; never a session key or token, which
 no caller passes). A value with a space, an `=` or a quote is quoted, its quotes made single;
@@ -7,7 +7,15 @@ left out.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass
+class LogLine:
+    """A line for the log, as the pure code hands it to the shell that writes it."""
+    severity: str       # INFO | WARN | ERROR (splunklib EventWriter severities)
+    message: str        # kv(...): key=value, with a category; never a session key or token
 
 
 def value(v: Any) -> str:

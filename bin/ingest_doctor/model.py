@@ -8,39 +8,32 @@ Each pipeline set runs the same chain:
 A stage drains the queue in front of it. When several queues are full, the
 stage draining the *last* full queue is the bottleneck: everything upstream
 backs up behind it. Python reads this module; SPL reaches the same facts
-through `lookups/ingest_doctor_pipeline.csv`, which `tools/gen_lookups.py`
-writes from `PIPELINE_ROWS` (a test proves the two are equal).
+through `lookups/ingest_doctor_pipeline.csv` and
+`lookups/ingest_doctor_hec_reply_codes.csv`, which `tools/gen_conf.py` writes
+from `pipeline_rows()` and `hec_code_rows()` (tests/gates/test_gates_generated.py
+fails when a lookup differs from what it would write).
 """
 from __future__ import annotations
 
 import re
-
-from ingest_doctor.record import Frozen
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Optional, Tuple
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
 
 
-class Stage(Frozen):
+@dataclass(frozen=True)
+class Stage:
     """One stage of the ingestion chain and the queue it drains."""
-    __slots__ = ("name", "order", "queue", "metrics_queue", "pipeline", "threads", "processors", "label",
-                 "threads_per_set")
-
-    def __init__(self, name: str, order: int, queue: Optional[str], metrics_queue: Optional[str],
-                 pipeline: Optional[str], threads: Tuple[str, ...], processors: Tuple[str, ...], label: str,
-                 threads_per_set: int = 1):
-        self.name = name                    # the finding's `bottleneck` value
-        self.order = order                  # position in the chain, inputs first
-        self.queue = queue                  # REST title of the queue this stage drains (None: inputs)
-        self.metrics_queue = metrics_queue  # the same queue as metrics.log names it (lowercase)
-        self.pipeline = pipeline            # metrics.log group=pipeline name=...
-        self.threads = threads              # dutycycle thread names (lowercase) that do this stage's work
-        self.processors = processors        # metrics.log group=pipeline processor=... values
-        self.label = label
-        # Threads doing this stage's work in one pipeline set: a pipeline's processors cannot use more CPU
-        # than this many cores, so metrics.log cpu_seconds above it in an interval are not CPU time in it.
-        self.threads_per_set = threads_per_set
+    name: str  # the finding's `bottleneck` value
+    order: int  # position in the chain, inputs first
+    queue: Optional[str]  # REST title of the queue this stage drains (None: inputs)
+    metrics_queue: Optional[str]  # the same queue as metrics.log names it (lowercase)
+    pipeline: Optional[str]  # metrics.log group=pipeline name=...
+    threads: Tuple[str, ...]  # dutycycle thread names (lowercase) that do this stage's work
+    processors: Tuple[str, ...]  # metrics.log group=pipeline processor=... values
+    label: str
+    # Threads doing this stage's work in one pipeline set: a pipeline's processors cannot use more CPU
+    # than this many cores, so metrics.log cpu_seconds above it in an interval are not CPU time in it.
+    threads_per_set: int = 1
 
 
 HEC_THREAD = "httpinputserverdatathread"
@@ -72,18 +65,16 @@ STAGES: Tuple[Stage, ...] = (
 STAGE_BY_NAME: Dict[str, Stage] = {s.name: s for s in STAGES}
 
 
-class InputThread(Frozen):
+@dataclass(frozen=True)
+class InputThread:
     """An input other than HEC whose single thread can be the ceiling in front of parsingQueue.
 
     The contract's only input bottleneck is `hec_input` (the stage in front of parsingQueue), so such a
     thread is reported under it, with its own component, words and advice.
     """
-    __slots__ = ("thread", "label", "advice")
-
-    def __init__(self, thread: str, label: str, advice: str):
-        self.thread = thread        # metrics.log dutycycle name=misc key (lowercase)
-        self.label = label          # how the summary names the input
-        self.advice = advice        # the advice.py function that answers it
+    thread: str  # metrics.log dutycycle name=misc key (lowercase)
+    label: str  # how the summary names the input
+    advice: str  # the advice.py function that answers it
 
 
 FILE_MONITOR = InputThread("tail", "file monitor input (tailing)", "file_monitor")
@@ -112,8 +103,7 @@ CPU_PLAUSIBLE_SLACK_PCT = 10.0
 _CANONICAL = {s.metrics_queue: s.queue for s in STAGES if s.queue}
 _CANONICAL.update({q.lower(): q for q in INPUT_QUEUES})
 
-TITLE = r"^(?P<name>[A-Za-z_][\w-]*?)(?:\.(?P<pset>\d+))?$"
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+TITLE = re.compile(r"(?P<name>[A-Za-z_][\w-]*?)(?:\.(?P<pset>\d+))?")
 
 
 def canonical_queue(name: str) -> str:
@@ -130,14 +120,7 @@ def canonical_queue(name: str) -> str:
 
 def split_queue_title(title: str) -> Tuple[str, Optional[int]]:
     """REST titles carry the pipeline set: `parsingQueue.2` -> ('parsingQueue', 2)."""
-    name, dot, pset = title.rpartition(".")
-    if not dot:
-        name, pset = title, ""
-    if (name[:1].isalpha() or name[:1] == "_") and _NAME_CHARS.issuperset(name) \
-            and (pset.isdecimal() or not dot):
-        # a title as splunkd writes them, read without compiling TITLE (a process start pays ~0.5 ms)
-        return canonical_queue(name), (int(pset) if dot else None)
-    m = re.match(TITLE, title)
+    m = TITLE.fullmatch(title)
     if not m:
         return canonical_queue(title), None
     pset = m.group("pset")
@@ -236,20 +219,17 @@ THIRD_PARTY = "third-party"  # later codes as a public HEC reimplementation list
                              # capture read here: treat as likely, not certain
 
 
-class HecCode(Frozen):
+@dataclass(frozen=True)
+class HecCode:
     """One HEC reply code and what it means."""
-    __slots__ = ("code", "http_status", "meaning", "action", "backpressure", "origin")
-
-    def __init__(self, code: int, http_status: int, meaning: str, action: str, backpressure: bool = False,
-                 origin: str = DOC):
-        self.code = code
-        self.http_status = http_status
-        self.meaning = meaning
-        self.action = action
-        # The receiver cannot take more data now (server busy, queue or ACK channel at capacity): a symptom
-        # of what is behind HEC, attributed downstream when queues are full.
-        self.backpressure = backpressure
-        self.origin = origin
+    code: int
+    http_status: int
+    meaning: str
+    action: str
+    # The receiver cannot take more data now (server busy, queue or ACK channel at capacity): a symptom
+    # of what is behind HEC, attributed downstream when queues are full.
+    backpressure: bool = False
+    origin: str = DOC
 
 
 HEC_CODES: Tuple[HecCode, ...] = (

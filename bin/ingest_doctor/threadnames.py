@@ -15,12 +15,10 @@ dutycycle decides.
 from __future__ import annotations
 
 import re
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 COMM_MAX = 15
 
@@ -71,19 +69,13 @@ WATCHED = frozenset([t for s in model.STAGES for t in s.threads] + list(FILE_MON
                     + list(model.INPUT_THREADS) + list(AMBIGUOUS))
 
 # Worker pools number their threads (`IndexerTPoolWorker-3`): one name for the pool.
-POOL = r"^(?P<base>.*\D)-\d+$"
+POOL = re.compile(r"(?P<base>.*\D)-\d+")
 
 
 def pool_name(name: str) -> str:
     """`indexertpoolworker-3` -> `indexertpoolworker` for a known pool; anything else unchanged."""
-    if "\n" in name:       # POOL's `.` and `$` around a newline: rare, read by the pattern itself
-        m = re.match(POOL, name)
-        base = m.group("base") if m else None
-    else:                   # POOL without compiling it (a process start pays ~0.2 ms)
-        base, dash, n = name.rpartition("-")
-        if not (dash and n.isdecimal() and base and not base[-1].isdecimal()):
-            base = None
-    return base if base is not None and base in _ALL else name
+    m = POOL.fullmatch(name)
+    return m.group("base") if m and m.group("base") in _ALL else name
 
 
 def full_name(comm: str) -> str:

@@ -9,24 +9,19 @@ numbers the searches use.
 """
 from __future__ import annotations
 
-from ingest_doctor.record import Frozen
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Mapping, Optional, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Tuple
 
 
-class Setting(Frozen):
+@dataclass(frozen=True)
+class Setting:
     """One threshold: its default, unit and bounds."""
-    __slots__ = ("name", "default", "unit", "low", "high", "description")
-
-    def __init__(self, name: str, default: float, unit: str, low: float, high: float, description: str):
-        self.name = name
-        self.default = default
-        self.unit = unit
-        self.low = low
-        self.high = high
-        self.description = description
+    name: str
+    default: float
+    unit: str
+    low: float
+    high: float
+    description: str
 
     @property
     def macro(self) -> str:

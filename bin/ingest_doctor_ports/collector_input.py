@@ -22,9 +22,8 @@ from solnlib import log
 from splunklib.modularinput import Argument, EventWriter, Scheme, Script
 
 from ingest_doctor.collector import poll as collector, params as params_mod, procthreads, tls
-from ingest_doctor.collector import gate
 from ingest_doctor import exitcodes
-from ingest_doctor.logfmt import kv
+from ingest_doctor.logfmt import LogLine, kv
 from ingest_doctor_ports.collector import Http, credential_reader, hec_context, log_level
 from ingest_doctor_ports import logs
 from ingest_doctor_ports.messages import MessageError, WebMessages
@@ -239,7 +238,7 @@ class CollectorInput(Script):
                     threads = tracker.sample(pid, time.monotonic()) if tracker and pid else None
                     result = coll.poll(time.time(), threads)
                 except Exception as e:  # a bug must not end the input: log it, poll again next time
-                    result = collector.PollResult(logs=[gate.LogLine("ERROR", kv(
+                    result = collector.PollResult(logs=[LogLine("ERROR", kv(
                         "poll_error", input=name, error=type(e).__name__,
                         detail=" ".join(traceback.format_exception_only(type(e), e)).strip()[:300]))])
                 notifier.submit(result.changes, time.time())

@@ -23,8 +23,7 @@ import time
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
-from ingest_doctor.collector.gate import LogLine
-from ingest_doctor.logfmt import kv
+from ingest_doctor.logfmt import LogLine, kv
 from ingest_doctor.collector.params import CREDENTIAL_APP
 from ingest_doctor.delivery import outbound, outbox
 from ingest_doctor.delivery.messages import Change

@@ -17,11 +17,11 @@ import ipaddress
 import socket
 import ssl
 import time
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.outbound import AllowEntry, Refused, Target, Verdict
-from ingest_doctor.record import Frozen
 from ingest_doctor_ports.watchdog import Watchdog, remaining
 
 USER_AGENT = "ingest_doctor/0.1"
@@ -38,20 +38,16 @@ def resolve(host: str, port: int) -> List[str]:
     return list(dict.fromkeys(str(info[4][0]).split("%")[0] for info in infos))
 
 
-class Attempt(Frozen):
+@dataclass(frozen=True)
+class Attempt:
     """One POST: the answer (status, Location, Retry-After, the first bytes of the body) or a fault."""
-    __slots__ = ("status", "error", "detail", "location", "retry_after", "body", "elapsed_s")
-
-    def __init__(self, status: Optional[int] = None, error: Optional[str] = None, detail: str = "",
-                 location: Optional[str] = None, retry_after: Optional[str] = None, body: bytes = b"",
-                 elapsed_s: float = 0.0):
-        self.status = status
-        self.error = error              # timeout, refused, reset, tls, policy, dns, error
-        self.detail = detail
-        self.location = location
-        self.retry_after = retry_after
-        self.body = body
-        self.elapsed_s = elapsed_s
+    status: Optional[int] = None
+    error: Optional[str] = None  # timeout, refused, reset, tls, policy, dns, error
+    detail: str = ""
+    location: Optional[str] = None
+    retry_after: Optional[str] = None
+    body: bytes = b""
+    elapsed_s: float = 0.0
 
     def verdict(self, now: Optional[float] = None) -> Verdict:
         if self.error == "policy":
@@ -161,14 +157,12 @@ def _exchange(target: Target, addr: str, body: bytes, headers: Dict[str, str], d
         conn.close()
 
 
-class Outcome(Frozen):
-    __slots__ = ("kind", "reason", "attempts", "retry_after")
-
-    def __init__(self, kind: str, reason: str, attempts: int, retry_after: Optional[float] = None):
-        self.kind = kind        # "sent", "refused", "redirect", "failed" (retries used up)
-        self.reason = reason
-        self.attempts = attempts
-        self.retry_after = retry_after
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # "sent", "refused", "redirect", "failed" (retries used up)
+    reason: str
+    attempts: int
+    retry_after: Optional[float] = None
 
 
 def send(url: str, body: bytes, allow: Sequence[AllowEntry] = (), headers: Optional[Dict[str, str]] = None,

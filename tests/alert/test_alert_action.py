@@ -374,13 +374,3 @@ def test_main_in_process(splunkd, tls, tmp_path, monkeypatch):
     assert list(splunkd.kv.records) == ["hf-01~2Fhec_input~2F-"] and out.getvalue() == ""
 
 
-def test_a_run_imports_neither_dataclasses_nor_logging(splunkd, tls, tmp_path):
-    """The action's classes are records (ingest_doctor/record.py), its log file is written without
-    logging, and traceback is imported only for a bug's report: dataclasses (with inspect, and the code
-    it compiles for each class), logging and traceback were about 40 ms of every run's start (issue 21)."""
-    res = write_results(str(tmp_path / "results.csv.gz"), [thread_row(), queue_row()])
-    p = run_action(payload(splunkd.fake, res), tls, extra_env={"PYTHONPROFILEIMPORTTIME": "1"})
-    imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
-    assert p.returncode == exitcodes.OK and "new=2" in p.stderr, p.stderr[-2000:]
-    assert {"ingest_doctor.alert.action", "ingest_doctor_ports.action", "ingest_doctor_ports.logs"} <= imported
-    assert not imported & {"dataclasses", "inspect", "secrets"}

@@ -257,7 +257,7 @@ def test_every_report_is_the_same_whatever_the_hash_seed():
 _EVERY_WINDOW = """
 import json, sys
 sys.path[:0] = [%(bin)r]
-from ingest_doctor import record
+import dataclasses
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.read.snapshot import load_snapshot
@@ -268,7 +268,7 @@ for rel in %(rels)r:
     window = Window(WINDOW_MAX_POLLS, 600.0, 4)
     for i, t in enumerate(times):       # each time a poll, as the collector would have read it
         last = i == len(times) - 1
-        poll = record.replace(ev, **{f: [x for x in getattr(ev, f) if x.time == t or (last and x.time is None)]
+        poll = dataclasses.replace(ev, **{f: [x for x in getattr(ev, f) if x.time == t or (last and x.time is None)]
                                      for f in TIMED})
         window.add(poll, t)
         rep = diagnose(window.merged(), finite=window.finite)

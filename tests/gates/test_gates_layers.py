@@ -26,7 +26,7 @@ from fakes.paths import BIN
 
 PACKAGE, PORTS = "ingest_doctor", "ingest_doctor_ports"
 LAYERS = (
-    ("", "record", "logfmt", "exitcodes", "textsafe"),      # "": the package itself (its __init__)
+    ("", "logfmt", "exitcodes", "textsafe"),      # "": the package itself (its __init__)
     ("model", "thresholds"),
     ("threadnames", "evidence", "findings"),
     ("read",),
@@ -38,10 +38,7 @@ LAYERS = (
 )
 LAYER = {wing: n for n, wings in enumerate(LAYERS) for wing in wings}
 # Private cross-wing imports waived, each with its reason; a waiver no import needs any more fails.
-WAIVED = {
-    ("ingest_doctor.deployment.text", "ingest_doctor.engine.textreport", "_wrap"):
-        "issue 36: the `core` branch makes the report's line wrapping public",
-}
+WAIVED: dict = {}
 
 
 def _private(name: str) -> bool:

@@ -3,60 +3,52 @@ merge evidence follow it: the collector's window, the read step's configuration 
 sanitising. A field without a policy fails; a new field with one is carried without touching them."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
 import pytest
 
-from ingest_doctor import evidence, record
+from ingest_doctor import evidence
 from ingest_doctor.collector.window import Window
 from ingest_doctor.engine.finite import sanitise
 from ingest_doctor.evidence import Evidence, QueueSample, ThreadSample
 from ingest_doctor.read.endpoints import ENDPOINTS
 from ingest_doctor.read.readstep import merge_config
-from ingest_doctor.record import Record
 
 
-class Probe(Record):
-    __slots__ = ("time", "value")
-
-    def __init__(self, time: Optional[float], value: float):
-        self.time = time
-        self.value = value
+@dataclass
+class Probe:
+    time: Optional[float]
+    value: float
 
 
+@dataclass
 class Newer(Evidence):
     """Evidence as a later version might have it: one more runtime field, and one more record."""
     MERGE = dict(Evidence.MERGE, probes=evidence.merges(evidence.SAMPLES, "value"),
                  build=evidence.merges(evidence.LATEST))
-    __slots__ = ("probes", "build")
-
-    def __init__(self, probes: Optional[List[Probe]] = None, build: Optional[str] = None, **kw):
-        super().__init__(**kw)
-        self.probes = [] if probes is None else probes
-        self.build = build
+    probes: List[Probe] = field(default_factory=list)
+    build: Optional[str] = None
 
 
 def test_every_evidence_field_declares_a_known_policy():
     pols = evidence.policies()
-    assert list(pols) == list(record.fields(Evidence))
+    assert list(pols) == [f.name for f in fields(Evidence)]
     assert all(p.merge in evidence.MERGES for p in pols.values())
     for name, p in pols.items():
         for number in p.finite:   # a declared number is an attribute of the field's samples or record
             sample_type = {"host_cpu": evidence.HostCpu}.get(name)
             if sample_type is None:
-                hint = Evidence.__init__.__annotations__[name]      # Optional[List[<sample type>]]
+                hint = Evidence.__annotations__[name]      # List[<sample type>]
                 assert "List[" in str(hint), name
                 sample_type = getattr(evidence, str(hint).split("List[", 1)[1].split("]")[0])
-            assert number in record.fields(sample_type), (name, number)
+            assert number in {f.name for f in fields(sample_type)}, (name, number)
 
 
 def test_a_new_field_without_a_policy_fails_naming_it():
+    @dataclass
     class Careless(Evidence):
-        __slots__ = ("novel",)
-
-        def __init__(self, novel: Optional[List[int]] = None, **kw):
-            super().__init__(**kw)
-            self.novel = [] if novel is None else novel
+        novel: List[int] = field(default_factory=list)
 
     with pytest.raises(TypeError, match="Careless.novel declares no merge policy"):
         evidence.policies(Careless)

@@ -49,6 +49,7 @@ import gc
 import os
 import re
 import time as _time
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from ingest_doctor import exitcodes
@@ -64,11 +65,9 @@ from ingest_doctor.deployment import link as link_mod, loops
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
-from ingest_doctor.record import Record, replace
 
 EVENTS_INDEX_MACRO = "ingest_doctor_events_index"
 FALLBACK_INDEX = "ingest_doctor"
-SOURCETYPE = "ingest_doctor:finding"
 SOURCE = "ingest_doctor_flag"
 DETECTED_BY = "alert_action"
 RELAY_DETECTOR = "collector"    # the only detector whose findings the relay search hands over
@@ -129,30 +128,24 @@ class Port(Protocol):
         ...
 
 
-class Summary(Record):
+@dataclass
+class Summary:
     """What a run did, counted (the action's closing log line)."""
-    __slots__ = ("rows_hosts", "findings", "below_min", "new", "updated", "reopened", "unchanged", "events",
-                 "webhooks", "pending", "refused", "reported", "resolved", "messages", "not_judged")
-
-    def __init__(self, rows_hosts: int = 0, findings: int = 0, below_min: int = 0, new: int = 0, updated: int = 0,
-                 reopened: int = 0, unchanged: int = 0, events: int = 0, webhooks: int = 0, pending: int = 0,
-                 refused: int = 0, reported: int = 0, resolved: int = 0, messages: int = 0,
-                 not_judged: Optional[List[str]] = None):
-        self.rows_hosts = rows_hosts
-        self.findings = findings
-        self.below_min = below_min
-        self.new = new
-        self.updated = updated
-        self.reopened = reopened
-        self.unchanged = unchanged
-        self.events = events
-        self.webhooks = webhooks
-        self.pending = pending          # notifications left pending (retried on the next run of this alert)
-        self.refused = refused          # forged or foreign relay rows refused
-        self.reported = reported        # findings the collector reported (1-minute search)
-        self.resolved = resolved
-        self.messages = messages
-        self.not_judged = [] if not_judged is None else not_judged
+    rows_hosts: int = 0
+    findings: int = 0
+    below_min: int = 0
+    new: int = 0
+    updated: int = 0
+    reopened: int = 0
+    unchanged: int = 0
+    events: int = 0
+    webhooks: int = 0
+    pending: int = 0  # notifications left pending (retried on the next run of this alert)
+    refused: int = 0  # forged or foreign relay rows refused
+    reported: int = 0  # findings the collector reported (1-minute search)
+    resolved: int = 0
+    messages: int = 0
+    not_judged: List[str] = field(default_factory=list)
 
 
 def load_thresholds(macros: Mapping[str, str]) -> thresholds_mod.Thresholds:

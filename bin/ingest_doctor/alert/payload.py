@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, replace
 from typing import IO, Any, Dict, FrozenSet, Mapping, Optional
 from urllib.parse import urlsplit
 
 from ingest_doctor import exitcodes
 from ingest_doctor.findings import SEVERITIES
 from ingest_doctor.logfmt import kv
-from ingest_doctor.record import Frozen, replace
 
 
 class AlertError(Exception):
@@ -62,35 +62,27 @@ WEBHOOK_MACRO = "ingest_doctor_webhook_url"
 _UNSET = ("", "none", "-")
 
 
-class AlertParams(Frozen):
-    __slots__ = ("min_severity", "webhook_url", "index", "web_messages", "given", "log_level")
-
-    def __init__(self, min_severity: str = DEFAULT_MIN_SEVERITY, webhook_url: Optional[str] = None,
-                 index: Optional[str] = None, web_messages: bool = True, given: FrozenSet[str] = frozenset(),
-                 log_level: str = "INFO"):
-        self.min_severity = min_severity
-        self.webhook_url = webhook_url
-        self.index = index                  # None: follow the `ingest_doctor_events_index` macro
-        self.web_messages = web_messages    # new or escalated findings as Splunk Web messages
-        self.given = given                  # parameters set (non-empty) in the payload: the macros do not apply
-        self.log_level = log_level          # the action's log (splunkd.log and ingest_doctor_flag.log)
+@dataclass(frozen=True)
+class AlertParams:
+    min_severity: str = DEFAULT_MIN_SEVERITY
+    webhook_url: Optional[str] = None
+    index: Optional[str] = None  # None: follow the `ingest_doctor_events_index` macro
+    web_messages: bool = True  # new or escalated findings as Splunk Web messages
+    given: FrozenSet[str] = frozenset()  # parameters set (non-empty) in the payload: the macros do not apply
+    log_level: str = "INFO"  # the action's log (splunkd.log and ingest_doctor_flag.log)
 
 
-class Payload(Frozen):
-    __slots__ = ("server_uri", "session_key", "results_file", "sid", "search_name", "app", "owner",
-                 "results_link", "params")
-
-    def __init__(self, server_uri: str, session_key: str, results_file: str, sid: str, search_name: str,
-                 app: str, owner: str, results_link: str, params: AlertParams):
-        self.server_uri = server_uri
-        self.session_key = session_key
-        self.results_file = results_file
-        self.sid = sid
-        self.search_name = search_name
-        self.app = app
-        self.owner = owner
-        self.results_link = results_link
-        self.params = params
+@dataclass(frozen=True)
+class Payload:
+    server_uri: str
+    session_key: str
+    results_file: str
+    sid: str
+    search_name: str
+    app: str
+    owner: str
+    results_link: str
+    params: AlertParams
 
 
 def validate_webhook_url(url: str) -> str:

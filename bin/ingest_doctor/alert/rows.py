@@ -23,6 +23,7 @@ import json
 import math
 import re
 import time as _time
+from dataclasses import dataclass, replace
 from itertools import repeat
 from operator import gt, le
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
@@ -36,20 +37,17 @@ from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus,
 from ingest_doctor.engine import silence
 from ingest_doctor.engine.finite import samples_finite
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
-from ingest_doctor.record import Frozen, Record, replace
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
 COMMON = ("signal", "host", "component", "pipeline_set", "stage", "label", "bottleneck", "source",
           "window_min", "span_s", "last_time", "threshold", "description")
 
 
-class Signal(Frozen):
-    __slots__ = ("name", "required", "optional")
-
-    def __init__(self, name: str, required: Tuple[str, ...], optional: Tuple[str, ...]):
-        self.name = name
-        self.required = required
-        self.optional = optional
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    required: Tuple[str, ...]
+    optional: Tuple[str, ...]
 
 
 SIGNALS: Dict[str, Signal] = {s.name: s for s in (
@@ -281,15 +279,13 @@ def _times(last: float, span: float, n: int) -> List[float]:
     return [last - (n - 1 - i) * span for i in range(n)]
 
 
-class Context(Record):
-    __slots__ = ("now", "window_min", "span_s", "last_time", "source")
-
-    def __init__(self, now: float, window_min: float, span_s: float, last_time: float, source: str):
-        self.now = now
-        self.window_min = window_min
-        self.span_s = span_s
-        self.last_time = last_time
-        self.source = source
+@dataclass
+class Context:
+    now: float
+    window_min: float
+    span_s: float
+    last_time: float
+    source: str
 
 
 def _context(row: Row, now: float, default_span: float) -> Context:
@@ -511,18 +507,15 @@ def rows_to_evidence(rows: Iterable[Row], now: Optional[float] = None) -> Dict[s
 
 
 # ---------------------------------------------------------------------------- reported findings
-class Reported(Record):
+@dataclass
+class Reported:
     """A finding the collector reported, as one row of the 1-minute search hands it over."""
-    __slots__ = ("finding", "time", "status", "resolution", "detected_by", "relayed")
-
-    def __init__(self, finding: Finding, time: float, status: str, resolution: str, detected_by: str,
-                 relayed: bool = False):
-        self.finding = finding
-        self.time = time                # the event's time: when the collector saw it (or saw it end)
-        self.status = status            # open | resolved
-        self.resolution = resolution    # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
-        self.detected_by = detected_by
-        self.relayed = relayed          # an ingest_doctor:finding event handed over (the relay search), not judged here
+    finding: Finding
+    time: float  # the event's time: when the collector saw it (or saw it end)
+    status: str  # open | resolved
+    resolution: str  # for resolved: what changed ("resolved after dedicatedIoThreads 2 -> 8")
+    detected_by: str
+    relayed: bool = False  # an ingest_doctor:finding event handed over (the relay search), not judged here
 
 
 def finding_from_dict(d: Dict[str, object]) -> Finding:
@@ -608,13 +601,11 @@ def rows_to_reported(rows: Iterable[Row], now: Optional[float] = None) -> List[R
     return [r for r in (_reported(row, now) for row in rows) if r is not None]
 
 
-class Stale(Frozen):
+@dataclass(frozen=True)
+class Stale:
     """An open finding the housekeeping search found unseen (one `stale` row)."""
-    __slots__ = ("id", "last_seen")
-
-    def __init__(self, id: str, last_seen: float):
-        self.id = id
-        self.last_seen = last_seen      # as the search read it: the action reads the record again
+    id: str
+    last_seen: float  # as the search read it: the action reads the record again
 
 
 def stale_row(row: Row) -> Stale:

@@ -15,12 +15,10 @@ from array import array
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ingest_doctor.evidence import QueueSample, ThreadSample
+from ingest_doctor.engine.grouping import Run as SeriesRun      # a run as the engine groups it
 
 # (is a queue, thread or queue name, pipeline set, window, source, first index, end index)
 Run = Tuple[bool, str, Optional[int], str, str, int, int]
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from ingest_doctor.engine.grouping import Run as SeriesRun      # a run as the engine groups it
 
 
 class Samples:
@@ -35,12 +33,8 @@ class Samples:
     def add(self, queue: bool, name: str, pset: Optional[int], window: str, source: str,
             times: Sequence[float], values: Sequence[float], blocked: Optional[Sequence[int]] = None) -> None:
         start = len(self.times)
-        if type(times) is list and type(values) is list:        # as the rows give them: twice extend's speed
-            self.times.fromlist(times)
-            self.values.fromlist(values)
-        else:
-            self.times.extend(times)
-            self.values.extend(values)
+        self.times.extend(times)
+        self.values.extend(values)
         self.blocked.extend(blocked if blocked is not None else bytes(len(times)))
         self.runs.append((queue, name, pset, window, source, start, len(self.times)))
 

@@ -3,20 +3,13 @@ fault kind a minute) and the findings that become events (new, escalated, or sti
 `FINDING_REPEAT_S`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor.findings import Finding, Report
-from ingest_doctor.logfmt import kv
+from ingest_doctor.logfmt import LogLine, kv
 
 FINDING_REPEAT_S = 15 * 60          # re-emit a finding that is still there at most this often
 ERROR_LOG_EVERY_S = 60.0            # one log line per endpoint and error kind per minute at most
-
-
-@dataclass
-class LogLine:
-    severity: str       # INFO | WARN | ERROR (splunklib EventWriter severities)
-    message: str        # key=value, with a category; never a session key or token
 
 
 class ErrorLog:

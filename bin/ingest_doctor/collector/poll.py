@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import urlsplit
 
 from ingest_doctor import diagnose as diagnose_mod
-from ingest_doctor.collector.gate import ErrorLog, FindingGate, LogLine
+from ingest_doctor.collector.gate import ErrorLog, FindingGate
 from ingest_doctor.collector.window import WINDOW_MAX_POLLS, Window
 from ingest_doctor.read import hec as hec_mod
 from ingest_doctor.delivery import messages as messages_mod
@@ -48,7 +48,7 @@ from ingest_doctor.read.endpoints import COLLECTOR as ENDPOINTS
 from ingest_doctor.read.endpoints import MACROS, Endpoint, Fetched, error_kind, error_text, missing_capability, target
 from ingest_doctor.evidence import Config, Evidence, ThreadSample
 from ingest_doctor.findings import Report
-from ingest_doctor.logfmt import kv
+from ingest_doctor.logfmt import LogLine, kv
 from ingest_doctor.collector.params import HEC_HEALTH_PATH, SCHEME, Params
 from ingest_doctor.delivery.resolution import OpenFindings
 

@@ -359,13 +359,3 @@ class ThreadCpu:
             last.pop(tid, None)
         self._last_time = now
         return out
-
-
-def busiest_by_name(samples: List[ThreadBusy]) -> Dict[str, float]:
-    """Several threads can share a name (one per pipeline set, worker pools):
-    saturation of any one of them is what matters, so keep the busiest."""
-    best: Dict[str, float] = {}
-    for s in samples:
-        if s.busy_pct > best.get(s.thread, -1.0):
-            best[s.thread] = s.busy_pct
-    return best

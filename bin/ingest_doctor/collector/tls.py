@@ -116,11 +116,6 @@ def context(settings: Settings, splunk_home: Optional[str]) -> ssl.SSLContext:
     return ctx
 
 
-def verifies_name(ctx: ssl.SSLContext) -> bool:
-    """Whether `ctx` checks the peer's name: Python's own check or ours (several names)."""
-    return ctx.verify_mode == ssl.CERT_REQUIRED and (ctx.check_hostname or isinstance(ctx, NameCheckingContext))
-
-
 def warning(settings: Settings) -> Optional[str]:
     """The log line for a policy that does not verify, else None."""
     if settings.verify:

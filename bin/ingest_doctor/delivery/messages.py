@@ -15,13 +15,13 @@ The port (bin/ingest_doctor_ports/messages.py) performs the plan.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from ingest_doctor import model
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding, severity_rank
-from ingest_doctor.record import Frozen, Record
 from ingest_doctor.textsafe import formula_safe
 
 NAME_PREFIX = "ingest_doctor_finding_"
@@ -46,35 +46,31 @@ def safe_text(value: Any, limit: int = MAX_VALUE) -> str:
     return text if len(text) <= limit else text[:max(0, limit - 3)] + "..."
 
 
-class Change(Frozen):
+@dataclass(frozen=True)
+class Change:
     """What happened to one finding in one run (collector poll or alert run)."""
-    __slots__ = ("finding", "kind", "note", "holds_back")
+    finding: Finding
+    kind: str  # new | reopened | escalated | updated | resolved
+    note: str = ""  # for resolved: "resolved after dedicatedIoThreads 2 -> 8"
+    holds_back: Tuple[str, ...] = ()  # a root cause: the other instances whose findings it causes
 
-    def __init__(self, finding: Finding, kind: str, note: str = "", holds_back: Tuple[str, ...] = ()):
-        if kind not in KINDS:
-            raise ValueError("unknown change kind %r" % kind)
-        self.finding = finding
-        self.kind = kind                # new | reopened | escalated | updated | resolved
-        self.note = note                # for resolved: "resolved after dedicatedIoThreads 2 -> 8"
-        self.holds_back = holds_back    # a root cause: the other instances whose findings it causes
-
-
-class Post(Frozen):
-    __slots__ = ("name", "text", "severity")
-
-    def __init__(self, name: str, text: str, severity: str):
-        self.name = name
-        self.text = text
-        self.severity = severity        # info | warn | error
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError("unknown change kind %r" % self.kind)
 
 
-class MessagePlan(Record):
-    __slots__ = ("posts", "deletes", "held")
+@dataclass(frozen=True)
+class Post:
+    name: str
+    text: str
+    severity: str  # info | warn | error
 
-    def __init__(self, posts: Optional[List[Post]] = None, deletes: Optional[List[str]] = None, held: int = 0):
-        self.posts = [] if posts is None else posts
-        self.deletes = [] if deletes is None else deletes
-        self.held = held                # postable findings beyond the cap (counted in the summary post)
+
+@dataclass
+class MessagePlan:
+    posts: List[Post] = field(default_factory=list)
+    deletes: List[str] = field(default_factory=list)
+    held: int = 0  # postable findings beyond the cap (counted in the summary post)
 
     def __bool__(self) -> bool:
         return bool(self.posts or self.deletes)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlsplit
 
-from ingest_doctor.record import Frozen
 
 SPLUNKD_MGMT_PORT = 8089
 METADATA = (ipaddress.ip_network("169.254.0.0/16"), ipaddress.ip_network("fd00:ec2::254/128"))
@@ -39,24 +39,20 @@ class Refused(ValueError):
     """The target is not one the admin meant: the message says why and what to set."""
 
 
-class Target(Frozen):
-    __slots__ = ("url", "scheme", "host", "port", "path")
-
-    def __init__(self, url: str, scheme: str, host: str, port: int, path: str):
-        self.url = url
-        self.scheme = scheme
-        self.host = host        # as written (lower case), no brackets
-        self.port = port
-        self.path = path        # path and query, at least "/"
+@dataclass(frozen=True)
+class Target:
+    url: str
+    scheme: str
+    host: str  # as written (lower case), no brackets
+    port: int
+    path: str  # path and query, at least "/"
 
 
-class AllowEntry(Frozen):
-    __slots__ = ("host", "net", "port")
-
-    def __init__(self, host: Optional[str] = None, net: Optional[Net] = None, port: Optional[int] = None):
-        self.host = host        # a host name (exact, lower case)
-        self.net = net          # an address or network
-        self.port = port        # None: any port but 8089
+@dataclass(frozen=True)
+class AllowEntry:
+    host: Optional[str] = None  # a host name (exact, lower case)
+    net: Optional[Net] = None  # an address or network
+    port: Optional[int] = None  # None: any port but 8089
 
     def names(self, host: str, addr: Optional[IP], port: int) -> bool:
         if self.port is not None and self.port != port:
@@ -189,13 +185,11 @@ def _where(target: Target) -> str:
 
 
 # ---------------------------------------------------------------------------- answers and retries
-class Verdict(Frozen):
-    __slots__ = ("kind", "reason", "retry_after")
-
-    def __init__(self, kind: str, reason: str, retry_after: Optional[float] = None):
-        self.kind = kind        # "sent", "retry", "refused" (the receiver said no: do not retry), "redirect"
-        self.reason = reason
-        self.retry_after = retry_after
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # "sent", "retry", "refused" (the receiver said no: do not retry), "redirect"
+    reason: str
+    retry_after: Optional[float] = None
 
 
 def judge(status: Optional[int], error: Optional[str], location: Optional[str] = None,

@@ -189,7 +189,6 @@ def body(ch: Change, event: str, host: Optional[str], now: float) -> Dict[str, A
 
 # ---------------------------------------------------------------------------- the admin's settings
 MIN_SEVERITIES = ("warning", "critical")
-MASKED = "******"          # what UCC writes in the conf file for an encrypted field
 
 
 @dataclass(frozen=True)

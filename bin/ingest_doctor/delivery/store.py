@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
 from urllib.parse import quote_plus
-from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ingest_doctor.findings import Finding, Flat, severity_rank
-from ingest_doctor.record import Record
+from ingest_doctor.findings import Finding, severity_rank
 from ingest_doctor.textsafe import formula_safe
 
 COLLECTION = "ingest_doctor_findings"
@@ -59,68 +59,18 @@ FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "
 DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
 CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
 MAX_ERROR = 300
-JSON_FIELDS = ("evidence", "recommendations")
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
-_UNSAFE_BUT_SLASH = re.compile(r"[^A-Za-z0-9_.\-/]")
-
-
 def kv_key(finding_id: str) -> str:
-    if not _UNSAFE_BUT_SLASH.search(finding_id):     # the common case: `/` the only character to escape
-        return finding_id.replace("/", "~2F")
-    out = []
-    for ch in finding_id:
-        if ch in _SAFE:
-            out.append(ch)
-        else:
-            out.extend("~%02X" % b for b in ch.encode("utf-8"))
-    return "".join(out)
-
-
-def _compact_encoder(sort_keys: bool) -> Callable[[Any], str]:
-    """json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":")).encode, the same text, with its C encoder
-    made once: JSONEncoder.encode makes one a call, a fifth of encoding a finding's evidence, and a run of
-    the action encodes three texts a finding (issue 21). For one thread at a time (the action's): the
-    encoder's circular-reference marks are shared, and cleared when an encode fails part-way."""
-    enc = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"))
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:        # no C accelerator: the plain encoder
-        return enc.encode
-    markers: Dict[int, Any] = {}
-    chunks = make(markers, enc.default, json.encoder.encode_basestring_ascii, None, enc.key_separator,
-                  enc.item_separator, enc.sort_keys, enc.skipkeys, enc.allow_nan)
-
-    def encode(value: Any) -> str:
-        try:
-            return "".join(chunks(value, 0))
-        except BaseException:
-            markers.clear()
-            raise
-    return encode
-
-
-_SORTED_COMPACT = _compact_encoder(sort_keys=True)
-_COMPACT = _compact_encoder(sort_keys=False)
+    """A finding id as a KV store `_key`: each character outside [A-Za-z0-9_.-] as `~XX` per UTF-8 byte,
+    so the key is one segment of the REST path (`/` would split it)."""
+    return "".join(ch if ch in _SAFE else "".join("~%02X" % b for b in ch.encode("utf-8")) for ch in finding_id)
 
 
 def _dumps(value: Any) -> str:
-    return _SORTED_COMPACT(value)
-
-
-_SCALARS = frozenset((str, int, float, bool, type(None)))
-
-
-def _dumps_flat(items: Sequence[Flat]) -> str:
-    """_dumps([i.to_dict() for i in items]), the same text: each item's dict made with its keys in sorted
-    order and encoded as it is, where the sorting encoder sorted every dict again (half the encoding of a
-    finding's record, issue 21). An item holding a container (whose keys would need sorting too) is
-    left to the sorting encoder."""
-    dicts = [i.sorted_dict() for i in items]
-    for d in dicts:
-        if not _SCALARS.issuperset(map(type, d.values())):
-            return _dumps([i.to_dict() for i in items])
-    return _COMPACT(dicts)
+    """Compact JSON with its keys sorted: a record's evidence, recommendations and KV store queries."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def record_content(finding: Finding, caused_by: Optional[str] = None,
@@ -135,22 +85,20 @@ def record_content(finding: Finding, caused_by: Optional[str] = None,
         "pipeline_set": "" if d["pipeline_set"] is None else str(d["pipeline_set"]),
         "component": formula_safe(d["component"] or ""), "severity": d["severity"],
         "summary": formula_safe(d["summary"]),
-        "evidence": _dumps_flat(finding.evidence), "recommendations": _dumps_flat(finding.recommendations),
+        "evidence": _dumps([e.to_dict() for e in finding.evidence]),
+        "recommendations": _dumps([r.to_dict() for r in finding.recommendations]),
         "caused_by": formula_safe(caused_by or ""),
     }
 
 
-class Upsert(Record):
-    __slots__ = ("key", "record", "new", "reopened", "escalated", "finding")
-
-    def __init__(self, key: str, record: Dict[str, Any], new: bool, reopened: bool, escalated: bool = False,
-                 finding: Optional[Dict[str, Any]] = None):
-        self.key = key
-        self.record = record            # the full record to save (with _key)
-        self.new = new
-        self.reopened = reopened
-        self.escalated = escalated      # open before, and now more severe
-        self.finding = finding          # the finding's to_dict() the record was planned from
+@dataclass
+class Upsert:
+    key: str
+    record: Dict[str, Any]  # the full record to save (with _key)
+    new: bool
+    reopened: bool
+    escalated: bool = False  # open before, and now more severe
+    finding: Optional[Dict[str, Any]] = None  # the finding's to_dict() the record was planned from
 
 
 def detectors(existing: Optional[str], detected_by: str) -> str:
@@ -382,7 +330,7 @@ def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by
     d["detected_by"] = detected_by
     if caused_by:
         d["caused_by"] = caused_by
-    return _COMPACT(d)
+    return json.dumps(d, separators=(",", ":"))
 
 
 def host_in_event(host: Optional[str]) -> bool:

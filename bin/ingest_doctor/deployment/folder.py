@@ -1,17 +1,16 @@
 """A deployment folder (contract section 5): `deployment.json` (optional) and one snapshot folder per instance."""
 from __future__ import annotations
 
+import json
 import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ingest_doctor.deployment.topology import Instance, uri_host
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read.snapshot import (SnapshotError, load_snapshot, read_json, read_meta, recorded_thresholds,
                                          short_error)
 from ingest_doctor.textsafe import printable
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Mapping, Optional, Tuple
-    from ingest_doctor.deployment.topology import Instance
 
 META = "deployment.json"
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")
@@ -44,7 +43,6 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
     thresholds.ThresholdError when an override is invalid."""
     if not is_deployment(path):
         raise SnapshotError("not a deployment folder (no snapshot subfolders): %s" % path)
-    from ingest_doctor.deployment.topology import Instance, uri_host
     name, problems, unjudged = None, [], []
     meta = _meta(path, problems)
     if isinstance(meta.get("name"), str) and meta["name"]:

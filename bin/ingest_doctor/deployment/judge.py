@@ -16,13 +16,13 @@
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
-from ingest_doctor.record import Record, replace
 from ingest_doctor.deployment import loops, topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
@@ -47,30 +47,23 @@ def first_action(f: Finding) -> str:
     return f.recommendations[0].action if f.recommendations else ""
 
 
+@dataclass
 class NextBottleneck(Flat):
-    __slots__ = ("host", "bottleneck", "pipeline_set", "at_load_x", "caveat")
-
-    def __init__(self, host: str, bottleneck: str, pipeline_set: Optional[int], at_load_x: float,
-                 caveat: str = ""):
-        self.host = host
-        self.bottleneck = bottleneck
-        self.pipeline_set = pipeline_set
-        self.at_load_x = at_load_x
-        self.caveat = caveat
+    host: str
+    bottleneck: str
+    pipeline_set: Optional[int]
+    at_load_x: float
+    caveat: str = ""
 
 
-class DeploymentReport(Record):
-    __slots__ = ("name", "reports", "caused_by", "topology", "not_judged", "next_bottlenecks")
-
-    def __init__(self, name: Optional[str], reports: Dict[str, Report], caused_by: Dict[str, Optional[str]],
-                 topology: Topology, not_judged: Optional[List[str]] = None,
-                 next_bottlenecks: Optional[List[NextBottleneck]] = None):
-        self.name = name
-        self.reports = reports          # host -> its report (findings with the linking applied)
-        self.caused_by = caused_by      # finding id -> the id of its cause (None: itself a cause)
-        self.topology = topology
-        self.not_judged = [] if not_judged is None else not_judged
-        self.next_bottlenecks = [] if next_bottlenecks is None else next_bottlenecks
+@dataclass
+class DeploymentReport:
+    name: Optional[str]
+    reports: Dict[str, Report]  # host -> its report (findings with the linking applied)
+    caused_by: Dict[str, Optional[str]]  # finding id -> the id of its cause (None: itself a cause)
+    topology: Topology
+    not_judged: List[str] = field(default_factory=list)
+    next_bottlenecks: List[NextBottleneck] = field(default_factory=list)
 
     @property
     def hosts(self) -> List[str]:
@@ -153,8 +146,6 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
     sat = sorted([s for s in out if s.state == "saturated"],
                  key=lambda s: (-severity_rank(byid[s.cause].severity) if s.cause in byid else 0, s.host or ""))
     return sat + [s for s in out if s.state != "saturated"]
-
-
 
 
 def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentReport:

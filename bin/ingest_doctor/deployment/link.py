@@ -9,6 +9,7 @@ forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names e
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ingest_doctor import model
@@ -16,7 +17,6 @@ from ingest_doctor.deployment import loops
 from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
-from ingest_doctor.record import replace
 
 
 def _worst(fs: List[Finding]) -> Optional[Finding]:

@@ -14,10 +14,11 @@ report is the same from one run to the next.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Dict, List, Optional
 
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
-from ingest_doctor.record import replace
+
 
 HostOf = Callable[[str], Optional[str]]
 

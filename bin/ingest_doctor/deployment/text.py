@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Collection, List
 
 from ingest_doctor.deployment.judge import DeploymentReport, where
-from ingest_doctor.engine.textreport import _wrap, not_judged_lines, recommendation_lines, render as render_one
+from ingest_doctor.engine.textreport import not_judged_lines, recommendation_lines, render as render_one, wrap
 
 NEXT_HOW = ("What saturates next, as the load grows (each stage pegs one core at about 100 / its busy % times "
             "today's load; a linear estimate with the caveats of headroom, and a sender held back today carries "
@@ -35,7 +35,7 @@ def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
         f = byid[rid]
         out.append("")
         out.append("Root cause %d: %s [%s] (%s)" % (i, where(f), f.severity.upper(), f.id))
-        out.extend(_wrap(f.summary, "  "))
+        out.extend(wrap(f.summary, "  "))
         for r in f.recommendations[:3]:
             out.extend(recommendation_lines(r, with_place=False))
         symptoms = dep.symptoms_of(rid)
@@ -45,20 +45,20 @@ def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
                        % (len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
             for s in symptoms:
                 via = dep.caused_by.get(s.id)
-                out.extend(_wrap("- %s [%s] (%s)%s" % (where(s), s.severity.upper(), s.id,
+                out.extend(wrap("- %s [%s] (%s)%s" % (where(s), s.severity.upper(), s.id,
                                                         "" if via == rid else ", through %s" % via), "    "))
     if dep.next_bottlenecks:
         out.append("")
-        out.extend(_wrap(NEXT_HOW, ""))
+        out.extend(wrap(NEXT_HOW, ""))
         first = ", ".join(where(byid[r]) for r in roots) if roots else "today's load"
         out.append("  After %s:" % first)
         for s in next_sentence(dep):
-            out.extend(_wrap("- " + s, "  "))
+            out.extend(wrap("- " + s, "  "))
     if dep.topology.edges:
         out.append("")
         out.append("Topology (who sends to whom, from the data):")
         for e in dep.topology.edges:
-            out.extend(_wrap("- %s -> %s%s%s (%s)" % (e.sender, e.receiver, "" if e.kbps is None else
+            out.extend(wrap("- %s -> %s%s%s (%s)" % (e.sender, e.receiver, "" if e.kbps is None else
                                                       ", %.0f KB/s" % e.kbps, ", BLOCKED" if e.blocked else "",
                                                       e.source), "  "))
     out.extend(not_judged_lines(dep.not_judged))

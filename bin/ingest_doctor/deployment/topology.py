@@ -14,12 +14,12 @@ absent (not in the folder): the sender is judged as alone towards it, and `not_j
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
-from ingest_doctor.record import Record
 
 TCPIN = "metrics.log group=tcpin_connections"
 TCPOUT = "metrics.log group=tcpout_connections"
@@ -29,50 +29,38 @@ CONNECT_FAILED = "splunkd.log connection failed"
 RECENT_S = 300.0
 
 
-class Instance(Record):
-    __slots__ = ("name", "evidence", "thresholds", "address")
-
-    def __init__(self, name: str, evidence: Evidence, thresholds: Optional[thresholds_mod.Thresholds] = None,
-                 address: Optional[str] = None):
-        self.name = name                # the folder name (or, on the search head, the host)
-        self.evidence = evidence
-        self.thresholds = thresholds
-        self.address = address          # the host part of the management URI it was captured from
+@dataclass
+class Instance:
+    name: str  # the folder name (or, on the search head, the host)
+    evidence: Evidence
+    thresholds: Optional[thresholds_mod.Thresholds] = None
+    address: Optional[str] = None  # the host part of the management URI it was captured from
 
     @property
     def host(self) -> str:
         return self.evidence.host or self.name
 
 
-class Edge(Record):
-    __slots__ = ("sender", "receiver", "source", "kbps", "sender_known", "receiver_known", "blocked")
-
-    def __init__(self, sender: str, receiver: str, source: str, kbps: Optional[float] = None,
-                 sender_known: bool = True, receiver_known: bool = True, blocked: bool = False):
-        self.sender = sender            # an instance's host, or the sender as the receiver names it
-        self.receiver = receiver        # an instance's host, or the address the sender names (not in the folder)
-        self.source = source
-        self.kbps = kbps
-        self.sender_known = sender_known        # the sender is an instance of the deployment
-        self.receiver_known = receiver_known
-        self.blocked = blocked          # set by the judge: the sender's output is held back on this edge
+@dataclass
+class Edge:
+    sender: str  # an instance's host, or the sender as the receiver names it
+    receiver: str  # an instance's host, or the address the sender names (not in the folder)
+    source: str
+    kbps: Optional[float] = None
+    sender_known: bool = True  # the sender is an instance of the deployment
+    receiver_known: bool = True
+    blocked: bool = False  # set by the judge: the sender's output is held back on this edge
 
     def to_dict(self) -> Dict[str, object]:
         return {"from": self.sender, "to": self.receiver, "source": self.source,
                 "kbps": None if self.kbps is None else round(self.kbps, 1), "blocked": self.blocked}
 
 
-class Topology(Record):
-    __slots__ = ("edges", "receivers")
-
-    def __init__(self, edges: Optional[List[Edge]] = None,
-                 receivers: Optional[Dict[str, List[Tuple[str, Optional[str]]]]] = None):
-        self.edges = [] if edges is None else edges
-        # sender host -> [(address as the sender names it, receiver host or None when absent)]
-        self.receivers = {} if receivers is None else receivers
-
-    def senders_of(self, host: str) -> List[str]:
-        return sorted({e.sender for e in self.edges if e.receiver == host and e.sender_known})
+@dataclass
+class Topology:
+    edges: List[Edge] = field(default_factory=list)
+    # sender host -> [(address as the sender names it, receiver host or None when absent)]
+    receivers: Dict[str, List[Tuple[str, Optional[str]]]] = field(default_factory=dict)
 
 
 def bare(address: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.read.endpoints import HEC_SETTINGS
@@ -15,9 +16,6 @@ from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Recommendation
 from ingest_doctor.thresholds import PEGGED_PCT
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 HEC_DEFAULT_IO_THREADS = 2       # splunk_httpinput/default/inputs.conf ships dedicatedIoThreads=2
 UNKNOWN = "current value unknown (could not read %s)" % HEC_SETTINGS

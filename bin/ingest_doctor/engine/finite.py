@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import math
 import operator
+from dataclasses import is_dataclass, replace
+from typing import Any, List, Optional, Tuple
 
 from ingest_doctor.evidence import Evidence, policies
-from ingest_doctor.record import Record, replace
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, List, Optional, Tuple
 
 
 def _finite(v: Optional[float]) -> bool:
@@ -36,7 +33,7 @@ def samples_finite(ev: Evidence) -> bool:
     also when the fast path cannot tell): `sanitise(ev, lists_finite=True)` then judges the same."""
     for name, policy in policies(type(ev)).items():
         value = getattr(ev, name)
-        if policy.finite and value and not isinstance(value, Record) and not _all_finite(value, policy.finite):
+        if policy.finite and value and not is_dataclass(value) and not _all_finite(value, policy.finite):
             return False
     return True
 
@@ -60,7 +57,7 @@ def sanitise(ev: Evidence, lists_finite: bool = False) -> Tuple[Evidence, int]:
         value = getattr(ev, name)
         if not policy.finite or value is None:
             continue
-        if not isinstance(value, Record):      # a list, or a sequence of samples (the action's Lean)
+        if not is_dataclass(value):      # a list, or a sequence of samples (the action's Lean)
             changes[name] = value if lists_finite else keep(value, *policy.finite)
         else:   # a record: its non-finite numbers become unknown
             changes[name] = replace(value, **{

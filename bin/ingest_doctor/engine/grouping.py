@@ -17,20 +17,17 @@ poll at 4 pipeline sets (about 15 polls once thinned), costs about a millisecond
 """
 from __future__ import annotations
 
-from ingest_doctor import model
-from ingest_doctor.evidence import Evidence
-from ingest_doctor.engine.series import window_minutes
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
-    from ingest_doctor.evidence import PipelineSetLoad, QueueSample, ThreadSample
-    Key = Tuple[str, Optional[int]]             # (queue or thread name, pipeline set)
-    Points = List[Tuple[Optional[float], float]]
-    # A run of samples of one name, pipeline set, window and source: their times and values, and for
-    # queues their blocked marks (1: blocked; None when none was).
-    Run = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float], Optional[Sequence[int]]]
-    Reading = Tuple[Optional[float], float, str]      # an average's (time, value, source)
+from ingest_doctor import model
+from ingest_doctor.evidence import Evidence, PipelineSetLoad, QueueSample, ThreadSample, window_minutes
+
+Key = Tuple[str, Optional[int]]             # (queue or thread name, pipeline set)
+Points = List[Tuple[Optional[float], float]]
+# A run of samples of one name, pipeline set, window and source: their times and values, and for
+# queues their blocked marks (1: blocked; None when none was).
+Run = Tuple[str, Optional[int], str, str, Sequence[Optional[float]], Sequence[float], Optional[Sequence[int]]]
+Reading = Tuple[Optional[float], float, str]      # an average's (time, value, source)
 
 _BLOCKED = (1,)         # the marks of a run of one blocked sample
 

@@ -8,16 +8,12 @@ that reached the threshold otherwise is a spike: `info` at most.
 """
 from __future__ import annotations
 
-import functools
-import re
+from dataclasses import dataclass
 from operator import itemgetter
+from typing import Optional, Sequence, Tuple
 
-from ingest_doctor.record import Record
 from ingest_doctor.thresholds import Thresholds
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional, Sequence, Tuple
 
 _time = itemgetter(0)
 
@@ -25,36 +21,14 @@ SUSTAINED = "sustained"
 SPIKE = "spike"
 OK = "ok"
 
-WINDOW = r"^(\d+(?:\.\d+)?)([ms])$"
-
-
-@functools.lru_cache(maxsize=256)      # a handful of distinct windows, asked once a sample
-def window_minutes(window: str) -> Optional[float]:
-    """'10m' -> 10.0, '900s' -> 15.0; None for 'sample' or anything else."""
-    window = window or ""
-    num, unit = window[:-1], window[-1:]
-    if "\n" not in window:     # WINDOW without compiling it (a process start pays ~0.2 ms)
-        whole, dot, frac = num.partition(".")
-        if unit not in ("m", "s") or not whole.isdecimal() or (dot and not frac.isdecimal()):
-            return None
-    else:                       # WINDOW's `$` before a newline: rare, read by the pattern itself
-        m = re.match(WINDOW, window)
-        if not m:
-            return None
-        num, unit = m.groups()
-    return float(num) / (60.0 if unit == "s" else 1.0)
-
-
-class Judgement(Record):
-    __slots__ = ("level", "value", "peak", "window", "samples", "span_s")
-
-    def __init__(self, level: str, value: float, peak: float, window: str, samples: int, span_s: float = 0.0):
-        self.level = level      # sustained | spike | ok
-        self.value = value      # the representative value (average/median that decided, or the latest)
-        self.peak = peak
-        self.window = window    # e.g. "10m", "3 of 4 samples", "sample"
-        self.samples = samples
-        self.span_s = span_s
+@dataclass
+class Judgement:
+    level: str  # sustained | spike | ok
+    value: float  # the representative value (average/median that decided, or the latest)
+    peak: float
+    window: str  # e.g. "10m", "3 of 4 samples", "sample"
+    samples: int
+    span_s: float = 0.0
 
 
 def median(values: Sequence[float]) -> float:

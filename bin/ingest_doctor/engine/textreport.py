@@ -4,12 +4,15 @@ from __future__ import annotations
 import textwrap
 from typing import List
 
+from ingest_doctor.evidence import window_minutes
 from ingest_doctor.findings import Headroom, Recommendation, Report
 
 WIDTH = 100
 
 
-def _wrap(text: str, indent: str) -> List[str]:
+def wrap(text: str, indent: str) -> List[str]:
+    """`text` in lines of the report's width, each starting with `indent` (and two spaces more after the
+    first)."""
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
                          break_on_hyphens=False, break_long_words=False) or [indent]
 
@@ -32,16 +35,12 @@ def headroom_sentence(h: Headroom) -> str:
         now, then = "%s KB/s" % _n(h.kbps), "%s KB/s" % _n(h.saturates_kbps)
     else:       # a rate too large to be a number (Headroom._pegs_at): none is printed
         now, then = "a rate too large to measure", "%.1fx today's load" % h.at_load_x
-    when = "%s averages" % h.window if re_minutes(h.window) else h.window
+    when = "%s averages" % h.window if window_minutes(h.window) is not None else h.window
     if h.pegged:
         return "%s: %.0f%% of one core for %s: at its limit, no headroom (none left; %s)" % (where, h.busy_pct, now,
                                                                                            when)
     text = "%s: %.0f%% of one core for %s: about %s before it pegs" % (where, h.busy_pct, now, then)
     return text + " (%s)" % "; ".join(x for x in (when, h.caveat) if x)
-
-
-def re_minutes(window: str) -> bool:
-    return bool(window) and window[:-1].isdigit() and window.endswith("m")
 
 
 def render(report: Report, judged: bool = True) -> str:
@@ -57,12 +56,12 @@ def render(report: Report, judged: bool = True) -> str:
         where = "" if f.pipeline_set is None else ", pipeline set %d" % f.pipeline_set
         out.append("")
         out.append("[%s] %s%s (%s)" % (f.severity.upper(), f.bottleneck, where, f.id))
-        out.extend(_wrap(f.summary, "  "))
+        out.extend(wrap(f.summary, "  "))
         if f.evidence:
             out.append("  Evidence:")
             for e in f.evidence:
                 value = "%s%s" % (e.value, "" if e.unit in ("", None) else (e.unit if e.unit == "%" else " " + e.unit))
-                out.extend(_wrap("- %s = %s (%s; %s)" % (e.signal, value, e.window, e.source), "    "))
+                out.extend(wrap("- %s = %s (%s; %s)" % (e.signal, value, e.window, e.source), "    "))
         if f.recommendations:
             out.append("  Recommendations:")
             for r in f.recommendations:
@@ -72,9 +71,9 @@ def render(report: Report, judged: bool = True) -> str:
         out.append("No bottleneck found in what could be judged.")
     if report.headroom:
         out.append("")
-        out.extend(_wrap(HEADROOM_HOW, ""))
+        out.extend(wrap(HEADROOM_HOW, ""))
         for h in report.headroom:
-            out.extend(_wrap("- " + headroom_sentence(h), "  "))
+            out.extend(wrap("- " + headroom_sentence(h), "  "))
     out.extend(not_judged_lines(report.not_judged))
     return "\n".join(out) + "\n"
 
@@ -82,7 +81,7 @@ def render(report: Report, judged: bool = True) -> str:
 def recommendation_lines(r: Recommendation, with_place: bool = True) -> List[str]:
     """A recommendation's action, then its setting (conf file, stanza, setting: current -> suggested), or
     with `with_place` the conf file and stanza alone when it names no setting."""
-    out = _wrap("- " + r.action, "    ")
+    out = wrap("- " + r.action, "    ")
     if r.setting:
         out.append("      %s [%s] %s: %s -> %s" % (r.conf_file, r.stanza or "", r.setting,
                                                   "unknown" if r.current is None else r.current,
@@ -96,4 +95,4 @@ def not_judged_lines(not_judged: List[str]) -> List[str]:
     """The report's closing "Not judged:" list (nothing when every check was judged)."""
     if not not_judged:
         return []
-    return ["", "Not judged:"] + [line for n in not_judged for line in _wrap("- " + n, "  ")]
+    return ["", "Not judged:"] + [line for n in not_judged for line in wrap("- " + n, "  ")]

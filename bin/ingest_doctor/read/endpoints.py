@@ -12,33 +12,26 @@ performs the calls and returns `Fetched`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
 
 from ingest_doctor import exitcodes
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import rest
-from ingest_doctor.record import Frozen, Record
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, Optional, Tuple
 
 
-class Endpoint(Frozen):
+@dataclass(frozen=True)
+class Endpoint:
     """One row of the endpoint table."""
-    __slots__ = ("path", "apply", "capability", "runtime", "collector", "snapshot", "alert_config", "query")
-
-    def __init__(self, path: str, apply: Optional[rest.Applier], capability: str, runtime: bool,
-                 collector: bool = True, snapshot: bool = True, alert_config: bool = False,
-                 query: Tuple[Tuple[str, str], ...] = ()):
-        self.path = path                # REST path, no leading slash; also the snapshot file rest/<path>.json
-        self.apply = apply              # the rest.py parser that adds the body to an Evidence; None: threshold
-        #                                 macros
-        self.capability = capability    # what a 403 means is missing
-        self.runtime = runtime          # True: changes every second (read every poll); False: configuration
-        self.collector = collector      # the collector reads it (runtime every poll, configuration once a minute)
-        self.snapshot = snapshot        # the CLI `snapshot` records it and `diagnose` reads it
-        self.alert_config = alert_config    # the alert action reads it for this splunkd's configuration
-        self.query = query              # extra query parameters, before output_mode=json&count=0
+    path: str  # REST path, no leading slash; also the snapshot file rest/<path>.json
+    apply: Optional[rest.Applier]  # the rest.py parser that adds the body to an Evidence; None: threshold
+                                   # macros
+    capability: str  # what a 403 means is missing
+    runtime: bool  # True: changes every second (read every poll); False: configuration
+    collector: bool = True  # the collector reads it (runtime every poll, configuration once a minute)
+    snapshot: bool = True  # the CLI `snapshot` records it and `diagnose` reads it
+    alert_config: bool = False  # the alert action reads it for this splunkd's configuration
+    query: Tuple[Tuple[str, str], ...] = ()  # extra query parameters, before output_mode=json&count=0
 
     @property
     def config(self) -> bool:
@@ -99,17 +92,14 @@ def target(ep: Endpoint) -> str:
 
 # --------------------------------------------------------------------------- what a call gave
 
-class Fetched(Record):
+@dataclass
+class Fetched:
     """What one HTTP call gave. `error` is a transport failure kind, else None."""
-    __slots__ = ("status", "body", "elapsed_ms", "error", "detail")
-
-    def __init__(self, status: Optional[int], body: bytes = b"", elapsed_ms: float = 0.0,
-                 error: Optional[str] = None, detail: str = ""):
-        self.status = status
-        self.body = body
-        self.elapsed_ms = elapsed_ms
-        self.error = error          # one of TRANSPORT_KINDS
-        self.detail = detail
+    status: Optional[int]
+    body: bytes = b""
+    elapsed_ms: float = 0.0
+    error: Optional[str] = None  # one of TRANSPORT_KINDS
+    detail: str = ""
 
 
 # Fault kinds. Transport: the port could not complete the call. HTTP: splunkd answered with an error.

@@ -7,17 +7,14 @@ means is model.HEC_CODES.
 """
 from __future__ import annotations
 
+from typing import Any, List, Optional
+
 from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, HecProbe
 from ingest_doctor.read.rest import as_float, as_int, as_str, error_message, loads
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, List, Optional
 
 SOURCE = "hec/health.json"
-HEALTHY = model.HEC_HEALTHY
-UNHEALTHY = model.HEC_UNHEALTHY
 
 
 class HecProbeError(ValueError):

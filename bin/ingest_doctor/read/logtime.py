@@ -1,70 +1,32 @@
-"""Timestamps: splunkd's log4j layouts (`MM-DD-YYYY HH:MM:SS.mmm [+ZZZZ]`) and ISO 8601.
-
-strptime costs ~10 us a line; metrics.log writes dozens of lines with the same
-second, so the epoch of each (date, time, zone) prefix is computed once.
-"""
+"""Timestamps: splunkd's log4j layouts (`MM-DD-YYYY HH:MM:SS.mmm [+ZZZZ]`) and ISO 8601."""
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, Iterable, Optional, Tuple
-    from ingest_doctor.evidence import Evidence
+import calendar
+import datetime
+import re
+import time
+from typing import Any, Iterable, Optional, Tuple
 
-_cache: Dict[str, Optional[float]] = {}
+from ingest_doctor.evidence import Evidence
+
+# The start of a metrics.log or splunkd.log line: `11-22-2025 09:59:30.000 +0000 ` (the zone is absent
+# from older layouts, then the time is UTC).
+PREFIX = re.compile(r"(\d\d)-(\d\d)-(\d{4}) (\d\d):(\d\d):(\d\d)\.(\d{3})(?: ([+-])(\d\d)(\d\d))?", re.ASCII)
 
 
 def parse_prefix(line: str) -> Tuple[Optional[float], int]:
     """(epoch seconds or None, index where the rest of the line starts)."""
-    if len(line) < 23 or line[2] != "-" or line[5] != "-" or line[10] != " " or line[13] != ":":
+    m = PREFIX.match(line)
+    if m is None:
         return None, 0
-    end = 23
-    zone = ""
-    if len(line) >= 29 and line[23] == " " and line[24] in "+-" and line[25:29].isdigit():
-        zone = line[24:29]
-        end = 29
-    key = line[:19] + zone
-    epoch = _cache.get(key, -1.0)
-    if epoch == -1.0:
-        epoch = _compute(line[:19], zone)
-        if len(_cache) > 100000:
-            _cache.clear()
-        _cache[key] = epoch
-    if epoch is None:
+    mo, d, y, h, mi, s, ms, sign, zh, zm = m.groups()
+    if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31 and int(y) >= 1):
         return None, 0
-    try:
-        millis = int(line[20:23]) / 1000.0 if line[19] == "." else 0.0
-    except ValueError:
-        millis = 0.0
-    return epoch + millis, end
-
-
-def _compute(stamp: str, zone: str) -> Optional[float]:
-    try:
-        mo, d, y = int(stamp[0:2]), int(stamp[3:5]), int(stamp[6:10])
-        h, mi, s = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
-    except ValueError:
-        return None
-    if not (1 <= mo <= 12 and 1 <= d <= 31 and y >= 1):
-        return None
-    epoch = _timegm(y, mo, d, h, mi, s)
-    if zone:
-        sign = 1 if zone[0] == "+" else -1
-        epoch -= sign * (int(zone[1:3]) * 3600 + int(zone[3:5]) * 60)
-    return float(epoch)
-
-
-_DAYS_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
-_EPOCH_DAYS = 719162        # days from 0001-01-01 to 1970-01-01
-
-
-def _timegm(y: int, mo: int, d: int, h: int, mi: int, s: int) -> int:
-    """calendar.timegm((y, mo, d, h, mi, s, ...)) for 1 <= mo <= 12 and y >= 1, as it counts (a day past
-    the month's end runs on into the next), without importing calendar (and its datetime and locale)."""
-    y1 = y - 1
-    days = y1 * 365 + y1 // 4 - y1 // 100 + y1 // 400 + _DAYS_BEFORE_MONTH[mo]
-    if mo > 2 and y % 4 == 0 and (y % 100 != 0 or y % 400 == 0):
-        days += 1
-    return ((days + d - 1 - _EPOCH_DAYS) * 24 + h) * 3600 + mi * 60 + s
+    # timegm counts a day past the month's end on into the next, as splunkd's own arithmetic would.
+    epoch = calendar.timegm((int(y), int(mo), int(d), int(h), int(mi), int(s)))
+    if sign:
+        epoch -= (1 if sign == "+" else -1) * (int(zh) * 3600 + int(zm) * 60)
+    return epoch + int(ms) / 1000.0, m.end()
 
 
 def last_time(path: str, tail_bytes: int = 65536, limit: Optional[int] = None) -> Optional[float]:
@@ -131,17 +93,8 @@ def iso_epoch(value: Any) -> Optional[float]:
     """'2026-11-22T10:00:00Z' (or +hh:mm, or no zone: UTC) -> epoch seconds; None when not ISO 8601."""
     if not isinstance(value, str) or not value.strip():
         return None
-    text = value.strip()
-    # What iso_utc writes, read without importing datetime (past the 28th, datetime checks the day).
-    if len(text) == 20 and text[4::3] == "--T::Z" and text.isascii():
-        fields = text[0:4], text[5:7], text[8:10], text[11:13], text[14:16], text[17:19]
-        if "".join(fields).isdigit():
-            y, mo, d, h, mi, s = map(int, fields)
-            if y >= 1 and 1 <= mo <= 12 and 1 <= d <= 28 and h < 24 and mi < 60 and s < 60:
-                return float(_timegm(y, mo, d, h, mi, s))
-    import datetime
-    try:
-        dt = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:    # Python 3.9's fromisoformat does not read `Z`
+        dt = datetime.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         return None
     if dt.tzinfo is None:
@@ -151,5 +104,4 @@ def iso_epoch(value: Any) -> Optional[float]:
 
 def iso_utc(epoch: float) -> str:
     """epoch seconds -> '2026-11-22T10:00:00Z' (the snapshot's captured_at)."""
-    import time
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))

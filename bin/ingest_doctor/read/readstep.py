@@ -9,30 +9,27 @@ and the rest is read.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
 from ingest_doctor.read import rest
 from ingest_doctor.read.endpoints import (ENDPOINTS, Endpoint, Fetched, apply_rest, error_kind, error_text,
                                           missing_capability)
 from ingest_doctor.evidence import LATEST, NAMES, Evidence, known, policies
-from ingest_doctor.record import Record, fields, replace
 
 _UNKNOWN = object()     # merge_config: no part knows this LATEST value
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
-    Fetch = Callable[[Endpoint], Fetched]
+Fetch = Callable[[Endpoint], Fetched]
 
 MAX_BODY_BYTES = 16 * 1024 * 1024   # a REST body larger than this is not parsed (memory bound)
 
 
-class Fault(Record):
+@dataclass
+class Fault:
     """One endpoint that could not be read, and why."""
-    __slots__ = ("endpoint", "kind", "fetched")
-
-    def __init__(self, endpoint: Endpoint, kind: str, fetched: Fetched):
-        self.endpoint = endpoint
-        self.kind = kind            # endpoints.TRANSPORT_KINDS, HTTP_KINDS or BODY_KINDS
-        self.fetched = fetched
+    endpoint: Endpoint
+    kind: str  # endpoints.TRANSPORT_KINDS, HTTP_KINDS or BODY_KINDS
+    fetched: Fetched
 
     @property
     def path(self) -> str:
@@ -50,19 +47,15 @@ class Fault(Record):
         return missing_capability(self.fetched.body) or self.endpoint.capability
 
 
-class Reading(Record):
+@dataclass
+class Reading:
     """What one read step gathered."""
-    __slots__ = ("evidence", "config", "macros", "faults", "latency_ms", "bodies")
-
-    def __init__(self, evidence: Optional[Evidence] = None, config: Optional[Dict[str, Evidence]] = None,
-                 macros: Optional[Dict[str, str]] = None, faults: Optional[List[Fault]] = None,
-                 latency_ms: Optional[Dict[str, float]] = None, bodies: Optional[Dict[str, bytes]] = None):
-        self.evidence = Evidence() if evidence is None else evidence    # the runtime endpoints read
-        self.config = {} if config is None else config      # configuration endpoint -> its reading
-        self.macros = macros                                # None: conf-macros not read
-        self.faults = [] if faults is None else faults
-        self.latency_ms = {} if latency_ms is None else latency_ms
-        self.bodies = {} if bodies is None else bodies      # every good body, by path
+    evidence: Evidence = field(default_factory=Evidence)  # the runtime endpoints read
+    config: Dict[str, Evidence] = field(default_factory=dict)  # configuration endpoint -> its reading
+    macros: Optional[Dict[str, str]] = None  # None: conf-macros not read
+    faults: List[Fault] = field(default_factory=list)
+    latency_ms: Dict[str, float] = field(default_factory=dict)
+    bodies: Dict[str, bytes] = field(default_factory=dict)  # every good body, by path
 
 
 def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = None,
@@ -121,7 +114,7 @@ def merge_config(ev: Evidence, parts: Mapping[str, Evidence]) -> None:
     for name, merge, last, attrs, items in _plan(type(ev), read):
         mine = getattr(ev, name)
         if merge == LATEST:
-            if isinstance(mine, Record):        # its unknown attributes filled in, each the last known
+            if is_dataclass(mine):        # its unknown attributes filled in, each the last known
                 changes = {n: v for n, v in attrs.items() if not known(getattr(mine, n))}
                 if changes:
                     setattr(ev, name, replace(mine, **changes))
@@ -146,10 +139,10 @@ def _plan(cls: type, read: List[Evidence]) -> List[Tuple[str, str, Any, Dict[str
             for other in theirs:
                 if known(other):
                     last = other
-                if isinstance(other, Record):
-                    for n in fields(other):
-                        if known(getattr(other, n)):
-                            attrs[n] = getattr(other, n)
+                if is_dataclass(other):
+                    for f in fields(other):
+                        if known(getattr(other, f.name)):
+                            attrs[f.name] = getattr(other, f.name)
         elif policy.merge == NAMES:
             for value in theirs:
                 items.extend(x for x in value if x not in items)

@@ -11,16 +11,12 @@ import json
 import math
 import re
 from collections import namedtuple
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from ingest_doctor import model
 from ingest_doctor.evidence import CpuSample, Evidence, IndexerStatus, PipelineSetLoad, QueueSample
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Dict, List, Optional, Union
-    Body = Union[bytes, str, dict, list]
-    Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]
-
+Body = Union[bytes, str, dict, list]
 
 class RestError(ValueError):
     """A body that is not a splunkd JSON envelope (HTML page, truncated JSON, error messages)."""
@@ -57,6 +53,8 @@ def error_message(e: ValueError) -> str:
 
 
 Entry = namedtuple("Entry", ["name", "content"])     # a REST entry's name and its content (a dict)
+# What adds an endpoint's entries to an Evidence: (evidence, entries, time or None, source).
+Applier = Callable[[Evidence, List[Entry], Optional[float], str], None]
 
 
 # --------------------------------------------------------------------------- scalars

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ingest_doctor.read import hec, logtime, readstep, rest
+from ingest_doctor.read import hec, logtime, metricslog, readstep, rest, splunkdlog
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.textsafe import printable
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 MAX_REST_BYTES = readstep.MAX_BODY_BYTES   # a REST body larger than this is not a splunkd answer
 MAX_LOG_BYTES = 512 * 1024 * 1024         # a larger log: only its last MAX_LOG_BYTES are read
@@ -83,75 +81,6 @@ def bounded_lines(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]
             line = readline(limit)
         if counter is not None:
             counter[0] += 1
-
-
-def bounded_batches(f, max_line: int = MAX_LINE_BYTES, counter: Optional[List[int]] = None,
-                    size: int = 1 << 14, lines: int = 1024) -> Iterator[List[str]]:
-    """The lines bounded_lines gives, without their line end, in lists of about `lines`: the stream is
-    read `size` bytes at a time (small enough to stay in the CPU's cache), each block of whole lines
-    decoded and split at once."""
-    batch: List[str] = []
-    for block in _bounded_blocks(f, max_line, counter, size):
-        batch += block
-        if len(batch) >= lines:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _bounded_blocks(f, max_line: int, counter: Optional[List[int]], size: int) -> Iterator[List[str]]:
-    """The kept lines of each `size` bytes read: the line that ends there, then the whole lines in it."""
-    pending = b""           # the start of a line whose end is not read yet (at most max_line bytes)
-    skipping = False        # inside a line longer than max_line, dropped as it is read
-    while True:
-        data = f.read(size)
-        if not data:
-            break
-        first = data.find(b"\n")
-        if first < 0:
-            if not skipping:
-                pending += data
-                if len(pending) > max_line:
-                    pending, skipping = b"", True
-            continue
-        if skipping:
-            _count(counter)
-            skipping = False
-        else:
-            yield _bounded(str(pending + data[:first], "utf-8", "surrogateescape"), max_line - 1, counter)
-        last = data.rfind(b"\n")
-        if last > first:        # whole lines, decoded in place
-            yield _bounded(str(memoryview(data)[first + 1:last], "utf-8", "surrogateescape"), max_line - 1, counter)
-        pending = data[last + 1:]
-        if len(pending) > max_line:
-            pending, skipping = b"", True
-    if skipping:
-        _count(counter)
-    elif pending:
-        yield _bounded(str(pending, "utf-8", "surrogateescape"), max_line, counter)
-
-
-def _bounded(text: str, longest: int, counter: Optional[List[int]]) -> List[str]:
-    """The lines of `text` (split at \\n) of at most `longest` bytes, bad bytes replaced; the others
-    counted. An ASCII line has as many bytes as characters; any other is measured and decoded again
-    from its own bytes, as reading it alone would (a line end never lies inside a UTF-8 sequence)."""
-    lines = text.split("\n")
-    if text.isascii() and max(map(len, lines)) <= longest:
-        return lines
-    kept = []
-    for line in lines:
-        raw = line.encode("utf-8", "surrogateescape")
-        if len(raw) <= longest:
-            kept.append(line if line.isascii() else raw.decode("utf-8", "replace"))
-        else:
-            _count(counter)
-    return kept
-
-
-def _count(counter: Optional[List[int]]) -> None:
-    if counter is not None:
-        counter[0] += 1
 
 
 def rest_file(root: str, path: str) -> str:
@@ -244,21 +173,15 @@ def _log_window(last: Optional[float], captured_at: Optional[float], window_min:
     return end - window_min * 60.0, None if captured_at is None else captured_at + 60.0
 
 
-def _parser(name: str) -> Any:
-    """The log's parser, imported only when the snapshot has that log (a REST-only `diagnose`
-    never pays for the log parsers' imports)."""
-    if name == "metrics.log":
-        from ingest_doctor.read import metricslog
-        return metricslog.MetricsLogParser
-    from ingest_doctor.read import splunkdlog
-    return splunkdlog.SplunkdLogParser
+# Each log's parser.
+PARSERS = {"metrics.log": metricslog.MetricsLogParser, "splunkd.log": splunkdlog.SplunkdLogParser}
 
 
 def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float) -> None:
     fname = os.path.join(root, "logs", name)
     if not os.path.lexists(fname):
         return
-    parser_cls = _parser(name)
+    parser_cls = PARSERS[name]
     rel = "logs/" + name
     skipped = [0]
     try:
@@ -271,8 +194,7 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
                 f.seek(size - MAX_LOG_BYTES)
                 ev.not_judged.append("%s: larger than %d MiB, only its end was read" % (rel, MAX_LOG_BYTES >> 20))
                 skipped[0] -= 1     # the first, partial line
-            for lines in bounded_batches(f, MAX_LINE_BYTES, skipped):
-                parser.feed_all(lines)
+            parser.feed_all(bounded_lines(f, MAX_LINE_BYTES, skipped))
     except OSError as e:
         ev.problems.append("%s: %s" % (rel, short_error(e)))
         return

@@ -1,7 +1,8 @@
 """Writing a snapshot folder (contract section 1): layout, secret removal, search exports.
 
-Pure: the CLI fetches bodies with splunklib and hands them here. Nothing that
-can authenticate (HEC token values, passwords, pass4SymmKey) is ever written.
+The CLI's `snapshot` command (cli.py) reads splunkd through its port and the read
+step, and hands the bodies here. Nothing that can authenticate (HEC token values,
+passwords, pass4SymmKey) is ever written.
 """
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ SECRET_KEYS = {"token", "password", "pass4symmkey", "sslpassword", "sslkeysfilep
 # Any key containing one of these (case-insensitive) is a secret too: `*token*`, `*password*`, `*secret*`, ...
 SECRET_PARTS = ("token", "password", "passwd", "secret", "pass4symmkey", "accesskey", "access_key", "privatekey",
                 "private_key", "apikey", "api_key", "credential", "sessionkey", "session_key")
-REDACTED = "********"
 
 # Lines of splunkd.log the engine uses (HEC replies, listener, output and index processor pauses, and the
 # forwarder's failed connections to its receivers).

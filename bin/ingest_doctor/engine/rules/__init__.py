@@ -22,6 +22,8 @@ To add a rule:
 """
 from __future__ import annotations
 
+from typing import Callable, Tuple
+
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.evidence import Evidence
@@ -31,10 +33,7 @@ from ingest_doctor.engine.rules import (file_monitor, headroom, hec_latency, hec
                thread_saturation, upstream)
 from ingest_doctor.engine.rules.state import State, start
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Tuple
-    Rule = Callable[[State], None]
+Rule = Callable[[State], None]
 
 
 RULES: Tuple[Rule, ...] = (

@@ -27,9 +27,6 @@ from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import THREAD, State, ThreadState, start
 from ingest_doctor.engine.rules.upstream import SENDER
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 SIGNAL = "headroom_eps"         # events/s more before it pegs: 0 at or over its threshold
 PEGS_AT = "pegs_at_eps"         # the events/s at which it pegs

@@ -6,15 +6,13 @@ finding."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import List
 
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.series import SUSTAINED, judge
 from ingest_doctor.engine.rules.state import HEC_SYMPTOM, State
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List
 
 LISTENER = "hec_listener_overwhelmed"
 

@@ -5,15 +5,12 @@ is `info` with the shares: the set that will saturate first."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor.engine import advice
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.rules.state import State, r1
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
 
 
 # One set carrying at least this many times its fair share (1 / sets), and at least half, carries "most".

@@ -23,6 +23,7 @@ nothing to change here), receivers all idle leave the network.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List
 
 from ingest_doctor.engine import grouping
 from ingest_doctor.engine.series import median
@@ -31,9 +32,6 @@ from ingest_doctor.engine.rules import output_flat
 from ingest_doctor.engine.rules.output_flat import CONNECTIONS
 from ingest_doctor.engine.rules.state import Draft, State, r1
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List
 
 # A total whose recent median is at least this share of its peak is flat at a ceiling.
 PLATEAU = 0.9

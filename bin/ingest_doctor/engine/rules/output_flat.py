@@ -2,14 +2,13 @@
 receivers' steady drain rate, or a receiver that the deployment shows saturated. The findings' words."""
 from __future__ import annotations
 
+from typing import Dict, List
+
 from ingest_doctor.engine import advice
 from ingest_doctor.findings import EvidenceItem, Recommendation
 from ingest_doctor.engine.rules.state import Draft, State, r1
+from ingest_doctor.evidence import ReceiverState
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List
-    from ingest_doctor.evidence import ReceiverState
 
 CONNECTIONS = "logs/metrics.log group=tcpout_connections"
 

@@ -8,6 +8,7 @@ Everything upstream of the last full queue backs up behind its stage. Fills
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List, Optional
 
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
@@ -15,9 +16,6 @@ from ingest_doctor.engine import grouping
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, judge
 from ingest_doctor.engine.rules.state import QueueState, State, r1
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional
 
 def queue_states(st: State) -> List[QueueState]:
     grouped = grouping.queues(st.ev, st.th.sustained_window_min)

@@ -1,15 +1,14 @@
 """Stage advice: what to change for each warning or critical stage finding that has no advice yet."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ingest_doctor.engine import advice
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.rules import imbalance
 from ingest_doctor.engine.rules.state import Draft, State, r1
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Optional
 
 TYPING_SOURCE = "logs/metrics.log group=pipeline name=typing"
 

@@ -8,15 +8,13 @@ an idle laptop): such a series is named unreliable in `not_judged`, never judged
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Dict, List, Optional, Tuple
 
 from ingest_doctor import model
 from ingest_doctor.engine.series import OK, judge
 from ingest_doctor.engine.rules.state import STAGE_CPU, THREAD, State, ThreadState
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
-    PKey = Tuple[str, Optional[int]]
+PKey = Tuple[str, Optional[int]]
 
 
 def stage_states(st: State) -> List[ThreadState]:

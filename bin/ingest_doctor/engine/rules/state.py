@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.evidence import Evidence
+from ingest_doctor.evidence import Evidence, window_minutes
 from ingest_doctor.findings import EvidenceItem, Headroom, Recommendation, severity_rank
-from ingest_doctor.record import Record
 from ingest_doctor.engine.finite import sanitise
-from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge, window_minutes
+from ingest_doctor.engine.series import OK, SUSTAINED, Judgement, judge
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Set, Tuple
-    Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
+Key = Tuple[str, Optional[int]]         # (bottleneck, pipeline set)
 
 
 REST_HOSTWIDE = "services/server/status/resource-usage/hostwide"
@@ -41,12 +39,10 @@ def pset_text(pset: Optional[int]) -> str:
 HEC_SYMPTOM = "hec_symptom"
 
 
-class Detail(Record):
-    __slots__ = ("text", "about")
-
-    def __init__(self, text: str, about: str = ""):
-        self.text = text
-        self.about = about
+@dataclass
+class Detail:
+    text: str
+    about: str = ""
 
 
 class Draft:
@@ -103,22 +99,18 @@ class Draft:
         self.evidence.append(item)
 
 
-class QueueState(Record):
-    __slots__ = ("queue", "pipeline_set", "level", "value", "window", "source", "blocked", "blocked_source",
-                 "over", "samples")
-
-    def __init__(self, queue: str, pipeline_set: Optional[int], level: str, value: float, window: str,
-                 source: str, blocked: int = 0, blocked_source: str = "", over: int = 0, samples: int = 0):
-        self.queue = queue
-        self.pipeline_set = pipeline_set
-        self.level = level
-        self.value = value
-        self.window = window
-        self.source = source
-        self.blocked = blocked      # samples reporting blocked=true
-        self.blocked_source = blocked_source
-        self.over = over            # samples at or over queue_fill_pct (a spike: how often it filled)
-        self.samples = samples
+@dataclass
+class QueueState:
+    queue: str
+    pipeline_set: Optional[int]
+    level: str
+    value: float
+    window: str
+    source: str
+    blocked: int = 0  # samples reporting blocked=true
+    blocked_source: str = ""
+    over: int = 0  # samples at or over queue_fill_pct (a spike: how often it filled)
+    samples: int = 0
 
     def evidence_source(self, source: Optional[str] = None) -> str:
         """The evidence source names the queue as that source does (REST title, metrics.log name)."""
@@ -136,22 +128,18 @@ THREAD = "thread"           # a thread's busy share (dutycycle, pipelinesets, /p
 STAGE_CPU = "stage_cpu"     # the sum of a pipeline's processors (metrics.log group=pipeline)
 
 
-class ThreadState(Record):
-    __slots__ = ("thread", "stage", "pipeline_set", "judgement", "source", "label", "kind", "points")
-
-    def __init__(self, thread: str, stage: Optional[model.Stage], pipeline_set: Optional[int],
-                 judgement: Judgement, source: str, label: str, kind: str = THREAD,
-                 points: Optional[List[Tuple[Optional[float], float]]] = None):
-        self.thread = thread
-        self.stage = stage
-        self.pipeline_set = pipeline_set
-        self.judgement = judgement
-        self.source = source
-        self.label = label          # how the summary names it
-        self.kind = kind
-        # The series it was judged from, (time or None, % of one core): headroom averages it over the
-        # sustained window itself (a spike's judgement value is its peak).
-        self.points = [] if points is None else points
+@dataclass
+class ThreadState:
+    thread: str
+    stage: Optional[model.Stage]
+    pipeline_set: Optional[int]
+    judgement: Judgement
+    source: str
+    label: str  # how the summary names it
+    kind: str = THREAD
+    # The series it was judged from, (time or None, % of one core): headroom averages it over the
+    # sustained window itself (a spike's judgement value is its peak).
+    points: List[Tuple[Optional[float], float]] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=1024)      # a few kinds, sources and windows, worded for every busy thread

@@ -6,6 +6,8 @@ goes to the chain's bottleneck. Fills `st.threads`.
 """
 from __future__ import annotations
 
+from typing import List
+
 from ingest_doctor import model, threadnames
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.findings import EvidenceItem
@@ -13,10 +15,6 @@ from ingest_doctor.engine import grouping
 from ingest_doctor.engine.series import OK, SPIKE, SUSTAINED, Judgement, judge
 from ingest_doctor.engine.rules import stage_cpu
 from ingest_doctor.engine.rules.state import HEC_SYMPTOM, STAGE_CPU, State, ThreadState, busy_words, measure, r1
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List
 
 
 def thread_states(st: State) -> List[ThreadState]:

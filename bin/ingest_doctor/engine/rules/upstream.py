@@ -14,14 +14,13 @@ saturated, or were not measured, it says that the evidence cannot decide.
 """
 from __future__ import annotations
 
+from typing import List, Optional
+
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem, Recommendation
 from ingest_doctor.engine.series import SUSTAINED, judge
 from ingest_doctor.engine.rules.state import THREAD, State, r1
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import List, Optional
 
 SENDER = "sender"
 AGE_SOURCE = "logs/metrics.log group=per_sourcetype_thruput avg_age"
