@@ -120,9 +120,8 @@ def _searches(d: Dash) -> None:
 def _panels(d: Dash) -> None:
     """The charts and tables, and what to change in props.conf."""
     d.add("viz_cpu_time", "splunk.line", "% of one core per host, set and processor: top 5", "ds_cpu_time",
-          "Plausible cpu_seconds over the wall time they cover, per minute, on the %d pipeline sets that spent the "
-          "most CPU in the range (pick a host for its own); the 5 busiest, the rest as \"others\" (max). A stage's "
-          "processors share its thread." % BUSIEST_SETS,
+          "Plausible cpu_seconds over wall time, per minute, on the %d sets that spent the most CPU; the 5 busiest, "
+          "the rest as \"others\" (max)." % BUSIEST_SETS,
           line_opts("% of one core", None))
     cf, ctx = table_colors({"avg_pct": busy_bands()})
     cf["count"] = 15
