@@ -85,7 +85,11 @@ SELECTS = {
     "ingest_doctor_cpu_by_processor/ds_hosts": HOSTS,
     "ingest_doctor_cpu_by_processor/ds_psets": PSETS,
     "ingest_doctor_cpu_by_processor/ds_cpu": (
-        Read("tstats", ML, ("pipeline",), ("group=pipeline",), hosts="pipeline", rows=("events", 1)), PIPE,
+        # per minute and processor on the 5 pipeline sets a subsearch ranks by their summed cpu_seconds (a set of an
+        # indexer and a heavy forwarder's only set both carry 21 processors: counted as 5 heavy forwarders)
+        Read("tstats", ML, ("pipeline",), ("group=pipeline",), hosts="top5", rows=("hosts", "processors", 60)), PIPE,
+        Read("tstats", ML, ("pipeline",), ("group=pipeline",), hosts="pipeline", rows=("hosts", "psets"),
+             out=("const", 5)), PIPE,
     ),
     "ingest_doctor_cpu_by_processor/ds_cpu_time": CHAIN,
     "ingest_doctor_cpu_by_processor/ds_cpu_table": CHAIN,

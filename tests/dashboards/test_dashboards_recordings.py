@@ -128,16 +128,22 @@ def test_the_saturated_set_is_visible_in_what_the_searches_compute():
 
 def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count_once():
     rows, _ = rec("healthy", "ingest_doctor_cpu_by_processor", "ds_cpu_unreliable")
-    assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "1")]
+    # per minute (issue 35: aggregated inside tstats): the minute holding hf-02's one implausible reading is set
+    # apart with both of its 30 s readings
+    assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "2")]
     assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"]) * 1.1
     dep = sim.Deployment(False)
     import recordings
     per_minute = recordings.cpu_rows(dep)
     assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 110 * 2
+    bad = [r for r in per_minute if r["unreliable"]]
+    assert [(r["host"], r["processor"], r["wall_s"], r["cpu_seconds"]) for r in bad] == [("hf-02", "aggregator", 0, 0)]
     lines = [ln for ln in dep.cpu_lines() if ln["host"] == "idx-03"]
     assert len(lines) > len({(ln["_time"], ln["ingest_pipe"], ln["processor"]) for ln in lines})   # repeats exist
     repeated = [r for r in per_minute if r["host"] == "idx-03" and sim.END - 3600 <= r["_time"] < sim.END - 3000]
     assert repeated and all(r["pct_one_core"] < 30 for r in repeated)   # not doubled
+    # a repeated minute holds its two readings' wall time, once
+    assert {(r["interval_s"], r["wall_s"]) for r in repeated} == {(30, 60)}
 
 
 def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
@@ -145,16 +151,47 @@ def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
         conf = fh.read()
     macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
-    assert "eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)" in macro
-    assert "interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)" in macro
+    assert "streamstats current=f window=1 last(last_time) AS prev_time BY host ingest_pipe pipeline processor" in macro
+    assert "interval_s=if(isnull(prev_time) OR first_time-prev_time>300, 30, first_time-prev_time)" in macro
+    assert "readings=round((last_time-first_time)/interval_s)+1" in macro
+    assert "eval plausible=if(max_reading<=interval_s*max_cpu_pct/100, 1, 0)" in macro
+    assert ("cpu_seconds=if(plausible==1, cpu_sum/lines*readings, 0), wall_s=if(plausible==1, interval_s*readings, 0), "
+            "unreliable=if(plausible==1, 0, readings)") in macro
     assert "pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())" in macro
     base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
-    assert "max(PREFIX(cpu_seconds=))" in base and "_time span=1s" in base   # a repeated line counts once
+    # a repeated line counts once: the highest reading is the same, the average reading the same
+    assert ("sum(PREFIX(cpu_seconds=)) AS cpu_sum max(PREFIX(cpu_seconds=)) AS max_reading count AS lines "
+            "sum(PREFIX(executes=)) AS executes_sum min(_time) AS first_time max(_time) AS last_time") in base
     dep = sim.Deployment(False)
     pipelines = {r["pipeline"] for r in dep.pipeline if r["pipeline"]}
     assert {p for p, _, _ in sim.PROCESSORS} <= pipelines
     assert all(int(r["threads_per_set"]) >= 1 and float(r["max_cpu_pct"]) >= 100 * int(r["threads_per_set"])
                for r in dep.pipeline)
+
+
+def test_the_cpu_base_reads_the_busiest_sets_per_minute_only():
+    """Issue 35: ds_cpu read every processor's line of every pipeline host per second (16 M rows to the search
+    head at 10,000 instances). It reads the 5 sets whose cpu_seconds sum highest (a subsearch, one row per set
+    inside it), aggregated per minute inside tstats; the recordings rank the same way."""
+    import recordings
+    base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
+    top = base.split("[", 1)[0]
+    assert "span=1s" not in base and base.rstrip().split("\n")[0].endswith("_time span=1m")
+    assert "host=*" not in base and "$scope$" in top   # the Instances input: pipeline hosts by default
+    rank = base[base.index("[| tstats"):base.index("| fields search]")]
+    assert ("sum(PREFIX(cpu_seconds=)) AS cpu where `ingest_doctor_metrics_log` TERM(group=pipeline)" in rank
+            and "by host PREFIX(ingest_pipe=)" in rank and '| search ingest_pipe="$pset$"' in rank
+            and "| sort 0 - cpu host ingest_pipe | head 5" in rank)
+    assert 'TERM(ingest_pipe=".ingest_pipe."))' in rank   # a set of a host, not all of the host's sets
+    for state in (False, True):
+        dep = sim.Deployment(state)
+        top_sets = recordings.busiest_sets(dep)
+        assert len(top_sets) == 5
+        assert {(r["host"], r["ingest_pipe"]) for r in recordings.cpu_rows(dep)} == set(top_sets)
+        if state:
+            assert top_sets[0] == (sim.HOT_HOST, sim.HOT_SET)
+    _, fields = rec("saturated", "ingest_doctor_cpu_by_processor", "ds_cpu_time")
+    assert fields[1] == "1. idx-07 set 1 typing/regexreplacement"
 
 
 def test_the_hec_thread_chart_shows_the_collectors_proc_name_as_data_or_management_thread():

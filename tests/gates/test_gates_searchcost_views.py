@@ -58,6 +58,20 @@ def test_the_landing_page_meets_its_budgets():
     assert [b for b in bs if not b.met] == []
 
 
+def test_cpu_by_processor_meets_its_budgets():
+    """Issue 35: CPU by processor's base read every processor's line of every pipeline host per second (16 M
+    rows to the search head at 10,000 instances); it reads the 5 busiest pipeline sets per minute."""
+    bs = _view_budgets("ingest_doctor_cpu_by_processor")
+    assert any(b.name.endswith("ingest_doctor_cpu_by_processor/ds_cpu (any size)") for b in bs)
+    assert [b for b in bs if not b.met] == []
+
+
+def test_every_budget_is_met():
+    """Issue 35's done-when: every budget at 10,000 instances (what `searchcost.py --check` exits 0 on)."""
+    bs = searchcost.budgets(searchcost.rows())
+    assert [(b.name, searchcost.fmt(b.value)) for b in bs if not b.met] == []
+
+
 def test_the_setup_views_instance_list_reads_the_heartbeat_line_only():
     """Issue 35: listing the instances read every metrics.log line of 24 hours (26 M raw-eq at 10,000
     instances); one thruput line per instance and interval says as much."""

@@ -9,6 +9,7 @@ import math
 
 import sim
 from spl import FILL_BANDS, HEC_BIN_S, PROC_HEC_LABEL, PROC_HEC_SUFFIX
+from views.cpu_by_processor import BUSIEST_SETS
 from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
                     TH, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
@@ -510,43 +511,55 @@ def cpu_rows(dep):
     return dep.__dict__["_cpu_rows"]
 
 
-def _cpu_rows(dep):
-    """The tstats (max per host, name, processor, set and second: a repeated line counts once) and
-    ingest_doctor_pipeline_cpu_rows (plausibility, then per minute)."""
-    lines = {}
+def busiest_sets(dep):
+    """The ranking subsearch of ds_cpu: the BUSIEST_SETS (host, set) whose lines' cpu_seconds sum highest over
+    the range (tstats sums every line: a repeat and an implausible reading count too)."""
+    total = {}
     for ln in dep.cpu_lines():
-        k = (ln["host"], ln["pipeline"], ln["processor"], ln["ingest_pipe"], ln["_time"])
-        prev = lines.get(k)
-        lines[k] = ln if prev is None else dict(ln, cpu_seconds=max(prev["cpu_seconds"], ln["cpu_seconds"]),
-                                                executes=max(prev["executes"], ln["executes"]))
+        k = (ln["host"], ln["ingest_pipe"])
+        total[k] = total.get(k, 0.0) + ln["cpu_seconds"]
+    return sorted(total, key=lambda k: (-total[k], k))[:BUSIEST_SETS]
+
+
+def _cpu_rows(dep):
+    """The tstats on the busiest sets (per minute: sum, highest and number of the lines' cpu_seconds, sum of
+    executes, first and last line) and ingest_doctor_pipeline_cpu_rows (interval from the previous minute's last
+    line, readings, plausibility per minute)."""
+    top = set(busiest_sets(dep))
+    buckets = {}
+    for ln in dep.cpu_lines():
+        if (ln["host"], ln["ingest_pipe"]) not in top:
+            continue
+        minute = ln["_time"] - ln["_time"] % 60
+        b = buckets.setdefault((ln["host"], ln["ingest_pipe"], ln["pipeline"], ln["processor"], minute), dict(
+            cpu_sum=0.0, max_reading=0.0, lines=0, executes_sum=0, first_time=ln["_time"], last_time=ln["_time"]))
+        b["cpu_sum"] += ln["cpu_seconds"]
+        b["max_reading"] = max(b["max_reading"], ln["cpu_seconds"])
+        b["lines"] += 1
+        b["executes_sum"] += ln["executes"]
+        b["first_time"], b["last_time"] = min(b["first_time"], ln["_time"]), max(b["last_time"], ln["_time"])
     threads = {r["pipeline"]: int(r["threads_per_set"]) for r in dep.pipeline if r["pipeline"]}
     limit_pct = {r["pipeline"]: float(r["max_cpu_pct"]) for r in dep.pipeline if r["pipeline"]}
     stages = {}
     for r in dep.pipeline:
         stages.setdefault(r["pipeline"], r["stage"])
-    per_minute = {}
-    for key, rs in group(sorted(lines.values(), key=lambda r: (r["host"], r["ingest_pipe"], r["pipeline"],
-                                                               r["processor"], r["_time"])),
-                         "host", "ingest_pipe", "pipeline", "processor").items():
-        prev = None
-        for r in rs:
-            interval = 30 if prev is None or r["_time"] - prev > 300 else r["_time"] - prev
-            prev = r["_time"]
-            th = threads.get(r["pipeline"], 1)
-            ok = r["cpu_seconds"] <= interval * limit_pct.get(r["pipeline"], 100.0 * th) / 100
-            m = per_minute.setdefault((r["_time"] - r["_time"] % 60,) + key, dict(
-                _time=r["_time"] - r["_time"] % 60, host=key[0], ingest_pipe=key[1], pipeline=key[2], processor=key[3],
-                stage=stages.get(key[2], "other"), threads=th, cpu_seconds=0.0, wall_s=0, unreliable=0, max_reading=0.0,
-                interval_s=0, executes=0))
-            m["cpu_seconds"] += r["cpu_seconds"] if ok else 0
-            m["wall_s"] += interval if ok else 0
-            m["unreliable"] += 0 if ok else 1
-            m["max_reading"] = max(m["max_reading"], r["cpu_seconds"])
-            m["interval_s"] = max(m["interval_s"], interval)
-            m["executes"] += r["executes"]
-    for m in per_minute.values():
-        m["pct_one_core"] = sround(m["cpu_seconds"] / m["wall_s"] * 100, 1) if m["wall_s"] > 0 else None
-    return list(per_minute.values())
+    out = []
+    prev = {}
+    for (h, p, pl, pr, minute), b in sorted(buckets.items()):
+        last = prev.get((h, p, pl, pr))
+        prev[(h, p, pl, pr)] = b["last_time"]
+        interval = 30 if last is None or b["first_time"] - last > 300 else b["first_time"] - last
+        readings = sround((b["last_time"] - b["first_time"]) / interval) + 1
+        th = threads.get(pl, 1)
+        ok = b["max_reading"] <= interval * limit_pct.get(pl, 100.0 * th) / 100
+        cpu = b["cpu_sum"] / b["lines"] * readings if ok else 0
+        wall = interval * readings if ok else 0
+        out.append(dict(_time=minute, host=h, ingest_pipe=p, pipeline=pl, processor=pr, stage=stages.get(pl, "other"),
+                        threads=th, cpu_seconds=cpu, wall_s=wall, unreliable=0 if ok else readings,
+                        max_reading=b["max_reading"], interval_s=interval,
+                        executes=sround(b["executes_sum"] / b["lines"] * readings),
+                        pct_one_core=sround(cpu / wall * 100, 1) if wall > 0 else None))
+    return out
 
 
 @panel(CPU, "ds_cpu_time", TOP % "pct_one_core", "timechart span=1m max(pct_one_core) BY series limit=0 useother=false")

@@ -100,24 +100,28 @@ macro("ingest_doctor_hec_reply_rows",
       "| fields _time host hec_token reply http_status meaning action reply_label")
 macro("ingest_doctor_pipeline_cpu_rows",
       "After a tstats over metrics.log group=pipeline by host PREFIX(name=) PREFIX(processor=) PREFIX(ingest_pipe=) "
-      "_time span=1s giving max cpu_seconds and executes (a line repeated in the index is counted once): a reading "
-      "counts as CPU time only when plausible, at most the interval's wall time x the stage's threads (lookup "
-      "ingest_doctor_pipeline: max_cpu_pct is threads_per_set x 100% plus the engine's slack for interval jitter); "
-      "per minute, pct_one_core is the plausible CPU over the wall time it covers and "
-      "unreliable counts the readings left out.",
+      "_time span=1m giving per minute the sum (cpu_sum), highest (max_reading) and number (lines) of the "
+      "cpu_seconds readings, sum(executes) (executes_sum) and the first and last line's time (first_time, "
+      "last_time): one row per minute, host, set, pipeline and processor. The interval is the gap from the previous "
+      "minute's last line (30 s when unknown or over 300 s); the minute holds (last_time-first_time)/interval_s+1 "
+      "readings, and a line repeated in the index counts once (the minute's average reading times its readings; "
+      "the highest reading is the same). A minute counts as CPU time only when plausible, its highest reading at "
+      "most the interval's wall time x the stage's threads (lookup ingest_doctor_pipeline: max_cpu_pct is "
+      "threads_per_set x 100% plus the engine's slack for interval jitter); otherwise its readings are set apart "
+      "(unreliable). pct_one_core is the plausible CPU over the wall time it covers.",
       "rename \"name=\" AS pipeline \"processor=\" AS processor \"ingest_pipe=\" AS ingest_pipe",
       "| sort 0 host ingest_pipe pipeline processor _time",
-      "| streamstats current=f window=1 last(_time) AS prev_time BY host ingest_pipe pipeline processor",
-      "| eval interval_s=if(isnull(prev_time) OR _time-prev_time>300, 30, _time-prev_time)",
+      "| streamstats current=f window=1 last(last_time) AS prev_time BY host ingest_pipe pipeline processor",
+      "| eval interval_s=if(isnull(prev_time) OR first_time-prev_time>300, 30, first_time-prev_time)",
+      "| eval readings=round((last_time-first_time)/interval_s)+1",
       "| lookup ingest_doctor_pipeline pipeline OUTPUT stage threads_per_set max_cpu_pct",
       "| eval stage=coalesce(mvindex(stage, 0), \"other\"), threads=coalesce(tonumber(mvindex(threads_per_set, 0)), 1),",
       "max_cpu_pct=coalesce(tonumber(mvindex(max_cpu_pct, 0)), 100*threads)",
-      "| eval plausible=if(cpu_seconds<=interval_s*max_cpu_pct/100, 1, 0)",
-      "| bin _time span=1m",
-      "| stats sum(eval(if(plausible==1, cpu_seconds, 0))) AS cpu_seconds sum(eval(if(plausible==1, interval_s, 0))) AS wall_s",
-      "sum(eval(1-plausible)) AS unreliable max(cpu_seconds) AS max_reading max(interval_s) AS interval_s sum(executes) AS executes",
-      "BY _time host ingest_pipe stage pipeline processor threads",
-      "| eval pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())")
+      "| eval plausible=if(max_reading<=interval_s*max_cpu_pct/100, 1, 0)",
+      "| eval cpu_seconds=if(plausible==1, cpu_sum/lines*readings, 0), wall_s=if(plausible==1, interval_s*readings, 0),",
+      "unreliable=if(plausible==1, 0, readings), executes=round(executes_sum/lines*readings)",
+      "| eval pct_one_core=if(wall_s>0, round(cpu_seconds/wall_s*100, 1), null())",
+      "| fields - prev_time threads_per_set plausible")
 macro("ingest_doctor_top_series(2)",
       "Keeps the n values of `series` with the highest peak (then average) of the value field, prefixed with their rank "
       "so a chart's legend lists them worst first; the others become one series \"others: N more\". Then "
