@@ -435,8 +435,8 @@ def chain(dep):
 
 
 
-@panel(PS, "ds_pset_config", "stats latest(pipelines) AS pipelines latest(policy) AS policy BY host", "sort 0 - _time",
-       "dedup host", "stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host",
+@panel(PS, "ds_pset_config", "stats latest(pipelines) AS pipelines latest(policy) AS policy BY host",
+       "stats latest(status) AS status BY host", "stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host",
        "sort 0 order host", "stats count")
 def pset_config(dep):
     conf = dep.pipeline_config()
