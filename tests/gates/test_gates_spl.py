@@ -303,6 +303,13 @@ def test_the_shipped_saved_searches_pass_the_cost_rules():
     assert [p for p in found if p.startswith("default/savedsearches.conf") or p.startswith("default/macros.conf")] == []
 
 
+def test_the_shipped_views_pass_the_cost_rules():
+    """Issue 35: the dashboards' appended subsearches (the HEC thread's and Thread activity's collector series, the
+    Pipeline sets' indexer status) are aggregated inside or limited to the top hosts."""
+    count, found = splcheck.check_app(ROOT)
+    assert [p for p in found if p.startswith("default/data/ui/views/")] == []
+
+
 def test_help_prints_usage(capsys):
     assert splcheck.main(["--help"]) == 0
     out = capsys.readouterr().out
