@@ -160,7 +160,10 @@ SELECTS = {
     "ingest_doctor_hec_performance/ds_hec_thread": (
         Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "name=ingest", "thread=httpinputserverdatathread"),
              hosts="hec", rows=("hosts", 1, 120)), PIPE,
-        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="hec", rows=("hosts", 1, 120)), PIPE,
+        # the collector's /proc thread on the 5 collectors a subsearch ranks first (by the chart's own key)
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="top5", rows=("hosts", 1, 120)), PIPE,
+        Read("mstats", "metrics", ("ingest_doctor.thread.busy_pct",), hosts="hec", rows=("hosts", 1, 120),
+             out=("const", 5)), PIPE,
     ),
     "ingest_doctor_hec_performance/ds_hec_findings_ann": (FINDINGS,),
     "ingest_doctor_hec_performance/ds_hec_queues": (

@@ -38,6 +38,7 @@ class Segment(NamedTuple):
     text: str            # its own SPL (nested subsearches blanked), macros expanded
     via: Optional[str]   # None for the top search; else the command owning the bracket (append, join, ...)
     limit: Optional[int]  # rows the subsearch may return before Splunk cuts it silently
+    full: str = ""       # its SPL with its nested subsearches written out (what a filter inside it says)
 
 
 class Item(NamedTuple):
@@ -193,7 +194,7 @@ def segments(spl: str) -> Tuple[Segment, ...]:
         text = "".join(own).strip()
         kind = segment_kind(text)
         limit = None if via is None else (LIMIT_APPEND if via in APPEND_LIKE else LIMIT_SUBSEARCH)
-        out.append(Segment(kind, text, via, limit))
+        out.append(Segment(kind, text, via, limit, spl[a:b].strip()))
     # Generating commands in append mode inside a pipeline (`| tstats prestats=t append=t ...`,
     # `| inputlookup append=true ...`, in appendpipe too): they read data without a subsearch.
     for m in APPEND_MODE_RX.finditer(plain):

@@ -24,7 +24,9 @@ Checks (each problem names file, object and problem):
 - cost (issue 35; macros expanded first):
   - an `append`, `appendcols` or `join` subsearch over raw events or over `mstats ... span=` aggregates
     inside (stats, chart, timechart, top, rare): Splunk cuts such a subsearch at 50,000 rows and 60 s
-    without an error, and per-event or per-bin rows of many instances pass that;
+    without an error, and per-event or per-bin rows of many instances pass that. A binned mstats whose
+    WHERE holds a `[ ... | head N | fields host]` subsearch (N <= 10: the top N hosts) passes: its rows
+    do not grow with the number of instances (they still grow with the range: hosts x series x bins);
   - a scheduled search that runs more often than every 15 minutes reads no raw
     `group=tcpin_connections`, `group=tcpout_connections` or `group=dutycycle` line (one line per
     connection or thread per 30 s on every instance: tstats over the indexed terms, or a lookup kept
@@ -56,6 +58,9 @@ AGGREGATING = ("stats", "chart", "timechart", "top", "rare", "sistats", "geostat
 CUT_SUBSEARCHES = ("append", "appendcols", "join")
 HEAVY_RAW_GROUPS = ("tcpin_connections", "tcpout_connections", "dutycycle")
 RAW_MIN_PERIOD_MIN = 15
+# A binned mstats appended is bounded when a subsearch restricts it to this many hosts at most (top_hosts_filter).
+TOP_HOSTS_MAX = 10
+MULTIVALUE_RX = re.compile(r"\b(?:values|list|mvappend|split)\s*\(|\bmakemv\b", re.I)
 
 
 def load_commands(path: str = COMMANDS_FILE) -> Set[str]:
@@ -351,6 +356,8 @@ def check_subsearch_aggregation(expanded: str) -> List[str]:
         binned = seg.kind == "mstats" and re.search(r"(?<![\w.])span\s*=", seg.text.split("|", 2)[1])
         if seg.kind != "raw" and not binned:
             continue
+        if binned and top_hosts_filter(seg.full) is not None:
+            continue
         words = {w.lstrip("?").lower() for w, _, _ in scan(seg.text).commands}
         if not words & set(AGGREGATING):
             what = "raw events" if seg.kind == "raw" else "mstats ... span="
@@ -358,6 +365,37 @@ def check_subsearch_aggregation(expanded: str) -> List[str]:
                        "without an error; aggregate to the grain the outer search needs: %s" % (
                            seg.via, what, " | ".join(sorted(AGGREGATING)), _snip(seg.text, 0, 60)))
     return out
+
+
+def top_hosts_filter(mstats_search: str) -> Optional[int]:
+    """N when the mstats command that opens `mstats_search` (a subsearch's whole text, its own subsearches
+    written out) is restricted by a `[ ... | head N | fields host]` subsearch with N <= TOP_HOSTS_MAX: it then
+    reads at most N hosts, so its rows (hosts x its other BY values x bins) do not grow with the deployment.
+    None otherwise. Only a subsearch whose last two commands are exactly those counts: `head N` then one
+    `fields host` (or `table host`), anything after head could add hosts back; and none that can make `host`
+    multivalued (values(), list(), makemv, mvappend(), split()): one row of many hosts filters on all of them."""
+    parts = split_top(mstats_search.strip(), sep="|", opens="([", closes=")]")
+    if len(parts) < 2 or parts[0].strip() or not re.match(r"\s*mstats\b", parts[1], re.I):
+        return None
+    plain, _ = _blank_quotes(parts[1])
+    depth, start, found = 0, 0, []
+    for i, c in enumerate(plain):
+        if c == "[":
+            depth += 1
+            if depth == 1:
+                start = i + 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                found.append(parts[1][start:i])
+    for sub in found:
+        cmds = [" ".join(c.split()) for c in split_top(sub, sep="|", opens="([", closes=")]")]
+        if len(cmds) < 3 or MULTIVALUE_RX.search(sub):
+            continue
+        head = re.match(r"^head (?:limit=)?(\d+)$", cmds[-2], re.I)
+        if head and re.match(r"^(?:fields \+? ?|table )host$", cmds[-1], re.I) and int(head.group(1)) <= TOP_HOSTS_MAX:
+            return int(head.group(1))
+    return None
 
 
 def check_scheduled_raw_reads(expanded: str, cron: str) -> List[str]:

@@ -215,3 +215,41 @@ def test_the_hec_thread_chart_shows_the_collectors_proc_name_as_data_or_manageme
         series = [f.split(". ", 1)[1] for f in fields if re.match(r"\d+\. ", f)]
         for h in sim.FORWARDERS:     # the forwarders' data thread twice: full name, and /proc's, labelled
             assert h in series and h + " httpinputserver (/proc: data or mgmt)" in series, (state, series)
+
+
+def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as_the_chart_does():
+    """Issue 35: ds_hec_thread appended every collector's /proc thread per 2 minutes (cut silently at 50,000 rows from
+    about 417 collectors). The append reads only the 5 collectors a subsearch ranks first by the chart's own key
+    (ingest_doctor_top_series: peak, then average, then the name), so the chart's 5 ranked series are those it showed
+    reading every collector, ties included; only the "others" line loses the collectors ranked 6th and below."""
+    import panels
+    import recordings
+    query = VIEWS["ingest_doctor_hec_performance"]["dataSources"]["ds_hec_thread"]["options"]["query"]
+    append = query[query.index("| append [| mstats"):query.index("| search ingest_pipe=")]
+    assert ("| stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host | head 5 "
+            "| fields host] BY host span=2m |" in append)
+    assert splcheck.top_hosts_filter(append[len("| append ["):append.rindex("]")]) == 5
+    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
+        assert ("eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series | sort 0 - series_peak "
+                "- series_avg series |") in fh.read()
+    # 12 collectors (ties on the peak at 100 broken by the average, one tie on both broken by the name) and 3 data
+    # threads from metrics.log, per 2 minutes
+    t0, label = sim.HEC_START, recordings.PROC_HEC_LABEL
+    shapes = {"hf-%02d" % i: [100, 100 - i, 50] if i < 8 else [90 - i, 10, 10] for i in range(12)}
+    shapes["hf-09"] = shapes["hf-08"] = [100, 98, 50]        # the same peak and average as hf-02: the name decides
+    collector = [dict(_time=t0 + 120 * k, host=h, ingest_pipe="none", thread=sim.PROC_HEC_THREAD, busy_pct=v)
+                 for h, vs in shapes.items() for k, v in enumerate(vs)]
+    data = [dict(_time=t0 + 120 * k, host=h, ingest_pipe="0", thread=sim.HEC_THREAD, busy_pct=v)
+            for h, vs in (("hf-01", [100, 99, 99]), ("hf-20", [95, 95, 95]), ("hf-21", [10, 10, 10]))
+            for k, v in enumerate(vs)]
+    kept = recordings.top_collectors(collector)
+    assert kept == {"hf-00", "hf-01", "hf-02", "hf-08", "hf-09"}
+
+    def ranked(rows):
+        rows = [dict(r, series=r["host"] + (label if r["thread"] == sim.PROC_HEC_THREAD else " set 0")) for r in rows]
+        return sorted((r["series"], r["_time"], r["busy_pct"]) for r in panels.top_series(rows, "busy_pct", 5)
+                      if not r["series"].startswith("others"))
+    every = ranked(data + collector)
+    assert every == ranked(data + [r for r in collector if r["host"] in kept])
+    assert {s.split(". ", 1)[0] for s, _, _ in every} == {"1", "2", "3", "4", "5"}
+    assert "1. hf-01 set 0" in {s for s, _, _ in every}          # the data thread ranks among them

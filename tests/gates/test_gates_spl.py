@@ -263,9 +263,51 @@ def test_a_frequent_scheduled_raw_read_of_a_heavy_group_is_rejected(tmp_path, gr
         assert found == [], ok
 
 
+# A binned mstats appended, restricted by a subsearch to the top N hosts: bounded at any deployment size (its rows are
+# N hosts x its series x bins), so it passes; a host filter without `head N`, a larger N, or anything after the head
+# that can bring hosts back leaves it unbounded: Splunk's silent 50,000-row cut at 10,000 instances.
+TOP5 = "[| tstats max(PREFIX(ratio=)) AS v WHERE `metrics_log` BY host | sort 0 - v host | head 5 | fields host]"
+BINNED = ("| tstats count WHERE `metrics_log` BY host _time span=1m | append [| mstats max(m.x) AS v WHERE `metrics_log` "
+          "%s BY host thread span=1m | eval v=round(v, 1)] | timechart max(v) BY host")
+
+
+@pytest.mark.parametrize("hosts", [
+    "[| tstats count WHERE `metrics_log` BY host | fields host]",                      # every host
+    TOP5.replace("head 5", "head 50"),                                                  # above TOP_HOSTS_MAX
+    TOP5.replace("| fields host]", "| append [| tstats count WHERE `metrics_log` BY host] | fields host]"),
+    TOP5.replace("| fields host]", "| fields host thread]"),                           # not a host list
+    TOP5.replace("| head 5", "| stats values(host) AS host | head 5"),                  # 1 row, every host
+    "host IN (a, b)",                                                                   # no subsearch at all
+])
+def test_a_binned_mstats_append_not_limited_to_top_hosts_is_rejected(tmp_path, hosts):
+    count, found = splcheck.check_app(str(make_app(tmp_path, saved=saved_stanza(BINNED % hosts, cron="0 * * * *"))))
+    assert [p.split(": ", 2)[2][:60] for p in found] == [
+        "append subsearch over mstats ... span= without aggregation i"], found
+
+
+@pytest.mark.parametrize("hosts", [TOP5, TOP5.replace("head 5", "head 10"), TOP5.replace("fields host", "table host")])
+def test_a_binned_mstats_append_limited_to_the_top_hosts_passes(tmp_path, hosts):
+    count, found = splcheck.check_app(str(make_app(tmp_path, saved=saved_stanza(BINNED % hosts, cron="0 * * * *"))))
+    assert found == []
+    assert splcheck.top_hosts_filter("| mstats max(m.x) AS v WHERE `metrics_log` %s BY host span=1m" % hosts) in (5, 10)
+
+
+def test_the_top_hosts_filter_must_restrict_the_mstats_itself():
+    """A top-N subsearch elsewhere in the appended search (after the mstats) does not bound what mstats reads."""
+    assert splcheck.top_hosts_filter("| mstats max(m.x) AS v WHERE `metrics_log` BY host span=1m | search " + TOP5) is None
+    assert splcheck.top_hosts_filter("| tstats count WHERE `metrics_log` " + TOP5 + " BY host _time span=1m") is None
+
+
 def test_the_shipped_saved_searches_pass_the_cost_rules():
     count, found = splcheck.check_app(ROOT)
     assert [p for p in found if p.startswith("default/savedsearches.conf") or p.startswith("default/macros.conf")] == []
+
+
+def test_the_shipped_views_pass_the_cost_rules():
+    """Issue 35: the dashboards' appended subsearches (the HEC thread's and Thread activity's collector series, the
+    Pipeline sets' indexer status) are aggregated inside or limited to the top hosts."""
+    count, found = splcheck.check_app(ROOT)
+    assert [p for p in found if p.startswith("default/data/ui/views/")] == []
 
 
 def test_help_prints_usage(capsys):

@@ -10,6 +10,7 @@ import math
 import sim
 from spl import FILL_BANDS, HEC_BIN_S, PROC_HEC_LABEL, PROC_HEC_SUFFIX
 from views.cpu_by_processor import BUSIEST_SETS
+from views.hec_performance import TOP_THREAD_HOSTS
 from panels import (BUSY_PCT, END, HEADROOM_MIN_PCT, LATENCY_MS, N, NO_FINDING, QUEUE_PCT, REGEX_SHARE_PCT, START,
                     TH, THREAD_PCT, group,
                     iso, last_minutes, message, open_findings, panel, result, series_host_set, sround, stage_of,
@@ -196,12 +197,32 @@ def hec_health(dep):
     return result(["host", "code", "meaning", "probes", "avg_rtt_ms", "max_rtt_ms"], rows)
 
 
-@panel(HEC, "ds_hec_thread", TOP % "busy_pct", "timechart span=2m max(busy_pct) BY series limit=0 useother=false")
+def top_collectors(rows, n=TOP_THREAD_HOSTS):
+    """The ranking subsearch of ds_hec_thread's collector part: `mstats max(_value) ... BY host span=2m | stats
+    max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host | head n`, over the collector's
+    rows (each a reading of the /proc thread: its max per 2 minutes is the max of the readings in them)."""
+    bins = {}
+    for r in rows:
+        k = (r["host"], r["_time"] - r["_time"] % 120)
+        bins[k] = max(bins.get(k, r["busy_pct"]), r["busy_pct"])
+    stats = {}
+    for (h, _), v in bins.items():
+        stats.setdefault(h, []).append(v)
+    order = sorted(stats, key=lambda h: (-max(stats[h]), -sum(stats[h]) / len(stats[h]), h))
+    return set(order[:n])
+
+
+@panel(HEC, "ds_hec_thread", "stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host", "sort 0 - peak - mean host",
+       "head %d" % TOP_THREAD_HOSTS, TOP % "busy_pct",
+       "timechart span=2m max(busy_pct) BY series limit=0 useother=false")
 def hec_thread(dep):
-    # the data thread by its full name, and the collector's /proc name labelled as data or management thread; each
-    # source's max per 2 minutes (tstats/mstats span=2m) is the max of the minutes the simulation gives
+    # the data thread by its full name, and the collector's /proc name labelled as data or management thread, on the
+    # collectors the subsearch ranks first; each source's max per 2 minutes (tstats/mstats span=2m) is the max of the
+    # minutes the simulation gives
+    rows = hec_range([r for r in dep.dutycycle_rows() if r["thread"] in (sim.HEC_THREAD, sim.PROC_HEC_THREAD)])
+    proc = top_collectors([r for r in rows if r["thread"] == sim.PROC_HEC_THREAD])
     rows = [dict(r, series=series_host_set(r) + (PROC_HEC_LABEL if r["thread"] == sim.PROC_HEC_THREAD else ""))
-            for r in dep.dutycycle_rows() if r["thread"] in (sim.HEC_THREAD, sim.PROC_HEC_THREAD)]
+            for r in rows if r["thread"] != sim.PROC_HEC_THREAD or r["host"] in proc]
     return hec_tc(rows, "busy_pct", step(HEC, "ds_hec_thread"), THRESHOLD)
 
 
@@ -435,8 +456,8 @@ def chain(dep):
 
 
 
-@panel(PS, "ds_pset_config", "stats latest(pipelines) AS pipelines latest(policy) AS policy BY host", "sort 0 - _time",
-       "dedup host", "stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host",
+@panel(PS, "ds_pset_config", "stats latest(pipelines) AS pipelines latest(policy) AS policy BY host",
+       "stats latest(status) AS status BY host", "stats first(pipelines) AS pipelines first(policy) AS policy first(status) AS indexer BY host",
        "sort 0 order host", "stats count")
 def pset_config(dep):
     conf = dep.pipeline_config()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from spl import (BUSY_PCT, CONFIG_RANGE, FINDINGS_BASE, HEC_BASE, HEC_BIN_S, HEC_ERRORS_BASE, HOSTS, NO_FINDINGS,
                  PROC_HEC_LABEL, PROC_HEC_SUFFIX, PROC_HEC_THREAD, QUEUE_BASE, QUEUE_NOW, RECENT, RECENT_S,
-                 THREADS_NOW, empty_message, findings_annotations, fullest_hosts, host_set, one_line, top_chart)
+                 THREADS_NOW, TOP_N, empty_message, findings_annotations, fullest_hosts, host_set, one_line, top_chart)
 from studio import CRIT, GREY, OK, WARN, Dash
 from widgets import (ANNOTATION_OPTS, line_opts, link, severity_colors, severity_column, single,
                      table_colors, text_on)
@@ -103,22 +103,33 @@ FLOW = (
 
 # The HEC thread over the range, on the HEC hosts only: its dutycycle reading (the name=ingest layout, thread= and
 # ratio=, where the stage threads are, as the Thread alert reads them) and the collector's /proc thread
-# `httpinputserver`, per 2 minutes: at 10,000 instances 500 HEC hosts
-# x 30 bins from each source, 30,000 rows (the per-minute series of every thread of every host, appended raw,
-# was cut silently at 50,000 rows from about 14 collectors: issue 35).
+# `httpinputserver`, per 2 minutes: at 10,000 instances 500 HEC hosts x 30 bins, 15,000 rows (the per-minute series
+# of every thread of every host, appended raw, was cut silently at 50,000 rows from about 14 collectors: issue 35).
+# The collector's part is appended, so it is read for the TOP_THREAD_HOSTS collectors only (per 2 minutes: 150 rows
+# at any size, where every collector's would pass 50,000 at about 417 collectors). A subsearch ranks them by the
+# key `ingest_doctor_top_series` ranks the chart's series by: the peak of the 2-minute maxima, then their average,
+# then the name (a series is its host and a fixed label, so the host orders it). A collector series the chart shows
+# among its top 5 has at most 4 collector series ranked before it, so it is among these: the 5 ranked series are
+# those of every collector. What the ranking leaves out is only in the "others: N more" line (N and its maxima
+# count the collectors ranked 6th and below no more).
 HEC_THREAD_SPAN = "2m"
+TOP_THREAD_HOSTS = TOP_N
+PROC_HEC_BUSY = ("`ingest_doctor_metrics_index` metric_name=\"ingest_doctor.thread.busy_pct\" thread=\"{proc}\" "
+                 + HOSTS)
 HEC_THREAD = (
     "| tstats fillnull_value=\"none\" max(PREFIX(ratio=)) AS ratio "
     "where `ingest_doctor_metrics_log` TERM(group=dutycycle) TERM(name=ingest) TERM(thread={t}) " + HOSTS + " "
     "by host PREFIX(ingest_pipe=) _time span={span}\n"
     "| rename \"ingest_pipe=\" AS ingest_pipe\n"
     "| eval thread=\"{t}\", busy_pct=ratio*100\n"
-    "| append [| mstats max(_value) AS busy_pct WHERE `ingest_doctor_metrics_index` "
-    "metric_name=\"ingest_doctor.thread.busy_pct\" thread=\"{proc}\" " + HOSTS + " BY host span={span} "
+    "| append [| mstats max(_value) AS busy_pct WHERE " + PROC_HEC_BUSY + " "
+    "[| mstats max(_value) AS busy_pct WHERE " + PROC_HEC_BUSY + " BY host span={span} "
+    "| stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host "
+    "| head {n} | fields host] BY host span={span} "
     "| eval thread=\"{proc}\", ingest_pipe=\"none\"]\n"
     "| search ingest_pipe=\"$pset$\" OR ingest_pipe=\"none\"\n"
     "| " + host_set() + ".if(thread==\"{proc}\", \"{label}\", \"\")\n"
-).format(t=model.HEC_THREAD, proc=PROC_HEC_THREAD, label=PROC_HEC_LABEL, span=HEC_THREAD_SPAN) + "| " + top_chart(
+).format(t=model.HEC_THREAD, proc=PROC_HEC_THREAD, label=PROC_HEC_LABEL, span=HEC_THREAD_SPAN, n=TOP_THREAD_HOSTS) + "| " + top_chart(
     "busy_pct", span=HEC_THREAD_SPAN, threshold="thread_busy_pct")
 
 # The queues behind HEC, ranked before charting (issue 35): a subsearch picks the HEC hosts (they write
