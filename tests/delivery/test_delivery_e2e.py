@@ -90,6 +90,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert wait_for(lambda: finding_events(r), 30), r.stderr()
     assert wait_for(lambda: name in local.shown, 10), r.stderr()
     assert [p["name"] for p in local.posts] == [name]
+    assert local.visible_to[name] == ["admin"]             # admins only (input message_roles, default admin)
     text = local.shown[name]["message"]
     assert "hf-01" in text and "Indexing" in text and "all pipeline sets" in text
     assert "[[/app/ingest_doctor/ingest_doctor_findings?form.host=hf-01|" in text
@@ -106,6 +107,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert rec["first_seen"] == event_time and rec["bottleneck"] == "indexing"
     assert not search_head.events                          # the collector's event is not written twice
     assert list(search_head.messages.shown) == [name] and "messages=1" in p.stderr
+    assert search_head.messages.visible_to[name] == ["admin"]   # param.message_roles, default admin
     sev = search_head.messages.shown[name]["severity"]
     assert sev == {"warning": "warn", "critical": "error"}[rec["severity"]]
 
