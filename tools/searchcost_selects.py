@@ -225,6 +225,15 @@ SELECTS = {
         Read("mstats", "metrics", ("ingest_doctor.host.cores",), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1)),
         Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        # the search head's view of the tiers (tools/dashboards/setup_checks.py TIER_ENDPOINTS): one entry each,
+        # the search head cluster's members one each
+        Read("rest", "rest", ("/services/shcluster/member/members",), rows=("const", 3)),
+        Read("rest", "rest", ("/services/cluster/config",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/shcluster/config",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/licenser/localslave",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/deployment/client/config",), rows=("peers", 1)),
+        # the instances that run HEC: its metrics in _introspection, one row per host
+        Read("tstats", "introspection", rows=("hosts", 1)),
         Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=uf"), rows=("senders",)),
     ),
     "ingest_doctor_setup/ds_metrics_index": (
@@ -236,7 +245,9 @@ SELECTS = {
     "ingest_doctor_setup/ds_events_index": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
              rows=("const", 1)),
-        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40), out=("const", 40)),
+        # the indexers among the search peers (server_roles), then every peer's event indexes
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40)),
     ),
     "ingest_doctor_setup/ds_hec_data": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_hec_data",),
