@@ -245,9 +245,12 @@ SELECTS = {
     "ingest_doctor_setup/ds_events_index": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
              rows=("const", 1)),
-        # the indexers among the search peers (server_roles), then every peer's event indexes
+        # the indexers among the search peers (server_roles), then the index on each peer: splunkd filters the
+        # list by the macro's index (the endpoint's search parameter, from a subsearch): one row per peer
         Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
-        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40)),
+        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 1)),
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
+             rows=("const", 1)),
     ),
     "ingest_doctor_setup/ds_hec_data": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_hec_data",),
@@ -294,3 +297,11 @@ SELECTS = {
         Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
     ),
 }
+
+# The Setup view's verdict runs every check's own search once more (tools/dashboards/setup_checks.py
+# spl_verdict: a makeresults, then each check appended, in the view's order).
+# Each check is counted inside its subsearch: the subsearch returns one row (`out`).
+SELECTS["ingest_doctor_setup/ds_verdict"] = (NOW,) + tuple(
+    r._replace(out=("const", 1)) if i == 0 else r
+    for key in ("ds_instances", "ds_metrics_index", "ds_events_index", "ds_hec_data", "ds_notifications", "ds_logs")
+    for i, r in enumerate(SELECTS["ingest_doctor_setup/" + key]))

@@ -168,3 +168,26 @@ def test_the_alert_counts_are_the_shipped_confs(dep):
     row = setup_checks.rows_notifications(off)[0]
     assert row[4] == str(len(on) - 1) and row[5:] == ["optional", setup_checks.NOTIFY_FIX["off"]]
     assert "Disable" in row[6] and "local/savedsearches.conf" in row[6]
+
+
+def test_one_line_verdict_on_top_counts_every_tables_rows():
+    """The verdict runs every check's own search (as the view runs it) and counts its gap and optional rows,
+    naming each table; it is the first table of the view."""
+    defn = json.loads(ET.parse(VIEW).getroot().find("definition").text)
+    q = queries()
+    for key, _ in setup_checks.CHECKS:
+        assert q[key] in q["ds_verdict"], key
+    assert defn["layout"]["structure"][1]["item"] == "viz_verdict"
+    assert defn["visualizations"]["viz_verdict"]["dataSources"]["primary"] == "ds_verdict"
+    (row,) = recording(setup_checks.DISTRIBUTED, "ds_verdict")["rows"]
+    assert row == ["3 gaps, 5 optional", "Instances (1), Metrics index (1), Event index (1)",
+                   "Instances (3), HEC data (1), Notifications (1)", "gap", setup_checks.VERDICT_FIX["gap"]]
+    ok = {key: [["x", "ok", "-"]] for key, _ in setup_checks.CHECKS}
+    assert setup_checks.rows_verdict(ok) == [["all checks ok", "-", "-", "ok", "-"]]
+
+
+def test_the_setup_view_says_how_to_turn_any_alert_off():
+    defn = json.loads(ET.parse(VIEW).getroot().find("definition").text)
+    text = defn["visualizations"]["viz_intro"]["options"]["markdown"]
+    assert "Settings > Searches, reports, and alerts" in text and "Disable" in text
+    assert "disabled = 1" in text and "local/savedsearches.conf" in text

@@ -47,6 +47,9 @@ VIEW = os.path.join("default", "data", "ui", "views", "ingest_doctor_setup.xml")
 FIXTURES = os.path.join("tests", "fixtures", "install")
 DASHBOARD_FIXTURES = os.path.join("tests", "fixtures", "dashboards")
 FRESH, DISTRIBUTED = "fresh", "distributed"
+# The offline render's states (tests/fixtures/dashboards/<state>/): the fresh install all well, the
+# distributed deployment with its gaps (README's "Setup view, with gaps to fix" screenshot).
+RENDER_STATE = {"fresh": "healthy", "distributed": "saturated"}
 SEEN_S = 600            # an instance, collector or probe seen within 10 minutes is up
 
 
@@ -240,7 +243,11 @@ def spl_events_index() -> str:
         # the indexers: search peers (and this instance) whose server_roles include indexer
         " | append [| rest splunk_server=* count=0 /services/server/info | eval is_indexer=if(isnotnull(mvfind("
         "server_roles, \"^indexer$\")), 1, 0) | fields splunk_server is_indexer]"
-        " | append [| rest splunk_server=* count=0 /services/data/indexes datatype=event | fields splunk_server title]"
+        # splunkd filters the list (the endpoint's `search` parameter): one row per peer, not one per index
+        " | append [| rest splunk_server=* count=0 /services/data/indexes datatype=event [| rest splunk_server=local"
+        " /servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index | rex field=definition"
+        " \"index\\s*=\\s*\\\"?(?<index_name>[\\w-]+)\" | eval search=\"title=\".index_name | return search]"
+        " | fields splunk_server title]"
         " | eventstats values(definition) AS definition values(index_name) AS index_name"
         " | eval has_index=if(title==index_name, 1, 0)"
         " | stats values(definition) AS definition values(index_name) AS index_name max(is_indexer) AS is_indexer"
@@ -378,7 +385,57 @@ def spl_notifications() -> str:
         " | table min_severity webhook global_param alerts alerts_on status fix")
 
 
+# ------------------------------------------------------------------------------- the verdict
+# The tables, in the view's order, as the verdict names them: (data source, name).
+CHECKS = (("ds_instances", "Instances"), ("ds_metrics_index", "Metrics index"), ("ds_events_index", "Event index"),
+          ("ds_hec_data", "HEC data"), ("ds_notifications", "Notifications"), ("ds_logs", "Logs"))
+VERDICT_FIX = {
+    "gap": "Fix the gaps first: each gap row in the tables below names its fix.",
+    "optional": "Optional extras only: each optional row below says how to enable it (Settings > ..., or "
+                "TA-ingest_doctor > Configuration > ...).",
+}
+
+
+def spl_verdict(queries: Dict[str, str]) -> str:
+    """One line over every check: the checks' own searches (as the view runs them), their status counted."""
+    parts = ["| makeresults | eval check_order=0 | fields check_order"]
+    for i, (key, name) in enumerate(CHECKS, 1):
+        # counted inside the subsearch: one row each, whatever the deployment's size (append keeps 50,000)
+        parts.append(" | append [%s | stats count(eval(status==\"gap\")) AS g count(eval(status==\"optional\")) AS o"
+                     " | eval check=\"%s\", check_order=%d]" % (queries[key], name, i))
+    return "".join(parts) + (
+        " | where check_order>0 | sort 0 check_order | eval gap_part=if(g>0, check.\" (\".g.\")\", null()), optional_part=if(o>0, "
+        "check.\" (\".o.\")\", null())"
+        " | stats sum(g) AS gaps sum(o) AS optional list(gap_part) AS gap_checks list(optional_part) AS"
+        " optional_checks | fillnull value=0 gaps optional"
+        " | eval verdict=if(gaps==0 AND optional==0, \"all checks ok\", gaps.if(gaps==1, \" gap, \", \" gaps, \")"
+        ".optional.\" optional\"), gap_checks=coalesce(mvjoin(gap_checks, \", \"), \"-\"),"
+        " optional_checks=coalesce(mvjoin(optional_checks, \", \"), \"-\"),"
+        " status=case(gaps>0, \"gap\", optional>0, \"optional\", true(), \"ok\"),"
+        " fix=case(status==\"gap\", \"%s\", status==\"optional\", \"%s\", true(), \"-\")"
+        % (VERDICT_FIX["gap"], VERDICT_FIX["optional"]) +
+        " | table verdict gap_checks optional_checks status fix")
+
+
+def rows_verdict(checks: Dict[str, List[List[str]]]) -> List[List[str]]:
+    """What spl_verdict returns over the checks' rows (each row's status is its last but one column)."""
+    gaps, optional, gap_parts, opt_parts = 0, 0, [], []
+    for key, name in CHECKS:
+        g = sum(1 for r in checks[key] if r[-2] == "gap")
+        o = sum(1 for r in checks[key] if r[-2] == "optional")
+        gaps, optional = gaps + g, optional + o
+        gap_parts += ["%s (%d)" % (name, g)] if g else []
+        opt_parts += ["%s (%d)" % (name, o)] if o else []
+    verdict = ("all checks ok" if not gaps and not optional else
+               "%d gap%s, %d optional" % (gaps, "" if gaps == 1 else "s", optional))
+    status = "gap" if gaps else "optional" if optional else "ok"
+    return [[verdict, ", ".join(gap_parts) or "-", ", ".join(opt_parts) or "-", status,
+             VERDICT_FIX.get(status, "-")]]
+
+
 # ------------------------------------------------------------------------------- the view and recordings
+# The checks computed here; ds_metrics_index and ds_hec_data are the view's own searches, their rows
+# recorded in the deployment file (`recorded`).
 SEARCHES = {"ds_instances": (spl_instances, rows_instances), "ds_events_index": (spl_events_index, rows_events_index),
             "ds_logs": (spl_logs, rows_logs), "ds_notifications": (spl_notifications, rows_notifications)}
 
@@ -394,6 +451,8 @@ def view_text(text: str) -> str:
     defn = json.loads(m.group(2))
     for key, (spl, _) in SEARCHES.items():
         defn["dataSources"][key]["options"]["query"] = spl()
+    queries = {k: d["options"]["query"] for k, d in defn["dataSources"].items()}
+    defn["dataSources"]["ds_verdict"]["options"]["query"] = spl_verdict(queries)
     return text[:m.start(2)] + json.dumps(defn, indent=2, ensure_ascii=False) + text[m.end(2):]
 
 
@@ -409,16 +468,28 @@ def _json_rows(fields: Sequence[str], rows: List[List[str]]) -> str:
 
 def outputs(root: str = ROOT) -> Dict[str, str]:
     """{path relative to the project: text}: the view, and the recordings of the checks written here
-    (the install fixtures per recorded deployment; the offline render's, from the fresh one)."""
+    (the install fixtures per recorded deployment, and the offline render's: RENDER_STATE)."""
     with open(os.path.join(root, VIEW), encoding="utf-8") as fh:
         view = view_text(fh.read())
     out = {VIEW: view}
+    queries = {k: d["options"]["query"] for k, d in definition(view)["dataSources"].items()}
     for name in (FRESH, DISTRIBUTED):
-        dep = deployment(name, root)
-        for key, (spl, rows) in SEARCHES.items():
-            text = _json_rows(final_fields(spl()), rows(dep))
+        checks = check_rows(deployment(name, root))
+        checks["ds_verdict"] = rows_verdict(checks)
+        for key, rows in checks.items():
+            text = _json_rows(final_fields(queries[key]), rows)
             out[os.path.join(FIXTURES, name + "_setup", key + ".json")] = text
-            if name == FRESH:
-                for state in ("healthy", "saturated"):
-                    out[os.path.join(DASHBOARD_FIXTURES, state, "ingest_doctor_setup", key + ".json")] = text
+            state = RENDER_STATE[name]
+            out[os.path.join(DASHBOARD_FIXTURES, state, "ingest_doctor_setup", key + ".json")] = text
+    return out
+
+
+def definition(view_xml: str) -> dict:
+    return json.loads(re.search(r"<!\[CDATA\[\n(.*)\n\]\]>", view_xml, re.S).group(1))
+
+
+def check_rows(dep: dict) -> Dict[str, List[List[str]]]:
+    """Every check's rows over the deployment `dep`: computed here, or recorded for the view's own searches."""
+    out = {key: rows(dep) for key, (_, rows) in SEARCHES.items()}
+    out.update(dep["recorded"])
     return out
