@@ -39,7 +39,8 @@ def _run(argv: List[str], stdin: IO[str], log: Logger) -> int:
         from ingest_doctor.diagnose import diagnose
         from ingest_doctor_ports.action import SplunkdPort
 
-        port = SplunkdPort(payload.server_uri, payload.session_key, log)
+        port = SplunkdPort(payload.server_uri, payload.session_key, log,
+                           message_roles=payload.params.message_roles)
         log("INFO", "splunkd", tls=port.tls)
         summary = run(payload, port, diagnose)
     except AlertError as e:

@@ -27,6 +27,7 @@ import gen_conf  # noqa: E402
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
 import searchcost  # noqa: E402
+import setup_checks  # noqa: E402
 import spl_macros  # noqa: E402
 
 MACROS = os.path.join("default", "macros.conf")
@@ -48,6 +49,11 @@ REGISTRY = (
      "XML comment inside <dashboard>"),
     ("tests/fixtures/dashboards/<state>/<view>/<data source>.json", "tools/dashboards/make_fixtures.py",
      "tools/dashboards/sim.py, panels.py, recordings.py", "here only (JSON has no comments)"),
+    (setup_checks.VIEW + " (the checks' searches)", "tools/dashboards/setup_checks.py",
+     "the Setup checks' rules (setup_checks.py)", "here only (the view is hand-written around them)"),
+    ("tests/fixtures/install/<deployment>_setup/<data source>.json, the Setup view's in tests/fixtures/dashboards",
+     "tools/dashboards/setup_checks.py", "tests/fixtures/install/<deployment>_deployment.json, setup_checks.py",
+     "here only (JSON has no comments)"),
     (searchcost.DOCS + " (block BEGIN/END GENERATED cost tables)", "tools/searchcost.py",
      "default/savedsearches.conf, default/macros.conf, default/data/ui/views/*.xml (the search cost model)",
      "comment opening the block"),
@@ -79,6 +85,7 @@ def generate(root=ROOT) -> dict:
         if rel != MACROS:
             out[rel] = text
     out.update(make_fixtures.outputs())
+    out.update(setup_checks.outputs(root))
     docs = os.path.join(root, searchcost.DOCS)
     out[searchcost.DOCS] = searchcost.docs_text(_read(docs), root)
     return out

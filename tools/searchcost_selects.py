@@ -232,6 +232,15 @@ SELECTS = {
         Read("mstats", "metrics", ("ingest_doctor.host.cores",), rows=("hosts", 1)),
         Read("mstats", "metrics", ("ingest_doctor.hec.latency_ms",), rows=("hosts", 1)),
         Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        # the search head's view of the tiers (tools/dashboards/setup_checks.py TIER_ENDPOINTS): one entry each,
+        # the search head cluster's members one each
+        Read("rest", "rest", ("/services/shcluster/member/members",), rows=("const", 3)),
+        Read("rest", "rest", ("/services/cluster/config",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/shcluster/config",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/licenser/localslave",), rows=("const", 1)),
+        Read("rest", "rest", ("/services/deployment/client/config",), rows=("peers", 1)),
+        # the instances that run HEC: its metrics in _introspection, one row per host
+        Read("tstats", "introspection", rows=("hosts", 1)),
         Read("tstats", ML, ("tcpin_connections",), ("group=tcpin_connections", "fwdType=uf"), rows=("senders",)),
     ),
     "ingest_doctor_setup/ds_metrics_index": (
@@ -243,7 +252,12 @@ SELECTS = {
     "ingest_doctor_setup/ds_events_index": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
              rows=("const", 1)),
-        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 40), out=("const", 40)),
+        # the indexers among the search peers (server_roles), then the index on each peer: splunkd filters the
+        # list by the macro's index (the endpoint's search parameter, from a subsearch): one row per peer
+        Read("rest", "rest", ("/services/server/info",), rows=("peers", 1)),
+        Read("rest", "rest", ("/services/data/indexes",), rows=("peers", 1)),
+        Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_events_index",),
+             rows=("const", 1)),
     ),
     "ingest_doctor_setup/ds_hec_data": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros/ingest_doctor_hec_data",),
@@ -290,3 +304,11 @@ SELECTS = {
         Read("mstats", "metrics", ("ingest_doctor.splunkd.cpu_pct", "ingest_doctor.host.cores"), rows=("hosts", 2)),
     ),
 }
+
+# The Setup view's verdict runs every check's own search once more (tools/dashboards/setup_checks.py
+# spl_verdict: a makeresults, then each check appended, in the view's order).
+# Each check is counted inside its subsearch: the subsearch returns one row (`out`).
+SELECTS["ingest_doctor_setup/ds_verdict"] = (NOW,) + tuple(
+    r._replace(out=("const", 1)) if i == 0 else r
+    for key in ("ds_instances", "ds_metrics_index", "ds_events_index", "ds_hec_data", "ds_notifications", "ds_logs")
+    for i, r in enumerate(SELECTS["ingest_doctor_setup/" + key]))

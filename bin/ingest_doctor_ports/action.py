@@ -30,7 +30,7 @@ from ingest_doctor.delivery.store import COLLECTION, kv_query, kv_query_runs
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.delivery import outbound
-from ingest_doctor.delivery.messages import MessagePlan
+from ingest_doctor.delivery.messages import DEFAULT_ROLES, MessagePlan
 from ingest_doctor_ports import webhook
 from ingest_doctor_ports.messages import MessageError, WebMessages
 from ingest_doctor_ports.splunkd import RETRY_KINDS, RETRY_STATUSES, Splunkd, describe, json_body
@@ -63,7 +63,8 @@ def _quote(value: str) -> str:
 
 class SplunkdPort:
     def __init__(self, server_uri: str, session_key: str, log: Callable[..., None],
-                 ca_file: Optional[str] = None, sleep: Callable[[float], None] = time.sleep):
+                 ca_file: Optional[str] = None, sleep: Callable[[float], None] = time.sleep,
+                 message_roles: Sequence[str] = DEFAULT_ROLES):
         self.log = log
         self.sleep = sleep
         try:
@@ -79,8 +80,9 @@ class SplunkdPort:
                                sleep=sleep, on_retry=self._retrying)
         self.host = self.splunkd.host
         self.tls = self.splunkd.tls
-        # Splunk Web messages over this same port (TLS, timeout).
-        self.web = WebMessages(server_uri or "https://127.0.0.1:8089", session_key, self.splunkd.http)
+        # Splunk Web messages over this same port (TLS, timeout), shown to param.message_roles only.
+        self.web = WebMessages(server_uri or "https://127.0.0.1:8089", session_key, self.splunkd.http,
+                               message_roles)
 
     # ------------------------------------------------------------------ transport
     def _retrying(self, attempt: int, error: str) -> None:

@@ -213,7 +213,8 @@ class CollectorInput(Script):
         coll = collector.Collector(params, server_uri, session_key, http_call,
                                    credential_reader(params, session_key, server_uri, http_call),
                                    meta.get("server_host"), check_stop=self.life.check)
-        web = WebMessages(server_uri, session_key, http_call)     # this instance's Splunk Web messages
+        # this instance's Splunk Web messages, shown to the input's message_roles only
+        web = WebMessages(server_uri, session_key, http_call, params.message_roles)
         # The webhook, out of band: its own thread and its own connection (Http is not thread-safe).
         notifier_http = Http(params.request_timeout, hec_context(params))
         notifier = Notifier(meta.get("checkpoint_dir") or ".", meta.get("server_host"),

@@ -471,12 +471,13 @@ def test_alert_action_conf_and_spec_agree():
     params = {k for k in conf if k.startswith("param.")}
     spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
     assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
-        {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages", "param.log_level"}
+        {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages", "param.log_level",
+         "param.message_roles"}
     html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),
                 encoding="utf-8").read()
-    # the log level is the app's setting (alert_actions.conf), not a per-alert choice in the form
-    assert 'param.log_level"' not in html
-    for p in params - {"param.log_level"}:
+    # the log level and the message roles are the app's settings (alert_actions.conf), not per-alert choices
+    assert 'param.log_level"' not in html and 'param.message_roles"' not in html
+    for p in params - {"param.log_level", "param.message_roles"}:
         assert 'name="action.ingest_doctor_flag.%s"' % p in html
     assert os.path.isfile(os.path.join(ROOT, "appserver", "static", conf["icon_path"]))
 

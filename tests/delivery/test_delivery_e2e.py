@@ -90,6 +90,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert wait_for(lambda: finding_events(r), 30), r.stderr()
     assert wait_for(lambda: name in local.shown, 10), r.stderr()
     assert [p["name"] for p in local.posts] == [name]
+    assert local.visible_to[name] == ["admin"]             # admins only (input message_roles, default admin)
     text = local.shown[name]["message"]
     assert "hf-01" in text and "Indexing" in text and "all pipeline sets" in text
     assert "[[/app/ingest_doctor/ingest_doctor_findings?form.host=hf-01|" in text
@@ -106,6 +107,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert rec["first_seen"] == event_time and rec["bottleneck"] == "indexing"
     assert not search_head.events                          # the collector's event is not written twice
     assert list(search_head.messages.shown) == [name] and "messages=1" in p.stderr
+    assert search_head.messages.visible_to[name] == ["admin"]   # param.message_roles, default admin
     sev = search_head.messages.shown[name]["severity"]
     assert sev == {"warning": "warn", "critical": "error"}[rec["severity"]]
 
@@ -177,3 +179,21 @@ def test_web_messages_off_in_the_input_and_in_the_action(fake_splunkd, search_he
     p = relay(search_head, tls, tmp_path, relay_rows(finding_events(r)), web_messages="0")
     assert list(search_head.kv.records) == [kv_key(FID)] and "messages=0" in p.stderr
     assert not search_head.fake.requests_to("/services/messages")
+
+
+def test_message_roles_set_in_the_input_and_in_the_action_reach_splunkd(fake_splunkd, search_head, tls, tmp_path,
+                                                                        runs):  # noqa: F811
+    """Who sees the messages is the admin's setting on both sides: the input's message_roles and the action's
+    param.message_roles are what each POST /services/messages carries (one role field per role)."""
+    inst = fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"])
+    local = Messages(fake_splunkd, "hf-01")
+    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0",
+                                                    "message_roles": "power, admin"}, "hf-01"))
+    r.wait_polls(1)
+    inst.full_queues = {"indexQueue", "typingQueue"}
+    name = message_name(FID)
+    assert wait_for(lambda: name in local.shown, 30), r.stderr()
+    assert local.visible_to[name] == ["power", "admin"]
+    assert r.terminate() == exitcodes.OK
+    p = relay(search_head, tls, tmp_path, relay_rows(finding_events(r)), message_roles="power")
+    assert "messages=1" in p.stderr and search_head.messages.visible_to[name] == ["power"]

@@ -218,3 +218,21 @@ def test_stale_messages_are_those_of_resolved_or_missing_findings():
     records = {kv_key("a/typing/1"): {"status": "open"}, kv_key("b/typing/1"): {"status": "resolved"}}
     assert messages.stale(shown, records) == [b, c]
     assert messages.stale(shown, records, keep=[c]) == [b]
+
+
+def test_messages_are_for_admins_unless_configured_and_a_bad_role_name_is_refused():
+    """Who sees the messages: admin as shipped; a comma-separated list of role names; a name Splunk
+    could not hold is refused naming the setting, in the action and in the collector alike."""
+    from ingest_doctor.alert.payload import BadConfig, parse_params as action_params
+    from ingest_doctor.collector import params as params_mod
+    assert messages.parse_roles(None) == messages.parse_roles(" ") == messages.DEFAULT_ROLES == ("admin",)
+    assert messages.parse_roles("admin, ops_team ,admin") == ("admin", "ops_team")
+    assert action_params({}).message_roles == ("admin",)
+    assert action_params({"message_roles": "sc_admin"}).message_roles == ("sc_admin",)
+    assert params_mod.parse_params({}).message_roles == ("admin",)
+    assert params_mod.parse_params({"message_roles": "admin,ops-team"}).message_roles == ("admin", "ops-team")
+    for bad in ("Admin", "ops team", "admin;power", "role:x"):
+        with pytest.raises(BadConfig, match="message_roles: .* is not a Splunk role name"):
+            action_params({"message_roles": bad})
+        with pytest.raises(params_mod.ParamError, match="message_roles: .* is not a Splunk role name"):
+            params_mod.parse_params({"message_roles": bad})

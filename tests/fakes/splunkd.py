@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qs, quote, urlsplit
 from xml.sax.saxutils import escape
 
@@ -336,13 +336,20 @@ class Messages:
     """splunkd's Splunk Web messages (`/services/messages`): POST name/value/severity (form fields, whatever
     the Content-Type says: solnlib sends them form-encoded under application/json) creates or replaces
     a message by name; DELETE /services/messages/<name> removes it (404 when absent); GET lists them in
-    the JSON envelope. `posts` keeps every POST, to count repeats."""
+    the JSON envelope. `posts` keeps every POST, to count repeats. `role` and `capability` (each
+    repeatable) restrict who sees a message; a role splunkd does not know is refused with HTTP 400
+    (solnlib's BulletinRestClient.create_message documents both); `visible_to` keeps, per message,
+    the roles that see it (None: every user, as splunkd does for a POST without either)."""
 
     PATH = "/services/messages"
+    # Splunk's built-in roles (authorize.conf in etc/system/default).
+    ROLES = ("admin", "can_delete", "power", "user", "splunk-system-role")
 
-    def __init__(self, fake: "FakeSplunkd", server: str = "sh-01"):
+    def __init__(self, fake: "FakeSplunkd", server: str = "sh-01", roles: Sequence[str] = ROLES):
         self.server = server
+        self.roles = tuple(roles)
         self.shown: Dict[str, Dict[str, Any]] = {}
+        self.visible_to: Dict[str, Optional[List[str]]] = {}
         self.posts: List[Dict[str, str]] = []
         self.deletes: List[str] = []
         self._lock = threading.Lock()
@@ -351,13 +358,19 @@ class Messages:
         fake.route_prefix("DELETE", self.PATH + "/", self._delete)
 
     def _post(self, req: Request) -> Response:
-        form = {k: v[0] for k, v in req.form().items()}
+        multi = req.form()
+        form = {k: v[0] for k, v in multi.items()}
         if not form.get("name") or not form.get("value"):
             return messages(400, "Argument \"name\" and \"value\" are required")
         if form.get("severity", "info") not in ("info", "warn", "error"):
             return messages(400, "Invalid severity")
+        roles = multi.get("role") or []
+        unknown = [r for r in roles if r not in self.roles]
+        if unknown:
+            return messages(400, "Role \"%s\" does not exist" % unknown[0])   # the status is documented, the text ours
         with self._lock:
             self.posts.append(form)
+            self.visible_to[form["name"]] = list(roles) or None
             self.shown[form["name"]] = {"message": form["value"], "severity": form.get("severity", "info"),
                                         "server": self.server, "timeCreated_epochSecs": int(time.time())}
         return envelope(self.PATH, [(form["name"], self.shown[form["name"]])])

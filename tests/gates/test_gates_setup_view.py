@@ -33,8 +33,8 @@ def definition():
 def test_each_check_is_a_table_ending_in_status_and_fix():
     defn = definition()
     queries = {k: d["options"]["query"] for k, d in defn["dataSources"].items()}
-    assert set(queries) == {"ds_instances", "ds_metrics_index", "ds_events_index", "ds_hec_data", "ds_notifications",
-                            "ds_logs"}
+    assert set(queries) == {"ds_verdict", "ds_instances", "ds_metrics_index", "ds_events_index", "ds_hec_data",
+                            "ds_notifications", "ds_logs"}
     for key, q in queries.items():
         assert final_fields(q)[-2:] == ["status", "fix"], key
     assert "`ingest_doctor_metrics_log`" in queries["ds_instances"] and "`ingest_doctor_metrics_index`" in queries["ds_instances"]

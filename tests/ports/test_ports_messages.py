@@ -31,3 +31,28 @@ def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd)
     with pytest.raises(MessageError):
         web.shown()
     assert time.monotonic() - t0 < 5
+
+
+def test_every_post_carries_its_roles_and_an_unknown_role_is_named(fake_splunkd):
+    """splunkd shows a message posted with `role` to that role's users only: each POST carries one
+    `role` field per role (admin unless configured), the summary post too; a role splunkd does not
+    know is refused (HTTP 400) and the error says which roles were asked for."""
+    from urllib.parse import parse_qs
+    from fakes.splunkd import Messages
+    from ingest_doctor_ports.messages import WebMessages
+    from ingest_doctor_ports.splunkd import Http, unverified
+    http = Http(1.0, {"splunkd": unverified()})
+    shown = Messages(fake_splunkd, roles=Messages.ROLES + ("ops_team",))
+    many = messages.plan([Change(hec(str(i)), "new") for i in range(messages.MAX_PER_RUN + 2)])
+    assert WebMessages(fake_splunkd.url, "KEY", http).apply(many) is None
+    posts = fake_splunkd.requests_to("/services/messages", "POST")
+    assert len(posts) == messages.MAX_PER_RUN + 1 and messages.SUMMARY_NAME in shown.visible_to
+    assert all(parse_qs(p.body.decode())["role"] == ["admin"] for p in posts)
+    assert all(v == ["admin"] for v in shown.visible_to.values())
+    web = WebMessages(fake_splunkd.url, "KEY", http, ("admin", "ops_team"))
+    assert web.apply(messages.plan([Change(typing(), "new")])) is None
+    assert shown.visible_to[message_name(typing().id)] == ["admin", "ops_team"]
+    err = WebMessages(fake_splunkd.url, "KEY", http, ("nobody_here",)).apply(messages.plan([Change(hec("z"), "new")]))
+    assert "HTTP 400" in err and "nobody_here" in err
+    with pytest.raises(ValueError):
+        WebMessages(fake_splunkd.url, "KEY", http, ())

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import IO, Any, Dict, FrozenSet, Mapping, Optional
+from typing import IO, Any, Dict, FrozenSet, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ingest_doctor import exitcodes
+from ingest_doctor.delivery.messages import DEFAULT_ROLES, parse_roles
 from ingest_doctor.findings import SEVERITIES
 from ingest_doctor.logfmt import kv
 
@@ -70,6 +71,7 @@ class AlertParams:
     web_messages: bool = True  # new or escalated findings as Splunk Web messages
     given: FrozenSet[str] = frozenset()  # parameters set (non-empty) in the payload: the macros do not apply
     log_level: str = "INFO"  # the action's log (splunkd.log and ingest_doctor_flag.log)
+    message_roles: Tuple[str, ...] = DEFAULT_ROLES  # who sees the Splunk Web messages (alert_actions.conf)
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,11 @@ def parse_params(conf: Mapping[str, Any]) -> AlertParams:
     level = _LEVEL_ALIASES.get(raw_level, raw_level)
     if level not in LOG_LEVELS:
         raise BadConfig("log_level=%r is not one of %s" % (raw_level, ", ".join(LOG_LEVELS)))
-    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE, given, level)
+    try:
+        roles = parse_roles(conf.get("message_roles"))
+    except ValueError as e:
+        raise BadConfig(str(e)) from None
+    return AlertParams(sev, url, raw_index or None, raw_msgs in _TRUE, given, level, roles)
 
 
 def _macro_value(definition: Optional[str]) -> str:

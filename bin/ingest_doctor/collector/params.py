@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from ingest_doctor.read import rest
 from ingest_doctor.collector import tls
+from ingest_doctor.delivery import messages
 
 SCHEME = "ingest_doctor_introspection"
 DEFAULT_METRICS_INDEX = "ingest_doctor_metrics"
@@ -71,6 +72,9 @@ PARAMS: Tuple[Param, ...] = (
           "Post a Splunk Web message on this instance when a finding at warning or above is new or escalated, "
           "and remove it when the finding resolves (at most 5 a poll, then one summary). Default true.",
           "boolean", "1"),
+    Param("message_roles", "Splunk Web message roles",
+          "Roles that see this instance's Splunk Web messages, comma-separated (each must exist here). "
+          "Default admin: only those who can act on a finding see it.", "string", "admin"),
 )
 
 PARAM_NAMES = tuple(p.name for p in PARAMS)
@@ -92,6 +96,7 @@ class Params:
     metrics_index: str = DEFAULT_METRICS_INDEX
     hec_common_names: Tuple[str, ...] = (tls.SPLUNK_DEFAULT_CN,)
     web_messages: bool = True
+    message_roles: Tuple[str, ...] = messages.DEFAULT_ROLES
 
     def tls(self) -> tls.Settings:
         """The HEC calls' TLS policy (bin/ingest_doctor/tls.py)."""
@@ -189,8 +194,12 @@ def parse_params(raw: Mapping[str, Any], file_exists: Optional[Callable[[str], b
     if not _INDEX_NAME.match(index):
         raise ParamError("metrics_index must be an index name (lowercase letters, digits, _ and -, "
                          "not starting with _ or -), not %r" % index)
+    try:
+        roles = messages.parse_roles(_text(raw, "message_roles"))
+    except ValueError as e:
+        raise ParamError(str(e)) from None
     return Params(interval, url, cred, _bool(raw, "thread_cpu", True), _bool(raw, "hec_tls_verify", True),
-                  ca, timeout, index, names, web_messages=_bool(raw, "web_messages", True))
+                  ca, timeout, index, names, web_messages=_bool(raw, "web_messages", True), message_roles=roles)
 
 
 def probe_token(password: str) -> str:

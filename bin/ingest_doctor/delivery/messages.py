@@ -10,6 +10,8 @@ the alert action (on the search head):
 - at most one message per finding id per run, and at most `cap` per run: the
   rest are counted in one summary message (also with a stable name), so a
   site-wide incident never floods the bar.
+- every message is posted for a role (`role` on splunkd's POST /services/messages, default
+  `admin`): only users holding it see the message, since only they can act on it.
 The port (bin/ingest_doctor_ports/messages.py) performs the plan.
 """
 from __future__ import annotations
@@ -27,6 +29,12 @@ from ingest_doctor.textsafe import formula_safe
 NAME_PREFIX = "ingest_doctor_finding_"
 SUMMARY_NAME = "ingest_doctor_findings_more"
 MAX_PER_RUN = 5
+# Who sees the messages: splunkd shows a message posted with `role` only to users holding one of
+# those roles (POST /services/messages, parameters `role` and `capability`, each repeatable; an
+# unknown role is refused with HTTP 400: solnlib's BulletinRestClient.create_message documents both).
+DEFAULT_ROLES = ("admin",)
+# Splunk role names: lowercase, no spaces, colons or semicolons (authorize.conf.spec [role_<name>]).
+_ROLE = re.compile(r"^[a-z0-9_][a-z0-9_.-]{0,99}$")
 FINDINGS_VIEW = "/app/ingest_doctor/ingest_doctor_findings"
 # Splunk's message severities (BulletinRestClient.Severity): info | warn | error.
 LEVEL = {"info": "info", "warning": "warn", "critical": "error"}
@@ -74,6 +82,18 @@ class MessagePlan:
 
     def __bool__(self) -> bool:
         return bool(self.posts or self.deletes)
+
+
+def parse_roles(text: Any, setting: str = "message_roles") -> Tuple[str, ...]:
+    """The roles that see the messages, from a comma-separated setting; empty means DEFAULT_ROLES.
+    Raises ValueError naming the setting and the bad name (a message for every user is not offered:
+    the POST without a role is what this setting exists to avoid)."""
+    names = [n.strip() for n in str(text or "").split(",") if n.strip()]
+    for n in names:
+        if not _ROLE.match(n):
+            raise ValueError("%s: %r is not a Splunk role name (lowercase letters, digits, _ . -; "
+                             "comma-separated, e.g. admin,sc_admin)" % (setting, n))
+    return tuple(dict.fromkeys(names)) or DEFAULT_ROLES
 
 
 def message_name(finding_id: str) -> str:
