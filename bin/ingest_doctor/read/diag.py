@@ -1,0 +1,408 @@
+"""A Splunk diag (`diag-<host>-<date>.tar.gz`, or its extracted folder) -> Evidence, read as a stream.
+
+A tarball is never extracted: it is read with tarfile's stream mode (`r|*`), members in archive order, each
+member's lines parsed as they come, so memory is bounded by what is judged, never by the archive's size.
+Pass 1 (`scan`) reads the configuration (etc/: the .conf files the engine reads, instance.cfg, splunk.version),
+systeminfo.txt and the time span of every metrics.log, splunkd.log and resource_usage.log (rotated files
+included). The window is then chosen (the last `log_window_min` minutes metrics.log covers, or the user's), and
+pass 2 (`load`) feeds the logs that reach into it to the snapshot's parsers, oldest file first (a member met
+out of time order is read in a further pass over the stream: a window spans one or two files).
+
+What a diag carries: its layout is in docs/diag.md. What it never carries (live queue lookbacks, the HEC
+health probe and latency, per-thread /proc CPU) is named in `not_judged` (CANNOT_SHOW).
+
+Bad input raises DiagError (not a gzip/tar, truncated or corrupt, empty, several top folders, a member whose
+path leaves the diag's folder): the diag is not judged and says why. A symlink or other special member is
+named and skipped (never followed), a member larger than MAX_MEMBER_BYTES is skipped unread (splunk diag
+leaves out files over 1 GB), a line longer than snapshot.MAX_LINE_BYTES is skipped.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tarfile
+import zlib
+from dataclasses import dataclass, field
+from typing import IO, Callable, Dict, Iterator, List, Optional, Tuple
+
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.read import conffile, logtime, metricslog, readstep, resourceusage, splunkdlog
+from ingest_doctor.read.endpoints import HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, Endpoint, Fetched
+from ingest_doctor.read.snapshot import MAX_LINE_BYTES, bounded_lines
+from ingest_doctor.textsafe import printable
+
+MAX_MEMBER_BYTES = 1 << 30          # splunk diag drops files over 1 GB: a larger member is not from it
+MAX_CONF_BYTES = 16 << 20           # one .conf file, systeminfo.txt
+MAX_CONF_FILES = 4096               # .conf files of the kinds read, over every app
+NAME = re.compile(r"^diag-(?P<host>.+)-(?P<date>\d{4}-\d\d-\d\d(?:_\d\d-\d\d-\d\d)?)$")
+
+# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads).
+CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "transforms.conf", "limits.conf",
+              "macros.conf")
+# Log members: kind -> (folder, base name). Rotated files are `<base>.<n>`, older as n grows.
+LOGS = {"metrics.log": ("log", "metrics.log"), "splunkd.log": ("log", "splunkd.log"),
+        "resource_usage.log": ("introspection", "resource_usage.log")}
+PARSERS = {"metrics.log": metricslog.MetricsLogParser, "splunkd.log": splunkdlog.SplunkdLogParser,
+           "resource_usage.log": resourceusage.ResourceUsageParser}
+
+CANNOT_SHOW = (
+    "a diag carries no live queue lookbacks (1/10/15-minute averages): queues judged from metrics.log samples",
+    "a diag carries no HEC health probe or request latency: HEC availability not judged",
+    "a diag carries no per-thread /proc CPU: thread busy shares judged from metrics.log dutycycle",
+)
+
+
+class DiagError(Exception):
+    """The diag cannot be read at all (the message names why)."""
+
+
+@dataclass
+class LogFile:
+    kind: str
+    name: str               # member path under the top folder, e.g. log/metrics.log.1
+    first: Optional[float] = None
+    last: Optional[float] = None
+
+
+@dataclass
+class Scan:
+    """Pass 1: what a diag is, before any log line is judged."""
+    path: str
+    top: str = ""
+    host: str = ""
+    conf: Dict[str, List[Tuple[int, str, conffile.Stanzas]]] = field(default_factory=dict)
+    guid: str = ""
+    version: str = ""
+    cores: Optional[int] = None
+    logs: List[LogFile] = field(default_factory=list)
+    introspection: bool = False
+    diag_log: bool = False
+    problems: List[str] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+
+    def span(self) -> Tuple[Optional[float], Optional[float]]:
+        """The first and last time metrics.log (all its rotated files) covers."""
+        firsts = [f.first for f in self.logs if f.kind == "metrics.log" and f.first is not None]
+        lasts = [f.last for f in self.logs if f.kind == "metrics.log" and f.last is not None]
+        return (min(firsts) if firsts else None), (max(lasts) if lasts else None)
+
+
+# --------------------------------------------------------------------------- what is a diag
+
+def is_diag_file(path: str) -> bool:
+    base = os.path.basename(path)
+    return os.path.isfile(path) and base.startswith("diag") and base.endswith((".tar.gz", ".tgz", ".tar"))
+
+
+def is_diag_folder(path: str) -> bool:
+    return os.path.isdir(path) and (os.path.isfile(os.path.join(path, "systeminfo.txt"))
+                                    or os.path.isfile(os.path.join(path, "diag.log"))
+                                    or (os.path.isdir(os.path.join(path, "etc"))
+                                        and os.path.isdir(os.path.join(path, "log"))))
+
+
+def is_diag(path: str) -> bool:
+    return is_diag_file(path) or is_diag_folder(path)
+
+
+def diags_in(path: str) -> List[str]:
+    """The diags in a folder of diags (tarballs or extracted folders), by name; [] when it holds none."""
+    if not os.path.isdir(path) or is_diag_folder(path):
+        return []
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []
+    return [os.path.join(path, n) for n in names if not n.startswith(".") and is_diag(os.path.join(path, n))]
+
+
+# --------------------------------------------------------------------------- members, as a stream
+
+Member = Tuple[str, int, Callable[[], IO[bytes]]]     # (path under the top folder, size, opener)
+
+
+def _safe_name(name: str) -> str:
+    if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in name.replace("\\", "/").split("/"):
+        raise DiagError("member %s: a path outside the diag's folder (absolute or with `..`): not a diag as "
+                        "splunk diag writes it; nothing was extracted" % printable(name, 200))
+    return name
+
+
+def _tar_members(path: str, scan: Scan) -> Iterator[Member]:
+    try:
+        tf = tarfile.open(path, "r|*")
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+        raise DiagError(_archive_error(path, e)) from None
+    count = 0
+    try:
+        with tf:
+            for ti in tf:
+                count += 1
+                name = _safe_name(ti.name)
+                while name.startswith("./"):
+                    name = name[2:]
+                top, _, rel = name.partition("/")
+                if not top:
+                    continue
+                if scan.top and top != scan.top:
+                    raise DiagError("members under two top folders (%s, %s): not one diag"
+                                    % (printable(scan.top, 100), printable(top, 100)))
+                scan.top = top
+                if ti.isdir() or not rel:
+                    continue
+                if not ti.isfile():
+                    scan.notes.append("%s: a %s, not read (never followed)"
+                                      % (printable(rel, 200), "link" if ti.issym() or ti.islnk() else "special file"))
+                    continue
+                if ti.size > MAX_MEMBER_BYTES:
+                    scan.notes.append("%s: %d MiB, larger than any file splunk diag keeps: not read"
+                                      % (printable(rel, 200), ti.size >> 20))
+                    continue
+                yield rel, ti.size, (lambda ti=ti: tf.extractfile(ti))
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+        raise DiagError(_archive_error(path, e)) from None
+    if not count:
+        raise DiagError("an empty archive: not a diag")
+
+
+def _archive_error(path: str, e: BaseException) -> str:
+    if os.path.isfile(path) and os.path.getsize(path) == 0:
+        return "an empty file: not a diag"
+    text = str(e) or type(e).__name__
+    if isinstance(e, (EOFError, zlib.error)) or "unexpected end" in text.lower() or "truncated" in text.lower():
+        return "a truncated or corrupt archive (%s)" % text
+    return "not a readable gzip or tar archive (%s): not a diag (an encrypted or other file?)" % text
+
+
+def _folder_members(path: str, scan: Scan) -> Iterator[Member]:
+    scan.top = os.path.basename(os.path.abspath(path))
+    for dirpath, dirnames, filenames in os.walk(path):       # os.walk follows no symlinked folder
+        dirnames.sort()
+        for n in sorted(filenames):
+            full = os.path.join(dirpath, n)
+            rel = os.path.relpath(full, path).replace(os.sep, "/")
+            if os.path.islink(full) or not os.path.isfile(full):
+                scan.notes.append("%s: a link or special file, not read (never followed)" % printable(rel, 200))
+                continue
+            size = os.path.getsize(full)
+            if size > MAX_MEMBER_BYTES:
+                scan.notes.append("%s: %d MiB, larger than any file splunk diag keeps: not read"
+                                  % (printable(rel, 200), size >> 20))
+                continue
+            yield rel, size, (lambda full=full: open(full, "rb"))
+
+
+def members(path: str, scan: Scan) -> Iterator[Member]:
+    if os.path.isdir(path):
+        return _folder_members(path, scan)
+    return _tar_members(path, scan)
+
+
+# --------------------------------------------------------------------------- pass 1
+
+def _log_kind(rel: str) -> Optional[str]:
+    for kind, (folder, base) in LOGS.items():
+        if rel == "%s/%s" % (folder, base) or re.fullmatch(r"%s/%s\.\d{1,2}" % (folder, re.escape(base)), rel):
+            return kind
+    return None
+
+
+def _bounded_text(f: IO[bytes], size: int) -> str:
+    return f.read(min(size, MAX_CONF_BYTES)).decode("utf-8", "replace")
+
+
+def _times(kind: str, f: IO[bytes]) -> Tuple[Optional[float], Optional[float]]:
+    """The first and last time a log member's lines carry (read as a stream, one line at a time)."""
+    first = last = None
+    skip = len('{"datetime":"') if kind == "resource_usage.log" else 0
+    prefix = None
+    for line in bounded_lines(f, MAX_LINE_BYTES):
+        head = line[skip:skip + 29]
+        if head == prefix:
+            continue
+        t, _ = logtime.parse_prefix(head)
+        if t is None:
+            continue
+        prefix = head
+        if first is None:
+            first = t
+        last = t
+    return first, last
+
+
+def scan(path: str) -> Scan:
+    """Pass 1 over a diag (a tarball or its extracted folder). Raises DiagError when it is not a readable diag."""
+    s = Scan(path)
+    base = os.path.basename(os.path.abspath(path))
+    for suffix in (".tar.gz", ".tgz", ".tar"):
+        if base.endswith(suffix):
+            base = base[:-len(suffix)]
+    seen = 0
+    for rel, size, opener in members(path, s):
+        seen += 1
+        if rel.startswith("introspection/"):
+            s.introspection = True
+        if rel == "diag.log":
+            s.diag_log = True
+        kind = _log_kind(rel)
+        if kind is not None:
+            with opener() as f:
+                first, last = _times(kind, f)
+            s.logs.append(LogFile(kind, rel, first, last))
+            continue
+        if rel.startswith("etc/"):
+            _scan_etc(s, rel[len("etc/"):], size, opener)
+        elif rel == "systeminfo.txt":
+            with opener() as f:
+                _systeminfo(s, _bounded_text(f, size))
+    m = NAME.match(s.top or base)
+    s.host = printable(m.group("host") if m else (s.top or base), 200)
+    if not s.logs and not s.conf and not s.guid:
+        raise DiagError("no log/, etc/ or systeminfo.txt in it (%d member(s)): not a diag" % seen)
+    return s
+
+
+def _scan_etc(s: Scan, rel: str, size: int, opener: Callable[[], IO[bytes]]) -> None:
+    if rel == "instance.cfg":
+        with opener() as f:
+            general = conffile.parse(_bounded_text(f, size)).get("general", {})
+        s.guid = printable(general.get("guid", ""), 100)
+        return
+    if rel == "splunk.version":
+        with opener() as f:
+            version = conffile.parse(_bounded_text(f, size)).get(conffile.GLOBAL, {})
+        s.version = printable(version.get("VERSION", ""), 50)
+        return
+    layer = conffile.layer_of(rel)
+    if layer is None or layer[0] not in CONF_FILES:
+        return
+    if sum(len(v) for v in s.conf.values()) >= MAX_CONF_FILES:
+        s.problems.append("etc/%s: more than %d .conf files, not read" % (printable(rel, 200), MAX_CONF_FILES))
+        return
+    if size > MAX_CONF_BYTES:
+        s.problems.append("etc/%s: larger than %d MiB, not read" % (printable(rel, 200), MAX_CONF_BYTES >> 20))
+        return
+    with opener() as f:
+        stanzas = conffile.parse(_bounded_text(f, size))
+    fname, rank, app = layer
+    s.conf.setdefault(fname, []).append((rank, app, stanzas))
+
+
+_SECTION = re.compile(r"^\*{5,} (.+?) \*{5,}$")
+
+
+def _systeminfo(s: Scan, text: str) -> None:
+    """The virtual core count from systeminfo.txt's /proc/cpuinfo section (one `processor :` line a core)."""
+    section, cores = "", 0
+    for line in text.splitlines():
+        m = _SECTION.match(line.strip())
+        if m:
+            section = m.group(1)
+            continue
+        if "cpuinfo" in section and re.match(r"^processor\s*:", line):
+            cores += 1
+    if cores:
+        s.cores = cores
+
+
+# --------------------------------------------------------------------------- configuration as REST bodies
+
+def merged(s: Scan, fname: str) -> conffile.Stanzas:
+    return conffile.merge(s.conf.get(fname, []))
+
+
+def _bodies(s: Scan) -> Dict[str, Dict]:
+    """The snapshot's configuration endpoints, as splunkd would answer them from this diag's merged .conf
+    files: the REST parsers (read/rest.py) read them, the one reading of each setting."""
+    server, inputs, outputs = merged(s, "server.conf"), merged(s, "inputs.conf"), merged(s, "outputs.conf")
+    macros = merged(s, "macros.conf")
+
+    def env(pairs) -> Dict:
+        return {"entry": [{"name": n, "content": dict(c)} for n, c in pairs]}
+    info: Dict[str, str] = {"host": server.get("general", {}).get("serverName", "") or s.host}
+    if s.guid:
+        info["guid"] = s.guid
+    if s.version:
+        info["version"] = s.version
+    if s.cores:
+        info["numberOfVirtualCores"] = str(s.cores)
+    bodies = {
+        "services/server/info": env([("server-info", info)]),
+        "services/data/inputs/http": env([(n, c) for n, c in inputs.items() if n.startswith("http://")]),
+        HEC_SETTINGS: env([("http", inputs["http"])] if "http" in inputs else []),
+        SERVER_GENERAL: env([("general", server["general"])] if "general" in server else []),
+        "services/configs/conf-server/queue": env([(n, c) for n, c in server.items()
+                                                    if n == "queue" or n.startswith("queue=")]),
+        TCPOUT: env([(n, c) for n, c in outputs.items() if n == "tcpout" or n.startswith("tcpout:")]),
+        PROPS: env(sorted(merged(s, "props.conf").items())),
+    }
+    if macros:
+        bodies[MACROS] = env([(n, c) for n, c in macros.items() if n.startswith("ingest_doctor_")])
+    return bodies
+
+
+def config_reading(s: Scan) -> readstep.Reading:
+    """The read step over the configuration bodies a diag gives (runtime endpoints: not in a diag, 404)."""
+    bodies = {p: json.dumps(b).encode("utf-8") for p, b in _bodies(s).items()}
+
+    def fetch(ep: Endpoint) -> Fetched:
+        return Fetched(200, bodies[ep.path]) if ep.path in bodies else Fetched(404)
+    return readstep.read(fetch, SNAPSHOT)
+
+
+# --------------------------------------------------------------------------- the window, pass 2
+
+def window(s: Scan, window_min: float, at: Optional[float] = None) -> Tuple[Optional[float], Optional[float]]:
+    """(since, until): the last `window_min` minutes metrics.log covers, or those before `at`."""
+    end = at if at is not None else s.span()[1]
+    if end is None:
+        return None, None
+    return end - window_min * 60.0, end + (60.0 if at is not None else 0.0)
+
+
+def load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
+    """Pass 2: the Evidence of a scanned diag over [since, until]. Raises DiagError when the archive
+    turns out unreadable in this pass."""
+    ev = Evidence()
+    ev.host = s.host
+    reading = config_reading(s)
+    readstep.merge_config(ev, reading.config)
+    ev.host = printable(ev.host or s.host, 200)
+    ev.problems.extend(s.problems)
+    ev.not_judged.extend(s.notes)
+    wanted: Dict[str, List[LogFile]] = {}
+    for f in s.logs:
+        if f.first is None or (until is not None and f.first > until) or (since is not None and f.last < since):
+            continue
+        wanted.setdefault(f.kind, []).append(f)
+    for files in wanted.values():
+        files.sort(key=lambda f: (f.first, f.name))
+    parsers = {k: PARSERS[k](ev, since, until, "%s/%s" % LOGS[k]) for k in wanted}
+    todo = {k: [f.name for f in v] for k, v in wanted.items()}
+    skipped = [0]
+    while any(todo.values()):
+        progressed = False
+        for rel, _, opener in members(s.path, Scan(s.path)):
+            kind = _log_kind(rel)
+            if kind is None or not todo.get(kind) or todo[kind][0] != rel:
+                continue
+            with opener() as f:
+                parsers[kind].feed_all(bounded_lines(f, MAX_LINE_BYTES, skipped))
+            todo[kind].pop(0)
+            progressed = True
+        if not progressed:
+            break
+    for kind, p in parsers.items():
+        stats = p.finish()
+        if kind == "metrics.log" and stats.lines and not stats.used:
+            ev.problems.append("log/metrics.log: no usable metrics lines in the window")
+    if skipped[0]:
+        ev.not_judged.append("log/: %d line(s) longer than %d KiB skipped" % (skipped[0], MAX_LINE_BYTES >> 10))
+    if not any(f.kind == "metrics.log" for f in s.logs):
+        ev.problems.append("log/metrics.log: not in the diag")
+    if not s.introspection:
+        ev.not_judged.append("no introspection/ in the diag (a universal forwarder's, or introspection off): "
+                             "host and splunkd CPU not judged")
+    ev.not_judged.extend(CANNOT_SHOW)
+    return ev
