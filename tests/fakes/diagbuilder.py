@@ -53,7 +53,15 @@ def _log_lines(snap: str, name: str) -> List[str]:
         return f.readlines()
 
 
-def _resource_usage(snap: str, t: float) -> List[str]:
+def _resource_usage(snap: str, end: float, minutes: int = 30) -> List[str]:
+    """Every 10 s, as splunkd writes it, for `minutes` before `end`: the snapshot's one reading, held."""
+    lines: List[str] = []
+    for i in range(minutes * 6, -1, -1):
+        lines.extend(_resource_usage_at(snap, end - i * 10.0))
+    return lines
+
+
+def _resource_usage_at(snap: str, t: float) -> List[str]:
     stamp = time.strftime("%m-%d-%Y %H:%M:%S", time.gmtime(t)) + ".000 +0000"
     lines = []
     for _, c in _rest(snap, "services/server/status/resource-usage/hostwide")[:1]:

@@ -231,8 +231,18 @@ def _times(kind: str, f: IO[bytes]) -> Tuple[Optional[float], Optional[float]]:
     return first, last
 
 
+_ARCHIVE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error)
+
+
 def scan(path: str) -> Scan:
     """Pass 1 over a diag (a tarball or its extracted folder). Raises DiagError when it is not a readable diag."""
+    try:
+        return _scan(path)
+    except _ARCHIVE_ERRORS as e:     # a member's data cut short is met while reading it
+        raise DiagError(_archive_error(path, e)) from None
+
+
+def _scan(path: str) -> Scan:
     s = Scan(path)
     base = os.path.basename(os.path.abspath(path))
     for suffix in (".tar.gz", ".tgz", ".tar"):
@@ -364,6 +374,13 @@ def window(s: Scan, window_min: float, at: Optional[float] = None) -> Tuple[Opti
 def load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
     """Pass 2: the Evidence of a scanned diag over [since, until]. Raises DiagError when the archive
     turns out unreadable in this pass."""
+    try:
+        return _load(s, since, until)
+    except _ARCHIVE_ERRORS as e:
+        raise DiagError(_archive_error(s.path, e)) from None
+
+
+def _load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
     ev = Evidence()
     ev.host = s.host
     reading = config_reading(s)

@@ -16,10 +16,10 @@ from typing import List, Optional
 
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import rest
-from ingest_doctor.read.logtime import WindowedParser, parse_prefix
+from ingest_doctor.read.logtime import JSON_HEAD, WindowedParser, parse_prefix
 
 SOURCE = "introspection/resource_usage.log"
-_HEAD = '{"datetime":"'
+_HEAD = JSON_HEAD
 
 
 @dataclass
