@@ -368,7 +368,9 @@ def window(s: Scan, window_min: float, at: Optional[float] = None) -> Tuple[Opti
     end = at if at is not None else s.span()[1]
     if end is None:
         return None, None
-    return end - window_min * 60.0, end + (60.0 if at is not None else 0.0)
+    # A minute past the end, as a snapshot's window (snapshot._log_window): splunkd.log lines written just
+    # after metrics.log's last batch belong to the same moment.
+    return end - window_min * 60.0, end + 60.0
 
 
 def load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
@@ -395,7 +397,9 @@ def _load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
         wanted.setdefault(f.kind, []).append(f)
     for files in wanted.values():
         files.sort(key=lambda f: (f.first, f.name))
-    parsers = {k: PARSERS[k](ev, since, until, "%s/%s" % LOGS[k]) for k in wanted}
+    # Each parser's own source name (logs/metrics.log, ...): the rules know the readings by it, whatever
+    # folder the lines came from.
+    parsers = {k: PARSERS[k](ev, since, until) for k in wanted}
     todo = {k: [f.name for f in v] for k, v in wanted.items()}
     skipped = [0]
     while any(todo.values()):
