@@ -22,13 +22,15 @@ import json
 import os
 import re
 import tarfile
+import time
 import zlib
 from dataclasses import dataclass, field
 from typing import IO, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import conffile, logtime, metricslog, readstep, resourceusage, splunkdlog
-from ingest_doctor.read.endpoints import HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, Endpoint, Fetched
+from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, Endpoint,
+                                          BY_PATH, Fetched, target)
 from ingest_doctor.read.snapshot import MAX_LINE_BYTES, bounded_lines
 from ingest_doctor.textsafe import printable
 
@@ -78,6 +80,7 @@ class Scan:
     logs: List[LogFile] = field(default_factory=list)
     introspection: bool = False
     diag_log: bool = False
+    live: Dict[str, bytes] = field(default_factory=dict)    # the add-on's extension: endpoint -> splunkd's body
     problems: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
 
@@ -261,7 +264,9 @@ def _scan(path: str) -> Scan:
                 first, last = _times(kind, f)
             s.logs.append(LogFile(kind, rel, first, last))
             continue
-        if rel.startswith("etc/"):
+        if rel.startswith(EXTENSION):
+            _scan_extension(s, rel[len(EXTENSION):], size, opener)
+        elif rel.startswith("etc/"):
             _scan_etc(s, rel[len("etc/"):], size, opener)
         elif rel == "systeminfo.txt":
             with opener() as f:
@@ -299,6 +304,26 @@ def _scan_etc(s: Scan, rel: str, size: int, opener: Callable[[], IO[bytes]]) -> 
     s.conf.setdefault(fname, []).append((rank, app, stanzas))
 
 
+def _scan_extension(s: Scan, rel: str, size: int, opener: Callable[[], IO[bytes]]) -> None:
+    """What the add-on's diag extension saved: splunkd's runtime answers at diag time (rest/<path>.json), or
+    diag's record of its failure (setup_failed.output, data_collect_exception.output)."""
+    if rel.endswith(".output"):
+        with opener() as f:
+            first = f.read(2000).decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        s.notes.append("%s%s: the add-on's diag extension failed (%s): its live data is missing"
+                       % (EXTENSION, printable(rel, 100), printable(first[0], 300)))
+        return
+    path = rel[len("rest/"):-len(".json")] if rel.startswith("rest/") and rel.endswith(".json") else ""
+    ep = BY_PATH.get(path)
+    if ep is None or not ep.runtime:
+        return
+    if size > readstep.MAX_BODY_BYTES:
+        s.problems.append("%s%s: larger than %d MiB, not read" % (EXTENSION, rel, readstep.MAX_BODY_BYTES >> 20))
+        return
+    with opener() as f:
+        s.live[path] = f.read(readstep.MAX_BODY_BYTES + 1)
+
+
 _SECTION = re.compile(r"^\*{5,} (.+?) \*{5,}$")
 
 
@@ -330,7 +355,9 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
 
     def env(pairs) -> Dict:
         return {"entry": [{"name": n, "content": dict(c)} for n, c in pairs]}
-    info: Dict[str, str] = {"host": server.get("general", {}).get("serverName", "") or s.host}
+    # system/default says `serverName = $HOSTNAME`: splunkd expands it to the OS host name, the one the diag is named by.
+    name = server.get("general", {}).get("serverName", "").replace("$HOSTNAME", s.host)
+    info: Dict[str, str] = {"host": name or s.host}
     if s.guid:
         info["guid"] = s.guid
     if s.version:
@@ -352,13 +379,33 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
     return bodies
 
 
-def config_reading(s: Scan) -> readstep.Reading:
-    """The read step over the configuration bodies a diag gives (runtime endpoints: not in a diag, 404)."""
+def config_reading(s: Scan, evidence: Optional[Evidence] = None) -> readstep.Reading:
+    """The read step over the bodies a diag gives: configuration from etc/, runtime endpoints from the add-on's
+    extension when the diag carries it (else 404: not in a diag). Runtime readings go into `evidence`."""
     bodies = {p: json.dumps(b).encode("utf-8") for p, b in _bodies(s).items()}
+    bodies.update(s.live)
 
     def fetch(ep: Endpoint) -> Fetched:
         return Fetched(200, bodies[ep.path]) if ep.path in bodies else Fetched(404)
-    return readstep.read(fetch, SNAPSHOT)
+    return readstep.read(fetch, SNAPSHOT, evidence=evidence)
+
+
+# --------------------------------------------------------------------------- the add-on's extension
+
+EXTENSION = "app_ext/TA-ingest_doctor/"      # where splunk diag puts what our extension script adds
+
+
+def extension_plan() -> List[Tuple[str, str]]:
+    """(endpoint with its query, path under app_ext/TA-ingest_doctor/) of each body the add-on's diag extension
+    asks diag to save: the snapshot's runtime endpoints only (no configuration endpoint: those can answer
+    with secrets, and etc/ has the configuration), in a snapshot's rest/ layout."""
+    return [(target(ep), "rest/%s.json" % ep.path) for ep in SNAPSHOT if ep.runtime]
+
+
+def extension_meta(now: Optional[float] = None) -> str:
+    """The snapshot.json the extension writes: when the endpoints were asked for."""
+    return json.dumps({"format": 1, "captured_at": logtime.iso_utc(time.time() if now is None else now),
+                       "source": "splunk diag extension"})
 
 
 # --------------------------------------------------------------------------- the window, pass 2
@@ -384,9 +431,11 @@ def load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
 
 def _load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
     ev = Evidence()
-    ev.host = s.host
-    reading = config_reading(s)
+    reading = config_reading(s, ev)
     readstep.merge_config(ev, reading.config)
+    for fault in reading.faults:
+        if fault.kind != "404":
+            ev.problems.append("%srest/%s.json: %s" % (EXTENSION, fault.path, fault.message()))
     ev.host = printable(ev.host or s.host, 200)
     ev.problems.extend(s.problems)
     ev.not_judged.extend(s.notes)
@@ -425,5 +474,6 @@ def _load(s: Scan, since: Optional[float], until: Optional[float]) -> Evidence:
     if not s.introspection:
         ev.not_judged.append("no introspection/ in the diag (a universal forwarder's, or introspection off): "
                              "host and splunkd CPU not judged")
-    ev.not_judged.extend(CANNOT_SHOW)
+    live = "services/server/introspection/queues" in ev.sources
+    ev.not_judged.extend(n for n in CANNOT_SHOW if not (live and n == CANNOT_SHOW[0]))
     return ev
