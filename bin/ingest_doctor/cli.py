@@ -58,7 +58,7 @@ def build_parser(out: Optional[IO[str]] = None) -> Parser:
     sub = p.add_subparsers(dest="command", parser_class=Parser)
     d = sub.add_parser("diagnose", out=out, help="judge a snapshot folder (or a deployment folder of snapshots), "
                                                  "or Splunk diags, and print the findings")
-    d.add_argument("snapshot_dir", help="a snapshot folder, or a deployment folder whose subfolders are snapshots; "
+    d.add_argument("snapshot_dir", metavar="PATH", help="a snapshot folder, or a deployment folder whose subfolders are snapshots; "
                                         "or a diag (diag-<host>-<date>.tar.gz, or its extracted folder), or a "
                                         "folder of diags")
     d.add_argument("more_diags", nargs="*", metavar="DIAG",
