@@ -277,7 +277,8 @@ def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
             if ev.host in hosts:
                 ev.host = printable(os.path.basename(p), 200)
             hosts.add(ev.host)
-            instances.append(Instance(ev.host, ev, th, None))
+            # The host's first address (systeminfo.txt) stands where a snapshot has its management URI's host.
+            instances.append(Instance(ev.host, ev, th, s.addresses[0] if s.addresses else None))
         code = _report_deployment(None, instances, [], [], args, ", ".join(expanded), stdout, stderr,
                                   "no diag holds logs or configuration", notes)
     return exitcodes.BAD_INPUT if bad and code == exitcodes.OK else code

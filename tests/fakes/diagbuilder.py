@@ -18,6 +18,7 @@ import os
 import tarfile
 import time
 from typing import Dict, List, Optional, Tuple
+from urllib.parse import urlsplit
 
 REDACTED = "DIAG_REDACTED_ENCRYPTED_PASSWORD"
 
@@ -89,6 +90,13 @@ def members(snap: str, host: str, rotate: bool = True, introspection: bool = Tru
                "********** /proc/cpuinfo **********"]
     for n in range(cores):
         sysinfo += ["processor\t: %d" % n, "model name\t: Intel(R) Xeon(R)", ""]
+    source = meta.get("source")
+    ip = urlsplit(source).hostname if isinstance(source, str) else None
+    if ip:
+        sysinfo += ["********** ifconfig -a **********",
+                    "lo: flags=73<UP,LOOPBACK,RUNNING>  mtu 65536", "        inet 127.0.0.1  netmask 255.0.0.0", "",
+                    "eth0: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500",
+                    "        inet %s  netmask 255.255.255.0  broadcast 10.0.0.255" % ip, ""]
     out.append(("systeminfo.txt", ("\n".join(sysinfo) + "\n").encode()))
     # etc/: system/default holds [general] without the pipelines setting; the app's local has it (it wins).
     general = _rest(snap, "services/configs/conf-server/general")

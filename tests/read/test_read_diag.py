@@ -268,3 +268,20 @@ def test_resource_usage_log_in_a_snapshot_is_read(tmp_path):
     from ingest_doctor.read.snapshot import load_snapshot
     ev = load_snapshot(snap)
     assert "logs/resource_usage.log" in ev.sources and ev.host_cpu.splunkd_cpu_pct == 42.4
+
+
+def test_a_receiver_known_only_by_the_address_its_sender_names_is_linked(tmp_path):
+    """No tcpin line names the receiver (it took nothing): the sender's outputs.conf names it by IP, and only the
+    receiver's systeminfo.txt (ifconfig) says that IP is its own, as a snapshot's management URI does."""
+    hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
+    idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
+    receiver(idx, [], saturated="indexing")
+    sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
+    root = write(str(tmp_path / "dep"), [hf, idx])
+    out = tmp_path / "diags"
+    out.mkdir()
+    for m in (hf, idx):
+        diagbuilder.from_snapshot(os.path.join(root, m.folder), str(out), host=m.host)
+    a, b = json.loads(run(root)[1]), json.loads(run(out)[1])
+    assert a["root_causes"] and causes(b) == causes(a)
+    assert diag.scan(str(out / sorted(os.listdir(out))[1])).addresses == ["10.0.0.11"]

@@ -77,6 +77,7 @@ class Scan:
     guid: str = ""
     version: str = ""
     cores: Optional[int] = None
+    addresses: List[str] = field(default_factory=list)      # IPv4, from systeminfo.txt
     logs: List[LogFile] = field(default_factory=list)
     introspection: bool = False
     diag_log: bool = False
@@ -327,16 +328,26 @@ def _scan_extension(s: Scan, rel: str, size: int, opener: Callable[[], IO[bytes]
 _SECTION = re.compile(r"^\*{5,} (.+?) \*{5,}$")
 
 
+_INET = re.compile(r"\binet (?:addr:)?(\d{1,3}(?:\.\d{1,3}){3})\b|IPv4 Address[ .]*: *(\d{1,3}(?:\.\d{1,3}){3})")
+
+
 def _systeminfo(s: Scan, text: str) -> None:
-    """The virtual core count from systeminfo.txt's /proc/cpuinfo section (one `processor :` line a core)."""
+    """The virtual core count from systeminfo.txt's /proc/cpuinfo section (one `processor :` line a core), and the
+    host's IPv4 addresses from its `ifconfig -a` / `ip addr` (Windows: `ipconfig /all`) section, loopback left
+    out: a sender names its receivers by them in outputs.conf."""
     section, cores = "", 0
     for line in text.splitlines():
         m = _SECTION.match(line.strip())
         if m:
-            section = m.group(1)
+            section = m.group(1).lower()
             continue
         if "cpuinfo" in section and re.match(r"^processor\s*:", line):
             cores += 1
+        elif "ifconfig" in section or "ip addr" in section or "ipconfig" in section:
+            a = _INET.search(line)
+            ip = a and (a.group(1) or a.group(2))
+            if ip and not ip.startswith("127.") and ip not in s.addresses and len(s.addresses) < 64:
+                s.addresses.append(ip)
     if cores:
         s.cores = cores
 
