@@ -285,3 +285,25 @@ def test_a_receiver_known_only_by_the_address_its_sender_names_is_linked(tmp_pat
     a, b = json.loads(run(root)[1]), json.loads(run(out)[1])
     assert a["root_causes"] and causes(b) == causes(a)
     assert diag.scan(str(out / sorted(os.listdir(out))[1])).addresses == ["10.0.0.11"]
+
+
+def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
+    """tarfile's stream mode keeps every header it met; the reader keeps none (memory bounded whatever the count),
+    and names the first few members it skips, then counts the rest."""
+    import tracemalloc
+    top = "diag-h-2025-11-22_10-00-00"
+    parts = diagbuilder.members(os.path.join(SCENARIOS, "busy_healthy"), "h")
+    extra = []
+    for n in range(15000):
+        ti = tarfile.TarInfo("%s/etc/apps/a%d/bin/x" % (top, n))
+        ti.type, ti.linkname = tarfile.SYMTYPE, "/dev/zero"
+        extra.append(ti)
+    path = diagbuilder.write_tar(str(tmp_path), top, parts, extra)
+    tracemalloc.start()
+    try:
+        s = diag.scan(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024, peak         # 15,000 headers kept would be several MB more
+    assert len(s.notes) == diag.MAX_SKIP_NOTES + 1 and s.notes[-1].startswith("14990 more member(s) not read")

@@ -36,6 +36,7 @@ from ingest_doctor.textsafe import printable
 
 MAX_MEMBER_BYTES = 1 << 30          # splunk diag drops files over 1 GB: a larger member is not from it
 MAX_CONF_BYTES = 16 << 20           # one .conf file, systeminfo.txt
+MAX_SKIP_NOTES = 10                 # members not read named one by one; the rest counted
 MAX_CONF_FILES = 4096               # .conf files of the kinds read, over every app
 NAME = re.compile(r"^diag-(?P<host>.+)-(?P<date>\d{4}-\d\d-\d\d(?:_\d\d-\d\d-\d\d)?)$")
 
@@ -84,6 +85,13 @@ class Scan:
     live: Dict[str, bytes] = field(default_factory=dict)    # the add-on's extension: endpoint -> splunkd's body
     problems: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
+    skipped: int = 0            # members not read (links, special files, too large)
+
+    def skip(self, note: str) -> None:
+        """A member not read: named, the first MAX_SKIP_NOTES of them, then counted."""
+        self.skipped += 1
+        if self.skipped <= MAX_SKIP_NOTES:
+            self.notes.append(note)
 
     def span(self) -> Tuple[Optional[float], Optional[float]]:
         """The first and last time metrics.log (all its rotated files) covers."""
@@ -141,7 +149,13 @@ def _tar_members(path: str, scan: Scan) -> Iterator[Member]:
     count = 0
     try:
         with tf:
-            for ti in tf:
+            while True:
+                ti = tf.next()
+                if ti is None:
+                    break
+                # In stream mode tarfile keeps every member's header in `members`: a diag of a million tiny
+                # members would hold them all. Only the current member is ever read, so none is kept.
+                del tf.members[:]
                 count += 1
                 name = _safe_name(ti.name)
                 while name.startswith("./"):
@@ -156,12 +170,12 @@ def _tar_members(path: str, scan: Scan) -> Iterator[Member]:
                 if ti.isdir() or not rel:
                     continue
                 if not ti.isfile():
-                    scan.notes.append("%s: a %s, not read (never followed)"
-                                      % (printable(rel, 200), "link" if ti.issym() or ti.islnk() else "special file"))
+                    scan.skip("%s: a %s, not read (never followed)"
+                              % (printable(rel, 200), "link" if ti.issym() or ti.islnk() else "special file"))
                     continue
                 if ti.size > MAX_MEMBER_BYTES:
-                    scan.notes.append("%s: %d MiB, larger than any file splunk diag keeps: not read"
-                                      % (printable(rel, 200), ti.size >> 20))
+                    scan.skip("%s: %d MiB, larger than any file splunk diag keeps: not read"
+                              % (printable(rel, 200), ti.size >> 20))
                     continue
                 yield rel, ti.size, (lambda ti=ti: tf.extractfile(ti))
     except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
@@ -187,12 +201,12 @@ def _folder_members(path: str, scan: Scan) -> Iterator[Member]:
             full = os.path.join(dirpath, n)
             rel = os.path.relpath(full, path).replace(os.sep, "/")
             if os.path.islink(full) or not os.path.isfile(full):
-                scan.notes.append("%s: a link or special file, not read (never followed)" % printable(rel, 200))
+                scan.skip("%s: a link or special file, not read (never followed)" % printable(rel, 200))
                 continue
             size = os.path.getsize(full)
             if size > MAX_MEMBER_BYTES:
-                scan.notes.append("%s: %d MiB, larger than any file splunk diag keeps: not read"
-                                  % (printable(rel, 200), size >> 20))
+                scan.skip("%s: %d MiB, larger than any file splunk diag keeps: not read"
+                          % (printable(rel, 200), size >> 20))
                 continue
             yield rel, size, (lambda full=full: open(full, "rb"))
 
@@ -272,6 +286,8 @@ def _scan(path: str) -> Scan:
         elif rel == "systeminfo.txt":
             with opener() as f:
                 _systeminfo(s, _bounded_text(f, size))
+    if s.skipped > MAX_SKIP_NOTES:
+        s.notes.append("%d more member(s) not read (links, special files or too large)" % (s.skipped - MAX_SKIP_NOTES))
     m = NAME.match(s.top or base)
     s.host = printable(m.group("host") if m else (s.top or base), 200)
     if not s.logs and not s.conf and not s.guid:
