@@ -149,12 +149,10 @@ def _tar_members(path: str, scan: Scan) -> Iterator[Member]:
     count = 0
     try:
         with tf:
-            while True:
-                ti = tf.next()
-                if ti is None:
-                    break
+            for ti in tf:
                 # In stream mode tarfile keeps every member's header in `members`: a diag of a million tiny
-                # members would hold them all. Only the current member is ever read, so none is kept.
+                # members would hold them all. Only the current member is ever read, so none is kept (its
+                # iterator then asks the stream for the next header: index past the list, as when it grows).
                 del tf.members[:]
                 count += 1
                 name = _safe_name(ti.name)
