@@ -147,7 +147,11 @@ def _finite(data):
 
 def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     paths = [args.snapshot_dir] + list(args.more_diags)
-    if args.more_diags or diag.is_diag(args.snapshot_dir) or diag.diags_in(args.snapshot_dir):
+    # Diags: several paths, a diag, or a folder of diags that is not a snapshot or deployment folder (one of
+    # those holding a stray tarball stays what it is).
+    if args.more_diags or diag.is_diag(args.snapshot_dir) or (
+            not deployment_folder.is_snapshot(args.snapshot_dir)
+            and not deployment_folder.is_deployment(args.snapshot_dir) and diag.diags_in(args.snapshot_dir)):
         return cmd_diagnose_diags(args, paths, stdout, stderr)
     if args.at is not None or args.window is not None:
         raise UsageError("--at and --window apply to diags (a snapshot is judged on its capture's window)")

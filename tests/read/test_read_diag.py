@@ -307,3 +307,25 @@ def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024, peak         # 15,000 headers kept would be several MB more
     assert len(s.notes) == diag.MAX_SKIP_NOTES + 1 and s.notes[-1].startswith("14990 more member(s) not read")
+
+
+def test_a_renamed_diag_is_read_and_a_stray_tarball_leaves_a_snapshot_alone(tmp_path):
+    """`splunk diag --diag-name` can name the tarball anything: its content decides. A snapshot or deployment
+    folder holding a tarball is still judged as the folder it is."""
+    import shutil
+    snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
+    path = diagbuilder.from_snapshot(snap, str(tmp_path))
+    renamed = str(tmp_path / "case-0042.tar.gz")
+    os.rename(path, renamed)
+    rc, out, err = run(renamed)
+    assert rc == exitcodes.OK and diag.CANNOT_SHOW[0] in json.loads(out)["not_judged"]
+    copy = str(tmp_path / "snap")
+    shutil.copytree(snap, copy)
+    shutil.copy(renamed, copy)
+    assert json.loads(run(copy)[1]) == json.loads(run(snap)[1])
+    root, diags = _deployment(tmp_path / "d")
+    shutil.copy(renamed, root)
+    rc, out, err = run(root)
+    report = json.loads(out)
+    assert rc == exitcodes.OK and report["deployment"] is True and report["name"] == "prod-ingest"
+    assert report["hosts"] == ["hf-01", "idx-01"] and "case-0042" not in out

@@ -103,8 +103,9 @@ class Scan:
 # --------------------------------------------------------------------------- what is a diag
 
 def is_diag_file(path: str) -> bool:
-    base = os.path.basename(path)
-    return os.path.isfile(path) and base.startswith("diag") and base.endswith((".tar.gz", ".tgz", ".tar"))
+    """A tarball, whatever its name (`splunk diag --diag-name` replaces the whole name): read as a diag, and
+    named as not one when its content says so."""
+    return os.path.isfile(path) and os.path.basename(path).endswith((".tar.gz", ".tgz", ".tar"))
 
 
 def is_diag_folder(path: str) -> bool:
