@@ -21,10 +21,11 @@ from ingest_doctor.deployment import text as deployment_text
 from ingest_doctor.deployment.judge import judge
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine import textreport
-from ingest_doctor.deployment.topology import Instance
+from ingest_doctor.deployment.topology import Instance, uri_host
+from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import diag, endpoints, logtime, readstep
 from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
-from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge,
+from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge, read_meta,
                                          recorded_thresholds)
 from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
 from ingest_doctor.textsafe import printable, terminal
@@ -224,16 +225,20 @@ def _report_deployment(name, instances, problems, unjudged, args, label: str, st
 # ------------------------------------------------------------------ diags
 
 def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
-    """Splunk diags: one is judged as one instance, several (or a folder of them) as one deployment. A diag
-    that cannot be read is named on stderr with why; the others are judged."""
+    """Splunk diags, or several snapshot folders (contract section 5, deployment inputs): one diag is judged as one
+    instance, several paths (or a folder of diags) as one deployment. A diag that cannot be read is named on
+    stderr with why; the others are judged."""
     expanded = []
     for p in paths:
+        if len(paths) > 1 and deployment_folder.is_snapshot(p) and not diag.is_diag(p):
+            expanded.append((p, False))
+            continue
         inside = [] if diag.is_diag(p) else diag.diags_in(p)
         if not inside and not diag.is_diag(p):
-            _say(stderr, "%s: not a diag (a diag-<host>-<date>.tar.gz, its extracted folder, or a folder of them)"
-                 % p)
+            _say(stderr, "%s: not a diag (a diag-<host>-<date>.tar.gz, its extracted folder, or a folder of them)%s"
+                 % (p, " nor a snapshot folder" if len(paths) > 1 else ""))
             return exitcodes.BAD_INPUT
-        expanded.extend(inside or [p])
+        expanded.extend((d, True) for d in (inside or [p]))
     at = None
     if args.at is not None:
         at = logtime.iso_epoch(args.at)
@@ -243,7 +248,9 @@ def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
         raise UsageError("--window must be between 0 and 10080 minutes")
     bad = False
     scans = []
-    for p in expanded:
+    for p, is_diag in expanded:
+        if not is_diag:
+            continue
         try:
             s = diag.scan(p)
             reading = diag.config_reading(s)
@@ -256,8 +263,6 @@ def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
             _say(stderr, str(e))
             return exitcodes.BAD_CONFIG
         scans.append((p, s, th, probs))
-    if not scans:
-        return exitcodes.BAD_INPUT
     windows, notes = _align([s for _, s, _, _ in scans], [args.window or float(th.log_window_min)
                                                           for _, _, th, _ in scans], at)
     loaded = []
@@ -269,23 +274,41 @@ def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
             bad = True
             continue
         ev.problems.extend(probs)
-        loaded.append((p, s, ev, th))
+        # The host's first address (systeminfo.txt) stands where a snapshot has its management URI's host.
+        loaded.append((p, ev.host, ev, th, s.addresses[0] if s.addresses else None))
+    for p, is_diag in expanded:
+        if not is_diag:
+            try:
+                loaded.append(_snapshot_member(p, args))
+            except thresholds.ThresholdError as e:
+                _say(stderr, str(e))
+                return exitcodes.BAD_CONFIG
     if not loaded:
         return exitcodes.BAD_INPUT
     if len(expanded) == 1:
-        p, _, ev, th = loaded[0]
+        p, _, ev, th, _ = loaded[0]
         code = _report_one(ev, th, args, p, stdout, stderr)
     else:
         instances, hosts = [], set()
-        for p, s, ev, th in loaded:
-            if ev.host in hosts:
-                ev.host = printable(os.path.basename(p), 200)
+        for p, name, ev, th, address in loaded:
+            if ev.host in hosts or not ev.host:
+                ev.host = printable(os.path.basename(os.path.abspath(p)), 200)
             hosts.add(ev.host)
-            # The host's first address (systeminfo.txt) stands where a snapshot has its management URI's host.
-            instances.append(Instance(ev.host, ev, th, s.addresses[0] if s.addresses else None))
-        code = _report_deployment(None, instances, [], [], args, ", ".join(expanded), stdout, stderr,
-                                  "no diag holds logs or configuration", notes)
+            instances.append(Instance(name or ev.host, ev, th, address))
+        code = _report_deployment(None, instances, [], [], args, ", ".join(p for p, _ in expanded), stdout, stderr,
+                                  "no diag or snapshot holds logs or configuration", notes)
     return exitcodes.BAD_INPUT if bad and code == exitcodes.OK else code
+
+
+def _snapshot_member(path: str, args):
+    """A snapshot folder given beside others: read as a deployment folder reads its members (its recorded
+    thresholds, its URI's host as its address)."""
+    th, probs = recorded_thresholds(path, _overrides(args))
+    ev = load_snapshot(path, th)
+    ev.problems.extend(probs)
+    source = read_meta(path, Evidence()).get("source")
+    name = printable(os.path.basename(os.path.abspath(path)), 200)      # its folder name, as in a deployment folder
+    return path, name, ev, th, uri_host(source) if isinstance(source, str) else None
 
 
 def _align(scans, window_mins, at):

@@ -329,3 +329,19 @@ def test_a_renamed_diag_is_read_and_a_stray_tarball_leaves_a_snapshot_alone(tmp_
     report = json.loads(out)
     assert rc == exitcodes.OK and report["deployment"] is True and report["name"] == "prod-ingest"
     assert report["hosts"] == ["hf-01", "idx-01"] and "case-0042" not in out
+
+
+def test_several_snapshot_folders_or_a_mix_with_diags_on_the_command_line_are_one_deployment(tmp_path):
+    """Contract section 5, deployment inputs: several snapshot folders on the command line are judged as their
+    deployment folder is; a diag may stand for one of them."""
+    root, diags = _deployment(tmp_path)
+    a = json.loads(run(root)[1])
+    rc, out, err = run(os.path.join(root, "heavy-a"), os.path.join(root, "indexer-1"))
+    assert rc == exitcodes.OK, err
+    assert causes(json.loads(out)) == causes(a)
+    idx_diag = [n for n in os.listdir(diags) if "idx-01" in n][0]
+    rc, out, err = run(os.path.join(root, "heavy-a"), diags / idx_diag)
+    assert rc == exitcodes.OK, err
+    assert causes(json.loads(out)) == causes(a)
+    rc, _, err = run(os.path.join(root, "heavy-a"), tmp_path / "nothing-here")
+    assert rc == exitcodes.BAD_INPUT and "nor a snapshot folder" in err
