@@ -345,3 +345,15 @@ def test_several_snapshot_folders_or_a_mix_with_diags_on_the_command_line_are_on
     assert causes(json.loads(out)) == causes(a)
     rc, _, err = run(os.path.join(root, "heavy-a"), tmp_path / "nothing-here")
     assert rc == exitcodes.BAD_INPUT and "nor a snapshot folder" in err
+
+
+def test_a_diag_without_metrics_log_is_judged_on_its_other_logs_last_minutes(tmp_path):
+    snap = os.path.join(SCENARIOS, "output_blocked")
+    parts = [(r, d) for r, d in diagbuilder.members(snap, "hf") if not r.startswith("log/metrics.log")]
+    path = diagbuilder.write_tar(str(tmp_path), "diag-hf-2025-11-22_10-00-00", parts)
+    s = diag.scan(path)
+    since, until = diag.window(s, 15)
+    last = max(f.last for f in s.logs)          # the latest of splunkd.log and resource_usage.log
+    assert since == last - 900 and until == last + 60
+    rc, out, err = run(path)
+    assert rc == exitcodes.OK and "log/metrics.log: not in the diag" in err

@@ -437,8 +437,11 @@ def extension_meta(now: Optional[float] = None) -> str:
 # --------------------------------------------------------------------------- the window, pass 2
 
 def window(s: Scan, window_min: float, at: Optional[float] = None) -> Tuple[Optional[float], Optional[float]]:
-    """(since, until): the last `window_min` minutes metrics.log covers, or those before `at`."""
+    """(since, until): the last `window_min` minutes metrics.log (else the other logs) covers, or those before
+    `at`."""
     end = at if at is not None else s.span()[1]
+    if end is None:         # no metrics.log: the end of the other logs, never every line of a 150 MB splunkd.log
+        end = max((f.last for f in s.logs if f.last is not None), default=None)
     if end is None:
         return None, None
     # A minute past the end, as a snapshot's window (snapshot._log_window): splunkd.log lines written just
