@@ -40,9 +40,9 @@ MAX_SKIP_NOTES = 10                 # members not read named one by one; the res
 MAX_CONF_FILES = 4096               # .conf files of the kinds read, over every app
 NAME = re.compile(r"^diag-(?P<host>.+)-(?P<date>\d{4}-\d\d-\d\d(?:_\d\d-\d\d-\d\d)?)$")
 
-# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads).
-CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "transforms.conf", "limits.conf",
-              "macros.conf")
+# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads). limits.conf
+# [thruput] and transforms.conf are not among them: the endpoint table reads neither, no rule judges them.
+CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "macros.conf")
 # Log members: kind -> (folder, base name). Rotated files are `<base>.<n>`, older as n grows.
 LOGS = {"metrics.log": ("log", "metrics.log"), "splunkd.log": ("log", "splunkd.log"),
         "resource_usage.log": ("introspection", "resource_usage.log")}
@@ -341,8 +341,6 @@ def _scan_extension(s: Scan, rel: str, size: int, opener: Callable[[], IO[bytes]
 
 
 _SECTION = re.compile(r"^\*{5,} (.+?) \*{5,}$")
-
-
 _INET = re.compile(r"\binet (?:addr:)?(\d{1,3}(?:\.\d{1,3}){3})\b|IPv4 Address[ .]*: *(\d{1,3}(?:\.\d{1,3}){3})")
 
 
