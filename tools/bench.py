@@ -80,6 +80,10 @@ BUDGETS = (
            "timestamp-prefix skip of lines before the judged window"),
     Budget("diagnose", "diagnose_rss_growth_mb", 20, "MB", "diagnose: peak memory, 1M lines minus 30 minutes (flat)",
            "one streaming pass over metrics.log"),
+    Budget("diag", "diag_150mb_s", 15, "s", "diagnose: a diag with 150 MB of metrics.log, tarball read as a stream, wall",
+           "timestamp-prefix skip of lines before the judged window"),
+    Budget("diag", "diag_rss_growth_mb", 20, "MB", "diagnose: peak memory, 150 MB diag minus 30-minute diag (flat)",
+           "tarfile stream mode, one line at a time, never extracted"),
     Budget("webhook_latency", "onset_to_webhook_s", 35, "s", "onset of a saturated queue to the webhook POST",
            "default 10 s poll; sustained-sample rule; the outbox sends at once"),
 )

@@ -125,6 +125,11 @@ def finish(built: str, src: str, libs: List[str]) -> None:
         instance = fh.read()
     with open(os.path.join(built, "default", "inputs.conf"), "a", encoding="utf-8") as fh:
         fh.write(instance)
+    # ucc-gen writes app.conf from globalConfig.json, which has no [diag]: the diag extension's stanza is added
+    with open(os.path.join(src, "ta", "diag_app.conf"), encoding="utf-8") as fh:
+        diag_stanza = fh.read()
+    with open(os.path.join(built, "default", "app.conf"), "a", encoding="utf-8") as fh:
+        fh.write(diag_stanza)
     # ucc-gen's lib/ (empty: no package/lib/requirements.txt) and its VERSION file (the version
     # is in app.conf and app.manifest) are not shipped.
     shutil.rmtree(os.path.join(built, "lib"), ignore_errors=True)

@@ -21,7 +21,7 @@ SHIPS: Dict[str, Tuple[str, ...]] = {
           "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
           "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py", "ingest_doctor_ports/webhook.py",
           "ingest_doctor_ports/logs.py"),
-    TA: ("ingest_doctor_introspection.py", "ingest_doctor/",
+    TA: ("ingest_doctor_introspection.py", "ingest_doctor_diag.py", "ingest_doctor/",
          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
          "ingest_doctor_ports/collector.py", "ingest_doctor_ports/collector_input.py",
          "ingest_doctor_ports/messages.py", "ingest_doctor_ports/notifier.py", "ingest_doctor_ports/webhook.py",

@@ -21,9 +21,11 @@ from ingest_doctor.deployment import text as deployment_text
 from ingest_doctor.deployment.judge import judge
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine import textreport
-from ingest_doctor.read import endpoints, readstep
+from ingest_doctor.deployment.topology import Instance, uri_host
+from ingest_doctor.evidence import Evidence
+from ingest_doctor.read import diag, endpoints, logtime, readstep
 from ingest_doctor.read.endpoints import INFO, SNAPSHOT, Fetched
-from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge,
+from ingest_doctor.read.snapshot import (SnapshotError, has_evidence, load_snapshot, nothing_to_judge, read_meta,
                                          recorded_thresholds)
 from ingest_doctor.read.snapwriter import SnapshotWriter, export_raw_lines, metrics_search, splunkd_search
 from ingest_doctor.textsafe import printable, terminal
@@ -55,9 +57,17 @@ def build_parser(out: Optional[IO[str]] = None) -> Parser:
     p = Parser(prog="ingest_doctor_cli.py", out=out,
                description="Find where a splunkd's ingestion pipeline is stuck.")
     sub = p.add_subparsers(dest="command", parser_class=Parser)
-    d = sub.add_parser("diagnose", out=out, help="judge a snapshot folder (or a deployment folder of snapshots) "
-                                                 "and print the findings")
-    d.add_argument("snapshot_dir", help="a snapshot folder, or a deployment folder whose subfolders are snapshots")
+    d = sub.add_parser("diagnose", out=out, help="judge a snapshot folder (or a deployment folder of snapshots), "
+                                                 "or Splunk diags, and print the findings")
+    d.add_argument("snapshot_dir", metavar="PATH", help="a snapshot folder, or a deployment folder whose subfolders are snapshots; "
+                                        "or a diag (diag-<host>-<date>.tar.gz, or its extracted folder), or a "
+                                        "folder of diags")
+    d.add_argument("more_diags", nargs="*", metavar="DIAG",
+                   help="more diags: several diags are judged as one deployment")
+    d.add_argument("--at", metavar="TIME", help="diags: judge the window ending at TIME (ISO 8601, UTC unless a "
+                                                "zone is given); default: the end of the diag's metrics.log")
+    d.add_argument("--window", metavar="MIN", type=float,
+                   help="diags: minutes judged (default: the log_window_min threshold)")
     d.add_argument("--format", choices=("json", "text"), default="json")
     d.add_argument("--threshold", action="append", default=[], metavar="NAME=VALUE",
                    help="override a threshold (name as in thresholds.py or its macro name); without it, the "
@@ -137,6 +147,15 @@ def _finite(data):
 
 
 def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
+    paths = [args.snapshot_dir] + list(args.more_diags)
+    # Diags: several paths, a diag, or a folder of diags that is not a snapshot or deployment folder (one of
+    # those holding a stray tarball stays what it is).
+    if args.more_diags or diag.is_diag(args.snapshot_dir) or (
+            not deployment_folder.is_snapshot(args.snapshot_dir)
+            and not deployment_folder.is_deployment(args.snapshot_dir) and diag.diags_in(args.snapshot_dir)):
+        return cmd_diagnose_diags(args, paths, stdout, stderr)
+    if args.at is not None or args.window is not None:
+        raise UsageError("--at and --window apply to diags (a snapshot is judged on its capture's window)")
     if deployment_folder.is_deployment(args.snapshot_dir):
         return cmd_diagnose_deployment(args, stdout, stderr)
     # The thresholds the snapshot's splunkd was tuned with, then --threshold.
@@ -146,6 +165,11 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     th, problems = loaded
     ev = load_snapshot(args.snapshot_dir, th)
     ev.problems.extend(problems)
+    return _report_one(ev, th, args, args.snapshot_dir, stdout, stderr)
+
+
+def _report_one(ev, th, args, label: str, stdout: IO[str], stderr: IO[str]) -> int:
+    """One instance's report (contract section 2) and its exit code."""
     report = diagnose(ev, th)
     nothing = nothing_to_judge(ev)
     if nothing and has_evidence(ev):    # without evidence the engine says "nothing was judged" itself
@@ -156,13 +180,13 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
         stdout.write(_json(report.to_dict()))
     if not has_evidence(ev):
         why = "; ".join(ev.problems) if ev.problems else "no rest/*.json, logs/ or hec/ files"
-        _say(stderr, "nothing to analyse in %s (%s)" % (args.snapshot_dir, why))
+        _say(stderr, "nothing to analyse in %s (%s)" % (label, why))
         return exitcodes.BAD_INPUT
     if nothing:
         # Files were read, so it was analysed (contract section 3: exit 0), but no rule had data to judge:
         # `healthy` keeps its rule (no warning or critical finding), `not_judged` opens with "nothing to judge"
         # and the text's first line says "nothing judged" (docs/reliability-core.md).
-        _say(stderr, "nothing to judge in %s (%s)%s" % (args.snapshot_dir, nothing, "; unusable: %s"
+        _say(stderr, "nothing to judge in %s (%s)%s" % (label, nothing, "; unusable: %s"
                                                            % "; ".join(ev.problems) if ev.problems else ""))
         return exitcodes.OK
     if ev.problems:
@@ -175,20 +199,136 @@ def cmd_diagnose_deployment(args, stdout: IO[str], stderr: IO[str]) -> int:
     if isinstance(loaded, int):
         return loaded
     name, instances, problems, unjudged = loaded
+    return _report_deployment(name, instances, problems, unjudged, args, args.snapshot_dir, stdout, stderr)
+
+
+def _report_deployment(name, instances, problems, unjudged, args, label: str, stdout: IO[str],
+                       stderr: IO[str], what: str = "no instance folder has rest/*.json, logs/ or hec/ files",
+                       notes=()) -> int:
+    """A deployment's report (contract section 5) and its exit code; `notes` open its not_judged."""
     dep = judge(instances, name)
+    dep.not_judged[:0] = list(notes)
     empty = [(i, why) for i, why in ((i, nothing_to_judge(i.evidence)) for i in instances) if why]
     # Every instance it could not judge is named where the admin reads the report, and on stderr.
     dep.not_judged[:0] = unjudged + ["%s: not judged: nothing to judge (%s)" % (i.name, why) for i, why in empty]
     stdout.write(terminal(deployment_text.render(dep, {i.host for i, _ in empty})) if args.format == "text"
                  else _json(dep.to_dict()))
     if not any(has_evidence(i.evidence) for i in instances):
-        _say(stderr, "nothing to analyse in %s (no instance folder has rest/*.json, logs/ or hec/ files)"
-             % args.snapshot_dir)
+        _say(stderr, "nothing to analyse in %s (%s)" % (label, what))
         return exitcodes.BAD_INPUT
     if problems or empty or unjudged:
         _say(stderr, "judged the rest; unusable: %s"
              % "; ".join(problems + unjudged + ["%s: nothing to analyse" % i.name for i, _ in empty]))
     return exitcodes.OK
+
+
+# ------------------------------------------------------------------ diags
+
+def cmd_diagnose_diags(args, paths, stdout: IO[str], stderr: IO[str]) -> int:
+    """Splunk diags, or several snapshot folders (contract section 5, deployment inputs): one diag is judged as one
+    instance, several paths (or a folder of diags) as one deployment. A diag that cannot be read is named on
+    stderr with why; the others are judged."""
+    expanded = []
+    for p in paths:
+        if len(paths) > 1 and deployment_folder.is_snapshot(p) and not diag.is_diag(p):
+            expanded.append((p, False))
+            continue
+        inside = [] if diag.is_diag(p) else diag.diags_in(p)
+        if not inside and not diag.is_diag(p):
+            _say(stderr, "%s: not a diag (a diag-<host>-<date>.tar.gz, its extracted folder, or a folder of them)%s"
+                 % (p, " nor a snapshot folder" if len(paths) > 1 else ""))
+            return exitcodes.BAD_INPUT
+        expanded.extend((d, True) for d in (inside or [p]))
+    at = None
+    if args.at is not None:
+        at = logtime.iso_epoch(args.at)
+        if at is None:
+            raise UsageError("--at %s: not an ISO 8601 time (2025-11-22T10:00:00Z)" % args.at)
+    if args.window is not None and not (0 < args.window <= 7 * 24 * 60):
+        raise UsageError("--window must be between 0 and 10080 minutes")
+    bad = False
+    scans = []
+    for p, is_diag in expanded:
+        if not is_diag:
+            continue
+        try:
+            s = diag.scan(p)
+            reading = diag.config_reading(s)
+            th, probs = thresholds.from_macros(reading.macros, _overrides(args))
+        except diag.DiagError as e:
+            _say(stderr, "%s: %s" % (p, e))
+            bad = True
+            continue
+        except thresholds.ThresholdError as e:
+            _say(stderr, str(e))
+            return exitcodes.BAD_CONFIG
+        scans.append((p, s, th, probs))
+    windows, notes = _align([s for _, s, _, _ in scans], [args.window or float(th.log_window_min)
+                                                          for _, _, th, _ in scans], at)
+    loaded = []
+    for (p, s, th, probs), (since, until) in zip(scans, windows):
+        try:
+            ev = diag.load(s, since, until)
+        except diag.DiagError as e:
+            _say(stderr, "%s: %s" % (p, e))
+            bad = True
+            continue
+        ev.problems.extend(probs)
+        # The host's first address (systeminfo.txt) stands where a snapshot has its management URI's host.
+        loaded.append((p, ev.host, ev, th, s.addresses[0] if s.addresses else None))
+    for p, is_diag in expanded:
+        if not is_diag:
+            try:
+                loaded.append(_snapshot_member(p, args))
+            except thresholds.ThresholdError as e:
+                _say(stderr, str(e))
+                return exitcodes.BAD_CONFIG
+    if not loaded:
+        return exitcodes.BAD_INPUT
+    if len(expanded) == 1:
+        p, _, ev, th, _ = loaded[0]
+        code = _report_one(ev, th, args, p, stdout, stderr)
+    else:
+        instances, hosts = [], set()
+        for p, name, ev, th, address in loaded:
+            if ev.host in hosts or not ev.host:
+                ev.host = printable(os.path.basename(os.path.abspath(p)), 200)
+            hosts.add(ev.host)
+            instances.append(Instance(name or ev.host, ev, th, address))
+        code = _report_deployment(None, instances, [], [], args, ", ".join(p for p, _ in expanded), stdout, stderr,
+                                  "no diag or snapshot holds logs or configuration", notes)
+    return exitcodes.BAD_INPUT if bad and code == exitcodes.OK else code
+
+
+def _snapshot_member(path: str, args):
+    """A snapshot folder given beside others: read as a deployment folder reads its members (its recorded
+    thresholds, its URI's host as its address)."""
+    th, probs = recorded_thresholds(path, _overrides(args))
+    ev = load_snapshot(path, th)
+    ev.problems.extend(probs)
+    source = read_meta(path, Evidence()).get("source")
+    name = printable(os.path.basename(os.path.abspath(path)), 200)      # its folder name, as in a deployment folder
+    return path, name, ev, th, uri_host(source) if isinstance(source, str) else None
+
+
+def _align(scans, window_mins, at):
+    """Each diag's (since, until), and the notes: diags are aligned on wall-clock time (the latest stretch
+    they all cover); where they do not overlap, each is judged on its own last minutes, and it is said."""
+    if at is not None:
+        return [diag.window(s, w, at) for s, w in zip(scans, window_mins)], []
+    spans = [s.span() for s in scans]
+    known = [(f, l) for f, l in spans if f is not None and l is not None]
+    if len(scans) < 2 or not known:
+        return [diag.window(s, w) for s, w in zip(scans, window_mins)], []
+    end = min(l for _, l in known)
+    if all(f <= end for f, _ in known):
+        return [diag.window(s, w, end) if s.span()[1] is not None else (None, None)
+                for s, w in zip(scans, window_mins)], []
+    shown = ", ".join("%s %s to %s" % (s.host, logtime.iso_utc(f), logtime.iso_utc(l))
+                      for s, (f, l) in zip(scans, spans) if f is not None and l is not None)
+    note = ("the diags' metrics.log do not overlap in time (%s): each judged on its own last minutes; "
+            "links between them are not of the same moment" % shown)
+    return [diag.window(s, w) for s, w in zip(scans, window_mins)], [note]
 
 
 # ------------------------------------------------------------------ snapshot

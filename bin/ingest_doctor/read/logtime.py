@@ -14,6 +14,9 @@ from ingest_doctor.evidence import Evidence
 PREFIX = re.compile(r"(\d\d)-(\d\d)-(\d{4}) (\d\d):(\d\d):(\d\d)\.(\d{3})(?: ([+-])(\d\d)(\d\d))?", re.ASCII)
 
 
+JSON_HEAD = '{"datetime":"'      # the start of an introspection log line (resource_usage.log)
+
+
 def parse_prefix(line: str) -> Tuple[Optional[float], int]:
     """(epoch seconds or None, index where the rest of the line starts)."""
     m = PREFIX.match(line)
@@ -46,7 +49,9 @@ def last_time(path: str, tail_bytes: int = 65536, limit: Optional[int] = None) -
                 pos = start
                 carry = lines.pop(0)[:256] if pos > floor else b""
                 for raw in reversed(lines):
-                    t, _ = parse_prefix(raw.decode("utf-8", "replace"))
+                    # introspection's JSON lines carry the same layout after `{"datetime":"`
+                    t, _ = parse_prefix(raw.decode("utf-8", "replace").replace(JSON_HEAD, "", 1)
+                                        if raw.startswith(JSON_HEAD.encode()) else raw.decode("utf-8", "replace"))
                     if t is not None:
                         return t
     except OSError:

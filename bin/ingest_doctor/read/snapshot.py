@@ -18,7 +18,7 @@ import os
 import stat
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ingest_doctor.read import hec, logtime, metricslog, readstep, rest, splunkdlog
+from ingest_doctor.read import hec, logtime, metricslog, readstep, resourceusage, rest, splunkdlog
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.read.endpoints import BY_PATH, MACROS, SNAPSHOT, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
@@ -174,7 +174,8 @@ def _log_window(last: Optional[float], captured_at: Optional[float], window_min:
 
 
 # Each log's parser.
-PARSERS = {"metrics.log": metricslog.MetricsLogParser, "splunkd.log": splunkdlog.SplunkdLogParser}
+PARSERS = {"metrics.log": metricslog.MetricsLogParser, "splunkd.log": splunkdlog.SplunkdLogParser,
+           "resource_usage.log": resourceusage.ResourceUsageParser}
 
 
 def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float) -> None:
@@ -246,6 +247,7 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
     window = float(th.log_window_min)
     _load_log(path, ev, "metrics.log", captured_at, window)
     _load_log(path, ev, "splunkd.log", captured_at, window)
+    _load_log(path, ev, "resource_usage.log", captured_at, window)     # introspection's, when a snapshot has it
     _load_hec(path, ev)
     if ev.host:
         ev.host = printable(ev.host)    # from files nobody vouches for: never a control character, never 100 MB

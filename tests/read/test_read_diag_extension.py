@@ -1,0 +1,143 @@
+"""Issue 38: the add-on's diag extension (bin/ingest_doctor_diag.py), called as splunk diag calls it, with a fake
+`diag` object whose add_rest_endpoint asks the loopback fake splunkd (as diag asks the local splunkd), and
+`diagnose` preferring that live data when the diag carries it."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import ssl
+import urllib.error
+import urllib.request
+
+from fakes import diagbuilder
+from fakes.paths import BIN, SCENARIOS
+from fakes.splunkd import FakeSplunkd, Response
+from ingest_doctor import cli, exitcodes
+from ingest_doctor.read import diag as diagread
+from ingest_doctor.read.endpoints import SNAPSHOT
+
+SCEN = os.path.join(SCENARIOS, "hec_pegged_default_io")
+
+
+class FakeDiag:
+    """splunk diag's collector object: what the extension adds lands under app_ext/<app>/ (here: in memory)."""
+
+    def __init__(self, base_url: str, cafile: str):
+        self.base, self.ctx = base_url, ssl.create_default_context(cafile=cafile)
+        self.files = {}
+        self.asked = []
+        self.failed = []
+
+    def add_string(self, text, diag_path):
+        self.files[diag_path] = text.encode("utf-8")
+
+    def add_rest_endpoint(self, endpoint, diag_path):
+        assert endpoint.startswith("/") and "://" not in endpoint    # as diag requires: no host, port, protocol
+        self.asked.append(endpoint)
+        try:
+            with urllib.request.urlopen(self.base + endpoint, context=self.ctx, timeout=10) as r:
+                self.files[diag_path] = r.read()
+        except urllib.error.HTTPError as e:     # an endpoint this splunkd lacks: recorded as failed, diag goes on
+            self.failed.append((endpoint, e.code))
+
+    def add_file(self, *a):
+        raise AssertionError("the extension adds no file")
+
+    add_dir = add_file
+
+
+class Callback:
+    def __init__(self):
+        self.rest = False
+
+    def will_need_rest(self):
+        self.rest = True
+
+
+def _script():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ingest_doctor_diag", os.path.join(BIN, "ingest_doctor_diag.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _serve_scenario(fake):
+    for ep in SNAPSHOT:
+        fname = os.path.join(SCEN, "rest", *ep.path.split("/")) + ".json"
+        if os.path.exists(fname):
+            with open(fname, "rb") as f:
+                fake.route("GET", "/" + ep.path, Response(200, f.read()))
+
+
+def _collect(tls, tmp_path) -> FakeDiag:
+    """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
+    mod = _script()
+    cb = Callback()
+    mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
+    assert cb.rest
+    with FakeSplunkd(tls) as fake:
+        _serve_scenario(fake)
+        fake.route("GET", "/services/data/inputs/http", Response(200, {"entry": [{"name": "http://t", "content": {
+            "token": "SECRET-TOKEN-VALUE"}}]}))
+        d = FakeDiag(fake.url, tls[0])
+        mod.collect_diag_info(d, options=None, global_options=None, app_dir=str(tmp_path))
+        asked = [r.path for r in fake.requests]
+    assert all("output_mode=json" in e for e in d.asked)
+    assert not [p for p in asked if "inputs/http" in p or "configs" in p]      # no configuration endpoint
+    blob = b"".join(d.files.values())
+    assert b"SECRET-TOKEN-VALUE" not in blob
+    assert json.loads(d.files["snapshot.json"])["captured_at"].endswith("Z")
+    assert "rest/services/server/introspection/queues.json" in d.files
+    return d
+
+
+def test_the_extension_saves_the_runtime_endpoints_as_json_and_no_secret(tls, tmp_path):
+    _collect(tls, tmp_path)
+
+
+def test_diagnose_prefers_the_extensions_live_data(tls, tmp_path):
+    d = _collect(tls, tmp_path)
+    host = "hf-pegged"
+    parts = diagbuilder.members(SCEN, host)
+    ext = [("app_ext/TA-ingest_doctor/" + p, data) for p, data in sorted(d.files.items())]
+    parts = parts[:-2] + ext + parts[-2:]        # app_ext before excluded_filelist.txt and diag.log
+    with_live = diagbuilder.write_tar(str(tmp_path), "diag-%s-2025-11-22_10-00-00" % host, parts)
+    (tmp_path / "plain").mkdir()
+    plain = diagbuilder.from_snapshot(SCEN, str(tmp_path / "plain"))
+
+    def report(path):
+        out, err = io.StringIO(), io.StringIO()
+        assert cli.run(["diagnose", path], io.StringIO(), out, err, {}, None) == exitcodes.OK, err.getvalue()
+        return json.loads(out.getvalue())
+    live, logs = report(with_live), report(plain)
+    assert diagread.CANNOT_SHOW[0] not in live["not_judged"] and diagread.CANNOT_SHOW[0] in logs["not_judged"]
+    snap = io.StringIO()
+    cli.run(["diagnose", SCEN], io.StringIO(), snap, io.StringIO(), {}, None)
+    ids = lambda r: sorted((f["id"], f["severity"]) for f in r["findings"])     # noqa: E731
+    assert ids(live) == ids(json.loads(snap.getvalue()))
+
+
+def test_a_failed_extension_is_named(tmp_path):
+    parts = diagbuilder.members(SCEN, "h")
+    parts.insert(-2, ("app_ext/TA-ingest_doctor/data_collect_exception.output", b"Traceback...\nURLError: refused\n"))
+    path = diagbuilder.write_tar(str(tmp_path), "diag-h-2025-11-22_10-00-00", parts)
+    out = io.StringIO()
+    assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
+    assert any("diag extension failed (URLError: refused)" in n for n in json.loads(out.getvalue())["not_judged"])
+
+
+def test_the_built_addon_declares_the_extension_and_ships_it():
+    """app.conf [diag] names the script diag imports from the add-on's bin/ (a simple file name, app.conf.spec)."""
+    from confcheck import read_conf
+    from fakes.paths import need_ta_build
+    ta = need_ta_build()
+    diag_stanza = read_conf(os.path.join(ta, "default", "app.conf"))["diag"]
+    script = diag_stanza["extension_script"].strip()
+    assert "/" not in script and os.path.isfile(os.path.join(ta, "bin", script))
+    assert diag_stanza["data_limit"].strip() == "16MB"
+    spec = __import__("importlib.util").util.spec_from_file_location("built_diag", os.path.join(ta, "bin", script))
+    mod = __import__("importlib.util").util.module_from_spec(spec)
+    spec.loader.exec_module(mod)        # imports from the built add-on's own bin/, as diag imports it
+    assert callable(mod.setup) and callable(mod.collect_diag_info)
