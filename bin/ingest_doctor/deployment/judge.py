@@ -10,7 +10,10 @@
    (universal forwarder -> heavy forwarder -> indexers).
 4. `caused_by` of a sender's output finding is its worst saturated receiver's finding; `root_causes` are
    the warning/critical findings with no `caused_by`, worst first.
-5. Forwarding loops (loops.py): a receiver whose finding's causes lead back to the sender is not a cause of
+5. Replication and HEC back-pressure (causes.py): a cluster peer waiting on its replication target is
+   `caused_by` the target (linked before the senders, so a chain ends at the target), and a sender's
+   `hec_input` 503s behind a saturated receiver are that receiver's. Every `caused_by` has a `mechanism`.
+6. Forwarding loops (loops.py): a receiver whose finding's causes lead back to the sender is not a cause of
    that sender (state "loop"); a sender blocked only that way is the loop's root, its output finding named
    "a forwarding loop", so every finding reaches a root and no advice nests.
 """
@@ -23,7 +26,7 @@ from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
-from ingest_doctor.deployment import loops, topology as topo_mod
+from ingest_doctor.deployment import causes, loops, topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
 
 # A receiver's finding on one of these stages stops it taking data from its senders.
@@ -64,6 +67,7 @@ class DeploymentReport:
     topology: Topology
     not_judged: List[str] = field(default_factory=list)
     next_bottlenecks: List[NextBottleneck] = field(default_factory=list)
+    mechanisms: Dict[str, str] = field(default_factory=dict)  # finding id -> how its cause produces it
 
     @property
     def hosts(self) -> List[str]:
@@ -100,6 +104,8 @@ class DeploymentReport:
         for f in self.findings:
             d = f.to_dict()
             d["caused_by"] = self.caused_by.get(f.id)
+            if d["caused_by"]:
+                d["mechanism"] = self.mechanisms.get(f.id, "")
             findings.append(d)
         return {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
                 "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
@@ -112,9 +118,22 @@ def _blocking(report: Report) -> List[Finding]:
     return sorted(fs, key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9)))
 
 
+def paused_on(ev: Any, topo: Topology) -> Dict[str, int]:
+    """receiver host -> the sender's splunkd.log paused and connection-failure lines that name it: the
+    receiver the evidence names is the one that holds it back."""
+    out: Dict[str, int] = {}
+    for s in ev.log_signals:
+        if s.kind in ("tcpout_blocked", "tcpout_connect_failed") and s.receiver and topo.names is not None:
+            host = topo.names.find(s.receiver)
+            if host:
+                out[host] = out.get(host, 0) + 1
+    return out
+
+
 def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: Dict[str, Optional[str]],
-            judged: Dict[str, bool]) -> List[ReceiverState]:
+            judged: Dict[str, bool], paused: Optional[Dict[str, int]] = None) -> List[ReceiverState]:
     out = []
+    paused = paused or {}
     byid = {f.id: f for r in reports.values() for f in r.findings}
 
     def host_of(fid: str) -> Optional[str]:
@@ -144,7 +163,8 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
         out.append(ReceiverState(address, host, "saturated", f.id, where(f),
                                  where(rf) if rf.id != f.id else "", first_action(rf)))
     sat = sorted([s for s in out if s.state == "saturated"],
-                 key=lambda s: (-severity_rank(byid[s.cause].severity) if s.cause in byid else 0, s.host or ""))
+                 key=lambda s: (-paused.get(s.host or "", 0),
+                                -severity_rank(byid[s.cause].severity) if s.cause in byid else 0, s.host or ""))
     return sat + [s for s in out if s.state != "saturated"]
 
 
@@ -154,14 +174,16 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
     reports = {i.host: diagnose(i.evidence, i.thresholds) for i in instances}
     judged = {i.host: bool(i.evidence.sources) for i in instances}
     caused_by: Dict[str, Optional[str]] = {}
+    mechanisms: Dict[str, str] = {}
     states: Dict[str, List[ReceiverState]] = {}
+    causes.replication(instances, topo, reports, caused_by, mechanisms)
     for _ in range(len(instances) + 2):     # + 1: a loop's root is named, then its members see it named
         changed = False
         for host in sorted(topo.receivers):
             inst = by_host.get(host)
             if inst is None:
                 continue
-            st = _states(host, topo, reports, caused_by, judged)
+            st = _states(host, topo, reports, caused_by, judged, paused_on(inst.evidence, topo))
             if st == states.get(host):
                 continue
             states[host] = st
@@ -174,16 +196,22 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
             for f in reports[host].findings:
                 if f.bottleneck in LINKED and f.severity in SERIOUS:
                     caused_by[f.id] = sat[0].cause if sat else None
+                    if sat:
+                        mechanisms[f.id] = causes.output_mechanism(sat[0], st)
         if not changed:
             break
+    causes.replication(instances, topo, reports, caused_by, mechanisms)   # peers that are senders too
+    byid = {f.id: f for r in reports.values() for f in r.findings}
+    for host, st in sorted(states.items()):
+        reports[host] = causes.hec(host, reports[host], st, by_host[host].thresholds, byid, caused_by, mechanisms)
     for e in topo.edges:
         rep = reports.get(e.sender)
-        if rep is not None and e.receiver_known:
+        if rep is not None and e.receiver_known and e.kind == topo_mod.FORWARDING:
             e.blocked = any(f.bottleneck == "output" and f.severity in SERIOUS and caused_by.get(f.id)
                             and caused_by[f.id].split("/", 1)[0] == e.receiver for f in rep.findings) or any(
                 s.state == "loop" and s.host == e.receiver for s in states.get(e.sender, []))   # the loop's root
     dep = DeploymentReport(name, reports, {f.id: caused_by.get(f.id) for r in reports.values() for f in r.findings},
-                           topo)
+                           topo, mechanisms=mechanisms)
     dep.not_judged = _not_judged(instances, reports, states, topo)
     dep.next_bottlenecks = next_bottlenecks({h: stage_headroom(r) for h, r in reports.items()})
     return dep

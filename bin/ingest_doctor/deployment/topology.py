@@ -10,6 +10,10 @@ An instance is known by its folder name, its host name, FQDN and guid (services/
 it was captured from (snapshot.json `source`), the `sourceIp` its receivers see it from and the
 `lastIndexer` its senders last sent to. A receiver a sender names that is none of the instances is
 absent (not in the folder): the sender is judged as alone towards it, and `not_judged` says so.
+
+Edges have a kind (contract section 5): `forwarding` (above) or `replication`: an indexer-cluster peer
+whose splunkd.log says its replication queue for another peer is full (`replication queue for peer=<guid>
+full`) waits on that target, named by the guid its services/server/info carries.
 """
 from __future__ import annotations
 
@@ -25,8 +29,11 @@ TCPIN = "metrics.log group=tcpin_connections"
 TCPOUT = "metrics.log group=tcpout_connections"
 SERVERS = "rest services/configs/conf-outputs/tcpout server="
 CONNECT_FAILED = "splunkd.log connection failed"
-# A connection line is recent when it is within this many seconds of the instance's newest one.
-RECENT_S = 300.0
+REPLICATION_FULL = "splunkd.log replication queue for peer=%s full"
+FORWARDING, REPLICATION, HEC_CLIENT = "forwarding", "replication", "hec_client"
+# An edge's KB/s is its connection's average over this many seconds before its own newest line (its rate now);
+# the edge itself is kept from any line of the window.
+RATE_S = 300.0
 
 
 @dataclass
@@ -50,9 +57,11 @@ class Edge:
     sender_known: bool = True  # the sender is an instance of the deployment
     receiver_known: bool = True
     blocked: bool = False  # set by the judge: the sender's output is held back on this edge
+    kind: str = FORWARDING
+    count: int = 1  # replication: the lines that name this target
 
     def to_dict(self) -> Dict[str, object]:
-        return {"from": self.sender, "to": self.receiver, "source": self.source,
+        return {"from": self.sender, "to": self.receiver, "kind": self.kind, "source": self.source,
                 "kbps": None if self.kbps is None else round(self.kbps, 1), "blocked": self.blocked}
 
 
@@ -61,6 +70,9 @@ class Topology:
     edges: List[Edge] = field(default_factory=list)
     # sender host -> [(address as the sender names it, receiver host or None when absent)]
     receivers: Dict[str, List[Tuple[str, Optional[str]]]] = field(default_factory=dict)
+    # peer host -> its replication edges to the peers of the folder, the most often named first
+    replication: Dict[str, List[Edge]] = field(default_factory=dict)
+    names: Optional["Names"] = None  # every name and address each instance is known by
 
 
 def bare(address: str) -> str:
@@ -109,9 +121,12 @@ class Names:
         return None
 
 
-def _recent(times: List[Optional[float]]) -> Optional[float]:
-    ts = [t for t in times if t is not None]
-    return max(ts) - RECENT_S if ts else None
+def rate(points: List[Tuple[Optional[float], float]]) -> float:
+    """The average KB/s of one connection's lines within RATE_S of its newest (all of them when untimed)."""
+    ts = [t for t, _ in points if t is not None]
+    since = max(ts) - RATE_S if ts else None
+    ks = [k for t, k in points if since is None or t is None or t >= since]
+    return sum(ks) / len(ks)
 
 
 def build(instances: List[Instance]) -> Topology:
@@ -124,7 +139,7 @@ def build(instances: List[Instance]) -> Topology:
                 names.add(c.source_ip, sender)
                 if c.last_indexer:
                     names.add(bare(c.last_indexer), inst.host)
-    topo = Topology()
+    topo = Topology(names=names)
     seen: Dict[Tuple[str, str], Edge] = {}
 
     def edge(sender: str, receiver: str, source: str, kbps: Optional[float], s_known: bool, r_known: bool) -> None:
@@ -137,29 +152,24 @@ def build(instances: List[Instance]) -> Topology:
         topo.edges.append(seen[key])
 
     for inst in instances:
-        conns: Dict[Tuple[str, str], List[float]] = defaultdict(list)
-        since = _recent([c.time for c in inst.evidence.tcpin])
+        conns: Dict[Tuple[str, str], List[Tuple[Optional[float], float]]] = defaultdict(list)
         labels: Dict[Tuple[str, str], str] = {}
+        # Every connection line of the window: a sender seen only early in it still sends here.
         for c in inst.evidence.tcpin:
-            if since is not None and c.time is not None and c.time < since:
-                continue
             sender = names.find(c.guid, c.hostname, c.source_ip, c.source_host)
             key = (sender or c.hostname or c.source_ip, "1" if sender else "")
-            conns[key].append(c.kbps)
+            conns[key].append((c.time, c.kbps))
             labels.setdefault(key, "hostname=%s" % c.hostname if c.hostname else "sourceIp=%s" % c.source_ip)
-        for key, kbps in sorted(conns.items()):
-            edge(key[0], inst.host, "%s %s %s" % (inst.host, TCPIN, labels[key]), sum(kbps) / len(kbps),
-                 bool(key[1]), True)
+        for key, points in sorted(conns.items()):
+            edge(key[0], inst.host, "%s %s %s" % (inst.host, TCPIN, labels[key]), rate(points), bool(key[1]), True)
     for inst in instances:
         ev = inst.evidence
         named: List[Tuple[str, str, Optional[float]]] = []
-        per: Dict[str, List[float]] = defaultdict(list)
-        since = _recent([c.time for c in ev.tcpout])
+        per: Dict[str, List[Tuple[Optional[float], float]]] = defaultdict(list)
         for c in ev.tcpout:
-            if since is None or c.time is None or c.time >= since:
-                per[c.receiver].append(c.kbps)
-        for addr, ks in sorted(per.items()):
-            named.append((addr, "%s %s destIp=%s" % (inst.host, TCPOUT, addr), sum(ks) / len(ks)))
+            per[c.receiver].append((c.time, c.kbps))
+        for addr, points in sorted(per.items()):
+            named.append((addr, "%s %s destIp=%s" % (inst.host, TCPOUT, addr), rate(points)))
         for srv in (ev.config.tcpout_servers or "").split(","):
             if srv.strip():
                 named.append((srv.strip(), "%s %s%s" % (inst.host, SERVERS, srv.strip()), None))
@@ -185,4 +195,26 @@ def build(instances: List[Instance]) -> Topology:
             lst = topo.receivers.setdefault(e.sender, [])
             if all(h != e.receiver for _, h in lst):
                 lst.append((e.receiver, e.receiver))
+    _replication(instances, names, topo)
     return topo
+
+
+def _replication(instances: List[Instance], names: Names, topo: Topology) -> None:
+    """Peer -> target replication edges from the peers' `replication queue for peer=<guid> full` lines."""
+    for inst in instances:
+        named: Dict[str, int] = defaultdict(int)
+        for s in inst.evidence.log_signals:
+            if s.kind == "replication_queue_full" and s.receiver:
+                named[s.receiver] += 1
+        out = []
+        for guid, n in sorted(named.items()):
+            target = names.find(guid)
+            if target == inst.host:
+                continue
+            e = Edge(inst.host, target or guid, "%s %s (%d line%s)" % (inst.host, REPLICATION_FULL % guid, n,
+                                                                       "" if n == 1 else "s"),
+                     None, True, target is not None, kind=REPLICATION, count=n)
+            topo.edges.append(e)
+            out.append(e)
+        if out:
+            topo.replication[inst.host] = sorted(out, key=lambda e: (-e.count, e.receiver))

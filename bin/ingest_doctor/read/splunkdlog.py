@@ -47,6 +47,9 @@ _SIGNALS = (
     ("TcpInputProc", "Stopping all listening ports", "tcpin_stopped"),
     (None, "index processor has paused data flow", "index_paused"),
 )
+# An indexer-cluster peer whose queue of replicated slices to another peer is full names that target by
+# guid (`replication queue for peer=<guid> full`): the deployment's replication edge (deployment/topology.py).
+_REPLICATION_FULL = re.compile(r"replication queue for peer=([\w.:-]+?)[.,:]?\s+(?:is\s+)?full", re.I)
 
 
 def receiver(msg: str) -> str:
@@ -85,7 +88,7 @@ class SplunkdLogParser(WindowedParser):
         # Cheap pre-filter: most of splunkd.log is irrelevant here.
         if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
                 and "Stopping all listening" not in line and "TcpOut" not in line
-                and "AutoLoadBalanced" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
+                and "AutoLoadBalanced" not in line and "eplication queue" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
             return
         t, start = parse_prefix(line)
         if self.outside(t):
@@ -108,6 +111,12 @@ class SplunkdLogParser(WindowedParser):
         if state:
             self.ev.log_signals.append(LogSignal(t, "tcpout_connect_failed", msg[:300], "%s %s" % (self.source, comp),
                                                  receiver(msg), state))
+            self.stats.used += 1
+            return
+        rep = _REPLICATION_FULL.search(msg)
+        if rep:
+            self.ev.log_signals.append(LogSignal(t, "replication_queue_full", msg[:300], "%s %s" % (self.source, comp),
+                                                 rep.group(1)))
             self.stats.used += 1
             return
         for want_comp, text, kind in _SIGNALS:

@@ -1,0 +1,211 @@
+"""Issue 37, the deployment side: edges of every kind, any finding a symptom with its mechanism.
+
+Each test builds a deployment folder with one consistent traffic flow (fakes/deploybuilder.py, the real
+shapes) and runs `diagnose <deployment>` in-process as the CLI does.
+"""
+from __future__ import annotations
+
+import io
+import json
+
+from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
+from fakes.snapbuilder import times
+from ingest_doctor import cli, exitcodes
+from ingest_doctor.read import splunkdlog
+
+REP = "replicationdatareceiverthread"
+
+
+def diagnose(root, fmt="json"):
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
+    assert rc == exitcodes.OK, err.getvalue()
+    return json.loads(out.getvalue()) if fmt == "json" else out.getvalue()
+
+
+def serious(r):
+    return [f for f in r["findings"] if f["severity"] in ("warning", "critical")]
+
+
+def _cluster(prefix, net, n0, peers=4, senders=2, kbps=2000.0, uf=None):
+    """An indexer cluster of `peers` peers whose last peer's replication receiver thread is pegged: the others
+    wait on their replication queue to it (queues full, threads idle, splunkd.log naming its guid). `senders`
+    heavy forwarders send to every peer (autoLB), blocked; `uf` (a Member) sends to the first forwarder."""
+    hfs = [Member("%shf-%d" % (prefix, k), "%shf-0%d" % (prefix, k), "%s.0.%d" % (net, 5 + k), n0 + k)
+           for k in range(1, senders + 1)]
+    idxs = [Member("%speer-%d" % (prefix, k), "%sidx-0%d" % (prefix, k), "%s.1.%d" % (net, 10 + k), n0 + 10 + k)
+            for k in range(1, peers + 1)]
+    target = idxs[-1]
+    for p in idxs[:-1]:
+        receiver(p, [(h, kbps) for h in hfs], held=True, threads={REP: 0.12})
+        replication_full(p, target)
+    receiver(target, [(h, kbps) for h in hfs], threads={REP: 0.99})
+    for h in hfs:
+        sender(h, [(p.ip, kbps) for p in idxs], blocked=True)
+    members = hfs + idxs
+    if uf is not None:
+        for i, t in enumerate(times(MINUTES)):
+            tcpin_line(hfs[0], t, i, uf, 800.0, "uf")
+        sender(uf, [(hfs[0].ip, 800.0)], blocked=True, uf=True)
+        members.append(uf)
+    return members, hfs, idxs, target
+
+
+def test_the_replication_receiver_line_names_the_target_by_guid():
+    ev = splunkdlog.parse_lines([
+        "11-22-2026 10:00:03.000 +0000 WARN  BucketReplicator [3377 indexerPipe] - replication queue for "
+        "peer=F8BB7917-C8BC-4B16-A7B1-00000000000E full",
+        "11-22-2026 10:00:09.000 +0000 INFO  BucketReplicator [3377 indexerPipe] - replication queue for "
+        "peer=F8BB7917-C8BC-4B16-A7B1-00000000000E has room now"])
+    [s] = ev.log_signals
+    assert (s.kind, s.receiver) == ("replication_queue_full", "F8BB7917-C8BC-4B16-A7B1-00000000000E")
+
+
+def test_an_indexer_cluster_waits_on_its_replication_target_at_99_percent(tmp_path):
+    uf = Member("uf", "uf-01", "10.7.0.3", 90)
+    members, hfs, idxs, target = _cluster("", "10.7", 100, uf=uf)
+    r = diagnose(write(str(tmp_path / "dep"), members))
+    # One root: the target's replication receiver thread, judged as the indexing it does for its peers.
+    assert r["root_causes"] == ["idx-04/indexing/-"]
+    root = by_id(r, "idx-04/indexing/-")
+    assert root["component"] == REP and root["caused_by"] is None
+    assert [e["value"] for e in root["evidence"] if e["signal"] == "thread_busy_pct"] == [99.0]
+    assert not any(REP in n and "not part of the ingestion pipeline" in n for n in r["not_judged"])
+    # The waiting peers are its symptoms, not roots told to add pipeline sets.
+    for p in idxs[:-1]:
+        f = by_id(r, "%s/indexing/-" % p.host)
+        assert f["caused_by"] == "idx-04/indexing/-"
+        assert f["mechanism"].startswith("its replication queue for idx-04 is full")
+        assert settings(f) == [None] and "act on idx-04 indexing" in f["recommendations"][0]["action"]
+    # Symptoms chain: uf-01 -> hf-01 -> a waiting peer -> the target.
+    assert by_id(r, "uf-01/output/-")["caused_by"] == "hf-01/output/-"
+    hf = by_id(r, "hf-01/output/-")
+    assert hf["caused_by"] in {"idx-0%d/indexing/-" % k for k in (1, 2, 3)}
+    assert "idx-04 indexing" in hf["summary"] and "mechanism" in hf
+    # Replication edges, each with its kind and source.
+    rep = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert sorted((e["from"], e["to"]) for e in rep) == [("idx-0%d" % k, "idx-04") for k in (1, 2, 3)]
+    assert all("replication queue for peer=%s full" % target.guid in e["source"] and e["blocked"] for e in rep)
+    assert {e["kind"] for e in r["topology"]} == {"forwarding", "replication"}
+    text = diagnose(write(str(tmp_path / "dep2"), members), "text")
+    assert "idx-01 -> idx-04 [replication], BLOCKED" in text
+    assert "Root cause 1: idx-04 indexing" in text and "Holds back 6 instances" in text
+
+
+def test_peers_without_a_pegged_target_stay_their_own_causes(tmp_path):
+    """The replication lines alone do not make a cause: the target must show it (its thread or a stage)."""
+    a, b = Member("a", "idx-01", "10.8.1.11", 201), Member("b", "idx-02", "10.8.1.12", 202)
+    hf = Member("h", "hf-01", "10.8.0.5", 203)
+    receiver(a, [(hf, 900.0)], held=True)
+    replication_full(a, b)
+    receiver(b, [(hf, 900.0)], threads={REP: 0.20})
+    sender(hf, [(a.ip, 900.0), (b.ip, 900.0)], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), [a, b, hf]))
+    assert "idx-01/indexing/-" in r["root_causes"]
+    assert not any(f["id"].startswith("idx-02/") for f in serious(r))
+    [e] = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert (e["from"], e["to"], e["blocked"]) == ("idx-01", "idx-02", False)
+
+
+def _autolb_hec_senders(saturated_at=4):
+    """Three heavy forwarders taking HEC, autoLB over six indexers of which one is saturated: during their
+    turns on it their tcpout fills (bursts), splunkd.log says the output paused towards it, and HEC answers
+    reply=9 / health code 18."""
+    hfs = [Member("hf-%d" % n, "hf-0%d" % n, "10.9.0.%d" % (5 + n), 300 + n) for n in (1, 2, 3)]
+    idxs = [Member("idx-%d" % n, "idx-0%d" % n, "10.9.1.%d" % (10 + n), 310 + n) for n in range(1, 7)]
+    for k, m in enumerate(idxs):
+        receiver(m, [(h, 500.0) for h in hfs], saturated="indexing" if k == saturated_at else None)
+    bad = idxs[saturated_at]
+    for h in hfs:
+        sender(h, [(m.ip, 500.0) for m in idxs], blocked=False)
+        h.snap.probes = []
+        for i, t in enumerate(times(MINUTES)):
+            turn = i % 6 == 4
+            if turn:
+                h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                                         "current_size=511800, largest_size=512000, smallest_size=505112")
+                h.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
+                                    "The TCP output processor has paused the data flow. Forwarding to host_dest=%s "
+                                    "inside output group splunk_indexers from host_src=%s has been blocked for "
+                                    "blocked_seconds=10. This can stall the data flow towards indexing and other "
+                                    "network outputs. Review the receiving system's health in the Splunk Monitoring "
+                                    "Console. It is probably not accepting data." % (bad.ip, h.host), tid=3001)
+                for j in range(12):
+                    h.snap.splunkd_line(t + 3 + j * 0.5, "ERROR", "HttpInputDataHandler", "HttpDedicatedIoThread-0",
+                                        "Failed processing http input, token name=app, channel=n/a, "
+                                        "source_IP=10.9.9.%d, reply=9, events_processed=0, "
+                                        "http_input_body_size=4096" % (10 + j))
+            h.snap.probes.append({"time": t, "status": 503 if turn else 200, "rtt_ms": 3.0,
+                                  "body": {"text": "Server is busy" if turn else "HEC is healthy",
+                                           "code": 18 if turn else 17}})
+        h.snap.metrics.sort()
+    return hfs, idxs, bad
+
+
+def test_autolb_senders_with_one_saturated_peer_of_six_link_their_hec_503s_to_it(tmp_path):
+    hfs, idxs, bad = _autolb_hec_senders()
+    r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
+    assert r["root_causes"] == ["idx-05/indexing/-"]
+    for h in hfs:
+        f = by_id(r, "%s/hec_input/-" % h.host)
+        assert f["caused_by"] == "idx-05/indexing/-"
+        assert "autoLB sends a sixth of its data there" in f["mechanism"] and "idx-05" in f["mechanism"]
+        assert settings(f) == [None]          # no dedicatedIoThreads raised on a 30%-busy HEC thread
+
+
+def test_the_receiver_the_paused_lines_name_is_the_cause_not_the_first_by_name(tmp_path):
+    """Two saturated receivers; the sender's paused lines name only the second: it is linked to that one."""
+    hf = Member("h", "hf-01", "10.10.0.5", 401)
+    a, b = Member("a", "idx-01", "10.10.1.11", 402), Member("b", "idx-02", "10.10.1.12", 403)
+    receiver(a, [(hf, 1000.0)], saturated="typing")
+    receiver(b, [(hf, 1000.0)], saturated="typing")
+    sender(hf, [(a.ip, 1000.0), (b.ip, 1000.0)], blocked=True)
+    for t in times(MINUTES)[::3]:
+        hf.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
+                             "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside "
+                             "output group splunk_indexers from host_src=hf-01 has been blocked for "
+                             "blocked_seconds=10." % b.ip, tid=3001)
+    r = diagnose(write(str(tmp_path / "dep"), [hf, a, b]))
+    assert by_id(r, "hf-01/output/-")["caused_by"] == "idx-02/typing/-"
+
+
+def test_a_healthy_20_instance_deployment_with_transient_blips_has_no_root(tmp_path):
+    hfs = [Member("hf-%d" % n, "hf-%02d" % n, "10.11.0.%d" % (5 + n), 500 + n) for n in range(1, 7)]
+    idxs = [Member("idx-%d" % n, "idx-%02d" % n, "10.11.1.%d" % (10 + n), 520 + n) for n in range(1, 15)]
+    for m in idxs:
+        receiver(m, [(h, 300.0) for h in hfs], threads={REP: 0.15})
+    for h in hfs:
+        sender(h, [(m.ip, 300.0) for m in idxs], blocked=False)
+    # Blips: one tcpout sample full on two senders, one queue sample full on one indexer, one replication line.
+    t = times(MINUTES)[5]
+    for h in hfs[:2]:
+        h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                                 "current_size=511800, largest_size=512000, smallest_size=505112")
+        h.snap.metrics.sort()
+    idxs[3].snap.metric(t + 0.004, "group=queue, name=indexqueue, blocked=true, max_size_kb=512, current_size_kb=511, "
+                                   "current_size=2044, largest_size=2051, smallest_size=1500")
+    idxs[3].snap.metrics.sort()
+    replication_full(idxs[2], idxs[7], every=100)
+    r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
+    assert len(r["hosts"]) == 20
+    assert r["healthy"] is True and r["root_causes"] == []
+    assert not any(f.get("caused_by") for f in r["findings"])
+
+
+def test_two_independent_roots_in_two_sites(tmp_path):
+    site_a, _, _, _ = _cluster("a", "10.12", 600, peers=3, senders=2)
+    hb = Member("bhf", "bhf-01", "10.13.0.5", 700)
+    ib = Member("bidx", "bidx-01", "10.13.1.11", 701)
+    receiver(ib, [(hb, 1500.0)], saturated="typing")
+    sender(hb, [(ib.ip, 1500.0)], blocked=True)
+    r = diagnose(write(str(tmp_path / "dep"), site_a + [hb, ib]))
+    assert sorted(r["root_causes"]) == ["aidx-03/indexing/-", "bidx-01/typing/-"]
+    assert by_id(r, "bhf-01/output/-")["caused_by"] == "bidx-01/typing/-"
+    for fid in ("aidx-01/indexing/-", "aidx-02/indexing/-"):
+        assert by_id(r, fid)["caused_by"] == "aidx-03/indexing/-"
+    for h in ("ahf-01", "ahf-02"):
+        assert by_id(r, "%s/output/-" % h)["caused_by"].startswith("aidx-")
+    # Every symptom has its mechanism; every finding reaches one of the two roots.
+    for f in r["findings"]:
+        if f["caused_by"]:
+            assert f["mechanism"]
