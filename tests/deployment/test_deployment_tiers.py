@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.snapbuilder import times
@@ -209,3 +210,44 @@ def test_two_independent_roots_in_two_sites(tmp_path):
     for f in r["findings"]:
         if f["caused_by"]:
             assert f["mechanism"]
+
+
+def test_an_instance_whose_clock_runs_ahead_is_noted_and_judged_on_its_own_clock(tmp_path):
+    hf = Member("heavy", "hf-01", "10.14.0.5", 801)
+    idx = Member("indexer", "idx-01", "10.14.1.11", 802)
+    receiver(idx, [(hf, 3000.0)], saturated="indexing")
+    sender(hf, [(idx.ip, 3000.0)], blocked=True)
+    hf.snap.captured_at -= 8 * 60           # its logs run 8 minutes ahead of the capture's clock
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    [note] = r["clocks"]
+    assert note.startswith("hf-01: its clock runs about 8 min ahead of the others'")
+    # Judged on its own clock: its last minutes are read, its blocked output is linked as before.
+    assert by_id(r, "hf-01/output/-")["caused_by"] == "idx-01/indexing/-"
+    assert not any(n.startswith("hf-01: logs/metrics.log") for n in r["not_judged"])
+    text = diagnose(write(str(tmp_path / "dep2"), [hf, idx]), "text")
+    assert "Clocks (each instance judged on its own):" in text
+
+
+def test_clocks_within_a_minute_are_not_noted(tmp_path):
+    hf = Member("heavy", "hf-01", "10.15.0.5", 811)
+    idx = Member("indexer", "idx-01", "10.15.1.11", 812)
+    receiver(idx, [(hf, 3000.0)])
+    sender(hf, [(idx.ip, 3000.0)], blocked=False)
+    hf.snap.captured_at -= 20
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    assert "clocks" not in r
+
+
+def test_an_unreadable_instance_is_tied_to_its_address_by_deployment_json(tmp_path):
+    hf = Member("heavy", "hf-01", "10.16.0.5", 821)
+    idx = Member("indexer", "idx-01", "10.16.1.11", 822)
+    sender(hf, [(idx.ip, 3000.0)], blocked=True)
+    idx.snap.rest("services/server/info", [])
+    root = write(str(tmp_path / "dep"), [hf, idx])
+    with open(os.path.join(root, "indexer", "snapshot.json"), "w") as f:
+        f.write("{not json")
+    with open(os.path.join(root, "deployment.json"), "w") as f:
+        json.dump({"format": 1, "name": "prod", "instances": {"heavy": hf.uri, "indexer": idx.uri}}, f)
+    r = diagnose(root)
+    assert not any("not in the deployment folder" in n for n in r["not_judged"]), "\n".join(r["not_judged"])
+    assert "hf-01: its receiver indexer has no readable data in the folder: not judged" in r["not_judged"], "\n".join(r["not_judged"])

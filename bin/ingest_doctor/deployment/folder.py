@@ -5,10 +5,10 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ingest_doctor.deployment.topology import Instance, uri_host
+from ingest_doctor.deployment.topology import CLOCK_SLACK_S, Instance, uri_host
 from ingest_doctor.evidence import Evidence
-from ingest_doctor.read.snapshot import (SnapshotError, load_snapshot, read_json, read_meta, recorded_thresholds,
-                                         short_error)
+from ingest_doctor.read.snapshot import (SnapshotError, clock_ahead, load_snapshot, read_json, read_meta,
+                                         recorded_thresholds, short_error)
 from ingest_doctor.textsafe import printable
 
 
@@ -55,11 +55,16 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
         root = os.path.join(path, sub)
         shown = printable(sub)          # the folder's name as the report and stderr show it
         th, probs = recorded_thresholds(root, overrides)
-        ev = load_snapshot(root, th)
+        clock = clock_ahead(root)
+        ahead = clock[0] if clock is not None and clock[0] > CLOCK_SLACK_S else 0.0
+        ev = load_snapshot(root, th, ahead)
         ev.problems.extend(probs)
         problems.extend("%s/%s" % (shown, p) for p in ev.problems)
         source = read_meta(root, Evidence()).get("source")     # load_snapshot named it when unreadable
-        inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None)
+        if not isinstance(source, str) and isinstance(meta.get("instances"), dict):
+            source = meta["instances"].get(sub)     # deployment.json ties the folder to its address
+        inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None,
+                        None if clock is None else clock[0])
         if inst.host in hosts:
             problems.append("%s: host %s appears twice in the folder; judged under its folder name"
                             % (shown, inst.host))

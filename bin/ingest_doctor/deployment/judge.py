@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import ReceiverState
+from ingest_doctor.read.snapshot import nothing_to_judge
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
 from ingest_doctor.deployment import causes, loops, topology as topo_mod
 from ingest_doctor.deployment.topology import Instance, Topology
@@ -68,6 +69,7 @@ class DeploymentReport:
     not_judged: List[str] = field(default_factory=list)
     next_bottlenecks: List[NextBottleneck] = field(default_factory=list)
     mechanisms: Dict[str, str] = field(default_factory=dict)  # finding id -> how its cause produces it
+    clocks: List[str] = field(default_factory=list)  # instances whose clocks differ by more than a minute
 
     @property
     def hosts(self) -> List[str]:
@@ -107,10 +109,13 @@ class DeploymentReport:
             if d["caused_by"]:
                 d["mechanism"] = self.mechanisms.get(f.id, "")
             findings.append(d)
-        return {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
+        d: Dict[str, Any] = {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
                 "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
                 "topology": [e.to_dict() for e in self.topology.edges],
                 "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks]}
+        if self.clocks:
+            d["clocks"] = list(self.clocks)
+        return d
 
 
 def _blocking(report: Report) -> List[Finding]:
@@ -172,7 +177,8 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
     topo = topo_mod.build(instances)
     by_host = {i.host: i for i in instances}
     reports = {i.host: diagnose(i.evidence, i.thresholds) for i in instances}
-    judged = {i.host: bool(i.evidence.sources) for i in instances}
+    # A receiver read but holding nothing to judge (configuration only, every file unusable) is unjudged, not idle.
+    judged = {i.host: nothing_to_judge(i.evidence) is None for i in instances}
     caused_by: Dict[str, Optional[str]] = {}
     mechanisms: Dict[str, str] = {}
     states: Dict[str, List[ReceiverState]] = {}
@@ -213,6 +219,7 @@ def judge(instances: List[Instance], name: Optional[str] = None) -> DeploymentRe
     dep = DeploymentReport(name, reports, {f.id: caused_by.get(f.id) for r in reports.values() for f in r.findings},
                            topo, mechanisms=mechanisms)
     dep.not_judged = _not_judged(instances, reports, states, topo)
+    dep.clocks = clocks(instances)
     dep.next_bottlenecks = next_bottlenecks({h: stage_headroom(r) for h, r in reports.items()})
     return dep
 
@@ -245,6 +252,31 @@ def _not_judged(instances: List[Instance], reports: Dict[str, Report], states: D
             out.append("%s: its output is blocked but its receivers are unknown (no group=tcpout_connections, no "
                        "tcpout server list, and no instance in the folder lists it in group=tcpin_connections)"
                        % inst.host)
+    return out
+
+
+def _minutes(seconds: float) -> str:
+    return "%.0f s" % seconds if abs(seconds) < 90 else "%.0f min" % (seconds / 60.0)
+
+
+def clocks(instances: List[Instance]) -> List[str]:
+    """The instances whose clock differs from the others' (their median) by more than CLOCK_SLACK_S, each
+    judged on its own clock: measured as its newest metrics.log line minus its capture time."""
+    known = sorted((i.clock_s, i.host) for i in instances if i.clock_s is not None)
+    if len(known) < 2 and not any(abs(c) > topo_mod.CLOCK_SLACK_S for c, _ in known):
+        return []
+    mid = known[len(known) // 2][0] if len(known) > 2 else 0.0
+    out = []
+    for c, host in sorted(known, key=lambda x: x[1]):
+        off = c - mid
+        if off > topo_mod.CLOCK_SLACK_S:
+            out.append("%s: its clock runs about %s ahead of the others' (its newest metrics.log line is %s after "
+                       "its capture time): judged on its own clock, its logs read up to the capture time by it"
+                       % (host, _minutes(off), _minutes(c)))
+        elif off < -topo_mod.CLOCK_SLACK_S:
+            out.append("%s: its newest metrics.log line is %s before the others' (%s before its capture time): its "
+                       "clock runs behind, or it stopped logging then; judged on the lines it has, on its own clock"
+                       % (host, _minutes(-off), _minutes(-c)))
     return out
 
 

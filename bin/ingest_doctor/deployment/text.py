@@ -65,6 +65,11 @@ def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
                                                       "" if e.kbps is None else
                                                       ", %.0f KB/s" % e.kbps, ", BLOCKED" if e.blocked else "",
                                                       e.source), "  "))
+    if dep.clocks:
+        out.append("")
+        out.append("Clocks (each instance judged on its own):")
+        for c in dep.clocks:
+            out.extend(wrap("- " + c, "  "))
     out.extend(not_judged_lines(dep.not_judged))
     out.append("")
     out.append("=" * 40 + " each instance " + "=" * 40)

@@ -34,6 +34,10 @@ FORWARDING, REPLICATION, HEC_CLIENT = "forwarding", "replication", "hec_client"
 # An edge's KB/s is its connection's average over this many seconds before its own newest line (its rate now);
 # the edge itself is kept from any line of the window.
 RATE_S = 300.0
+# Clocks more than this apart are noted. An instance whose newest metrics.log line is more than this after its
+# capture time runs its clock ahead: its logs are read up to the capture time on its own clock (a line is never
+# written after its capture, and one metrics.log line every 30 s keeps them closer than that otherwise).
+CLOCK_SLACK_S = 60.0
 
 
 @dataclass
@@ -42,6 +46,7 @@ class Instance:
     evidence: Evidence
     thresholds: Optional[thresholds_mod.Thresholds] = None
     address: Optional[str] = None  # the host part of the management URI it was captured from
+    clock_s: Optional[float] = None  # its newest metrics.log line minus its capture time (read/snapshot.clock_ahead)
 
     @property
     def host(self) -> str:
