@@ -191,6 +191,9 @@ def test_a_healthy_20_instance_deployment_with_transient_blips_has_no_root(tmp_p
     assert len(r["hosts"]) == 20
     assert r["healthy"] is True and r["root_causes"] == []
     assert not any(f.get("caused_by") for f in r["findings"])
+    # Every busy healthy instance carries its headroom (its stages' busy share and where they peg).
+    assert {h["host"] for h in r["headroom"]} == {m.host for m in hfs + idxs}
+    assert all(h["at_load_x"] > 1 and not h["pegged"] for h in r["headroom"])
 
 
 def test_two_independent_roots_in_two_sites(tmp_path):

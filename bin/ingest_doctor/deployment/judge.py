@@ -101,6 +101,16 @@ class DeploymentReport:
         """Every finding whose chain of causes ends at `root` (the instances it holds back)."""
         return [f for f in self.findings if f.id != root and self.caused_by.get(f.id) and self.root_of(f.id) == root]
 
+    def healthy_headroom(self) -> List[Dict[str, Any]]:
+        """The headroom of every busy stage of every healthy instance (a busy instance with no finding still
+        says how far it can go: the contract's single-instance `headroom`, each entry with its host)."""
+        out = []
+        for host in self.hosts:
+            rep = self.reports[host]
+            if rep.healthy:
+                out.extend(dict({"host": host}, **h.to_dict()) for h in rep.headroom)
+        return out
+
     def to_dict(self) -> Dict[str, Any]:
         findings = []
         for f in self.findings:
@@ -112,7 +122,8 @@ class DeploymentReport:
         d: Dict[str, Any] = {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
                 "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
                 "topology": [e.to_dict() for e in self.topology.edges],
-                "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks]}
+                "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks],
+                "headroom": self.healthy_headroom()}
         if self.clocks:
             d["clocks"] = list(self.clocks)
         return d
