@@ -129,6 +129,7 @@ class HecError:
     token: str = ""
     message: str = ""
     source: str = ""
+    client: str = ""  # the client's address (source_IP=): a load balancer's own when it translates addresses
 
 
 @dataclass

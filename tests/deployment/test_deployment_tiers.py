@@ -108,6 +108,9 @@ def test_peers_without_a_pegged_target_stay_their_own_causes(tmp_path):
     assert (e["from"], e["to"], e["blocked"]) == ("idx-01", "idx-02", False)
 
 
+SNAT = "10.9.9.250"  # the load balancer in front of the heavy forwarders: its address for every HEC client
+
+
 def _autolb_hec_senders(saturated_at=4):
     """Three heavy forwarders taking HEC, autoLB over six indexers of which one is saturated: during their
     turns on it their tcpout fills (bursts), splunkd.log says the output paused towards it, and HEC answers
@@ -134,8 +137,8 @@ def _autolb_hec_senders(saturated_at=4):
                 for j in range(12):
                     h.snap.splunkd_line(t + 3 + j * 0.5, "ERROR", "HttpInputDataHandler", "HttpDedicatedIoThread-0",
                                         "Failed processing http input, token name=app, channel=n/a, "
-                                        "source_IP=10.9.9.%d, reply=9, events_processed=0, "
-                                        "http_input_body_size=4096" % (10 + j))
+                                        "source_IP=%s, reply=9, events_processed=0, "
+                                        "http_input_body_size=4096" % SNAT)
             h.snap.probes.append({"time": t, "status": 503 if turn else 200, "rtt_ms": 3.0,
                                   "body": {"text": "Server is busy" if turn else "HEC is healthy",
                                            "code": 18 if turn else 17}})
@@ -152,6 +155,11 @@ def test_autolb_senders_with_one_saturated_peer_of_six_link_their_hec_503s_to_it
         assert f["caused_by"] == "idx-05/indexing/-"
         assert "autoLB sends a sixth of its data there" in f["mechanism"] and "idx-05" in f["mechanism"]
         assert settings(f) == [None]          # no dedicatedIoThreads raised on a 30%-busy HEC thread
+    # The HEC clients reach the forwarders through the load balancer: one hec_client edge to each.
+    hec = sorted((e["from"], e["to"]) for e in r["topology"] if e["kind"] == "hec_client")
+    assert hec == [(SNAT, h.host) for h in hfs]
+    assert all("source_IP=%s (48 error replies)" % SNAT in e["source"]
+               for e in r["topology"] if e["kind"] == "hec_client")
 
 
 def test_the_receiver_the_paused_lines_name_is_the_cause_not_the_first_by_name(tmp_path):

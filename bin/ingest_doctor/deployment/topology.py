@@ -30,6 +30,9 @@ TCPOUT = "metrics.log group=tcpout_connections"
 SERVERS = "rest services/configs/conf-outputs/tcpout server="
 CONNECT_FAILED = "splunkd.log connection failed"
 REPLICATION_FULL = "splunkd.log replication queue for peer=%s full"
+HEC_CLIENT_SOURCE = "splunkd.log HttpInputDataHandler source_IP=%s"
+# HEC clients drawn per instance (the most often named first): a load balancer in front shows as one address.
+MAX_HEC_CLIENTS = 10
 FORWARDING, REPLICATION, HEC_CLIENT = "forwarding", "replication", "hec_client"
 # An edge's KB/s is its connection's average over this many seconds before its own newest line (its rate now);
 # the edge itself is kept from any line of the window.
@@ -201,7 +204,23 @@ def build(instances: List[Instance]) -> Topology:
             if all(h != e.receiver for _, h in lst):
                 lst.append((e.receiver, e.receiver))
     _replication(instances, names, topo)
+    _hec_clients(instances, names, topo)
     return topo
+
+
+def _hec_clients(instances: List[Instance], names: Names, topo: Topology) -> None:
+    """Client -> instance `hec_client` edges from the addresses its HEC error lines name (source_IP=): the
+    clients it refused, or the load balancer's address when that translates its clients' addresses."""
+    for inst in instances:
+        named: Dict[str, int] = defaultdict(int)
+        for e in inst.evidence.hec_errors:
+            if e.client:
+                named[e.client] += 1
+        for client, n in sorted(named.items(), key=lambda x: (-x[1], x[0]))[:MAX_HEC_CLIENTS]:
+            sender = names.find(client)
+            topo.edges.append(Edge(sender or client, inst.host, "%s %s (%d error repl%s)"
+                                   % (inst.host, HEC_CLIENT_SOURCE % client, n, "y" if n == 1 else "ies"),
+                                   None, sender is not None, True, kind=HEC_CLIENT, count=n))
 
 
 def _replication(instances: List[Instance], names: Names, topo: Topology) -> None:

@@ -19,6 +19,7 @@ _BODY = re.compile(r"^\s*(?P<level>[A-Z]+) +(?P<component>\S+)(?: \[(?P<tid>\d+)
 _REPLY = re.compile(r"\breply=(\d{1,6})\b")
 _TOKEN = re.compile(r"\btoken name=([^,]*)")
 _PERR = re.compile(r'\bparsing_err="([^"]*)"')
+_CLIENT = re.compile(r"\bsource_IP=([0-9A-Fa-f.:]+)")
 
 # The receiver a tcpout line names, in every form splunkd writes: `host_dest=` (TcpOutputProc paused),
 # `ip=<ip>:<port>` (a cooked connection timed out, real 2025 line), `host=<ip>:<port>` (TcpOutputFd
@@ -102,9 +103,11 @@ class SplunkdLogParser(WindowedParser):
             if r:
                 tok = _TOKEN.search(msg)
                 perr = _PERR.search(msg)
+                client = _CLIENT.search(msg)
                 self.ev.hec_errors.append(HecError(t, int(r.group(1)), tok.group(1).strip() if tok else "",
                                                    perr.group(1) if perr else "",
-                                                   "%s HttpInputDataHandler" % self.source))
+                                                   "%s HttpInputDataHandler" % self.source,
+                                                   client.group(1).rstrip(",") if client else ""))
                 self.stats.used += 1
             return
         state = tcpout_failure(comp, msg)
