@@ -12,6 +12,9 @@ import os
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
+from ingest_doctor.deployment import link
+from ingest_doctor.deployment.topology import Topology
+from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 from ingest_doctor.read import splunkdlog
 
 REP = "replicationdatareceiverthread"
@@ -262,3 +265,26 @@ def test_an_unreadable_instance_is_tied_to_its_address_by_deployment_json(tmp_pa
     r = diagnose(root)
     assert not any("not in the deployment folder" in n for n in r["not_judged"]), "\n".join(r["not_judged"])
     assert "hf-01: its receiver indexer has no readable data in the folder: not judged" in r["not_judged"], "\n".join(r["not_judged"])
+
+
+def test_on_the_search_head_hec_refusals_behind_a_saturated_receiver_link_but_a_pegged_hec_thread_does_not():
+    """The action's path (deployment/link.py): findings as the rows give them, the topology of their connections."""
+    idx = Finding("indexing", "critical", "idx-05", None, "indexerpipe", "indexQueue is full.",
+                  [EvidenceItem("thread_busy_pct", 99.0, "%", "10m", "metrics.log")],
+                  [Recommendation("Check the storage.")])
+    busy = EvidenceItem("hec_reply_9_server_busy", 48, "errors", "window", "splunkd.log")
+    refusing = Finding("hec_input", "warning", "hf-01", None, "httpinputserverdatathread",
+                       "HEC is rejecting requests (48 reply=9 errors) while the pipeline queues drain normally.",
+                       [busy], [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http",
+                                               "dedicatedIoThreads", "2", "4")])
+    pegged = Finding("hec_input", "warning", "hf-02", None, "httpinputserverdatathread",
+                     "The HEC server data thread is busy 99% of one core.",
+                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy],
+                     [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads",
+                                     "2", "4")])
+    topo = Topology(receivers={"hf-01": [("10.9.1.15:9997", "idx-05")], "hf-02": [("10.9.1.15:9997", "idx-05")]})
+    caused = link.link([idx, refusing, pegged], topo)
+    assert caused == {"idx-05/indexing/-": None, "hf-01/hec_input/-": "idx-05/indexing/-", "hf-02/hec_input/-": None}
+    f = link.explain(refusing, idx, idx)
+    assert "Caused by idx-05 indexing: its HEC answers 503" in f.summary
+    assert [r.setting for r in f.recommendations] == [None]

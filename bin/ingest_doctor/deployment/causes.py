@@ -148,6 +148,22 @@ def output_mechanism(sat: ReceiverState, states: List[ReceiverState]) -> str:
             "bottleneck (%s) lets it through" % (sat.host, more, part, sat.host, sat.cause_words))
 
 
+def hec_pegged(f: Finding, limit: float) -> bool:
+    """The finding rests on its HEC thread busy at or over `limit`: a cause of its own, not back-pressure."""
+    return any(e.signal == "thread_busy_pct" and isinstance(e.value, (int, float)) and e.value >= limit
+               for e in f.evidence)
+
+
+def back_pressure(f: Finding, limit: float) -> bool:
+    """A sender's `hec_input` finding a saturated receiver explains: HEC refusals, not its own thread."""
+    return f.bottleneck == model.HEC_INPUT and f.severity in SERIOUS and not hec_pegged(f, limit)
+
+
+def hec_mechanism(receiver: str, how: str = "") -> str:
+    return "its HEC answers 503 (server busy, health code 18) while its output waits on %s%s" % (
+        receiver, ": " + how if how else "")
+
+
 def hec(host: str, report: Report, states: List[ReceiverState], th: Optional[thresholds_mod.Thresholds],
         findings: Dict[str, Finding], caused_by: Dict[str, Optional[str]], mechanisms: Dict[str, str]) -> Report:
     """A sender's `hec_input` finding behind a saturated receiver: its 503s are the receiver's back-pressure,
@@ -158,9 +174,7 @@ def hec(host: str, report: Report, states: List[ReceiverState], th: Optional[thr
     limit = (th or thresholds_mod.defaults()).thread_busy_pct
     out = []
     for f in report.findings:
-        pegged = any(e.signal == "thread_busy_pct" and isinstance(e.value, (int, float)) and e.value >= limit
-                     for e in f.evidence)
-        if f.bottleneck != model.HEC_INPUT or f.severity not in SERIOUS or pegged:
+        if not back_pressure(f, limit):
             out.append(f)
             continue
         s = sat[0]
@@ -170,8 +184,7 @@ def hec(host: str, report: Report, states: List[ReceiverState], th: Optional[thr
         while caused_by.get(root.id) and root.id not in seen and caused_by[root.id] in findings:
             seen.add(root.id)
             root = findings[caused_by[root.id] or ""]
-        how = ("its HEC answers 503 (server busy, health code 18) while its output waits: %s"
-               % output_mechanism(s, states))
+        how = hec_mechanism(s.host or s.address, output_mechanism(s, states))
         caused_by[f.id] = cause.id
         mechanisms[f.id] = how
         out.append(symptom(f, cause, root, how))
