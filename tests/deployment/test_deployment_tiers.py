@@ -288,3 +288,30 @@ def test_on_the_search_head_hec_refusals_behind_a_saturated_receiver_link_but_a_
     f = link.explain(refusing, idx, idx)
     assert "Caused by idx-05 indexing: its HEC answers 503" in f.summary
     assert [r.setting for r in f.recommendations] == [None]
+
+
+def test_a_receiver_outside_the_folder_named_by_name_and_by_address_is_counted_once(tmp_path):
+    hf = Member("heavy", "hf-01", "10.17.0.5", 831)
+    idx = Member("indexer", "idx-01", "10.17.1.11", 832, fqdn="idx-01.corp.example")
+    receiver(idx, [(hf, 900.0)])
+    sender(hf, [(idx.ip, 900.0), ("10.17.1.19", 900.0)], blocked=False,
+           servers="idx-01.corp.example:9997,idx-09.corp.example:9997")
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    gone = [n for n in r["not_judged"] if "not in the deployment folder" in n]
+    assert gone == ["hf-01: its receiver idx-09.corp.example:9997 is not in the deployment folder: its own data is "
+                    "missing, so whether it holds hf-01 back was judged from hf-01's side only"]
+    [edge] = [e for e in r["topology"] if e["to"] == "idx-09.corp.example:9997"]
+    assert abs(edge["kbps"] - 900.0) < 5 and "destIp=10.17.1.19" in edge["source"]
+    assert not any(e["to"].startswith("10.17.1.19") for e in r["topology"])
+
+
+def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
+    idx = Member("indexer", "idx-01", "10.18.1.11", 840)
+    hfs = [Member("hf-%d" % k, "hf-%02d" % k, "10.18.0.%d" % (5 + k), 840 + k) for k in range(1, 21)]
+    receiver(idx, [(h, 100.0) for h in hfs])
+    gone = ["10.18.1.%d:9997" % n for n in (21, 22, 23)]
+    for h in hfs:
+        sender(h, [(idx.ip, 100.0)] + [(g.split(":")[0], 100.0) for g in gone], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), hfs + [idx]))
+    [line] = [n for n in r["not_judged"] if "not in the deployment folder" in n]
+    assert line.startswith("hf-01, hf-02, hf-03, ") and "hf-20: their receivers %s (3, named" % ", ".join(gone) in line

@@ -247,16 +247,23 @@ def _loop_root(report: Report, inst: Instance, via: Optional[str], reports: Dict
 
 def _not_judged(instances: List[Instance], reports: Dict[str, Report], states: Dict[str, List[ReceiverState]],
                 topo: Topology) -> List[str]:
+    # The receivers missing from the folder, one line per set of them (at its first sender's place): senders
+    # that name the same ones (by name in their server lists, by address in their connections) share it, so
+    # 20 forwarders and 15 endpoints make one line, not hundreds.
+    absent: Dict[Tuple[str, ...], List[str]] = {}
+    for inst in instances:
+        gone = tuple(sorted({s.address for s in states.get(inst.host, []) if s.state == "absent"}))
+        if gone:
+            absent.setdefault(gone, []).append(inst.host)
+    first = {senders[0]: (gone, senders) for gone, senders in absent.items()}
     out = []
     for inst in instances:
         for n in reports[inst.host].not_judged:
             out.append("%s: %s" % (inst.host, n))
+        if inst.host in first:
+            out.append(_absent_line(*first[inst.host]))
         for s in states.get(inst.host, []):
-            if s.state == "absent":
-                out.append("%s: its receiver %s is not in the deployment folder: its own data is missing, so "
-                           "whether it holds %s back was judged from %s's side only" % (inst.host, s.address,
-                                                                                       inst.host, inst.host))
-            elif s.state == "unjudged":
+            if s.state == "unjudged":
                 out.append("%s: its receiver %s has no readable data in the folder: not judged" % (inst.host, s.host))
         blocked = [f for f in reports[inst.host].findings if f.bottleneck == "output" and f.severity in SERIOUS]
         if blocked and inst.host not in topo.receivers:
@@ -264,6 +271,19 @@ def _not_judged(instances: List[Instance], reports: Dict[str, Report], states: D
                        "tcpout server list, and no instance in the folder lists it in group=tcpin_connections)"
                        % inst.host)
     return out
+
+
+def _absent_line(gone: Tuple[str, ...], senders: List[str]) -> str:
+    if len(gone) == 1 and len(senders) == 1:
+        return ("%s: its receiver %s is not in the deployment folder: its own data is missing, so whether it holds "
+                "%s back was judged from %s's side only" % (senders[0], gone[0], senders[0], senders[0]))
+    one = len(senders) == 1
+    return ("%s: %s receiver%s %s (%d, named by name or by address as %s data names them) %s not in the deployment "
+            "folder: %s own data is missing, so whether %s back was judged from the sender%s side only"
+            % (", ".join(sorted(senders)), "its" if one else "their", "" if len(gone) == 1 else "s", ", ".join(gone),
+               len(gone), "its" if one else "their", "is" if len(gone) == 1 else "are",
+               "its" if len(gone) == 1 else "their", "it holds it" if one and len(gone) == 1 else
+               "they hold it" if one else "they hold them", "'s" if one else "s'"))
 
 
 def _minutes(seconds: float) -> str:

@@ -184,14 +184,17 @@ def build(instances: List[Instance]) -> Topology:
         for s in ev.log_signals:
             if s.kind == "tcpout_connect_failed" and s.receiver:
                 named.append((s.receiver, "%s %s %s" % (inst.host, CONNECT_FAILED, s.receiver), None))
+        alias, covered = _same_absent(named, names)
         mine: Dict[str, Tuple[str, Optional[str]]] = {}
         for addr, source, kbps in named:
             host = names.find(addr)
             if host == inst.host:
                 continue
+            addr = alias.get(addr, addr)
             edge(inst.host, host or addr, source, kbps, True, host is not None)
             # One entry per receiver: the address the sender's data names it by.
-            mine.setdefault(host or bare(addr), (addr, host))
+            if addr not in covered:
+                mine.setdefault(host or bare(addr), (addr, host))
         for e in topo.edges:
             if e.sender == inst.host and e.receiver_known and e.receiver not in mine:
                 mine[e.receiver] = (e.receiver, e.receiver)
@@ -221,6 +224,26 @@ def _hec_clients(instances: List[Instance], names: Names, topo: Topology) -> Non
             topo.edges.append(Edge(sender or client, inst.host, "%s %s (%d error repl%s)"
                                    % (inst.host, HEC_CLIENT_SOURCE % client, n, "y" if n == 1 else "ies"),
                                    None, sender is not None, True, kind=HEC_CLIENT, count=n))
+
+
+def _is_ip(address: str) -> bool:
+    a = bare(address)
+    return ":" in a or a.replace(".", "").isdigit()
+
+
+def _same_absent(named: List[Tuple[str, str, Optional[float]]], names: Names) -> Tuple[Dict[str, str], set]:
+    """A sender names a receiver outside the folder by name in its server list and by address in its
+    connections: the same receiver twice. A sender connects only to the servers its list names, so its
+    unresolved connection addresses are among its unresolved server names: one of each is one receiver
+    (alias: address -> name); more addresses than names cannot be so, fewer are `covered` by the names."""
+    listed = sorted({a for a, src, _ in named if SERVERS in src and names.find(a) is None and not _is_ip(a)})
+    conns = sorted({a for a, src, _ in named if (TCPOUT in src or CONNECT_FAILED in src) and names.find(a) is None
+                    and _is_ip(a)})
+    if not listed or not conns or len(conns) > len(listed):
+        return {}, set()
+    if len(listed) == 1:
+        return {conns[0]: listed[0]}, set()
+    return {}, set(conns)
 
 
 def _replication(instances: List[Instance], names: Names, topo: Topology) -> None:
