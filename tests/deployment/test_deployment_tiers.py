@@ -9,9 +9,17 @@ import io
 import json
 import os
 
+import pytest
+
+from fakes.action_run import collector_finding_row, tcpin_row
+from fakes.dispatch import AlertDispatch, execute
+from fakes.kvstore import Splunkd
+from fakes.splunkd import FakeSplunkd
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
+from ingest_doctor.delivery.messages import message_name
+from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.deployment import link
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
@@ -315,3 +323,36 @@ def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
     r = diagnose(write(str(tmp_path / "dep"), hfs + [idx]))
     [line] = [n for n in r["not_judged"] if "not in the deployment folder" in n]
     assert line.startswith("hf-01, hf-02, hf-03, ") and "hf-20: their receivers %s (3, named" % ", ".join(gone) in line
+
+
+# ------------------------------------------------------------------ as the search-head action sees them
+
+SH_NOW = 1763805600.0
+RELAY = "Ingest Doctor - Findings - Collector findings"
+
+
+@pytest.fixture
+def sh(tls):
+    with FakeSplunkd(tls) as fake:
+        yield Splunkd(fake)
+
+
+def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, tls, tmp_path):
+    """The relay's rows (each instance judged alone by its collector: the forwarder's HEC refusals became a
+    hec_input finding raising dedicatedIoThreads), dispatched as splunkd dispatches the shipped alert."""
+    rows = [collector_finding_row("hf-01", "hec_input", "warning",
+                                  "HEC is rejecting requests (48 reply=9 \"Server is busy\" errors, health code 18) "
+                                  "while the pipeline queues drain normally.",
+                                  [("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads", "2",
+                                    "4")], SH_NOW - 20),
+            collector_finding_row("idx-02", "typing", "warning", "typingQueue is full: the typing stage limits "
+                                  "throughput.", [("Add a pipeline set.", "server.conf", "general",
+                                                   "parallelIngestionPipelines", "1", "2")], SH_NOW - 20),
+            tcpin_row(last=SH_NOW)]
+    procs = execute(AlertDispatch(RELAY, str(tmp_path)).run(rows, SH_NOW), sh.fake, tls, None)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hf = sh.kv.records[kv_key("hf-01/hec_input/-")]
+    assert hf["caused_by"] == "idx-02/typing/-"
+    assert "Caused by idx-02 typing: its HEC answers 503" in hf["summary"]
+    assert [r["setting"] for r in json.loads(hf["recommendations"])] == [None]
+    assert sorted(sh.messages.shown) == [message_name("idx-02/typing/-")]
