@@ -356,3 +356,19 @@ def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh,
     assert "Caused by idx-02 typing: its HEC answers 503" in hf["summary"]
     assert [r["setting"] for r in json.loads(hf["recommendations"])] == [None]
     assert sorted(sh.messages.shown) == [message_name("idx-02/typing/-")]
+
+
+def test_a_peer_whose_own_indexing_thread_is_pegged_stays_its_own_cause_though_it_waits_on_a_target(tmp_path):
+    a, b = Member("a", "idx-01", "10.19.1.11", 901), Member("b", "idx-02", "10.19.1.12", 902)
+    c = Member("c", "idx-03", "10.19.1.13", 903)
+    hf = Member("h", "hf-01", "10.19.0.5", 904)
+    receiver(a, [(hf, 900.0)], saturated="indexing", threads={REP: 0.1})
+    replication_full(a, c)
+    receiver(b, [(hf, 900.0)], held=True, threads={REP: 0.1})
+    replication_full(b, c)
+    receiver(c, [(hf, 900.0)], threads={REP: 0.99})
+    sender(hf, [(m.ip, 900.0) for m in (a, b, c)], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), [a, b, c, hf]))
+    assert by_id(r, "idx-01/indexing/-")["caused_by"] is None
+    assert by_id(r, "idx-02/indexing/-")["caused_by"] == "idx-03/indexing/-"
+    assert sorted(r["root_causes"]) == ["idx-01/indexing/-", "idx-03/indexing/-"]

@@ -90,7 +90,10 @@ def replication(instances: List[Instance], topo: Topology, reports: Dict[str, Re
     by_host = {i.host: i for i in instances}
     waiting: Dict[str, List[Tuple[Edge, List[Finding]]]] = {}
     for peer, edges in sorted(topo.replication.items()):
-        mine = [f for f in reports[peer].findings if f.severity in SERIOUS and f.bottleneck in WAITING]
+        # A peer whose own stage thread is pegged is its own cause, whatever it also waits on.
+        limit = (by_host[peer].thresholds or thresholds_mod.defaults()).thread_busy_pct
+        mine = [f for f in reports[peer].findings if f.severity in SERIOUS and f.bottleneck in WAITING
+                and not thread_pegged(f, limit)]
         for e in edges:
             if mine and e.receiver_known and e.receiver in reports:
                 waiting.setdefault(e.receiver, []).append((e, mine))
@@ -148,15 +151,15 @@ def output_mechanism(sat: ReceiverState, states: List[ReceiverState]) -> str:
             "bottleneck (%s) lets it through" % (sat.host, more, part, sat.host, sat.cause_words))
 
 
-def hec_pegged(f: Finding, limit: float) -> bool:
-    """The finding rests on its HEC thread busy at or over `limit`: a cause of its own, not back-pressure."""
+def thread_pegged(f: Finding, limit: float) -> bool:
+    """The finding rests on its own thread busy at or over `limit`: a cause of its own, not a wait."""
     return any(e.signal == "thread_busy_pct" and isinstance(e.value, (int, float)) and e.value >= limit
                for e in f.evidence)
 
 
 def back_pressure(f: Finding, limit: float) -> bool:
     """A sender's `hec_input` finding a saturated receiver explains: HEC refusals, not its own thread."""
-    return f.bottleneck == model.HEC_INPUT and f.severity in SERIOUS and not hec_pegged(f, limit)
+    return f.bottleneck == model.HEC_INPUT and f.severity in SERIOUS and not thread_pegged(f, limit)
 
 
 def hec_mechanism(receiver: str, how: str = "") -> str:
