@@ -119,14 +119,14 @@ class DeploymentReport:
             if d["caused_by"]:
                 d["mechanism"] = self.mechanisms.get(f.id, "")
             findings.append(d)
-        d: Dict[str, Any] = {"deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
-                "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
-                "topology": [e.to_dict() for e in self.topology.edges],
-                "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks],
-                "headroom": self.healthy_headroom()}
+        out: Dict[str, Any] = {
+            "deployment": True, "name": self.name, "healthy": self.healthy, "hosts": self.hosts,
+            "not_judged": list(self.not_judged), "root_causes": self.root_causes, "findings": findings,
+            "topology": [e.to_dict() for e in self.topology.edges],
+            "next_bottlenecks": [n.to_dict() for n in self.next_bottlenecks], "headroom": self.healthy_headroom()}
         if self.clocks:
-            d["clocks"] = list(self.clocks)
-        return d
+            out["clocks"] = list(self.clocks)
+        return out
 
 
 def _blocking(report: Report) -> List[Finding]:
