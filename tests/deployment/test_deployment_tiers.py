@@ -372,3 +372,26 @@ def test_a_peer_whose_own_indexing_thread_is_pegged_stays_its_own_cause_though_i
     assert by_id(r, "idx-01/indexing/-")["caused_by"] is None
     assert by_id(r, "idx-02/indexing/-")["caused_by"] == "idx-03/indexing/-"
     assert sorted(r["root_causes"]) == ["idx-01/indexing/-", "idx-03/indexing/-"]
+
+
+def _peer_list(manager, peers):
+    """The cluster manager's services/cluster/manager/peers: entries named by guid (shape: splunkd's
+    envelope; content keys label, host_port_pair, site, status, replication_port)."""
+    manager.snap.rest("services/cluster/manager/peers", [
+        (p.guid, {"label": p.host, "host_port_pair": "%s:8089" % p.ip, "site": "site1", "status": "Up",
+                  "replication_port": 9887, "is_searchable": True}) for p in peers])
+
+
+def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unreadable(tmp_path):
+    members, hfs, idxs, target = _cluster("", "10.20", 950, peers=3, senders=1)
+    manager = Member("cm", "cm-01", "10.20.2.2", 960)
+    manager.snap.server_info(8, ["cluster_master"])
+    _peer_list(manager, idxs)
+    target.snap.rest_bodies.pop("services/server/info")         # its guid is nowhere in its own folder
+    r = diagnose(write(str(tmp_path / "dep"), members + [manager]))
+    assert r["root_causes"] == ["idx-03/indexing/-"]
+    [e1, e2] = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert (e1["to"], e2["to"]) == ("idx-03", "idx-03")
+    # Without the peer list the guid names no instance: the waiting peers stay their own causes.
+    r = diagnose(write(str(tmp_path / "dep2"), members))
+    assert "idx-03/indexing/-" not in r["root_causes"] and "idx-01/indexing/-" in r["root_causes"]

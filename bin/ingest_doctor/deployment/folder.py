@@ -13,6 +13,10 @@ from ingest_doctor.textsafe import printable
 
 
 META = "deployment.json"
+# An indexer cluster manager's peer list (its REST path before and after 9.0's renaming), as a snapshot of the
+# manager keeps it: entries named by the peer's guid, `content.label` its server name, `content.host_port_pair`
+# its management address, `content.site` its site.
+CLUSTER_PEERS = ("rest/services/cluster/manager/peers.json", "rest/services/cluster/master/peers.json")
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")
 
 
@@ -64,7 +68,7 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
         if not isinstance(source, str) and isinstance(meta.get("instances"), dict):
             source = meta["instances"].get(sub)     # deployment.json ties the folder to its address
         inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None,
-                        None if clock is None else clock[0])
+                        None if clock is None else clock[0], cluster_peers(root, problems, shown))
         if inst.host in hosts:
             problems.append("%s: host %s appears twice in the folder; judged under its folder name"
                             % (shown, inst.host))
@@ -72,6 +76,33 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
         hosts.add(inst.host)
         instances.append(inst)
     return name, instances, problems, unjudged
+
+
+def cluster_peers(root: str, problems: List[str], shown: str) -> List[Tuple[str, str, str, str]]:
+    """(guid, label, host:port, site) of each peer an instance's cluster peer list names; [] when it has none.
+    Read through the single-snapshot guards; an unreadable list is named in `problems`."""
+    for rel in CLUSTER_PEERS:
+        fname = os.path.join(root, *rel.split("/"))
+        if not os.path.lexists(fname):
+            continue
+        try:
+            body = read_json(fname)
+        except (OSError, ValueError) as e:
+            problems.append("%s/%s: unreadable (%s)" % (shown, rel, short_error(e)))
+            return []
+        out = []
+        for entry in body.get("entry", []) if isinstance(body, dict) else []:
+            content = entry.get("content") if isinstance(entry, dict) else None
+            if not isinstance(content, dict) or not isinstance(entry.get("name"), str):
+                continue
+            out.append((printable(entry["name"]), _text(content.get("label")), _text(content.get("host_port_pair")),
+                        _text(content.get("site"))))
+        return out
+    return []
+
+
+def _text(value: Any) -> str:
+    return printable(value) if isinstance(value, str) else ""
 
 
 def _meta(path: str, problems: List[str]) -> Dict[str, Any]:

@@ -50,6 +50,8 @@ class Instance:
     thresholds: Optional[thresholds_mod.Thresholds] = None
     address: Optional[str] = None  # the host part of the management URI it was captured from
     clock_s: Optional[float] = None  # its newest metrics.log line minus its capture time (read/snapshot.clock_ahead)
+    # The indexer cluster's peers as its manager lists them (folder.cluster_peers): (guid, label, host:port, site)
+    cluster_peers: List[Tuple[str, str, str, str]] = field(default_factory=list)
 
     @property
     def host(self) -> str:
@@ -139,6 +141,14 @@ def rate(points: List[Tuple[Optional[float], float]]) -> float:
 
 def build(instances: List[Instance]) -> Topology:
     names = Names(instances)
+    # A manager's peer list ties each peer's guid and address to its server name (`label`): the replication
+    # lines name targets by guid, which an instance without a readable server/info does not carry itself.
+    for inst in instances:
+        for guid, label, address, _site in inst.cluster_peers:
+            host = names.find(label, guid, address)
+            if host:
+                for key in (guid, label, bare(address) if address else None):
+                    names.add(key, host)
     # What receivers see of their senders teaches the senders' addresses, and their own (lastIndexer).
     for inst in instances:
         for c in inst.evidence.tcpin:
