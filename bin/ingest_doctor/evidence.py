@@ -129,6 +129,7 @@ class HecError:
     token: str = ""
     message: str = ""
     source: str = ""
+    client: str = ""  # the client's address (source_IP=): a load balancer's own when it translates addresses
 
 
 @dataclass
@@ -235,12 +236,13 @@ class ReceiverState:
 @dataclass
 class LogSignal:
     """A splunkd.log line that matters to a rule (kind: hec_listener_overwhelmed,
-    tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped)."""
+    tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped, replication_queue_full)."""
     time: Optional[float]
     kind: str
     message: str = ""
     source: str = ""
-    receiver: str = ""  # tcpout lines: the receiver they name (host_dest=, ip=, host=, idx=)
+    receiver: str = ""  # tcpout lines: the receiver they name (host_dest=, ip=, host=, idx=); replication_queue_full:
+    #                     the target peer's guid (peer=)
     state: str = ""  # tcpout_connect_failed: timed out | refused | failed | reset by peer | quarantined
 
 

@@ -75,17 +75,20 @@ def wobble(i: int, amp: float) -> float:
 
 def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Optional[str] = None,
              sets: int = 1, saturated_set: Optional[int] = None, busy: float = 0.35,
-             fwd_type: str = "full") -> Member:
+             fwd_type: str = "full", held: bool = False, threads: Optional[Dict[str, float]] = None) -> Member:
     """An indexer taking data from `senders` (member, KB/s each); `saturated` ('indexing' or 'typing')
-    pegs that stage (in `saturated_set` when it has several pipeline sets)."""
+    pegs that stage (in `saturated_set` when it has several pipeline sets); `held`: its queues up to
+    indexQueue full while its own threads idle (a cluster peer waiting on its replication target);
+    `threads`: more dutycycle threads (thread -> ratio), e.g. replicationdatareceiverthread."""
     s = m.snap
     server_info(m, 16, ["indexer"])
     s.resources(16, 30.0, 260.0).indexer().server_general(str(sets)).server_queue()
     psets: List[Optional[int]] = [None] if sets == 1 else list(range(sets))
     rest = {}
+    full_to = FULL_TO[saturated or "indexing"]
     for p in psets:
-        hit = saturated and (sets == 1 or p == saturated_set)
-        rest[p] = {REST_NAME[q]: ((100, 99, 98, 98) if hit and q in FULL_TO[saturated] else (3, 4, 4, 4))
+        hit = held or saturated and (sets == 1 or p == saturated_set)
+        rest[p] = {REST_NAME[q]: ((100, 99, 98, 98) if hit and q in full_to else (3, 4, 4, 4))
                    for q in REST_NAME}
     s.queues(rest)
     if sets > 1:
@@ -94,18 +97,32 @@ def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Opti
     senders = list(senders)
     for i, t in enumerate(times(MINUTES)):
         for p in psets:
-            hit = saturated and (sets == 1 or p == saturated_set)
+            hit = held or saturated and (sets == 1 or p == saturated_set)
             for q in REST_NAME:
-                fill = 98.0 if hit and q in FULL_TO[saturated] else QUIET[q]
+                fill = 98.0 if hit and q in full_to else QUIET[q]
                 queue_line(s, t, p, q, max(0.0, min(100.0, fill + wobble(i, 1.5))))
             duty = {"parsing": 0.2, "merging": 0.15, "typing": busy, "indexerpipe": busy * 0.9}
-            if hit:
+            if hit and saturated:
                 duty[THREAD[saturated]] = 0.99
             dutycycle_long(s, t, p, duty)
             thruput_lines(s, t, p, {"linux:audit": 6000.0 / len(psets), "syslog": 2000.0 / len(psets)})
+        if threads:
+            dutycycle_long(s, t, None, {k: v + wobble(i, 0.004) for k, v in threads.items()})
         for snd, kbps in senders:
             tcpin_line(m, t, i, snd, kbps, fwd_type)
     return m
+
+
+def replication_full(peer: Member, target: Member, every: int = 2) -> Member:
+    """`peer`'s splunkd.log saying its replication queue for `target` (named by guid) is full, every `every`
+    samples, each followed by the line saying it has room again (the pair the cluster's peers log)."""
+    for i, t in enumerate(times(MINUTES)):
+        if i % every == 0:
+            peer.snap.splunkd_line(t + 3, "WARN", "BucketReplicator", "indexerPipe",
+                                   "replication queue for peer=%s full" % target.guid, tid=3377)
+            peer.snap.splunkd_line(t + 9, "INFO", "BucketReplicator", "indexerPipe",
+                                   "replication queue for peer=%s has room now" % target.guid, tid=3377)
+    return peer
 
 
 def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, servers: Optional[str] = None,
@@ -176,4 +193,4 @@ def settings(f: Dict) -> List[Optional[str]]:
     return [r["setting"] for r in f["recommendations"]]
 
 
-__all__ = ["T0", "Member", "receiver", "sender", "write", "by_id", "settings", "tcpin_line", "tcpout_line"]
+__all__ = ["T0", "Member", "receiver", "replication_full", "sender", "write", "by_id", "settings", "tcpin_line", "tcpout_line"]

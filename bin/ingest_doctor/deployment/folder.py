@@ -5,14 +5,18 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ingest_doctor.deployment.topology import Instance, uri_host
+from ingest_doctor.deployment.topology import CLOCK_SLACK_S, Instance, uri_host
 from ingest_doctor.evidence import Evidence
-from ingest_doctor.read.snapshot import (SnapshotError, load_snapshot, read_json, read_meta, recorded_thresholds,
-                                         short_error)
+from ingest_doctor.read.snapshot import (SnapshotError, clock_ahead, load_snapshot, read_json, read_meta,
+                                         recorded_thresholds, short_error)
 from ingest_doctor.textsafe import printable
 
 
 META = "deployment.json"
+# An indexer cluster manager's peer list (its REST path before and after 9.0's renaming), as a snapshot of the
+# manager keeps it: entries named by the peer's guid, `content.label` its server name, `content.host_port_pair`
+# its management address, `content.site` its site.
+CLUSTER_PEERS = ("rest/services/cluster/manager/peers.json", "rest/services/cluster/master/peers.json")
 SNAPSHOT_PARTS = ("snapshot.json", "rest", "logs", "hec")
 
 
@@ -55,11 +59,16 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
         root = os.path.join(path, sub)
         shown = printable(sub)          # the folder's name as the report and stderr show it
         th, probs = recorded_thresholds(root, overrides)
-        ev = load_snapshot(root, th)
+        clock = clock_ahead(root)
+        ahead = clock[0] if clock is not None and clock[0] > CLOCK_SLACK_S else 0.0
+        ev = load_snapshot(root, th, ahead)
         ev.problems.extend(probs)
         problems.extend("%s/%s" % (shown, p) for p in ev.problems)
         source = read_meta(root, Evidence()).get("source")     # load_snapshot named it when unreadable
-        inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None)
+        if not isinstance(source, str) and isinstance(meta.get("instances"), dict):
+            source = meta["instances"].get(sub)     # deployment.json ties the folder to its address
+        inst = Instance(shown, ev, th, uri_host(source) if isinstance(source, str) else None,
+                        None if clock is None else clock[0], cluster_peers(root, problems, shown))
         if inst.host in hosts:
             problems.append("%s: host %s appears twice in the folder; judged under its folder name"
                             % (shown, inst.host))
@@ -67,6 +76,33 @@ def load(path: str, overrides: Optional[Mapping[str, object]] = None
         hosts.add(inst.host)
         instances.append(inst)
     return name, instances, problems, unjudged
+
+
+def cluster_peers(root: str, problems: List[str], shown: str) -> List[Tuple[str, str, str, str]]:
+    """(guid, label, host:port, site) of each peer an instance's cluster peer list names; [] when it has none.
+    Read through the single-snapshot guards; an unreadable list is named in `problems`."""
+    for rel in CLUSTER_PEERS:
+        fname = os.path.join(root, *rel.split("/"))
+        if not os.path.lexists(fname):
+            continue
+        try:
+            body = read_json(fname)
+        except (OSError, ValueError) as e:
+            problems.append("%s/%s: unreadable (%s)" % (shown, rel, short_error(e)))
+            return []
+        out = []
+        for entry in body.get("entry", []) if isinstance(body, dict) else []:
+            content = entry.get("content") if isinstance(entry, dict) else None
+            if not isinstance(content, dict) or not isinstance(entry.get("name"), str):
+                continue
+            out.append((printable(entry["name"]), _text(content.get("label")), _text(content.get("host_port_pair")),
+                        _text(content.get("site"))))
+        return out
+    return []
+
+
+def _text(value: Any) -> str:
+    return printable(value) if isinstance(value, str) else ""
 
 
 def _meta(path: str, problems: List[str]) -> Dict[str, Any]:

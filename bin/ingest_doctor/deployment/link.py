@@ -5,7 +5,8 @@ The CLI judges a deployment folder by diagnosing each sender again with its rece
 (judge.py). On the search head the alert action holds findings (judged from result rows, or reported by
 the collectors) and the topology from the rows' tcpin/tcpout connections, not every instance's raw data:
 it links the findings as they are and rewrites the symptom's summary and advice to name the cause. A
-forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names each loop's root.
+forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names each loop's root. A sender's
+`hec_input` finding made of HEC refusals (not its own pegged thread) is linked as its output is (causes.py).
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ingest_doctor import model
-from ingest_doctor.deployment import loops
+from ingest_doctor import thresholds as thresholds_mod
+from ingest_doctor.deployment import causes, loops
 from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
@@ -23,6 +25,13 @@ def _worst(fs: List[Finding]) -> Optional[Finding]:
     fs = [f for f in fs if f.severity in SERIOUS and f.bottleneck in BLOCKING]
     fs.sort(key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9), f.id))
     return fs[0] if fs else None
+
+
+def linkable(f: Finding) -> bool:
+    """A finding a saturated receiver explains on its sender (the tuned thresholds are not in the rows: the
+    default `thread_busy_pct` tells a pegged HEC thread)."""
+    return (f.bottleneck in LINKED and f.severity in SERIOUS) or causes.back_pressure(
+        f, thresholds_mod.defaults().thread_busy_pct)
 
 
 def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
@@ -36,17 +45,17 @@ def link(findings: List[Finding], topo: Topology) -> Dict[str, Optional[str]]:
     for _ in range(len(by_host) + 1):
         changed = False
         for f in findings:
-            if f.bottleneck not in LINKED or f.severity not in SERIOUS:
+            if not linkable(f):
                 continue
-            causes = []
+            found = []
             for _, rcv in topo.receivers.get(f.host or "", []):
                 if rcv is not None and rcv != f.host:
                     w = _worst([x for x in by_host.get(rcv, [])
                                 if not loops.leads_to(x.id, f.host or "", caused, host_of)])
                     if w is not None:
-                        causes.append(w)
-            causes.sort(key=lambda c: (-severity_rank(c.severity), c.id))
-            cause = causes[0].id if causes else None
+                        found.append(w)
+            found.sort(key=lambda c: (-severity_rank(c.severity), c.id))
+            cause = found[0].id if found else None
             if caused[f.id] != cause:
                 caused[f.id], changed = cause, True
         if not changed:
@@ -83,6 +92,8 @@ def root_of(fid: str, caused: Dict[str, Optional[str]]) -> str:
 
 def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
     """The symptom as the cause makes it: its summary names the cause, its advice is to act there."""
+    if f.bottleneck == model.HEC_INPUT:
+        return causes.symptom(f, cause, root, causes.hec_mechanism(cause.host or "-"))
     through = "" if root.id == cause.id else " (itself held back by %s)" % where(root)
     head = f.summary.split(". ", 1)[0].rstrip(".")
     summary = ("%s. Caused by %s%s: a saturated receiver drains at a steady rate, so this output looks flat at a "

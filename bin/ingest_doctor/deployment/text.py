@@ -45,8 +45,10 @@ def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
                        % (len(hosts), "" if len(hosts) == 1 else "s", ", ".join(hosts)))
             for s in symptoms:
                 via = dep.caused_by.get(s.id)
-                out.extend(wrap("- %s [%s] (%s)%s" % (where(s), s.severity.upper(), s.id,
-                                                        "" if via == rid else ", through %s" % via), "    "))
+                how = dep.mechanisms.get(s.id)
+                out.extend(wrap("- %s [%s] (%s)%s%s" % (where(s), s.severity.upper(), s.id,
+                                                          "" if via == rid else ", through %s" % via,
+                                                          ": %s" % how if how else ""), "    "))
     if dep.next_bottlenecks:
         out.append("")
         out.extend(wrap(NEXT_HOW, ""))
@@ -58,9 +60,16 @@ def render(dep: DeploymentReport, unjudged: Collection[str] = ()) -> str:
         out.append("")
         out.append("Topology (who sends to whom, from the data):")
         for e in dep.topology.edges:
-            out.extend(wrap("- %s -> %s%s%s (%s)" % (e.sender, e.receiver, "" if e.kbps is None else
+            out.extend(wrap("- %s -> %s%s%s%s (%s)" % (e.sender, e.receiver,
+                                                      "" if e.kind == "forwarding" else " [%s]" % e.kind,
+                                                      "" if e.kbps is None else
                                                       ", %.0f KB/s" % e.kbps, ", BLOCKED" if e.blocked else "",
                                                       e.source), "  "))
+    if dep.clocks:
+        out.append("")
+        out.append("Clocks (each instance judged on its own):")
+        for c in dep.clocks:
+            out.extend(wrap("- " + c, "  "))
     out.extend(not_judged_lines(dep.not_judged))
     out.append("")
     out.append("=" * 40 + " each instance " + "=" * 40)

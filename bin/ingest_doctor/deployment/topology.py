@@ -10,6 +10,10 @@ An instance is known by its folder name, its host name, FQDN and guid (services/
 it was captured from (snapshot.json `source`), the `sourceIp` its receivers see it from and the
 `lastIndexer` its senders last sent to. A receiver a sender names that is none of the instances is
 absent (not in the folder): the sender is judged as alone towards it, and `not_judged` says so.
+
+Edges have a kind (contract section 5): `forwarding` (above) or `replication`: an indexer-cluster peer
+whose splunkd.log says its replication queue for another peer is full (`replication queue for peer=<guid>
+full`) waits on that target, named by the guid its services/server/info carries.
 """
 from __future__ import annotations
 
@@ -25,8 +29,18 @@ TCPIN = "metrics.log group=tcpin_connections"
 TCPOUT = "metrics.log group=tcpout_connections"
 SERVERS = "rest services/configs/conf-outputs/tcpout server="
 CONNECT_FAILED = "splunkd.log connection failed"
-# A connection line is recent when it is within this many seconds of the instance's newest one.
-RECENT_S = 300.0
+REPLICATION_FULL = "splunkd.log replication queue for peer=%s full"
+HEC_CLIENT_SOURCE = "splunkd.log HttpInputDataHandler source_IP=%s"
+# HEC clients drawn per instance (the most often named first): a load balancer in front shows as one address.
+MAX_HEC_CLIENTS = 10
+FORWARDING, REPLICATION, HEC_CLIENT = "forwarding", "replication", "hec_client"
+# An edge's KB/s is its connection's average over this many seconds before its own newest line (its rate now);
+# the edge itself is kept from any line of the window.
+RATE_S = 300.0
+# Clocks more than this apart are noted. An instance whose newest metrics.log line is more than this after its
+# capture time runs its clock ahead: its logs are read up to the capture time on its own clock (a line is never
+# written after its capture, and one metrics.log line every 30 s keeps them closer than that otherwise).
+CLOCK_SLACK_S = 60.0
 
 
 @dataclass
@@ -35,6 +49,9 @@ class Instance:
     evidence: Evidence
     thresholds: Optional[thresholds_mod.Thresholds] = None
     address: Optional[str] = None  # the host part of the management URI it was captured from
+    clock_s: Optional[float] = None  # its newest metrics.log line minus its capture time (read/snapshot.clock_ahead)
+    # The indexer cluster's peers as its manager lists them (folder.cluster_peers): (guid, label, host:port, site)
+    cluster_peers: List[Tuple[str, str, str, str]] = field(default_factory=list)
 
     @property
     def host(self) -> str:
@@ -50,9 +67,11 @@ class Edge:
     sender_known: bool = True  # the sender is an instance of the deployment
     receiver_known: bool = True
     blocked: bool = False  # set by the judge: the sender's output is held back on this edge
+    kind: str = FORWARDING
+    count: int = 1  # replication: the lines that name this target
 
     def to_dict(self) -> Dict[str, object]:
-        return {"from": self.sender, "to": self.receiver, "source": self.source,
+        return {"from": self.sender, "to": self.receiver, "kind": self.kind, "source": self.source,
                 "kbps": None if self.kbps is None else round(self.kbps, 1), "blocked": self.blocked}
 
 
@@ -61,6 +80,9 @@ class Topology:
     edges: List[Edge] = field(default_factory=list)
     # sender host -> [(address as the sender names it, receiver host or None when absent)]
     receivers: Dict[str, List[Tuple[str, Optional[str]]]] = field(default_factory=dict)
+    # peer host -> its replication edges to the peers of the folder, the most often named first
+    replication: Dict[str, List[Edge]] = field(default_factory=dict)
+    names: Optional["Names"] = None  # every name and address each instance is known by
 
 
 def bare(address: str) -> str:
@@ -109,13 +131,24 @@ class Names:
         return None
 
 
-def _recent(times: List[Optional[float]]) -> Optional[float]:
-    ts = [t for t in times if t is not None]
-    return max(ts) - RECENT_S if ts else None
+def rate(points: List[Tuple[Optional[float], float]]) -> float:
+    """The average KB/s of one connection's lines within RATE_S of its newest (all of them when untimed)."""
+    ts = [t for t, _ in points if t is not None]
+    since = max(ts) - RATE_S if ts else None
+    ks = [k for t, k in points if since is None or t is None or t >= since]
+    return sum(ks) / len(ks)
 
 
 def build(instances: List[Instance]) -> Topology:
     names = Names(instances)
+    # A manager's peer list ties each peer's guid and address to its server name (`label`): the replication
+    # lines name targets by guid, which an instance without a readable server/info does not carry itself.
+    for inst in instances:
+        for guid, label, address, _site in inst.cluster_peers:
+            host = names.find(label, guid, address)
+            if host:
+                for key in (guid, label, bare(address) if address else None):
+                    names.add(key, host)
     # What receivers see of their senders teaches the senders' addresses, and their own (lastIndexer).
     for inst in instances:
         for c in inst.evidence.tcpin:
@@ -124,7 +157,7 @@ def build(instances: List[Instance]) -> Topology:
                 names.add(c.source_ip, sender)
                 if c.last_indexer:
                     names.add(bare(c.last_indexer), inst.host)
-    topo = Topology()
+    topo = Topology(names=names)
     seen: Dict[Tuple[str, str], Edge] = {}
 
     def edge(sender: str, receiver: str, source: str, kbps: Optional[float], s_known: bool, r_known: bool) -> None:
@@ -137,43 +170,41 @@ def build(instances: List[Instance]) -> Topology:
         topo.edges.append(seen[key])
 
     for inst in instances:
-        conns: Dict[Tuple[str, str], List[float]] = defaultdict(list)
-        since = _recent([c.time for c in inst.evidence.tcpin])
+        conns: Dict[Tuple[str, str], List[Tuple[Optional[float], float]]] = defaultdict(list)
         labels: Dict[Tuple[str, str], str] = {}
+        # Every connection line of the window: a sender seen only early in it still sends here.
         for c in inst.evidence.tcpin:
-            if since is not None and c.time is not None and c.time < since:
-                continue
             sender = names.find(c.guid, c.hostname, c.source_ip, c.source_host)
             key = (sender or c.hostname or c.source_ip, "1" if sender else "")
-            conns[key].append(c.kbps)
+            conns[key].append((c.time, c.kbps))
             labels.setdefault(key, "hostname=%s" % c.hostname if c.hostname else "sourceIp=%s" % c.source_ip)
-        for key, kbps in sorted(conns.items()):
-            edge(key[0], inst.host, "%s %s %s" % (inst.host, TCPIN, labels[key]), sum(kbps) / len(kbps),
-                 bool(key[1]), True)
+        for key, points in sorted(conns.items()):
+            edge(key[0], inst.host, "%s %s %s" % (inst.host, TCPIN, labels[key]), rate(points), bool(key[1]), True)
     for inst in instances:
         ev = inst.evidence
         named: List[Tuple[str, str, Optional[float]]] = []
-        per: Dict[str, List[float]] = defaultdict(list)
-        since = _recent([c.time for c in ev.tcpout])
+        per: Dict[str, List[Tuple[Optional[float], float]]] = defaultdict(list)
         for c in ev.tcpout:
-            if since is None or c.time is None or c.time >= since:
-                per[c.receiver].append(c.kbps)
-        for addr, ks in sorted(per.items()):
-            named.append((addr, "%s %s destIp=%s" % (inst.host, TCPOUT, addr), sum(ks) / len(ks)))
+            per[c.receiver].append((c.time, c.kbps))
+        for addr, points in sorted(per.items()):
+            named.append((addr, "%s %s destIp=%s" % (inst.host, TCPOUT, addr), rate(points)))
         for srv in (ev.config.tcpout_servers or "").split(","):
             if srv.strip():
                 named.append((srv.strip(), "%s %s%s" % (inst.host, SERVERS, srv.strip()), None))
         for s in ev.log_signals:
             if s.kind == "tcpout_connect_failed" and s.receiver:
                 named.append((s.receiver, "%s %s %s" % (inst.host, CONNECT_FAILED, s.receiver), None))
+        alias, covered = _same_absent(named, names)
         mine: Dict[str, Tuple[str, Optional[str]]] = {}
         for addr, source, kbps in named:
             host = names.find(addr)
             if host == inst.host:
                 continue
+            addr = alias.get(addr, addr)
             edge(inst.host, host or addr, source, kbps, True, host is not None)
             # One entry per receiver: the address the sender's data names it by.
-            mine.setdefault(host or bare(addr), (addr, host))
+            if addr not in covered:
+                mine.setdefault(host or bare(addr), (addr, host))
         for e in topo.edges:
             if e.sender == inst.host and e.receiver_known and e.receiver not in mine:
                 mine[e.receiver] = (e.receiver, e.receiver)
@@ -185,4 +216,62 @@ def build(instances: List[Instance]) -> Topology:
             lst = topo.receivers.setdefault(e.sender, [])
             if all(h != e.receiver for _, h in lst):
                 lst.append((e.receiver, e.receiver))
+    _replication(instances, names, topo)
+    _hec_clients(instances, names, topo)
     return topo
+
+
+def _hec_clients(instances: List[Instance], names: Names, topo: Topology) -> None:
+    """Client -> instance `hec_client` edges from the addresses its HEC error lines name (source_IP=): the
+    clients it refused, or the load balancer's address when that translates its clients' addresses."""
+    for inst in instances:
+        named: Dict[str, int] = defaultdict(int)
+        for e in inst.evidence.hec_errors:
+            if e.client:
+                named[e.client] += 1
+        for client, n in sorted(named.items(), key=lambda x: (-x[1], x[0]))[:MAX_HEC_CLIENTS]:
+            sender = names.find(client)
+            topo.edges.append(Edge(sender or client, inst.host, "%s %s (%d error repl%s)"
+                                   % (inst.host, HEC_CLIENT_SOURCE % client, n, "y" if n == 1 else "ies"),
+                                   None, sender is not None, True, kind=HEC_CLIENT, count=n))
+
+
+def _is_ip(address: str) -> bool:
+    a = bare(address)
+    return ":" in a or a.replace(".", "").isdigit()
+
+
+def _same_absent(named: List[Tuple[str, str, Optional[float]]], names: Names) -> Tuple[Dict[str, str], set]:
+    """A sender names a receiver outside the folder by name in its server list and by address in its
+    connections: the same receiver twice. A sender connects only to the servers its list names, so its
+    unresolved connection addresses are among its unresolved server names: one of each is one receiver
+    (alias: address -> name); more addresses than names cannot be so, fewer are `covered` by the names."""
+    listed = sorted({a for a, src, _ in named if SERVERS in src and names.find(a) is None and not _is_ip(a)})
+    conns = sorted({a for a, src, _ in named if (TCPOUT in src or CONNECT_FAILED in src) and names.find(a) is None
+                    and _is_ip(a)})
+    if not listed or not conns or len(conns) > len(listed):
+        return {}, set()
+    if len(listed) == 1:
+        return {conns[0]: listed[0]}, set()
+    return {}, set(conns)
+
+
+def _replication(instances: List[Instance], names: Names, topo: Topology) -> None:
+    """Peer -> target replication edges from the peers' `replication queue for peer=<guid> full` lines."""
+    for inst in instances:
+        named: Dict[str, int] = defaultdict(int)
+        for s in inst.evidence.log_signals:
+            if s.kind == "replication_queue_full" and s.receiver:
+                named[s.receiver] += 1
+        out = []
+        for guid, n in sorted(named.items()):
+            target = names.find(guid)
+            if target == inst.host:
+                continue
+            e = Edge(inst.host, target or guid, "%s %s (%d line%s)" % (inst.host, REPLICATION_FULL % guid, n,
+                                                                       "" if n == 1 else "s"),
+                     None, True, target is not None, kind=REPLICATION, count=n)
+            topo.edges.append(e)
+            out.append(e)
+        if out:
+            topo.replication[inst.host] = sorted(out, key=lambda e: (-e.count, e.receiver))

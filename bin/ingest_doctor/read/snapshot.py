@@ -165,6 +165,21 @@ def recorded_thresholds(root: str, overrides: Optional[Mapping[str, object]] = N
     return th, ev.problems + ["rest/%s.json: %s (default used)" % (MACROS, p) for p in problems]
 
 
+def clock_ahead(root: str) -> Optional[Tuple[float, float]]:
+    """(seconds its metrics.log's newest line is after snapshot.json's captured_at, that capture time), or None
+    when either is unknown. Positive: the instance's clock runs ahead of the capture's (a line cannot be written
+    after its capture); negative: its clock is behind, or it stopped logging (the two cannot be told apart)."""
+    captured_at = logtime.iso_epoch(read_meta(root, Evidence()).get("captured_at"))
+    fname = os.path.join(root, "logs", "metrics.log")
+    if captured_at is None or not os.path.isfile(fname):
+        return None
+    try:
+        last = logtime.last_time(fname, limit=MAX_LOG_BYTES)
+    except OSError:
+        return None
+    return None if last is None else (last - captured_at, captured_at)
+
+
 def _log_window(last: Optional[float], captured_at: Optional[float], window_min: float
                 ) -> Tuple[Optional[float], Optional[float]]:
     end = captured_at if captured_at is not None else last
@@ -234,8 +249,11 @@ def _load_hec(root: str, ev: Evidence) -> None:
         ev.problems.append("hec/health.json: %s" % short_error(e))
 
 
-def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = None) -> Evidence:
-    """Read a snapshot folder. Raises SnapshotError only when `path` is not a folder."""
+def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = None,
+                  clock_offset: float = 0.0) -> Evidence:
+    """Read a snapshot folder. Raises SnapshotError only when `path` is not a folder. `clock_offset`: seconds
+    the instance's clock runs ahead of the capture's (a deployment measures it): its logs' window ends at the
+    capture time on its own clock."""
     _folder(path)
     th = thresholds or thresholds_mod.defaults()
     ev = Evidence()
@@ -243,6 +261,8 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
     if isinstance(meta.get("host"), str) and meta["host"]:
         ev.host = meta["host"]
     captured_at = logtime.iso_epoch(meta.get("captured_at"))
+    if captured_at is not None:
+        captured_at += clock_offset
     _read_rest(path, SNAPSHOT, ev)
     window = float(th.log_window_min)
     _load_log(path, ev, "metrics.log", captured_at, window)

@@ -19,6 +19,7 @@ _BODY = re.compile(r"^\s*(?P<level>[A-Z]+) +(?P<component>\S+)(?: \[(?P<tid>\d+)
 _REPLY = re.compile(r"\breply=(\d{1,6})\b")
 _TOKEN = re.compile(r"\btoken name=([^,]*)")
 _PERR = re.compile(r'\bparsing_err="([^"]*)"')
+_CLIENT = re.compile(r"\bsource_IP=([0-9A-Fa-f.:]+)")
 
 # The receiver a tcpout line names, in every form splunkd writes: `host_dest=` (TcpOutputProc paused),
 # `ip=<ip>:<port>` (a cooked connection timed out, real 2025 line), `host=<ip>:<port>` (TcpOutputFd
@@ -47,6 +48,9 @@ _SIGNALS = (
     ("TcpInputProc", "Stopping all listening ports", "tcpin_stopped"),
     (None, "index processor has paused data flow", "index_paused"),
 )
+# An indexer-cluster peer whose queue of replicated slices to another peer is full names that target by
+# guid (`replication queue for peer=<guid> full`): the deployment's replication edge (deployment/topology.py).
+_REPLICATION_FULL = re.compile(r"replication queue for peer=([\w.:-]+?)[.,:]?\s+(?:is\s+)?full", re.I)
 
 
 def receiver(msg: str) -> str:
@@ -85,7 +89,7 @@ class SplunkdLogParser(WindowedParser):
         # Cheap pre-filter: most of splunkd.log is irrelevant here.
         if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
                 and "Stopping all listening" not in line and "TcpOut" not in line
-                and "AutoLoadBalanced" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
+                and "AutoLoadBalanced" not in line and "eplication queue" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
             return
         t, start = parse_prefix(line)
         if self.outside(t):
@@ -99,15 +103,23 @@ class SplunkdLogParser(WindowedParser):
             if r:
                 tok = _TOKEN.search(msg)
                 perr = _PERR.search(msg)
+                client = _CLIENT.search(msg)
                 self.ev.hec_errors.append(HecError(t, int(r.group(1)), tok.group(1).strip() if tok else "",
                                                    perr.group(1) if perr else "",
-                                                   "%s HttpInputDataHandler" % self.source))
+                                                   "%s HttpInputDataHandler" % self.source,
+                                                   client.group(1).rstrip(",") if client else ""))
                 self.stats.used += 1
             return
         state = tcpout_failure(comp, msg)
         if state:
             self.ev.log_signals.append(LogSignal(t, "tcpout_connect_failed", msg[:300], "%s %s" % (self.source, comp),
                                                  receiver(msg), state))
+            self.stats.used += 1
+            return
+        rep = _REPLICATION_FULL.search(msg)
+        if rep:
+            self.ev.log_signals.append(LogSignal(t, "replication_queue_full", msg[:300], "%s %s" % (self.source, comp),
+                                                 rep.group(1)))
             self.stats.used += 1
             return
         for want_comp, text, kind in _SIGNALS:

@@ -1,0 +1,397 @@
+"""Issue 37, the deployment side: edges of every kind, any finding a symptom with its mechanism.
+
+Each test builds a deployment folder with one consistent traffic flow (fakes/deploybuilder.py, the real
+shapes) and runs `diagnose <deployment>` in-process as the CLI does.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+
+from fakes.action_run import collector_finding_row, tcpin_row
+from fakes.dispatch import AlertDispatch, execute
+from fakes.kvstore import Splunkd
+from fakes.splunkd import FakeSplunkd
+from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
+from fakes.snapbuilder import times
+from ingest_doctor import cli, exitcodes
+from ingest_doctor.delivery.messages import message_name
+from ingest_doctor.delivery.store import kv_key
+from ingest_doctor.deployment import link
+from ingest_doctor.deployment.topology import Topology
+from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
+from ingest_doctor.read import splunkdlog
+
+REP = "replicationdatareceiverthread"
+
+
+def diagnose(root, fmt="json"):
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
+    assert rc == exitcodes.OK, err.getvalue()
+    return json.loads(out.getvalue()) if fmt == "json" else out.getvalue()
+
+
+def serious(r):
+    return [f for f in r["findings"] if f["severity"] in ("warning", "critical")]
+
+
+def _cluster(prefix, net, n0, peers=4, senders=2, kbps=2000.0, uf=None):
+    """An indexer cluster of `peers` peers whose last peer's replication receiver thread is pegged: the others
+    wait on their replication queue to it (queues full, threads idle, splunkd.log naming its guid). `senders`
+    heavy forwarders send to every peer (autoLB), blocked; `uf` (a Member) sends to the first forwarder."""
+    hfs = [Member("%shf-%d" % (prefix, k), "%shf-0%d" % (prefix, k), "%s.0.%d" % (net, 5 + k), n0 + k)
+           for k in range(1, senders + 1)]
+    idxs = [Member("%speer-%d" % (prefix, k), "%sidx-0%d" % (prefix, k), "%s.1.%d" % (net, 10 + k), n0 + 10 + k)
+            for k in range(1, peers + 1)]
+    target = idxs[-1]
+    for p in idxs[:-1]:
+        receiver(p, [(h, kbps) for h in hfs], held=True, threads={REP: 0.12})
+        replication_full(p, target)
+    receiver(target, [(h, kbps) for h in hfs], threads={REP: 0.99})
+    for h in hfs:
+        sender(h, [(p.ip, kbps) for p in idxs], blocked=True)
+    members = hfs + idxs
+    if uf is not None:
+        for i, t in enumerate(times(MINUTES)):
+            tcpin_line(hfs[0], t, i, uf, 800.0, "uf")
+        sender(uf, [(hfs[0].ip, 800.0)], blocked=True, uf=True)
+        members.append(uf)
+    return members, hfs, idxs, target
+
+
+def test_the_replication_receiver_line_names_the_target_by_guid():
+    ev = splunkdlog.parse_lines([
+        "11-22-2026 10:00:03.000 +0000 WARN  BucketReplicator [3377 indexerPipe] - replication queue for "
+        "peer=F8BB7917-C8BC-4B16-A7B1-00000000000E full",
+        "11-22-2026 10:00:09.000 +0000 INFO  BucketReplicator [3377 indexerPipe] - replication queue for "
+        "peer=F8BB7917-C8BC-4B16-A7B1-00000000000E has room now"])
+    [s] = ev.log_signals
+    assert (s.kind, s.receiver) == ("replication_queue_full", "F8BB7917-C8BC-4B16-A7B1-00000000000E")
+
+
+def test_an_indexer_cluster_waits_on_its_replication_target_at_99_percent(tmp_path):
+    uf = Member("uf", "uf-01", "10.7.0.3", 90)
+    members, hfs, idxs, target = _cluster("", "10.7", 100, uf=uf)
+    r = diagnose(write(str(tmp_path / "dep"), members))
+    # One root: the target's replication receiver thread, judged as the indexing it does for its peers.
+    assert r["root_causes"] == ["idx-04/indexing/-"]
+    root = by_id(r, "idx-04/indexing/-")
+    assert root["component"] == REP and root["caused_by"] is None
+    assert [e["value"] for e in root["evidence"] if e["signal"] == "thread_busy_pct"] == [99.0]
+    assert not any(REP in n and "not part of the ingestion pipeline" in n for n in r["not_judged"])
+    # The waiting peers are its symptoms, not roots told to add pipeline sets.
+    for p in idxs[:-1]:
+        f = by_id(r, "%s/indexing/-" % p.host)
+        assert f["caused_by"] == "idx-04/indexing/-"
+        assert f["mechanism"].startswith("its replication queue for idx-04 is full")
+        assert settings(f) == [None] and "act on idx-04 indexing" in f["recommendations"][0]["action"]
+    # Symptoms chain: uf-01 -> hf-01 -> a waiting peer -> the target.
+    assert by_id(r, "uf-01/output/-")["caused_by"] == "hf-01/output/-"
+    hf = by_id(r, "hf-01/output/-")
+    assert hf["caused_by"] in {"idx-0%d/indexing/-" % k for k in (1, 2, 3)}
+    assert "idx-04 indexing" in hf["summary"] and "mechanism" in hf
+    # Replication edges, each with its kind and source.
+    rep = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert sorted((e["from"], e["to"]) for e in rep) == [("idx-0%d" % k, "idx-04") for k in (1, 2, 3)]
+    assert all("replication queue for peer=%s full" % target.guid in e["source"] and e["blocked"] for e in rep)
+    assert {e["kind"] for e in r["topology"]} == {"forwarding", "replication"}
+    text = diagnose(write(str(tmp_path / "dep2"), members), "text")
+    assert "idx-01 -> idx-04 [replication], BLOCKED" in text
+    assert "Root cause 1: idx-04 indexing" in text and "Holds back 6 instances" in text
+
+
+def test_peers_without_a_pegged_target_stay_their_own_causes(tmp_path):
+    """The replication lines alone do not make a cause: the target must show it (its thread or a stage)."""
+    a, b = Member("a", "idx-01", "10.8.1.11", 201), Member("b", "idx-02", "10.8.1.12", 202)
+    hf = Member("h", "hf-01", "10.8.0.5", 203)
+    receiver(a, [(hf, 900.0)], held=True)
+    replication_full(a, b)
+    receiver(b, [(hf, 900.0)], threads={REP: 0.20})
+    sender(hf, [(a.ip, 900.0), (b.ip, 900.0)], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), [a, b, hf]))
+    assert "idx-01/indexing/-" in r["root_causes"]
+    assert not any(f["id"].startswith("idx-02/") for f in serious(r))
+    [e] = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert (e["from"], e["to"], e["blocked"]) == ("idx-01", "idx-02", False)
+
+
+SNAT = "10.9.9.250"  # the load balancer in front of the heavy forwarders: its address for every HEC client
+
+
+def _autolb_hec_senders(saturated_at=4):
+    """Three heavy forwarders taking HEC, autoLB over six indexers of which one is saturated: during their
+    turns on it their tcpout fills (bursts), splunkd.log says the output paused towards it, and HEC answers
+    reply=9 / health code 18."""
+    hfs = [Member("hf-%d" % n, "hf-0%d" % n, "10.9.0.%d" % (5 + n), 300 + n) for n in (1, 2, 3)]
+    idxs = [Member("idx-%d" % n, "idx-0%d" % n, "10.9.1.%d" % (10 + n), 310 + n) for n in range(1, 7)]
+    for k, m in enumerate(idxs):
+        receiver(m, [(h, 500.0) for h in hfs], saturated="indexing" if k == saturated_at else None)
+    bad = idxs[saturated_at]
+    for h in hfs:
+        sender(h, [(m.ip, 500.0) for m in idxs], blocked=False)
+        h.snap.probes = []
+        for i, t in enumerate(times(MINUTES)):
+            turn = i % 6 == 4
+            if turn:
+                h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                                         "current_size=511800, largest_size=512000, smallest_size=505112")
+                h.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
+                                    "The TCP output processor has paused the data flow. Forwarding to host_dest=%s "
+                                    "inside output group splunk_indexers from host_src=%s has been blocked for "
+                                    "blocked_seconds=10. This can stall the data flow towards indexing and other "
+                                    "network outputs. Review the receiving system's health in the Splunk Monitoring "
+                                    "Console. It is probably not accepting data." % (bad.ip, h.host), tid=3001)
+                for j in range(12):
+                    h.snap.splunkd_line(t + 3 + j * 0.5, "ERROR", "HttpInputDataHandler", "HttpDedicatedIoThread-0",
+                                        "Failed processing http input, token name=app, channel=n/a, "
+                                        "source_IP=%s, reply=9, events_processed=0, "
+                                        "http_input_body_size=4096" % SNAT)
+            h.snap.probes.append({"time": t, "status": 503 if turn else 200, "rtt_ms": 3.0,
+                                  "body": {"text": "Server is busy" if turn else "HEC is healthy",
+                                           "code": 18 if turn else 17}})
+        h.snap.metrics.sort()
+    return hfs, idxs, bad
+
+
+def test_autolb_senders_with_one_saturated_peer_of_six_link_their_hec_503s_to_it(tmp_path):
+    hfs, idxs, bad = _autolb_hec_senders()
+    r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
+    assert r["root_causes"] == ["idx-05/indexing/-"]
+    for h in hfs:
+        f = by_id(r, "%s/hec_input/-" % h.host)
+        assert f["caused_by"] == "idx-05/indexing/-"
+        assert "autoLB sends a sixth of its data there" in f["mechanism"] and "idx-05" in f["mechanism"]
+        assert settings(f) == [None]          # no dedicatedIoThreads raised on a 30%-busy HEC thread
+    # The HEC clients reach the forwarders through the load balancer: one hec_client edge to each.
+    hec = sorted((e["from"], e["to"]) for e in r["topology"] if e["kind"] == "hec_client")
+    assert hec == [(SNAT, h.host) for h in hfs]
+    assert all("source_IP=%s (48 error replies)" % SNAT in e["source"]
+               for e in r["topology"] if e["kind"] == "hec_client")
+
+
+def test_the_receiver_the_paused_lines_name_is_the_cause_not_the_first_by_name(tmp_path):
+    """Two saturated receivers; the sender's paused lines name only the second: it is linked to that one."""
+    hf = Member("h", "hf-01", "10.10.0.5", 401)
+    a, b = Member("a", "idx-01", "10.10.1.11", 402), Member("b", "idx-02", "10.10.1.12", 403)
+    receiver(a, [(hf, 1000.0)], saturated="typing")
+    receiver(b, [(hf, 1000.0)], saturated="typing")
+    sender(hf, [(a.ip, 1000.0), (b.ip, 1000.0)], blocked=True)
+    for t in times(MINUTES)[::3]:
+        hf.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
+                             "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside "
+                             "output group splunk_indexers from host_src=hf-01 has been blocked for "
+                             "blocked_seconds=10." % b.ip, tid=3001)
+    r = diagnose(write(str(tmp_path / "dep"), [hf, a, b]))
+    assert by_id(r, "hf-01/output/-")["caused_by"] == "idx-02/typing/-"
+
+
+def test_a_healthy_20_instance_deployment_with_transient_blips_has_no_root(tmp_path):
+    hfs = [Member("hf-%d" % n, "hf-%02d" % n, "10.11.0.%d" % (5 + n), 500 + n) for n in range(1, 7)]
+    idxs = [Member("idx-%d" % n, "idx-%02d" % n, "10.11.1.%d" % (10 + n), 520 + n) for n in range(1, 15)]
+    for m in idxs:
+        receiver(m, [(h, 300.0) for h in hfs], threads={REP: 0.15})
+    for h in hfs:
+        sender(h, [(m.ip, 300.0) for m in idxs], blocked=False)
+    # Blips: one tcpout sample full on two senders, one queue sample full on one indexer, one replication line.
+    t = times(MINUTES)[5]
+    for h in hfs[:2]:
+        h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                                 "current_size=511800, largest_size=512000, smallest_size=505112")
+        h.snap.metrics.sort()
+    idxs[3].snap.metric(t + 0.004, "group=queue, name=indexqueue, blocked=true, max_size_kb=512, current_size_kb=511, "
+                                   "current_size=2044, largest_size=2051, smallest_size=1500")
+    idxs[3].snap.metrics.sort()
+    replication_full(idxs[2], idxs[7], every=100)
+    r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
+    assert len(r["hosts"]) == 20
+    assert r["healthy"] is True and r["root_causes"] == []
+    assert not any(f.get("caused_by") for f in r["findings"])
+    # Every busy healthy instance carries its headroom (its stages' busy share and where they peg).
+    assert {h["host"] for h in r["headroom"]} == {m.host for m in hfs + idxs}
+    assert all(h["at_load_x"] > 1 and not h["pegged"] for h in r["headroom"])
+
+
+def test_two_independent_roots_in_two_sites(tmp_path):
+    site_a, _, _, _ = _cluster("a", "10.12", 600, peers=3, senders=2)
+    hb = Member("bhf", "bhf-01", "10.13.0.5", 700)
+    ib = Member("bidx", "bidx-01", "10.13.1.11", 701)
+    receiver(ib, [(hb, 1500.0)], saturated="typing")
+    sender(hb, [(ib.ip, 1500.0)], blocked=True)
+    r = diagnose(write(str(tmp_path / "dep"), site_a + [hb, ib]))
+    assert sorted(r["root_causes"]) == ["aidx-03/indexing/-", "bidx-01/typing/-"]
+    assert by_id(r, "bhf-01/output/-")["caused_by"] == "bidx-01/typing/-"
+    for fid in ("aidx-01/indexing/-", "aidx-02/indexing/-"):
+        assert by_id(r, fid)["caused_by"] == "aidx-03/indexing/-"
+    for h in ("ahf-01", "ahf-02"):
+        assert by_id(r, "%s/output/-" % h)["caused_by"].startswith("aidx-")
+    # Every symptom has its mechanism; every finding reaches one of the two roots.
+    for f in r["findings"]:
+        if f["caused_by"]:
+            assert f["mechanism"]
+
+
+def test_an_instance_whose_clock_runs_ahead_is_noted_and_judged_on_its_own_clock(tmp_path):
+    hf = Member("heavy", "hf-01", "10.14.0.5", 801)
+    idx = Member("indexer", "idx-01", "10.14.1.11", 802)
+    receiver(idx, [(hf, 3000.0)], saturated="indexing")
+    sender(hf, [(idx.ip, 3000.0)], blocked=True)
+    hf.snap.captured_at -= 8 * 60           # its logs run 8 minutes ahead of the capture's clock
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    [note] = r["clocks"]
+    assert note.startswith("hf-01: its clock runs about 8 min ahead of the others'")
+    # Judged on its own clock: its last minutes are read, its blocked output is linked as before.
+    assert by_id(r, "hf-01/output/-")["caused_by"] == "idx-01/indexing/-"
+    assert not any(n.startswith("hf-01: logs/metrics.log") for n in r["not_judged"])
+    text = diagnose(write(str(tmp_path / "dep2"), [hf, idx]), "text")
+    assert "Clocks (each instance judged on its own):" in text
+
+
+def test_clocks_within_a_minute_are_not_noted(tmp_path):
+    hf = Member("heavy", "hf-01", "10.15.0.5", 811)
+    idx = Member("indexer", "idx-01", "10.15.1.11", 812)
+    receiver(idx, [(hf, 3000.0)])
+    sender(hf, [(idx.ip, 3000.0)], blocked=False)
+    hf.snap.captured_at -= 20
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    assert "clocks" not in r
+
+
+def test_an_unreadable_instance_is_tied_to_its_address_by_deployment_json(tmp_path):
+    hf = Member("heavy", "hf-01", "10.16.0.5", 821)
+    idx = Member("indexer", "idx-01", "10.16.1.11", 822)
+    sender(hf, [(idx.ip, 3000.0)], blocked=True)
+    idx.snap.rest("services/server/info", [])
+    root = write(str(tmp_path / "dep"), [hf, idx])
+    with open(os.path.join(root, "indexer", "snapshot.json"), "w") as f:
+        f.write("{not json")
+    with open(os.path.join(root, "deployment.json"), "w") as f:
+        json.dump({"format": 1, "name": "prod", "instances": {"heavy": hf.uri, "indexer": idx.uri}}, f)
+    r = diagnose(root)
+    assert not any("not in the deployment folder" in n for n in r["not_judged"]), "\n".join(r["not_judged"])
+    assert "hf-01: its receiver indexer has no readable data in the folder: not judged" in r["not_judged"], "\n".join(r["not_judged"])
+
+
+def test_on_the_search_head_hec_refusals_behind_a_saturated_receiver_link_but_a_pegged_hec_thread_does_not():
+    """The action's path (deployment/link.py): findings as the rows give them, the topology of their connections."""
+    idx = Finding("indexing", "critical", "idx-05", None, "indexerpipe", "indexQueue is full.",
+                  [EvidenceItem("thread_busy_pct", 99.0, "%", "10m", "metrics.log")],
+                  [Recommendation("Check the storage.")])
+    busy = EvidenceItem("hec_reply_9_server_busy", 48, "errors", "window", "splunkd.log")
+    refusing = Finding("hec_input", "warning", "hf-01", None, "httpinputserverdatathread",
+                       "HEC is rejecting requests (48 reply=9 errors) while the pipeline queues drain normally.",
+                       [busy], [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http",
+                                               "dedicatedIoThreads", "2", "4")])
+    pegged = Finding("hec_input", "warning", "hf-02", None, "httpinputserverdatathread",
+                     "The HEC server data thread is busy 99% of one core.",
+                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy],
+                     [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads",
+                                     "2", "4")])
+    topo = Topology(receivers={"hf-01": [("10.9.1.15:9997", "idx-05")], "hf-02": [("10.9.1.15:9997", "idx-05")]})
+    caused = link.link([idx, refusing, pegged], topo)
+    assert caused == {"idx-05/indexing/-": None, "hf-01/hec_input/-": "idx-05/indexing/-", "hf-02/hec_input/-": None}
+    f = link.explain(refusing, idx, idx)
+    assert "Caused by idx-05 indexing: its HEC answers 503" in f.summary
+    assert [r.setting for r in f.recommendations] == [None]
+
+
+def test_a_receiver_outside_the_folder_named_by_name_and_by_address_is_counted_once(tmp_path):
+    hf = Member("heavy", "hf-01", "10.17.0.5", 831)
+    idx = Member("indexer", "idx-01", "10.17.1.11", 832, fqdn="idx-01.corp.example")
+    receiver(idx, [(hf, 900.0)])
+    sender(hf, [(idx.ip, 900.0), ("10.17.1.19", 900.0)], blocked=False,
+           servers="idx-01.corp.example:9997,idx-09.corp.example:9997")
+    r = diagnose(write(str(tmp_path / "dep"), [hf, idx]))
+    gone = [n for n in r["not_judged"] if "not in the deployment folder" in n]
+    assert gone == ["hf-01: its receiver idx-09.corp.example:9997 is not in the deployment folder: its own data is "
+                    "missing, so whether it holds hf-01 back was judged from hf-01's side only"]
+    [edge] = [e for e in r["topology"] if e["to"] == "idx-09.corp.example:9997"]
+    assert abs(edge["kbps"] - 900.0) < 5 and "destIp=10.17.1.19" in edge["source"]
+    assert not any(e["to"].startswith("10.17.1.19") for e in r["topology"])
+
+
+def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
+    idx = Member("indexer", "idx-01", "10.18.1.11", 840)
+    hfs = [Member("hf-%d" % k, "hf-%02d" % k, "10.18.0.%d" % (5 + k), 840 + k) for k in range(1, 21)]
+    receiver(idx, [(h, 100.0) for h in hfs])
+    gone = ["10.18.1.%d:9997" % n for n in (21, 22, 23)]
+    for h in hfs:
+        sender(h, [(idx.ip, 100.0)] + [(g.split(":")[0], 100.0) for g in gone], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), hfs + [idx]))
+    [line] = [n for n in r["not_judged"] if "not in the deployment folder" in n]
+    assert line.startswith("hf-01, hf-02, hf-03, ") and "hf-20: their receivers %s (3, named" % ", ".join(gone) in line
+
+
+# ------------------------------------------------------------------ as the search-head action sees them
+
+SH_NOW = 1763805600.0
+RELAY = "Ingest Doctor - Findings - Collector findings"
+
+
+@pytest.fixture
+def sh(tls):
+    with FakeSplunkd(tls) as fake:
+        yield Splunkd(fake)
+
+
+def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, tls, tmp_path):
+    """The relay's rows (each instance judged alone by its collector: the forwarder's HEC refusals became a
+    hec_input finding raising dedicatedIoThreads), dispatched as splunkd dispatches the shipped alert."""
+    rows = [collector_finding_row("hf-01", "hec_input", "warning",
+                                  "HEC is rejecting requests (48 reply=9 \"Server is busy\" errors, health code 18) "
+                                  "while the pipeline queues drain normally.",
+                                  [("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads", "2",
+                                    "4")], SH_NOW - 20),
+            collector_finding_row("idx-02", "typing", "warning", "typingQueue is full: the typing stage limits "
+                                  "throughput.", [("Add a pipeline set.", "server.conf", "general",
+                                                   "parallelIngestionPipelines", "1", "2")], SH_NOW - 20),
+            tcpin_row(last=SH_NOW)]
+    procs = execute(AlertDispatch(RELAY, str(tmp_path)).run(rows, SH_NOW), sh.fake, tls, None)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hf = sh.kv.records[kv_key("hf-01/hec_input/-")]
+    assert hf["caused_by"] == "idx-02/typing/-"
+    assert "Caused by idx-02 typing: its HEC answers 503" in hf["summary"]
+    assert [r["setting"] for r in json.loads(hf["recommendations"])] == [None]
+    assert sorted(sh.messages.shown) == [message_name("idx-02/typing/-")]
+
+
+def test_a_peer_whose_own_indexing_thread_is_pegged_stays_its_own_cause_though_it_waits_on_a_target(tmp_path):
+    a, b = Member("a", "idx-01", "10.19.1.11", 901), Member("b", "idx-02", "10.19.1.12", 902)
+    c = Member("c", "idx-03", "10.19.1.13", 903)
+    hf = Member("h", "hf-01", "10.19.0.5", 904)
+    receiver(a, [(hf, 900.0)], saturated="indexing", threads={REP: 0.1})
+    replication_full(a, c)
+    receiver(b, [(hf, 900.0)], held=True, threads={REP: 0.1})
+    replication_full(b, c)
+    receiver(c, [(hf, 900.0)], threads={REP: 0.99})
+    sender(hf, [(m.ip, 900.0) for m in (a, b, c)], blocked=False)
+    r = diagnose(write(str(tmp_path / "dep"), [a, b, c, hf]))
+    assert by_id(r, "idx-01/indexing/-")["caused_by"] is None
+    assert by_id(r, "idx-02/indexing/-")["caused_by"] == "idx-03/indexing/-"
+    assert sorted(r["root_causes"]) == ["idx-01/indexing/-", "idx-03/indexing/-"]
+
+
+def _peer_list(manager, peers):
+    """The cluster manager's services/cluster/manager/peers: entries named by guid (shape: splunkd's
+    envelope; content keys label, host_port_pair, site, status, replication_port)."""
+    manager.snap.rest("services/cluster/manager/peers", [
+        (p.guid, {"label": p.host, "host_port_pair": "%s:8089" % p.ip, "site": "site1", "status": "Up",
+                  "replication_port": 9887, "is_searchable": True}) for p in peers])
+
+
+def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unreadable(tmp_path):
+    members, hfs, idxs, target = _cluster("", "10.20", 950, peers=3, senders=1)
+    manager = Member("cm", "cm-01", "10.20.2.2", 960)
+    manager.snap.server_info(8, ["cluster_master"])
+    _peer_list(manager, idxs)
+    target.snap.rest_bodies.pop("services/server/info")         # its guid is nowhere in its own folder
+    r = diagnose(write(str(tmp_path / "dep"), members + [manager]))
+    assert r["root_causes"] == ["idx-03/indexing/-"]
+    [e1, e2] = [e for e in r["topology"] if e["kind"] == "replication"]
+    assert (e1["to"], e2["to"]) == ("idx-03", "idx-03")
+    # Without the peer list the guid names no instance: the waiting peers stay their own causes.
+    r = diagnose(write(str(tmp_path / "dep2"), members))
+    assert "idx-03/indexing/-" not in r["root_causes"] and "idx-01/indexing/-" in r["root_causes"]
