@@ -22,7 +22,7 @@ import os
 import random
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ingest_doctor.read import endpoints, readstep, rest
 from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
@@ -30,6 +30,7 @@ from ingest_doctor.delivery.store import COLLECTION, kv_query, kv_query_runs
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.delivery import outbound
+from ingest_doctor.delivery import holds as holds_mod
 from ingest_doctor.delivery.messages import MessagePlan
 from ingest_doctor_ports import webhook
 from ingest_doctor_ports.messages import MessageError, WebMessages
@@ -246,6 +247,53 @@ class SplunkdPort:
         held = json_body(g) if g.status == 200 else None
         if isinstance(held, dict) and held.get("owner") == owner:
             self._call("release the findings store lock", "DELETE", base + "/" + LOCK_KEY, ok=(404,))
+
+    # Acknowledgements and snoozes (delivery/holds.py): the app's own collections, read once a run.
+    def kv_list(self, collection: str, query: Optional[Dict[str, Any]] = None, limit: int = 0) -> List[Dict[str, Any]]:
+        params = {"output_mode": "json"}
+        if query:
+            params["query"] = json.dumps(query, separators=(",", ":"))
+        if limit:
+            params["limit"] = str(limit)
+        what = "read KV store %s" % collection
+        data = self._json(what, self._call(what, "GET", NS + "storage/collections/data/" + collection, params=params))
+        if not isinstance(data, list):
+            raise Transient("KV store %s answered with something that is not a list" % collection)
+        return [r for r in data if isinstance(r, dict)]
+
+    def kv_put(self, collection: str, docs: Sequence[Dict[str, Any]]) -> None:
+        if docs:
+            self._call("save %d document(s) to KV store %s" % (len(docs), collection), "POST",
+                       NS + "storage/collections/data/%s/batch_save" % collection,
+                       headers={"Content-Type": "application/json"}, body=json.dumps(list(docs)).encode("utf-8"))
+
+    def kv_delete(self, collection: str, key: str) -> None:
+        self._call("delete from KV store %s" % collection, "DELETE",
+                   NS + "storage/collections/data/%s/%s" % (collection, quote(key, safe="")), ok=(404,))
+
+    def holds(self, now: float) -> holds_mod.Holds:
+        return holds_mod.Holds.from_docs(self.kv_list(holds_mod.ACKS, limit=holds_mod.MAX_DOCS),
+                                         self.kv_list(holds_mod.SNOOZES, limit=holds_mod.MAX_DOCS), now)
+
+    def end_acks(self, acks: Sequence[Dict[str, Any]], now: float, why: str) -> None:
+        self.kv_put(holds_mod.HISTORY, [holds_mod.history("ack_ended", "ingest_doctor_flag", now,
+                                                          "finding " + str(a.get("finding_id")), None, why)
+                                        for a in acks])
+        for a in acks:
+            self.kv_delete(holds_mod.ACKS, str(a.get("_key")))
+
+    def current_user(self) -> Dict[str, Any]:
+        """Who runs this action (the session's user, for `sendalert`: the one who ran the search) and
+        their capabilities (authentication/current-context)."""
+        what = "read authentication/current-context"
+        f = self._call(what, "GET", "/services/authentication/current-context", params={"output_mode": "json"})
+        data = self._json(what, f)
+        entries = data.get("entry") if isinstance(data, dict) else None
+        content = entries[0].get("content") if entries and isinstance(entries[0], dict) else None
+        if not isinstance(content, dict):
+            raise Transient("splunkd answered %s without a user" % what)
+        return {"username": str(content.get("username") or ""),
+                "capabilities": [str(c) for c in content.get("capabilities") or []]}
 
     # Splunk Web messages over this port (same TLS, same timeout).
     def messages_shown(self) -> Dict[str, str]:
