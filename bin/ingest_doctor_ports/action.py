@@ -13,7 +13,9 @@ are verified. Without one, the loopback splunkd that runs this script (https://1
 Splunk's own self-signed certificate) is used unverified, and any other address is verified
 against the system's trusted CAs. Webhooks are always verified (system CAs, or SSL_CERT_FILE), through the one webhook client
 (ingest_doctor_ports/webhook.py): no redirect followed, a wall-clock deadline a request, and no
-loopback, link-local, private or port-8089 target unless INGEST_DOCTOR_WEBHOOK_ALLOW names it.
+loopback, link-local, private or port-8089 target unless the allow-list names it (the macro
+ingest_doctor_webhook_allow, or INGEST_DOCTOR_WEBHOOK_ALLOW an earlier version read). The webhook URL
+itself comes from storage/passwords (alert/payload.py: apply_settings).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 from urllib.parse import quote, urlsplit
 
 from ingest_doctor.read import endpoints, readstep, rest
-from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
+from ingest_doctor.alert.payload import ALLOW_MACRO, WEBHOOK_NAME, WEBHOOK_REALM, AlertError, BadConfig, Transient
 from ingest_doctor.delivery.store import COLLECTION, kv_query, kv_query_runs
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
@@ -75,6 +77,7 @@ class SplunkdPort:
         if ca_file and not os.path.isfile(ca_file):
             raise BadConfig("%s=%s: no such CA file" % (CA_ENV, ca_file))
         self.what = ""
+        self.allow_text = ""        # the macro ingest_doctor_webhook_allow, read with the macros
         self.splunkd = Splunkd(server_uri or "https://127.0.0.1:8089", TIMEOUT_S, "Splunk " + session_key,
                                ca_file=ca_file, trust_loopback=True, retries=ATTEMPTS - 1, backoff=self.backoff,
                                sleep=sleep, on_retry=self._retrying)
@@ -123,7 +126,23 @@ class SplunkdPort:
         reading = readstep.read(fetch, [BY_PATH[MACROS]])
         if reading.macros is None:
             raise Transient("splunkd answered read macros with %s" % reading.faults[0].message())
+        self.allow_text = reading.macros.get(ALLOW_MACRO, "")
         return reading.macros
+
+    def stored_webhook_url(self) -> Optional[str]:
+        """The app's webhook URL from storage/passwords (encrypted at rest; splunkd decrypts it for a user
+        with list_storage_passwords, as splunk-system-user, the shipped alerts' owner, has). None: unset."""
+        name = "%s:%s:" % (WEBHOOK_REALM, WEBHOOK_NAME)
+        what = "read the webhook URL (storage/passwords %s)" % name
+        f = self._call(what, "GET", NS + "storage/passwords/" + quote(name, safe=""), ok=(404,),
+                       params={"output_mode": "json"})
+        if f.status == 404:
+            return None
+        data = self._json(what, f)
+        entries = data.get("entry") if isinstance(data, dict) else None
+        content = entries[0].get("content") if entries and isinstance(entries[0], dict) else None
+        value = content.get("clear_password") if isinstance(content, dict) else None
+        return str(value) if value else None
 
     def latest_configs(self, hosts: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         if not hosts:
@@ -193,7 +212,7 @@ class SplunkdPort:
                        headers={"Content-Type": "application/json"}, body=json.dumps(part).encode("utf-8"))
 
     def webhook(self, url: str, body: bytes) -> None:
-        post_webhook(url, body, self.log, self.sleep, self.backoff)
+        post_webhook(url, body, self.log, self.sleep, self.backoff, self.allow_text)
 
     def kv_pending(self, search_name: str) -> Dict[str, Dict[str, Any]]:
         """Records whose delivery by this alert is pending (retried every run)."""
@@ -330,7 +349,7 @@ class SplunkdPort:
 
 
 def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callable[[float], None] = time.sleep,
-                 backoff: float = 0.5) -> None:
+                 backoff: float = 0.5, allow_text: str = "") -> None:
     """POST one compact JSON finding through the one webhook client (ingest_doctor_ports/webhook.py):
     5xx, 429 and network faults are retried (Retry-After honoured), a redirect or another 4xx is the
     receiver saying no, a target outside the admin's allow-list is refused before any connection."""
@@ -340,10 +359,15 @@ def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callabl
         log("WARN", "webhook", msg="post failed, retrying", host=host, attempt=attempt, error=reason,
             wait_s=round(wait, 2))
 
-    try:
-        allow = outbound.parse_allow(os.environ.get(ALLOW_ENV))
-    except outbound.Refused as e:
-        raise BadConfig("%s: %s" % (ALLOW_ENV, e)) from None
+    # The allow-list: the macro ingest_doctor_webhook_allow (the notification settings), and the
+    # environment variable an earlier version read (splunk-launch.conf), kept so an upgrade keeps it.
+    allow = []
+    for where, text in ((ALLOW_MACRO, allow_text), (ALLOW_ENV, os.environ.get(ALLOW_ENV))):
+        text = "" if (text or "").strip().strip('"').lower() in ("", "none", "-") else text
+        try:
+            allow += outbound.parse_allow(text.strip().strip('"'))
+        except outbound.Refused as e:
+            raise BadConfig("%s: %s" % (where, e)) from None
     out = webhook.send(url, body, allow, attempts=ATTEMPTS, backoff=backoff, cap=WEBHOOK_BACKOFF_CAP_S,
                        timeout=TIMEOUT_S, sleep=sleep, on_retry=retrying)
     if out.kind == "sent":

@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import threading
+from urllib.parse import unquote
 from typing import Any, Dict, List, Optional, Sequence
 
 from fakes.paths import ROOT, TOOLS
@@ -164,6 +165,9 @@ class Splunkd:
         self.user = user
         self.capabilities = list(ADMIN_CAPS if capabilities is None else capabilities)
         fake.route("GET", "/services/authentication/current-context", self._context)
+        # storage/passwords in the app (realm:name: -> clear text), as splunkd answers a user who may list them
+        self.passwords: Dict[str, str] = {}
+        fake.route_prefix("GET", NS + "/storage/passwords/", self._password)
         self.configs = configs or {}
         self._received: List[Any] = []          # (query, body) a request, parsed when `events` is read
         self._events: List[Dict[str, Any]] = []
@@ -184,6 +188,15 @@ class Splunkd:
                    envelope("/services/server/info", [("server-info", {"serverName": server_name,
                                                                       "host": server_name,
                                                                       "numberOfCores": 8})]))
+
+    def _password(self, req: Request) -> Response:
+        name = unquote(req.path[len(NS + "/storage/passwords/"):])
+        if name not in self.passwords:
+            return messages(404, "Could not find object id=%s" % name)
+        realm, user = name.split(":")[:2]
+        return envelope(NS + "/storage/passwords", [(name, {"realm": realm, "username": user,
+                                                           "clear_password": self.passwords[name],
+                                                           "encr_password": "$7$" + "x" * 40})])
 
     def _context(self, req: Request) -> Response:
         return envelope("/services/authentication/current-context",

@@ -49,6 +49,9 @@ class MemoryPort:
     def post_messages(self, plan):
         self.messages = plan
 
+    def stored_webhook_url(self):
+        return None
+
     def holds(self, now):
         return Holds()
 

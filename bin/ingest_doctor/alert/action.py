@@ -56,7 +56,8 @@ from ingest_doctor import exitcodes
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor.delivery.holds import Holds
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
+from ingest_doctor.alert.payload import (AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro,
+                                         legacy_webhook)
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
@@ -123,6 +124,9 @@ class Port(Protocol):
         ...
 
     def post_messages(self, plan: messages_mod.MessagePlan) -> None:
+        ...
+
+    def stored_webhook_url(self) -> Optional[str]:  # the app's webhook URL, from storage/passwords (None: unset)
         ...
 
     def holds(self, now: float) -> Holds:           # acknowledgements and running snoozes (delivery/holds.py)
@@ -268,7 +272,12 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
-    params = apply_settings(payload.params, macros)
+    stored = None if "webhook_url" in payload.params.given else port.stored_webhook_url()
+    params = apply_settings(payload.params, macros, stored)
+    if not stored and legacy_webhook(payload.params, macros):
+        port.log("WARN", "config", msg="the webhook URL is in the macro ingest_doctor_webhook_url, readable in "
+                                       "clear: save it in the app's notification settings (kept encrypted in "
+                                       "storage/passwords) and set the macro back to none")
     payload = replace(payload, params=params)      # the app's settings macros filled in
     summary.not_judged.extend(complete_config(measured.light, port))
     findings, summary.below_min, notes = judge(measured, th, params.min_severity, diagnose)
