@@ -152,3 +152,26 @@ def test_holds_expire_by_themselves_and_an_ack_yields_to_new_reopened_and_escala
     assert holds.parse_until("2026-11-28T10:00Z", now) == 1795860000.0
     with pytest.raises(holds.HoldError, match="neither epoch"):
         holds.parse_until("tomorrow", now)
+
+
+# ---------------------------------------------------------------------------- the Findings view and the lookups
+def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
+    import os
+    import sys
+    from fakes.paths import ROOT, TOOLS
+    if TOOLS not in sys.path:
+        sys.path.insert(0, TOOLS)
+    from confcheck import read_conf
+    transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
+    collections = read_conf(os.path.join(ROOT, "default", "collections.conf"))
+    now = 1_800_000_000.0
+    snooze, hist = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", now)
+    ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", now)
+    for name, doc in ((holds.SNOOZES, snooze), (holds.ACKS, ack), (holds.HISTORY, hist)):
+        fields = {f.strip() for f in transforms[name]["fields_list"].split(",")}
+        assert set(doc) <= fields, (name, set(doc) - fields)
+        assert transforms[name]["collection"] == name
+        assert {k[len("field."):] for k in collections[name] if k.startswith("field.")} >= set(doc) - {"_key"}
+    view = open(os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_findings.xml"), encoding="utf-8").read()
+    assert "inputlookup ingest_doctor_snoozes" in view and "where until > now()" in view     # an ended one: gone
+    assert "inputlookup append=true ingest_doctor_acks" in view
