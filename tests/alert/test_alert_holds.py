@@ -175,3 +175,6 @@ def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
     view = open(os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_findings.xml"), encoding="utf-8").read()
     assert "inputlookup ingest_doctor_snoozes" in view and "where until > now()" in view     # an ended one: gone
     assert "inputlookup append=true ingest_doctor_acks" in view
+    # each finding's status says it: the snooze's _key is scope~value, lower case, as the action writes it
+    assert snooze["_key"] == "host~hf-01" and "lookup ingest_doctor_snoozes _key AS snooze_keys" in view
+    assert "lookup ingest_doctor_acks finding_id AS id" in view and "open, acknowledged by " in view

@@ -17,6 +17,15 @@ LAYOUT = ((130, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_
           (480, "viz_findings_table"), (300, "viz_findings_evidence"), (260, "viz_findings_by"),
           (240, ("viz_holds", 3), ("viz_holds_help", 2)))
 # Acknowledge and snooze (docs/notifications.md): what holds notifications now, and how to add or lift one.
+# An open finding's status says when it is not notified: a running snooze of its host or stage (an alert's
+# snooze is not the finding's: several alerts may report it), or who acknowledged it.
+HELD = ("| lookup ingest_doctor_acks finding_id AS id OUTPUT user AS ack_user\n"
+        "| eval snooze_keys=mvappend(\"host~\".lower(host), \"bottleneck~\".lower(bottleneck))\n"
+        "| lookup ingest_doctor_snoozes _key AS snooze_keys OUTPUT until AS snooze_until\n"
+        "| eval snooze_until=mvindex(mvfilter(snooze_until > now()), 0)\n"
+        "| eval status=case(status==\"open\" AND isnotnull(snooze_until), \"open, snoozed until \"."
+        "strftime(snooze_until, \"%F %H:%M\"), status==\"open\" AND isnotnull(ack_user), "
+        "\"open, acknowledged by \".ack_user, true(), status)\n")
 NO_HOLDS = empty_message("Nothing acknowledged or snoozed: every finding change is notified.")
 
 
@@ -58,7 +67,8 @@ def _searches(d: Dash) -> None:
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_evidence", "Findings with their evidence and history", "ds_findings",
-            order + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
+            order + HELD
+            + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
             "| table severity host bottleneck pipeline_set evidence_text detected first_seen last_seen count status "
             "evidence_dashboard\n"
             "| rename evidence_text AS evidence pipeline_set AS set first_seen AS \"first seen\" last_seen AS \"last seen\" "
