@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Paths under bin/; a trailing "/" takes the whole folder (less EXCLUDE).
 SHIPS: Dict[str, Tuple[str, ...]] = {
-    APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor/",
+    APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor_hold.py", "ingest_doctor/",
           "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
           "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py", "ingest_doctor_ports/webhook.py",
           "ingest_doctor_ports/logs.py"),

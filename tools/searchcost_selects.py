@@ -113,6 +113,9 @@ SELECTS = {
     "ingest_doctor_findings/ds_findings_kpi": CHAIN,
     "ingest_doctor_findings/ds_findings_all": (FINDINGS,),
     "ingest_doctor_findings/ds_findings_by": CHAIN,
+    # a few documents each: what admins acknowledged or snoozed
+    "ingest_doctor_findings/ds_holds": (Read("inputlookup", "kv", ("ingest_doctor_snoozes",), rows=("const", 20)),
+                                        Read("inputlookup", "kv", ("ingest_doctor_acks",), rows=("const", 20))),
 
     # ---------------------------------------------------------------- HEC performance (the landing page)
     "ingest_doctor_hec_performance/ds_hosts": HOSTS,

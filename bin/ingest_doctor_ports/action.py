@@ -13,7 +13,9 @@ are verified. Without one, the loopback splunkd that runs this script (https://1
 Splunk's own self-signed certificate) is used unverified, and any other address is verified
 against the system's trusted CAs. Webhooks are always verified (system CAs, or SSL_CERT_FILE), through the one webhook client
 (ingest_doctor_ports/webhook.py): no redirect followed, a wall-clock deadline a request, and no
-loopback, link-local, private or port-8089 target unless INGEST_DOCTOR_WEBHOOK_ALLOW names it.
+loopback, link-local, private or port-8089 target unless the allow-list names it (the macro
+ingest_doctor_webhook_allow, or INGEST_DOCTOR_WEBHOOK_ALLOW an earlier version read). The webhook URL
+itself comes from storage/passwords (alert/payload.py: apply_settings).
 """
 from __future__ import annotations
 
@@ -22,14 +24,15 @@ import os
 import random
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ingest_doctor.read import endpoints, readstep, rest
-from ingest_doctor.alert.payload import AlertError, BadConfig, Transient
+from ingest_doctor.alert.payload import ALLOW_MACRO, WEBHOOK_NAME, WEBHOOK_REALM, AlertError, BadConfig, Transient
 from ingest_doctor.delivery.store import COLLECTION, kv_query, kv_query_runs
 from ingest_doctor.read.endpoints import ALERT_CONFIG, BY_PATH, INFO, MACROS, Endpoint, Fetched
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.delivery import outbound
+from ingest_doctor.delivery import holds as holds_mod
 from ingest_doctor.delivery.messages import DEFAULT_ROLES, MessagePlan
 from ingest_doctor_ports import webhook
 from ingest_doctor_ports.messages import MessageError, WebMessages
@@ -75,6 +78,7 @@ class SplunkdPort:
         if ca_file and not os.path.isfile(ca_file):
             raise BadConfig("%s=%s: no such CA file" % (CA_ENV, ca_file))
         self.what = ""
+        self.allow_text = ""        # the macro ingest_doctor_webhook_allow, read with the macros
         self.splunkd = Splunkd(server_uri or "https://127.0.0.1:8089", TIMEOUT_S, "Splunk " + session_key,
                                ca_file=ca_file, trust_loopback=True, retries=ATTEMPTS - 1, backoff=self.backoff,
                                sleep=sleep, on_retry=self._retrying)
@@ -124,7 +128,23 @@ class SplunkdPort:
         reading = readstep.read(fetch, [BY_PATH[MACROS]])
         if reading.macros is None:
             raise Transient("splunkd answered read macros with %s" % reading.faults[0].message())
+        self.allow_text = reading.macros.get(ALLOW_MACRO, "")
         return reading.macros
+
+    def stored_webhook_url(self) -> Optional[str]:
+        """The app's webhook URL from storage/passwords (encrypted at rest; splunkd decrypts it for a user
+        with list_storage_passwords, as splunk-system-user, the shipped alerts' owner, has). None: unset."""
+        name = "%s:%s:" % (WEBHOOK_REALM, WEBHOOK_NAME)
+        what = "read the webhook URL (storage/passwords %s)" % name
+        f = self._call(what, "GET", NS + "storage/passwords/" + quote(name, safe=""), ok=(404,),
+                       params={"output_mode": "json"})
+        if f.status == 404:
+            return None
+        data = self._json(what, f)
+        entries = data.get("entry") if isinstance(data, dict) else None
+        content = entries[0].get("content") if entries and isinstance(entries[0], dict) else None
+        value = content.get("clear_password") if isinstance(content, dict) else None
+        return str(value) if value else None
 
     def latest_configs(self, hosts: Sequence[str]) -> Dict[str, Dict[str, Any]]:
         if not hosts:
@@ -194,7 +214,7 @@ class SplunkdPort:
                        headers={"Content-Type": "application/json"}, body=json.dumps(part).encode("utf-8"))
 
     def webhook(self, url: str, body: bytes) -> None:
-        post_webhook(url, body, self.log, self.sleep, self.backoff)
+        post_webhook(url, body, self.log, self.sleep, self.backoff, self.allow_text)
 
     def kv_pending(self, search_name: str) -> Dict[str, Dict[str, Any]]:
         """Records whose delivery by this alert is pending (retried every run)."""
@@ -249,6 +269,53 @@ class SplunkdPort:
         if isinstance(held, dict) and held.get("owner") == owner:
             self._call("release the findings store lock", "DELETE", base + "/" + LOCK_KEY, ok=(404,))
 
+    # Acknowledgements and snoozes (delivery/holds.py): the app's own collections, read once a run.
+    def kv_list(self, collection: str, query: Optional[Dict[str, Any]] = None, limit: int = 0) -> List[Dict[str, Any]]:
+        params = {"output_mode": "json"}
+        if query:
+            params["query"] = json.dumps(query, separators=(",", ":"))
+        if limit:
+            params["limit"] = str(limit)
+        what = "read KV store %s" % collection
+        data = self._json(what, self._call(what, "GET", NS + "storage/collections/data/" + collection, params=params))
+        if not isinstance(data, list):
+            raise Transient("KV store %s answered with something that is not a list" % collection)
+        return [r for r in data if isinstance(r, dict)]
+
+    def kv_put(self, collection: str, docs: Sequence[Dict[str, Any]]) -> None:
+        if docs:
+            self._call("save %d document(s) to KV store %s" % (len(docs), collection), "POST",
+                       NS + "storage/collections/data/%s/batch_save" % collection,
+                       headers={"Content-Type": "application/json"}, body=json.dumps(list(docs)).encode("utf-8"))
+
+    def kv_delete(self, collection: str, key: str) -> None:
+        self._call("delete from KV store %s" % collection, "DELETE",
+                   NS + "storage/collections/data/%s/%s" % (collection, quote(key, safe="")), ok=(404,))
+
+    def holds(self, now: float) -> holds_mod.Holds:
+        return holds_mod.Holds.from_docs(self.kv_list(holds_mod.ACKS, limit=holds_mod.MAX_DOCS),
+                                         self.kv_list(holds_mod.SNOOZES, limit=holds_mod.MAX_DOCS), now)
+
+    def end_acks(self, acks: Sequence[Dict[str, Any]], now: float, why: str) -> None:
+        self.kv_put(holds_mod.HISTORY, [holds_mod.history("ack_ended", "ingest_doctor_flag", now,
+                                                          "finding " + str(a.get("finding_id")), None, why)
+                                        for a in acks])
+        for a in acks:
+            self.kv_delete(holds_mod.ACKS, str(a.get("_key")))
+
+    def current_user(self) -> Dict[str, Any]:
+        """Who runs this action (the session's user, for `sendalert`: the one who ran the search) and
+        their capabilities (authentication/current-context)."""
+        what = "read authentication/current-context"
+        f = self._call(what, "GET", "/services/authentication/current-context", params={"output_mode": "json"})
+        data = self._json(what, f)
+        entries = data.get("entry") if isinstance(data, dict) else None
+        content = entries[0].get("content") if entries and isinstance(entries[0], dict) else None
+        if not isinstance(content, dict):
+            raise Transient("splunkd answered %s without a user" % what)
+        return {"username": str(content.get("username") or ""),
+                "capabilities": [str(c) for c in content.get("capabilities") or []]}
+
     # Splunk Web messages over this port (same TLS, same timeout).
     def messages_shown(self) -> Dict[str, str]:
         try:
@@ -284,7 +351,7 @@ class SplunkdPort:
 
 
 def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callable[[float], None] = time.sleep,
-                 backoff: float = 0.5) -> None:
+                 backoff: float = 0.5, allow_text: str = "") -> None:
     """POST one compact JSON finding through the one webhook client (ingest_doctor_ports/webhook.py):
     5xx, 429 and network faults are retried (Retry-After honoured), a redirect or another 4xx is the
     receiver saying no, a target outside the admin's allow-list is refused before any connection."""
@@ -294,10 +361,15 @@ def post_webhook(url: str, body: bytes, log: Callable[..., None], sleep: Callabl
         log("WARN", "webhook", msg="post failed, retrying", host=host, attempt=attempt, error=reason,
             wait_s=round(wait, 2))
 
-    try:
-        allow = outbound.parse_allow(os.environ.get(ALLOW_ENV))
-    except outbound.Refused as e:
-        raise BadConfig("%s: %s" % (ALLOW_ENV, e)) from None
+    # The allow-list: the macro ingest_doctor_webhook_allow (the notification settings), and the
+    # environment variable an earlier version read (splunk-launch.conf), kept so an upgrade keeps it.
+    allow = []
+    for where, text in ((ALLOW_MACRO, allow_text), (ALLOW_ENV, os.environ.get(ALLOW_ENV))):
+        text = "" if (text or "").strip().strip('"').lower() in ("", "none", "-") else text
+        try:
+            allow += outbound.parse_allow(text.strip().strip('"'))
+        except outbound.Refused as e:
+            raise BadConfig("%s: %s" % (where, e)) from None
     out = webhook.send(url, body, allow, attempts=ATTEMPTS, backoff=backoff, cap=WEBHOOK_BACKOFF_CAP_S,
                        timeout=TIMEOUT_S, sleep=sleep, on_retry=retrying)
     if out.kind == "sent":

@@ -19,6 +19,7 @@ from typing import Mapping, Optional
 
 COLLECTOR_LOG = "ingest_doctor_collector.log"     # the add-on's modular input
 ACTION_LOG = "ingest_doctor_flag.log"              # the app's alert action
+HOLD_LOG = "ingest_doctor_hold.log"                # the app's acknowledge/snooze action
 MAX_BYTES = 10 * 1024 * 1024
 BACKUPS = 5
 FORMAT = "%(asctime)s %(message)s"                 # the message starts with its level word

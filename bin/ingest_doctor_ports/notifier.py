@@ -9,6 +9,11 @@ collector and an outage of the receiver; each carries `notification_id`, the rec
 idempotency key for the one case the file cannot cover (the collector killed between a
 receiver's 200 and the write).
 
+A snooze set on that tab (snooze_until, at most 7 days ahead, with snooze_reason) holds every post
+until it ends; the changes wait in the outbox and go out then. It is this instance's own setting: the
+search head's snoozes live in its KV store, which a collector on an indexer or forwarder cannot read
+(docs/notifications.md).
+
 The settings are the add-on's Configuration > Webhook tab, read from splunkd by the worker (the
 conf stanza, and the encrypted auth header from storage/passwords through solnlib over the
 notifier's own splunkd port, so request_timeout bounds it) at start and every SETTINGS_S. The polls'
@@ -67,7 +72,7 @@ def settings_reader(http: HttpCall, server_uri: str, session_key: str
         if not entries:
             return None, None, None
         try:
-            s = outbox.parse_settings(entries[0].content)
+            s = outbox.parse_settings(entries[0].content, time.time())
         except ValueError as e:
             return None, None, "webhook setting refused: %s" % e
         header = None
@@ -103,6 +108,7 @@ class Notifier:
         self.read_once = False          # the worker's first read of the settings has ended
         self.early: List[Tuple[List[Change], float]] = []      # the polls' changes before it ended
         self.stopping = False
+        self.snooze_said = 0.0          # the snooze (its end) the log has announced
         self.box = self._load()
         self.thread: Optional[threading.Thread] = None
 
@@ -217,9 +223,17 @@ class Notifier:
                 self._log("WARN", "webhook", msg="notification expired unsent", id=e.finding_id,
                           event=e.event, attempts=e.attempts, error=e.last_error)
             on = self.settings is not None and self.settings.on
-            entry = self.box.head(now) if on else None
+            snoozed = on and self.settings is not None and self.settings.snoozed(now)
+            if snoozed and self.settings is not None and self.snooze_said != self.settings.snooze_until:
+                self.snooze_said = self.settings.snooze_until
+                self._log("INFO", "webhook", msg="snoozed: notifications wait in the outbox until it ends",
+                          until=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.settings.snooze_until)),
+                          reason=self.settings.snooze_reason[:200], pending=len(self.box.entries))
+            entry = self.box.head(now) if on and not snoozed else None
             if entry is None:
                 wait = self.box.wait_s(now) if on else None
+                if snoozed and self.settings is not None:      # wake when it ends (or the settings are due)
+                    wait = max(0.0, self.settings.snooze_until - now)
                 self.cond.wait(min(wait, SETTINGS_S) if wait is not None else SETTINGS_S)
                 return
             s, header = self.settings, self.header

@@ -76,13 +76,13 @@ def payload(fake, results_file, sid="scheduler__nobody_aW5nZXN0X2RvY3Rvcg__RMD5a
             "configuration": configuration, "result": {}}
 
 
-def run_action(data, tls, extra_env=None, argv=("--execute",), raw=None):
+def run_action(data, tls, extra_env=None, argv=("--execute",), raw=None, script=SCRIPT):
     env = dict(os.environ)
     env.update({"INGEST_DOCTOR_RETRY_BACKOFF_S": "0.01", "SSL_CERT_FILE": tls[0], "PYTHONDONTWRITEBYTECODE": "1"})
     env.pop(("INGEST_DOCTOR_SPLUNKD_CA"), None)
     env.update(extra_env or {})
     stdin = raw if raw is not None else json.dumps(data)
-    p = subprocess.run([sys.executable, SCRIPT] + list(argv), input=stdin, capture_output=True, text=True,
+    p = subprocess.run([sys.executable, script] + list(argv), input=stdin, capture_output=True, text=True,
                        env=env, timeout=120)
     assert "s3cr3t-session-key" not in p.stderr and "s3cr3t-session-key" not in p.stdout
     return p
@@ -157,3 +157,16 @@ def relay_deployment_rows(last=NOW):
                                 "2")], last - 20),
         tcpin_row(last=last),
     ]
+
+
+# ---------------------------------------------------------------------------- acknowledge and snooze (issue 39)
+HOLD_SCRIPT = os.path.join(BIN, "ingest_doctor_hold.py")
+
+
+def run_hold(fake, tls, results_file, **conf):
+    """`| makeresults | sendalert ingest_doctor_hold param.<k>=<v> ...` as splunkd runs it: the payload of
+    the user who ran the search (their session key), sendalert's params as `configuration`."""
+    data = {"app": "ingest_doctor", "owner": "admin", "results_file": results_file, "results_link": "",
+            "search_name": "", "server_host": "sh-01", "server_uri": fake.url, "session_key": "s3cr3t-session-key",
+            "sid": "1763805600.42", "configuration": {k: str(v) for k, v in conf.items()}, "result": {}}
+    return run_action(data, tls, argv=("--execute",), script=HOLD_SCRIPT)

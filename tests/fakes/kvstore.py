@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import threading
+from urllib.parse import unquote
 from typing import Any, Dict, List, Optional, Sequence
 
 from fakes.paths import ROOT, TOOLS
@@ -37,6 +38,8 @@ from confcheck import read_conf  # noqa: E402
 NS = "/servicesNS/nobody/ingest_doctor"
 COLL = "ingest_doctor_findings"
 LOCKS = "ingest_doctor_locks"
+ACKS, SNOOZES, HISTORY = "ingest_doctor_acks", "ingest_doctor_snoozes", "ingest_doctor_hold_history"
+ADMIN_CAPS = ["admin_all_objects", "ingest_doctor_acknowledge", "list_storage_passwords"]
 KV_BASE = NS + "/storage/collections/data/" + COLL
 
 
@@ -149,10 +152,22 @@ class Splunkd:
     """Everything the action calls, on one FakeSplunkd."""
 
     def __init__(self, fake, kv: Optional[KVStore] = None, configs: Optional[Dict[str, Dict[str, Any]]] = None,
-                 macro_overrides: Optional[Dict[str, str]] = None, server_name: str = "sh-01"):
+                 macro_overrides: Optional[Dict[str, str]] = None, server_name: str = "sh-01",
+                 user: str = "admin", capabilities: Optional[Sequence[str]] = None):
         self.fake = fake
         self.kv = (kv or KVStore()).install(fake)
         self.locks = KVStore(collection=LOCKS).install(fake)
+        # the app's other collections (default/collections.conf): empty until a test fills them
+        self.acks = KVStore(collection=ACKS).install(fake)
+        self.snoozes = KVStore(collection=SNOOZES).install(fake)
+        self.history = KVStore(collection=HISTORY).install(fake)
+        # the session's user, as authentication/current-context answers for it
+        self.user = user
+        self.capabilities = list(ADMIN_CAPS if capabilities is None else capabilities)
+        fake.route("GET", "/services/authentication/current-context", self._context)
+        # storage/passwords in the app (realm:name: -> clear text), as splunkd answers a user who may list them
+        self.passwords: Dict[str, str] = {}
+        fake.route_prefix("GET", NS + "/storage/passwords/", self._password)
         self.configs = configs or {}
         self._received: List[Any] = []          # (query, body) a request, parsed when `events` is read
         self._events: List[Dict[str, Any]] = []
@@ -173,6 +188,20 @@ class Splunkd:
                    envelope("/services/server/info", [("server-info", {"serverName": server_name,
                                                                       "host": server_name,
                                                                       "numberOfCores": 8})]))
+
+    def _password(self, req: Request) -> Response:
+        name = unquote(req.path[len(NS + "/storage/passwords/"):])
+        if name not in self.passwords:
+            return messages(404, "Could not find object id=%s" % name)
+        realm, user = name.split(":")[:2]
+        return envelope(NS + "/storage/passwords", [(name, {"realm": realm, "username": user,
+                                                           "clear_password": self.passwords[name],
+                                                           "encr_password": "$7$" + "x" * 40})])
+
+    def _context(self, req: Request) -> Response:
+        return envelope("/services/authentication/current-context",
+                        [("context", {"username": self.user, "realname": "", "roles": ["admin"],
+                                      "capabilities": list(self.capabilities)})])
 
     def _oneshot(self, req: Request) -> Response:
         form = req.form()

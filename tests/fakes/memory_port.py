@@ -3,6 +3,9 @@ a dict for the KV store, a count of the events written. tests/gates/test_fakes_b
 in step with the port it stands in for."""
 
 
+from ingest_doctor.delivery.holds import Holds
+
+
 class MemoryPort:
     def __init__(self):
         self.kv = {}
@@ -45,6 +48,15 @@ class MemoryPort:
 
     def post_messages(self, plan):
         self.messages = plan
+
+    def stored_webhook_url(self):
+        return None
+
+    def holds(self, now):
+        return Holds()
+
+    def end_acks(self, acks, now, why):
+        pass
 
     def log(self, *a, **k):
         pass

@@ -141,7 +141,8 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
     settings = out["ta_ingest_doctor_rh_settings.py"]          # Configuration > Webhook (issue 20)
     # Configuration > Webhook, then Configuration > Logging (the collector's log level, issue 22)
     assert settings["fields"] == [["url", False], ["auth_header", True], ["min_severity", False],
-                                  ["allow_targets", False], ["loglevel", False]]
+                                  ["allow_targets", False], ["snooze_until", False], ["snooze_reason", False],
+                                  ["loglevel", False]]
     from ingest_doctor_ports.notifier import SETTINGS_REALM
     assert settings["realm"] == SETTINGS_REALM
     assert "a b" in settings["rejects"]["url"] and "https://127.0.0.1:8088" not in settings["rejects"]["url"]

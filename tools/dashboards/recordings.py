@@ -731,6 +731,12 @@ def findings_kpi(dep):
                                                            [len({f["host"] for f in fs})]])
 
 
+@panel(FND, "ds_holds", "stats count")
+def holds(dep):
+    """The simulated deployment has nothing acknowledged or snoozed: the search's empty message."""
+    return message("Nothing acknowledged or snoozed: every finding change is notified.")
+
+
 @panel(FND, "ds_findings_by", "chart count OVER bottleneck BY status limit=9 useother=true")
 def findings_by(dep):
     fs = dep.findings()

@@ -54,8 +54,10 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Proto
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery import messages as messages_mod
+from ingest_doctor.delivery.holds import Holds
 from ingest_doctor import thresholds as thresholds_mod
-from ingest_doctor.alert.payload import AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro
+from ingest_doctor.alert.payload import (AlertError, BadConfig, Payload, Transient, apply_settings, index_from_macro,
+                                         legacy_webhook)
 from ingest_doctor.alert.results import read_rows
 from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, split_rows
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
@@ -124,6 +126,15 @@ class Port(Protocol):
     def post_messages(self, plan: messages_mod.MessagePlan) -> None:
         ...
 
+    def stored_webhook_url(self) -> Optional[str]:  # the app's webhook URL, from storage/passwords (None: unset)
+        ...
+
+    def holds(self, now: float) -> Holds:           # acknowledgements and running snoozes (delivery/holds.py)
+        ...
+
+    def end_acks(self, acks: Sequence[Dict[str, Any]], now: float, why: str) -> None:   # ended, with history
+        ...
+
     def log(self, level: str, category: str, **fields: Any) -> None:
         ...
 
@@ -145,6 +156,7 @@ class Summary:
     reported: int = 0  # findings the collector reported (1-minute search)
     resolved: int = 0
     messages: int = 0
+    held: int = 0     # state changes not notified: acknowledged or snoozed (stored as always)
     not_judged: List[str] = field(default_factory=list)
 
 
@@ -260,7 +272,12 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     macros = port.macros()
     th = load_thresholds(macros)
     index = events_index(payload, macros, port)
-    params = apply_settings(payload.params, macros)
+    stored = None if "webhook_url" in payload.params.given else port.stored_webhook_url()
+    params = apply_settings(payload.params, macros, stored)
+    if not stored and legacy_webhook(payload.params, macros):
+        port.log("WARN", "config", msg="the webhook URL is in the macro ingest_doctor_webhook_url, readable in "
+                                       "clear: save it in the app's notification settings (kept encrypted in "
+                                       "storage/passwords) and set the macro back to none")
     payload = replace(payload, params=params)      # the app's settings macros filled in
     summary.not_judged.extend(complete_config(measured.light, port))
     findings, summary.below_min, notes = judge(measured, th, params.min_severity, diagnose)
@@ -293,6 +310,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
                  below_min=summary.below_min, min_severity=payload.params.min_severity)
         if not webhook:
             return summary
+    holds = port.holds(now)
     run_id = "%s#%s" % ((payload.sid or "run")[:80], os.urandom(4).hex())   # secrets.token_hex(4), unimported
     keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept] + [kv_key(s.id) for s in stale]
     claimed: List[Dict[str, Any]] = []
@@ -311,7 +329,9 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
             for f, up, _ in planned:
                 root = link_mod.root_of(f.id, caused)
                 if kinds.get(f.id) in NOTIFIED_KINDS and not (root != f.id and root in in_run):
-                    mark_pending(up.record, now, payload.search_name)
+                    # an acknowledged finding's change is not sent, ever; a snoozed one's waits (pending)
+                    if holds.acked(f, kinds[f.id]) is None:
+                        mark_pending(up.record, now, payload.search_name)
         # Events that name their host (the index-time transform sets it from the event) go out together:
         # a few requests on one kept-alive connection, whatever the number of hosts; any other host's
         # events get a request of their own, with the host as its parameter.
@@ -329,14 +349,24 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
             summary.events += len(events)
         if planned:
             port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
+            ended = {a["finding_id"]: a for f, up, _ in planned
+                     for a in [holds.ended(f, str(up.record.get("status")))] if a is not None}
+            if ended:
+                port.end_acks(list(ended.values()), now, "the finding resolved or escalated")
         if webhook:
             claimed = [claim(r, run_id, now) for r in port.kv_pending(payload.search_name).values()
-                       if claimable(r, payload.search_name, now)]
+                       if claimable(r, payload.search_name, now) and not _snoozed(r, holds, payload.search_name)]
             if claimed:
                 port.kv_save(claimed)
     finally:
         _unlock(port, run_id)
-    # 4. Splunk Web messages
+    # 4. Splunk Web messages (none for an acknowledged or snoozed change; a resolution still removes its message)
+    told = [c for c in changes if c.kind == "resolved" or not holds.held(c.finding, c.kind, payload.search_name)]
+    summary.held = len(changes) - len(told)
+    if summary.held:
+        port.log("INFO", "holds", msg="changes not notified: acknowledged or snoozed (stored as always)",
+                 held=summary.held)
+    changes = told
     if payload.params.web_messages and (findings or kept or stale):
         summary.messages = post_messages(port, changes, payload.params.min_severity)
     # 5. the webhook: this run's state changes and the earlier ones still pending
@@ -346,6 +376,14 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
                     for f, _, _ in planned}
         deliver(port, payload, claimed, set(keys), run_id, now, summary, symptoms)
     return summary
+
+
+def _snoozed(record: Dict[str, Any], holds: Holds, search_name: str) -> bool:
+    """A pending delivery held by a running snooze: it stays pending, sent on the first run after the snooze."""
+    try:
+        return holds.snoozed(record_finding(record), search_name) is not None
+    except ValueError:
+        return False
 
 
 def _unlock(port: Port, run_id: str) -> None:

@@ -59,7 +59,14 @@ _IPV6 = re.compile(r"^[0-9A-Fa-f:.]+$")
 # Search macros, linked from the Setup view); an alert's own non-empty parameter (its *Trigger
 # actions* form, or param.* in local/alert_actions.conf for all) still wins.
 MIN_SEVERITY_MACRO = "ingest_doctor_min_severity"
+# The webhook URL may carry the receiver's secret (a path or token): it is kept encrypted in
+# storage/passwords (realm WEBHOOK_REALM, name WEBHOOK_NAME, in the app), never in a macro or conf.
+# A URL an earlier version's admin left in this macro (local/macros.conf) is still used, with a warning.
 WEBHOOK_MACRO = "ingest_doctor_webhook_url"
+WEBHOOK_REALM = "ingest_doctor"
+WEBHOOK_NAME = "webhook_url"
+# Targets the outbound policy refuses unless named (delivery/outbound.py): not a secret, so a macro.
+ALLOW_MACRO = "ingest_doctor_webhook_allow"
 _UNSET = ("", "none", "-")
 
 
@@ -145,15 +152,29 @@ def _macro_value(definition: Optional[str]) -> str:
     return "" if v.lower() in _UNSET else v
 
 
-def apply_settings(params: AlertParams, macros: Mapping[str, str]) -> AlertParams:
-    """The parameters an alert left empty, from the app's settings macros (one place for all alerts)."""
+def legacy_webhook(params: AlertParams, macros: Mapping[str, str]) -> bool:
+    """An alert that takes its webhook from the app's settings, and a URL left in the old macro."""
+    return "webhook_url" not in params.given and bool(_macro_value(macros.get(WEBHOOK_MACRO)))
+
+
+def apply_settings(params: AlertParams, macros: Mapping[str, str], stored_url: Optional[str] = None
+                   ) -> AlertParams:
+    """The parameters an alert left empty, from the app's settings (one place for all alerts): the
+    minimum severity from its macro, the webhook URL from storage/passwords (`stored_url`), else
+    from the old macro."""
     sev, url = params.min_severity, params.webhook_url
     if "min_severity" not in params.given and MIN_SEVERITY_MACRO in macros:
         sev = _macro_value(macros[MIN_SEVERITY_MACRO]).lower() or DEFAULT_MIN_SEVERITY
         if sev not in SEVERITIES:
             raise BadConfig("macro %s is %r, not one of %s (Settings > Advanced search > Search macros)"
                             % (MIN_SEVERITY_MACRO, sev, ", ".join(SEVERITIES)))
-    if "webhook_url" not in params.given and WEBHOOK_MACRO in macros:
+    if "webhook_url" not in params.given and stored_url is not None and stored_url.strip():
+        try:
+            url = validate_webhook_url(stored_url)
+        except BadConfig as e:
+            raise BadConfig("the webhook URL of the app's notification settings (storage/passwords %s:%s): %s"
+                            % (WEBHOOK_REALM, WEBHOOK_NAME, e)) from None
+    elif "webhook_url" not in params.given and WEBHOOK_MACRO in macros:
         raw = _macro_value(macros[WEBHOOK_MACRO])
         try:
             url = validate_webhook_url(raw) if raw else None

@@ -22,10 +22,11 @@ dir (written before each attempt and after each answer) and makes the calls off 
 from __future__ import annotations
 
 import json
+import time as _time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ingest_doctor.delivery import outbound
+from ingest_doctor.delivery import holds, outbound
 from ingest_doctor.delivery.messages import Change
 from ingest_doctor.delivery.store import hook_value
 from ingest_doctor.findings import severity_rank
@@ -198,13 +199,41 @@ class Settings:
     min_severity: str = "warning"
     allow: Sequence[outbound.AllowEntry] = ()
     auth_header_set: bool = False     # the value itself is encrypted in storage/passwords
+    # A snooze of this instance's webhook (a planned change on it): until then nothing is posted, the
+    # changes wait in the outbox and go out once it ends. The search head's snoozes (KV store) cannot
+    # reach a collector on an indexer or forwarder: this setting is the collector's own (holds.py).
+    snooze_until: float = 0.0
+    snooze_reason: str = ""
 
     @property
     def on(self) -> bool:
         return bool(self.url)
 
+    def snoozed(self, now: float) -> bool:
+        return now < self.snooze_until
 
-def parse_settings(content: Dict[str, Any]) -> Settings:
+
+def parse_snooze(content: Dict[str, Any], now: float) -> Tuple[float, str]:
+    """(until, reason) of the tab's snooze; an ended one is (0, ""): it expires by itself. Refused: an end
+    more than 7 days ahead, an end that is not a time, a running snooze without a reason."""
+    text = str(content.get("snooze_until") or "").strip()
+    if not text:
+        return 0.0, ""
+    try:
+        until = holds.parse_until(text, now)
+    except holds.HoldError as e:
+        raise outbound.Refused("snooze_until: %s" % e) from None
+    if until <= now:
+        return 0.0, ""
+    if until - now > holds.MAX_SNOOZE_S:
+        raise outbound.Refused("snooze_until is %.1f days ahead: a snooze lasts at most 7 days" % ((until - now) / 86400.0))
+    reason = str(content.get("snooze_reason") or "").strip()
+    if not reason:
+        raise outbound.Refused("snooze_reason is required while a snooze runs (a change ticket)")
+    return until, reason[:holds.MAX_TEXT]
+
+
+def parse_settings(content: Dict[str, Any], now: Optional[float] = None) -> Settings:
     """The [webhook] stanza's content; raises outbound.Refused (a ValueError) naming the bad field."""
     url = str(content.get("url") or "").strip() or None
     if url is not None:
@@ -219,4 +248,5 @@ def parse_settings(content: Dict[str, Any]) -> Settings:
         raise outbound.Refused("min_severity must be one of %s, not %r" % (", ".join(MIN_SEVERITIES), sev))
     allow = outbound.parse_allow(str(content.get("allow_targets") or ""))
     auth = str(content.get("auth_header") or "").strip()
-    return Settings(url, sev, tuple(allow), bool(auth))
+    until, reason = parse_snooze(content, _time.time() if now is None else now)
+    return Settings(url, sev, tuple(allow), bool(auth), until, reason)

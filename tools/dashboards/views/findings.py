@@ -1,7 +1,7 @@
 """Findings: what the alerts and the collector found, where, with the evidence and the setting to change."""
 from __future__ import annotations
 
-from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS
+from spl import FINDINGS_BASE, HOSTS, NO_FINDINGS, empty_message
 from studio import ACCENT, APP, CRIT, GREY, WARN, Dash
 from widgets import severity_colors, severity_column, single
 
@@ -14,7 +14,19 @@ DESCRIPTION = ("What the Ingest Doctor alerts and collector found, where, with t
 PSET = False                  # no pipeline-set input: findings name their set
 LAYOUT = ((130, "viz_kpi_critical", "viz_kpi_warning", "viz_kpi_info", "viz_kpi_hosts",
            ("viz_findings_help", 2)),
-          (480, "viz_findings_table"), (300, "viz_findings_evidence"), (260, "viz_findings_by"))
+          (480, "viz_findings_table"), (300, "viz_findings_evidence"), (260, "viz_findings_by"),
+          (240, ("viz_holds", 3), ("viz_holds_help", 2)))
+# Acknowledge and snooze (docs/notifications.md): what holds notifications now, and how to add or lift one.
+# An open finding's status says when it is not notified: a running snooze of its host or stage (an alert's
+# snooze is not the finding's: several alerts may report it), or who acknowledged it.
+HELD = ("| lookup ingest_doctor_acks finding_id AS id OUTPUT user AS ack_user\n"
+        "| eval snooze_keys=mvappend(\"host~\".lower(host), \"bottleneck~\".lower(bottleneck))\n"
+        "| lookup ingest_doctor_snoozes _key AS snooze_keys OUTPUT until AS snooze_until\n"
+        "| eval snooze_until=mvindex(mvfilter(snooze_until > now()), 0)\n"
+        "| eval status=case(status==\"open\" AND isnotnull(snooze_until), \"open, snoozed until \"."
+        "strftime(snooze_until, \"%F %H:%M\"), status==\"open\" AND isnotnull(ack_user), "
+        "\"open, acknowledged by \".ack_user, true(), status)\n")
+NO_HOLDS = empty_message("Nothing acknowledged or snoozed: every finding change is notified.")
 
 
 def _inputs(d: Dash) -> None:
@@ -55,7 +67,8 @@ def _searches(d: Dash) -> None:
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_evidence", "Findings with their evidence and history", "ds_findings",
-            order + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
+            order + HELD
+            + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
             "| table severity host bottleneck pipeline_set evidence_text detected first_seen last_seen count status "
             "evidence_dashboard\n"
             "| rename evidence_text AS evidence pipeline_set AS set first_seen AS \"first seen\" last_seen AS \"last seen\" "
@@ -68,6 +81,15 @@ def _searches(d: Dash) -> None:
              FINDINGS_BASE + "\n| search bottleneck=\"$bottleneck$\" " + HOSTS)
     d.chain("ds_findings_by", "Findings by bottleneck and status", "ds_findings_all",
             "| chart count OVER bottleneck BY status limit=9 useother=true")
+    # Running snoozes (an ended one holds nothing: it expires by itself), then the acknowledgements.
+    d.search("ds_holds", "Acknowledged findings and running snoozes (KV store ingest_doctor_acks, ingest_doctor_snoozes)",
+             "| inputlookup ingest_doctor_snoozes\n| where until > now()\n"
+             "| eval held=\"snoozed\", what=scope.\" \".value, ends=strftime(until, \"%Y-%m-%d %H:%M %Z\"), why=reason\n"
+             "| inputlookup append=true ingest_doctor_acks\n"
+             "| eval held=coalesce(held, \"acknowledged\"), what=coalesce(what, \"finding \".finding_id.\" (\".severity.\")\"), "
+             "ends=coalesce(ends, \"when it escalates or resolves\"), why=coalesce(why, note), "
+             "since=strftime(time, \"%Y-%m-%d %H:%M\")\n"
+             "| table held what ends user since why\n" + NO_HOLDS)
 
 
 
@@ -106,6 +128,15 @@ def _panels(d: Dash) -> None:
                             "first seen": {"width": 100}, "last seen": {"width": 100}, "status": {"width": 140}},
            "showInternalFields": False},
           context=severity_colors(), eventHandlers=drill)
+    d.add("viz_holds", "splunk.table", "Acknowledged and snoozed: stored, not notified", "ds_holds",
+          "No Splunk Web message or webhook for these; the findings above still show them.",
+          {"columnFormat": {"what": {"width": 260}, "why": {"width": 300}}})
+    d.markdown("viz_holds_help", "Acknowledge or snooze",
+               "Run as a search (role **ingest_doctor_admin**; Splunk asks to confirm `sendalert`):\n\n"
+               "`| makeresults | sendalert ingest_doctor_hold param.op=ack param.finding=ID param.note=WHY`\n\n"
+               "`| makeresults | sendalert ingest_doctor_hold param.op=snooze param.scope=host param.value=HOST "
+               "param.until=+4h param.reason=TICKET` (scope host, bottleneck or alert; at most 7 days)\n\n"
+               "`param.op=unsnooze` lifts one. History: `| inputlookup ingest_doctor_hold_history`.")
     d.markdown("viz_findings_help", "About findings",
                "One record per **bottleneck** and place; **detected**: collector, alert or both. **Resolved** "
                "when the collector sees it end (status says what changed) or after "
