@@ -269,6 +269,7 @@ SELECTS = {
     ),
     "ingest_doctor_setup/ds_notifications": (
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-macros",), rows=("const", 2)),
+        Read("rest", "rest", ("/servicesNS/nobody/ingest_doctor/storage/passwords",), rows=("const", 1)),
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/configs/conf-alert_actions/ingest_doctor_flag",),
              rows=("const", 1)),
         Read("rest", "rest", ("/servicesNS/-/ingest_doctor/saved/searches",), rows=("const", 10), out=("const", 1)),

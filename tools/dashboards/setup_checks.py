@@ -338,8 +338,10 @@ NOTIFY_FIX = {
     "off": "Optional: some Ingest Doctor alerts are off (alerts_on < alerts). Turn any alert on or off in "
            "Settings > Searches, reports, and alerts, app Ingest Doctor > Edit > Enable or Disable (or "
            "disabled = 0 or 1 under its name in local/savedsearches.conf).",
-    "webhook": "Optional: one webhook for all alerts: Settings > Advanced search > Search macros > "
-               "ingest_doctor_webhook_url (README, Notifications). E-mail: add Send email to the alerts.",
+    "webhook": "Optional: one webhook for all alerts: its https URL kept encrypted in storage/passwords as "
+               "ingest_doctor:webhook_url (the REST call: docs/notifications.md); Settings > Advanced search > "
+               "Search macros > ingest_doctor_webhook_url still works, in clear, with a warning. E-mail: add Send "
+               "email to the alerts.",
 }
 
 
@@ -370,7 +372,11 @@ def spl_notifications() -> str:
         "| rest splunk_server=local /servicesNS/-/ingest_doctor/configs/conf-macros count=0 search=\""
         "ingest_doctor_min_severity OR ingest_doctor_webhook_url\" | eval min_severity=if(title==\""
         "ingest_doctor_min_severity\", definition, null()), webhook=if(title==\"ingest_doctor_webhook_url\", "
-        "if(match(definition, \"^\\\"?https://\"), \"set\", \"none\"), null()) | fields min_severity webhook"
+        "if(match(definition, \"^\\\"?https://\"), \"set\", null()), null()) | fields min_severity webhook"
+        # the URL's place since issue 39: storage/passwords, asked whether it exists, its value dropped at once
+        " | append [| rest splunk_server=local /servicesNS/nobody/ingest_doctor/storage/passwords count=0 "
+        "search=\"realm=ingest_doctor\" | fields - clear_password encr_password | where realm==\"ingest_doctor\" AND "
+        "username==\"webhook_url\" | eval webhook=\"set\" | fields webhook]"
         " | append [| rest splunk_server=local /servicesNS/-/ingest_doctor/configs/conf-alert_actions/"
         "ingest_doctor_flag | eval global_param=if(len('param.min_severity')>0 OR len('param.webhook_url')>0, "
         "\"set in alert_actions.conf\", \"-\") | fields global_param]"
