@@ -338,12 +338,12 @@ def typing_sets_at_cores() -> Snap:
     return s
 
 
-def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float) -> None:
+def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float, group: str = "splunk_indexers") -> None:
     # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
     # tcpout_connections line itself is UNVERIFIED (no real capture).
-    s.metric(t + 0.002, "group=tcpout_connections, name=splunk_indexers:%s:9997:0, sourcePort=%d, destIp=%s, "
+    s.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, "
                         "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
-                        "_tcp_eps=%.2f, kb=%.2f" % (ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
+                        "_tcp_eps=%.2f, kb=%.2f" % (group, ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
                                                     int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
 
 
@@ -396,6 +396,57 @@ def output_bandwidth() -> Snap:
         _tcpout_connection(s, t, i, "10.0.0.12", 5910.0 - _wobble(i, 40.0))
         if i % 8 == 0:
             _paused(s, t, i, "10.0.0.11")
+    return s
+
+
+def output_ssl_cloud() -> Snap:
+    """A heavy forwarder sending to a Splunk Cloud stack over SSL (the credentials app's clientCert, useSSL
+    left at legacy): tcpout full, both inputs endpoints taking ~1,200 KB/s each, flat. Judged alone it is the
+    link or the stack's drain rate; `compressed` does not apply to SSL outputs (outputs.conf.spec) and
+    useClientSSLCompression is on by default, so no compression is advised."""
+    s = _output_full("hf-cloud")
+    s.tcpout("false", "inputs1.acme.splunkcloud.com:9997,inputs2.acme.splunkcloud.com:9997", group="splunkcloud",
+             clientCert="$SPLUNK_HOME/etc/apps/100_acme_splunkcloud/default/acme_server.pem",
+             sslVerifyServerCert="true", sslCommonNameToCheck="*.acme.splunkcloud.com")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "52.1.10.21", 1190.0 + _wobble(i, 15.0), "splunkcloud")
+        _tcpout_connection(s, t, i, "52.1.10.22", 1210.0 - _wobble(i, 15.0), "splunkcloud")
+    return s
+
+
+SIX = ["10.0.1.%d" % n for n in range(11, 17)]
+
+
+def output_one_of_six() -> Snap:
+    """autoLB over six indexers: 10.0.1.14 takes ~30 KB/s while the five others take ~6,000 KB/s each; five
+    of the six paused lines name 10.0.1.14. Its queues are full: it is named as the cause (not the link, no
+    compression), though it takes more than the absolute 1 KB/s a connection once had to fall under."""
+    s = _output_full("hf-lb6")
+    s.tcpout("false", ",".join("%s:9997" % ip for ip in SIX))
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        for ip in SIX:
+            _tcpout_connection(s, t, i, ip, 30.0 + _wobble(i, 4.0) if ip == "10.0.1.14"
+                               else 6000.0 + _wobble(i, 60.0))
+        if i % 4 == 0:
+            _paused(s, t, i, "10.0.1.12" if i == 8 else "10.0.1.14")
+    return s
+
+
+def output_hung_useack() -> Snap:
+    """useACK senders, three indexers: 10.0.2.13 accepts the connection but never acknowledges (hung): the
+    real "Read operation timed out expecting ACK from ... in 300 seconds" lines name it, its connection carries
+    nothing; the two others take ~4,000 KB/s. It is named (hung or full), not "down or unreachable"."""
+    s = _output_full("hf-ack")
+    s.tcpout("false", "10.0.2.11:9997,10.0.2.12:9997,10.0.2.13:9997", ack="true")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        for ip in ("10.0.2.11", "10.0.2.12", "10.0.2.13"):
+            _tcpout_connection(s, t, i, ip, 0.0 if ip == "10.0.2.13" else 4000.0 + _wobble(i, 50.0))
+        if i % 4 == 0:
+            s.splunkd_line(t + 3, "WARN", "TcpOutputProc", "indexerPipe",
+                           "Read operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds.", tid=7812)
     return s
 
 
@@ -676,7 +727,8 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      hec_io_raised_below_cores, hec_io_above_physical, output_every_wording,
                                      parsing_utf8_explicit_breaker, parsing_linebreaker_default,
                                      host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
-                                     headroom_burst_fallback)}
+                                     headroom_burst_fallback, output_ssl_cloud, output_one_of_six,
+                                     output_hung_useack)}
 
 
 def write_all(root: str) -> None:

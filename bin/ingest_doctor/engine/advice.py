@@ -386,14 +386,29 @@ def indexing(ev: Evidence, headroom: Optional[bool], more: bool = True, cores: O
     return recs
 
 
+def compression(ev: Evidence) -> List[Recommendation]:
+    """Compression where it applies. outputs.conf.spec: `compressed` does not apply to SSL outputs, which
+    compress with useClientSSLCompression (default true); so on SSL only that setting, and only when it is off."""
+    cfg = ev.config
+    if cfg.tcpout_ssl:
+        if cfg.tcpout_ssl_compression is False:
+            return [Recommendation(
+                "The output uses SSL, where `compressed` does not apply: turn SSL compression back on (the "
+                "receiver must allow it).", "outputs.conf", "tcpout", "useClientSSLCompression", "false", "true")]
+        return []
+    if cfg.tcpout_compressed is True:
+        return []
+    unsure = " If the outputs use SSL, `compressed` does not apply there (outputs.conf was not read)." \
+        if cfg.tcpout_ssl is None else ""
+    return [Recommendation(
+        "Compress forwarded data (the receiving splunktcp input must allow it).%s" % unsure,
+        "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
+        if cfg.tcpout_compressed is not None else None, "true")]
+
+
 def output(ev: Evidence) -> List[Recommendation]:
     cfg = ev.config
-    recs: List[Recommendation] = []
-    if cfg.tcpout_compressed is not True:
-        recs.append(Recommendation(
-            "Compress forwarded data (the receiving splunktcp input must allow it).",
-            "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
-            if cfg.tcpout_compressed is not None else None, "true"))
+    recs: List[Recommendation] = compression(ev)
     recs.append(Recommendation(
         "Add indexers to the output group so the forwarder can load-balance%s; this is not a setting."
         % (" (now: %s)" % cfg.tcpout_servers if cfg.tcpout_servers else "")))
