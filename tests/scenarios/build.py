@@ -488,6 +488,35 @@ def windows_hf() -> Snap:
     return s
 
 
+def maxkbps_windows_uf() -> Snap:
+    """A Windows universal forwarder at its limits.conf [thruput] maxKBps = 256 (the UF default): parsingQueue
+    full, every thread under 10%, its thruput flat at ~255 KB/s, ThruputProcessor's "Current data throughput
+    (256 kb/s) has reached maxKBps" lines (wording as Splunk Answers threads quote it). Once read as a parsing
+    bottleneck; the cap is the root, with the setting and its value."""
+    s = Snap("WIN-UF07")
+    s.server_info(4, ["universal_forwarder"]).server_general().limits_thruput("256")
+    s.tcpout("false", "10.0.3.11:9997,10.0.3.12:9997")
+    s.rest("services/server/status/resource-usage/hostwide", [("hostwide", {
+        "cpu_arch": "x86_64", "cpu_count": "4", "cpu_system_pct": "3.10", "cpu_user_pct": "6.20",
+        "mem": "16384.000", "mem_used": "6100.000", "os_name": "Windows", "os_name_ext": "Windows 10 Enterprise",
+        "os_version": "10.0.19045", "splunk_version": "9.2.1", "virtual_cpu_count": "4"})])
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98)}})
+    for i, t in enumerate(times(MINUTES)):
+        queue_line(s, t, None, "parsingqueue", 98.0 + _wobble(i, 1.0), True)
+        dutycycle_long(s, t, None, {"parsing": 0.04, "tailreader0": 0.05})
+        kbps = 255.2 + _wobble(i, 0.6)
+        s.metric(t, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=%.3f, "
+                    "average_kbps=%.3f, total_k_processed=%.3f, kb=%.3f, ev=%d, load_average=0.40"
+                 % (kbps, kbps * 2.5, kbps, 2000000.0 + kbps * 30 * i, kbps * 30, int(kbps * 75)))
+        _tcpout_connection(s, t, i, "10.0.3.11" if i % 2 else "10.0.3.12", kbps)
+        if i % 3 == 0:
+            s.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
+                           "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding may "
+                           "be throttled. Consider increasing the value of maxKBps in limits.conf." % round(kbps + 1),
+                           tid=5512)
+    return s
+
+
 FORBIDDEN = ('{"messages":[{"type":"ERROR","text":"You (user=svc-ingest) do not have permission to perform this '
              'operation (requires capability: admin_all_objects)."}]}')
 
@@ -728,7 +757,7 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      parsing_utf8_explicit_breaker, parsing_linebreaker_default,
                                      host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
                                      headroom_burst_fallback, output_ssl_cloud, output_one_of_six,
-                                     output_hung_useack)}
+                                     output_hung_useack, maxkbps_windows_uf)}
 
 
 def write_all(root: str) -> None:
