@@ -368,6 +368,11 @@ def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str, cores: Opti
             "set%s and another would only compete for the same cores. Scale out (add indexers or forwarders "
             "sharing the load); this is not a setting." % (cur, model.cores_per_pipeline_set(), cores, allow,
                                                           "" if allow == 1 else "s"))]
+    if cur is not None and cur >= model.MAX_PIPELINE_SETS_ADVISED:
+        return [Recommendation(
+            "parallelIngestionPipelines is already %d, and more than %d sets rarely pay (each needs cores of its "
+            "own): distribute instead, with more indexers or heavy forwarders sharing the load, or lower the cost "
+            "per event; this is not a setting." % (cur, model.MAX_PIPELINE_SETS_ADVISED))]
     base = cur if cur is not None else 1
     cond = "" if headroom else " if the host has idle cores (host CPU was not read)"
     return [Recommendation(
