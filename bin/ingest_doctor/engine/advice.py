@@ -207,10 +207,29 @@ def _linebreaker(st: str, p: Dict[str, str], known: bool) -> List[Recommendation
             "%s already has an explicit LINE_BREAKER (%s): make that pattern cheaper (anchor it, no leading .*, no "
             "alternations scanned at every character); tuning a regex is not a setting." % (st, lb),
             "props.conf", st, None, lb, None)]
-    return [Recommendation(
+    own = _own_breaker(st, p)
+    return [own] if own else [Recommendation(
         "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so events "
         "are cut once, in the parsing stage (the pattern depends on your data)." % st,
         "props.conf", st, "LINE_BREAKER", lb, None)]
+
+
+def breaker_from(break_only_before: str) -> str:
+    """The LINE_BREAKER that cuts where BREAK_ONLY_BEFORE starts an event: the newlines, then the same
+    pattern as a lookahead. Its leading ^ goes: after the newlines the lookahead already sits at a line start,
+    and ^ there would only match at the start of the whole data."""
+    return "([\\r\\n]+)(?=%s)" % break_only_before.strip().lstrip("^")
+
+
+def _own_breaker(st: str, p: Dict[str, str]) -> Optional[Recommendation]:
+    """The stanza's own BREAK_ONLY_BEFORE gives the event boundary: a LINE_BREAKER built from it, not an example."""
+    bob = (p.get("BREAK_ONLY_BEFORE") or "").strip()
+    if not bob or bob == "^":
+        return None
+    return Recommendation(
+        "Break %s's events with a LINE_BREAKER built from its own BREAK_ONLY_BEFORE (%s), with SHOULD_LINEMERGE "
+        "= false: events are then cut once, in the parsing stage, at the same boundary." % (st, bob),
+        "props.conf", st, "LINE_BREAKER", p.get("LINE_BREAKER"), breaker_from(bob))
 
 
 def _header(st: str) -> List[Recommendation]:
@@ -231,7 +250,7 @@ def _aggregator(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]
              "events with LINE_BREAKER instead." % st), "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
         lb = p.get("LINE_BREAKER")
         if not lb or lb == DEFAULT_LINE_BREAKER:
-            recs.append(Recommendation(
+            recs.append(_own_breaker(st, p) or Recommendation(
                 "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
                 "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
                 "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
