@@ -269,6 +269,7 @@ class Config:
     tcpout_ssl: Optional[bool] = None
     tcpout_ssl_compression: Optional[bool] = None  # useClientSSLCompression (default true)
     thruput_max_kbps: Optional[float] = None  # limits.conf [thruput] maxKBps (0 = no limit)
+    tcpout_force_time_lb: Optional[bool] = None  # outputs.conf forceTimebasedAutoLB
     host_fqdn: Optional[str] = None  # services/server/info host_fqdn
     guid: Optional[str] = None  # services/server/info guid (what receivers' tcpin_connections name)
     props: Dict[str, Dict[str, str]] = field(default_factory=dict)  # sourcetype -> parsing settings

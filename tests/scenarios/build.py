@@ -517,6 +517,24 @@ def maxkbps_windows_uf() -> Snap:
     return s
 
 
+def sticky_uf_one_receiver() -> Snap:
+    """A universal forwarder with three receivers in outputs.conf sends only to 10.0.4.11 for the whole
+    12 minutes (~900 KB/s of app:trades, a file it never stops reading, no EVENT_BREAKER): nothing is full,
+    so no problem here, but autoLB never switches: an info finding naming EVENT_BREAKER_ENABLE/EVENT_BREAKER
+    and forceTimebasedAutoLB (the receiver's pipeline-set imbalance has its cause here)."""
+    s = Snap("uf-trades")
+    s.server_info(4, ["universal_forwarder"]).resources(4, 12.0, 18.0).server_general()
+    s.tcpout("false", "10.0.4.11:9997,10.0.4.12:9997,10.0.4.13:9997")
+    s.props({"app:trades": {"SHOULD_LINEMERGE": "false", "LINE_BREAKER": "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2})"}})
+    s.queues({None: {"parsingQueue": (2, 3, 2, 2)}})
+    for i, t in enumerate(times(MINUTES)):
+        queue_line(s, t, None, "parsingqueue", 3.0 + _wobble(i, 1.0))
+        dutycycle_long(s, t, None, {"parsing": 0.06, "tailreader0": 0.09})
+        thruput_lines(s, t, None, {"app:trades": 900.0 + _wobble(i, 10.0)})
+        _tcpout_connection(s, t, i, "10.0.4.11", 900.0 + _wobble(i, 10.0))
+    return s
+
+
 FORBIDDEN = ('{"messages":[{"type":"ERROR","text":"You (user=svc-ingest) do not have permission to perform this '
              'operation (requires capability: admin_all_objects)."}]}')
 
@@ -757,7 +775,7 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      parsing_utf8_explicit_breaker, parsing_linebreaker_default,
                                      host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
                                      headroom_burst_fallback, output_ssl_cloud, output_one_of_six,
-                                     output_hung_useack, maxkbps_windows_uf)}
+                                     output_hung_useack, maxkbps_windows_uf, sticky_uf_one_receiver)}
 
 
 def write_all(root: str) -> None:

@@ -449,8 +449,40 @@ def imbalance(ev: Evidence) -> List[Recommendation]:
             "Let splunkd weight pipeline-set selection by load instead of taking turns.",
             "server.conf", "general", "pipelineSetSelectionPolicy", cur, "weighted_random"))
     recs.append(Recommendation(
-        "A long-lived input (one busy forwarder connection or HEC channel) stays on one pipeline set: spread "
-        "it over several connections or time-based load balancing on the sender; this is not a setting."))
+        "A long-lived input (one busy forwarder connection or HEC channel) stays on one pipeline set: on the "
+        "sending universal forwarder let it change receivers mid-stream (props.conf EVENT_BREAKER_ENABLE = true "
+        "with an EVENT_BREAKER for its sourcetype, or outputs.conf forceTimebasedAutoLB = true); spread a HEC "
+        "client over several channels; these are settings of the sender, not of this instance."))
+    return recs
+
+
+def sticky_sender(ev: Evidence, sourcetypes: List[str]) -> List[Recommendation]:
+    """A universal forwarder switches receivers only at an event boundary it can see: without EVENT_BREAKER
+    (or forceTimebasedAutoLB) a file or stream it never stops reading keeps it on one receiver."""
+    cfg = ev.config
+    recs: List[Recommendation] = []
+    for st in sourcetypes[:MAX_SOURCETYPES] or ["<sourcetype>"]:
+        p = cfg.props.get(st) or {}
+        known = st in cfg.props                 # conf-props lists a stanza's effective settings: absent = default
+        recs.append(Recommendation(
+            "Let this forwarder see event boundaries in %s so autoLB can switch receivers mid-stream." % st,
+            "props.conf", st, "EVENT_BREAKER_ENABLE", p.get("EVENT_BREAKER_ENABLE", "false" if known else None),
+            "true"))
+        lb = p.get("LINE_BREAKER")
+        breaker = lb if lb and lb != DEFAULT_LINE_BREAKER else (
+            breaker_from(p["BREAK_ONLY_BEFORE"]) if p.get("BREAK_ONLY_BEFORE") else None)
+        recs.append(Recommendation(
+            "EVENT_BREAKER for %s: the pattern that starts its events, %s." % (
+                st, "its own LINE_BREAKER" if breaker and breaker == lb else
+                "built from its BREAK_ONLY_BEFORE" if breaker else
+                "as its LINE_BREAKER on the indexers (the pattern depends on your data)"),
+            "props.conf", st, "EVENT_BREAKER", p.get("EVENT_BREAKER"), breaker))
+    read = cfg.tcpout_ssl is not None           # outputs.conf was read: absent forceTimebasedAutoLB is false
+    recs.append(Recommendation(
+        "Or, where the data has no reliable boundary, switch receivers on time regardless (events may then be cut "
+        "at a switch for sourcetypes the forwarder does not break).", "outputs.conf", "tcpout",
+        "forceTimebasedAutoLB", _s(cfg.tcpout_force_time_lb).lower() if cfg.tcpout_force_time_lb is not None
+        else "false" if read else None, "true"))
     return recs
 
 

@@ -413,6 +413,9 @@ def tcpout(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> 
             srv = as_str(get(c, "server"))
             if srv:
                 servers.append(srv)
+            force = as_bool(get(c, "forceTimebasedAutoLB"))
+            if force is not None and (name == "tcpout" or ev.config.tcpout_force_time_lb is None):
+                ev.config.tcpout_force_time_lb = force
             ssl = _ssl(c)
             if ssl or ev.config.tcpout_ssl is None:
                 ev.config.tcpout_ssl = ssl
@@ -442,7 +445,8 @@ def thruput(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) ->
 
 
 PROPS_KEYS = ("SHOULD_LINEMERGE", "LINE_BREAKER", "BREAK_ONLY_BEFORE", "TIME_PREFIX", "TIME_FORMAT",
-              "MAX_TIMESTAMP_LOOKAHEAD", "DATETIME_CONFIG", "TRUNCATE", "CHARSET")
+              "MAX_TIMESTAMP_LOOKAHEAD", "DATETIME_CONFIG", "TRUNCATE", "CHARSET", "EVENT_BREAKER_ENABLE",
+              "EVENT_BREAKER")
 PROPS_PREFIXES = ("TRANSFORMS-", "SEDCMD-")
 
 
