@@ -84,3 +84,25 @@ def test_the_ack_timeout_line_names_its_receiver():
                                  "operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds."])
     [s] = ev.log_signals
     assert (s.kind, s.receiver, s.state) == ("tcpout_connect_failed", "10.0.2.13:9997", "ACK timed out")
+
+
+def test_hec_refusals_during_output_bursts_are_the_outputs_symptom_not_a_hec_root():
+    # autoLB over six, one saturated: tcpout fills one sample in four, HEC answers 503/code 18 then, its thread
+    # 20-41% busy. Once a hec_input root with dedicatedIoThreads 2 -> 8.
+    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    r = diagnose(ev)
+    assert [(f.bottleneck, f.severity) for f in r.findings if f.severity != "info"] == [("output", "warning")]
+    [f] = [f for f in r.findings if f.bottleneck == "output"]
+    assert "HEC refuses data during them" in f.summary and "a symptom of the output, not of the HEC input" in \
+        f.summary
+    assert {e.signal for e in f.evidence} >= {"hec_reply_9_server_busy", "hec_health_code"}
+    assert "dedicatedIoThreads" not in [x.setting for f in r.findings for x in f.recommendations]
+
+
+def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding():
+    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    for t in ev.threads:
+        if "httpinput" in t.thread.lower():
+            t.busy_pct = 97.0
+    r = diagnose(ev)
+    assert [f.bottleneck for f in r.findings if f.severity != "info"] == ["hec_input"]

@@ -535,6 +535,37 @@ def sticky_uf_one_receiver() -> Snap:
     return s
 
 
+def hec_503_output_bursts() -> Snap:
+    """A HEC heavy forwarder load-balancing over six indexers, one of them saturated: during its turns there
+    (one sample in four) tcpout and the queues behind it fill and HEC answers reply=9 / health code 18, then
+    drain. The HEC thread is 20-41% busy. Once a `hec_input` root with dedicatedIoThreads raised; the refusals
+    are the output bursts' symptom."""
+    s = Snap("hf-burst")
+    s.server_info(16, ["heavyweight_forwarder"]).resources(16, 22.0, 130.0).http("2", tokens=("app",)).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    s.tcpout("false", ",".join("%s:9997" % ip for ip in SIX))
+    for i, t in enumerate(times(MINUTES)):
+        burst = i % 4 == 3
+        fill = 99.0 if burst else 12.0
+        _queues(s, t, i, None, {"parsingqueue": fill, "aggqueue": fill, "typingqueue": fill,
+                                "indexqueue": fill}, blocked=("indexqueue",) if burst else ())
+        s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, %smax_size=512000, current_size=%d, "
+                            "largest_size=512000, smallest_size=0" % ("blocked=true, " if burst else "",
+                                                                      511800 if burst else 40000))
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.20 + 0.21 * ((i * 5) % 7) / 6.0, "tail": 0.01})
+        dutycycle_long(s, t, None, {"parsing": 0.15, "merging": 0.1, "typing": 0.18, "indexerpipe": 0.12})
+        if burst:
+            for k in range(6):
+                s.splunkd_line(t + k, "ERROR", "HttpInputDataHandler", "HttpInputServerDataThread",
+                               "Failed processing http input, token name=app, channel=n/a, source_IP=10.0.5.%d, "
+                               "reply=9, events_processed=0, http_input_body_size=183414, parsing_err=\"Server is "
+                               "busy\"" % (20 + k))
+    s.probes = [{"time": T0 - 30 * k, "status": 503 if k % 4 == 0 else 200, "rtt_ms": 2.0 + k,
+                 "body": {"text": "HEC is unhealthy, queues are full", "code": 18} if k % 4 == 0 else
+                 {"text": "HEC is healthy", "code": 17}} for k in range(12, 0, -1)]
+    return s
+
+
 FORBIDDEN = ('{"messages":[{"type":"ERROR","text":"You (user=svc-ingest) do not have permission to perform this '
              'operation (requires capability: admin_all_objects)."}]}')
 
@@ -775,7 +806,8 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      parsing_utf8_explicit_breaker, parsing_linebreaker_default,
                                      host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
                                      headroom_burst_fallback, output_ssl_cloud, output_one_of_six,
-                                     output_hung_useack, maxkbps_windows_uf, sticky_uf_one_receiver)}
+                                     output_hung_useack, maxkbps_windows_uf, sticky_uf_one_receiver,
+                                     hec_503_output_bursts)}
 
 
 def write_all(root: str) -> None:
