@@ -106,3 +106,11 @@ def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding(
             t.busy_pct = 97.0
     r = diagnose(ev)
     assert [f.bottleneck for f in r.findings if f.severity != "info"] == ["hec_input"]
+
+
+def test_paused_lines_naming_the_only_receiver_decide_nothing():
+    # One server in outputs.conf (by name) and every paused line naming its address: nothing to compare with.
+    def one(ev):
+        ev.config.tcpout_servers = "idx1:9997"
+    f = serious("output_blocked", one)
+    assert "cannot be told" in f.summary and "every paused line names it" not in f.summary

@@ -27,7 +27,7 @@ def only_paused(st: State, paused: Dict[str, int], at_least: int) -> List[str]:
     """The one receiver every paused line names, when outputs.conf lists others no line names: with autoLB a
     saturated link pauses towards each receiver in turn, a saturated receiver only during its own turns."""
     servers = {_host(x.strip()) for x in (st.ev.config.tcpout_servers or "").split(",") if x.strip()}
-    if len(paused) == 1 and sum(paused.values()) >= at_least and len(servers - set(paused)) >= 1:
+    if len(paused) == 1 and sum(paused.values()) >= at_least and len(servers) >= 2 and servers - set(paused):
         return sorted(paused)
     return []
 
