@@ -83,3 +83,14 @@ def test_receivers_holding_the_output_back_come_first_the_cap_second():
     assert "The receivers hold it back" in f.summary and "Its own cap is reached too" in f.summary
     assert "maxKBps" not in [r.setting for r in f.recommendations]
     assert replace(f, summary="").component != "ThruputProcessor (limits.conf [thruput] maxKBps)"
+
+
+def test_the_cap_over_output_bursts_is_a_warning_not_info():
+    # The cap reached while tcpout only filled in bursts (an info finding): the cap takes the output finding
+    # over and warns.
+    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    ev.hec_errors, ev.hec_probes = [], []
+    ev.log_signals += [LogSignal(1763805000.0 + 60 * i, "thruput_capped", "", "logs/splunkd.log ThruputProcessor",
+                                 "", "256") for i in range(3)]
+    [f] = [f for f in diagnose(ev).findings if f.bottleneck == "output"]
+    assert (f.severity, f.component) == ("warning", "ThruputProcessor (limits.conf [thruput] maxKBps)")

@@ -60,8 +60,9 @@ def run(st: State) -> None:
         return
     absorbed = [k for k, x in st.drafts.items() if k[0] in EXPLAINS and k != ("output", None) and not x.pegged
                 and x.severity != "info"]
+    # At least a warning: the cap holds the data back now, whatever the bursts it explains were called.
     severities = [st.drafts[k].severity for k in absorbed] + ([out.severity] if out is not None else [])
-    d = st.draft("output", None, max(severities, key=_rank, default="warning"),
+    d = st.draft("output", None, max(severities + ["warning"], key=_rank),
                  "ThruputProcessor (limits.conf [thruput] maxKBps)")
     d.details = [x for x in d.details if x.about == HEC_SYMPTOM]
     d.recommendations, d.thread_details = [], []
