@@ -236,14 +236,15 @@ class ReceiverState:
 @dataclass
 class LogSignal:
     """A splunkd.log line that matters to a rule (kind: hec_listener_overwhelmed,
-    tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped, replication_queue_full)."""
+    tcpout_blocked, tcpout_connect_failed, index_paused, tcpin_stopped, replication_queue_full, thruput_capped)."""
     time: Optional[float]
     kind: str
     message: str = ""
     source: str = ""
     receiver: str = ""  # tcpout lines: the receiver they name (host_dest=, ip=, host=, idx=); replication_queue_full:
     #                     the target peer's guid (peer=)
-    state: str = ""  # tcpout_connect_failed: timed out | refused | failed | reset by peer | quarantined
+    state: str = ""  # tcpout_connect_failed: timed out | refused | failed | reset by peer | quarantined | ACK timed out;
+    #                  thruput_capped: the KB/s the line states
 
 
 @dataclass
@@ -265,6 +266,12 @@ class Config:
     tcpout_compressed: Optional[bool] = None
     tcpout_use_ack: Optional[bool] = None
     tcpout_servers: Optional[str] = None
+    # outputs.conf SSL: True when an output group sends over SSL (useSSL = true, or a clientCert with useSSL
+    # absent or legacy): `compressed` does not apply there (outputs.conf.spec), useClientSSLCompression does.
+    tcpout_ssl: Optional[bool] = None
+    tcpout_ssl_compression: Optional[bool] = None  # useClientSSLCompression (default true)
+    thruput_max_kbps: Optional[float] = None  # limits.conf [thruput] maxKBps (0 = no limit)
+    tcpout_force_time_lb: Optional[bool] = None  # outputs.conf forceTimebasedAutoLB
     host_fqdn: Optional[str] = None  # services/server/info host_fqdn
     guid: Optional[str] = None  # services/server/info guid (what receivers' tcpin_connections name)
     props: Dict[str, Dict[str, str]] = field(default_factory=dict)  # sourcetype -> parsing settings

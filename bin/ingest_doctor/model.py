@@ -172,6 +172,12 @@ PIPELINE_FIELDS = ("stage", "stage_order", "queue", "metrics_queue", "pipeline",
                    "threads_per_set", "max_cpu_pct")
 
 
+# The most pipeline sets ever advised. Splunk's .conf2017 pipeline-set guidance: "try not to set over 2",
+# "distribute as much as you can", "multiple pipelines would need more CPUs"; past 2, more indexers or heavy
+# forwarders (or a cheaper event) add capacity where another set on the same host mostly competes for it.
+MAX_PIPELINE_SETS_ADVISED = 2
+
+
 def cores_per_pipeline_set() -> int:
     """Cores one pipeline set can keep busy: one per thread of its pipelines. More sets than
     cores // this compete for the same cores instead of adding any."""

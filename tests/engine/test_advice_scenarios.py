@@ -165,8 +165,11 @@ def test_a_hot_set_moves_its_stream_before_another_pipeline_set():
     r = report("sticky_hot_saturated")
     f = only(r, "typing", 0)
     order = [x.setting for x in f.recommendations]
-    assert order.index("pipelineSetSelectionPolicy") < order.index("parallelIngestionPipelines")
-    assert any("sender" in x.action for x in f.recommendations[:order.index("parallelIngestionPipelines")])
+    # The stream first; with 3 sets already, never a fourth (issue 37): distribute instead, last.
+    last = f.recommendations[-1]
+    assert order.index("pipelineSetSelectionPolicy") < len(order) - 1 and "parallelIngestionPipelines" not in order
+    assert last.action.startswith("parallelIngestionPipelines is already 3") and "distribute" in last.action
+    assert any("sender" in x.action for x in f.recommendations[:-1])
     assert "Set 0 carries 80% of the throughput of 3 sets" in f.summary
 
 
@@ -204,3 +207,29 @@ def test_headroom_is_a_function_of_one_instances_evidence():
     assert [(h.stage, round(h.busy_pct)) for h in alone] == [(h.stage, round(h.busy_pct))
                                                              for h in diagnose(ev).headroom]
     assert headroom_rule.estimate(Evidence()) == []
+
+
+# ---------------------------------------------------------------------------- issue 37: the stanza's own boundary
+def test_a_stanza_with_break_only_before_gets_its_line_breaker_built_from_it():
+    ev = load_snapshot(os.path.join(SCEN, "merging_linemerge"))
+    ev.config.props["custom:java"]["BREAK_ONLY_BEFORE"] = "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}"
+    f = only(diagnose(ev), "merging")
+    [lb] = [x for x in f.recommendations if x.stanza == "custom:java" and x.setting == "LINE_BREAKER"]
+    assert lb.suggested == "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2})"
+    assert "its own BREAK_ONLY_BEFORE (^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2})" in lb.action and "e.g." not in lb.action
+    # the pattern cuts exactly where BREAK_ONLY_BEFORE starts an event, never inside a multi-line one
+    import re
+    data = "2025-11-22 10:00 a\n  at x\n  at y\n2025-11-22 10:01 b\n"
+    assert [m.start() for m in re.finditer(lb.suggested, data)] == [data.index("\n2025-11-22 10:01")]
+    # a stanza without it keeps the generic example
+    [other] = [x for x in f.recommendations if x.stanza == "app:log" and x.setting == "LINE_BREAKER"]
+    assert other.suggested is None and "e.g." in other.action
+
+
+def test_the_parsing_line_breaker_advice_uses_break_only_before_too():
+    ev = load_snapshot(os.path.join(SCEN, "parsing_linebreaker_default"))
+    [st] = [s for s in ev.config.props if s != "default"][:1]
+    ev.config.props[st]["BREAK_ONLY_BEFORE"] = "\\[\\d+\\]"
+    f = only(diagnose(ev), "parsing")
+    hits = [x for x in f.recommendations if x.stanza == st and x.setting == "LINE_BREAKER"]
+    assert hits and hits[0].suggested == "([\\r\\n]+)(?=\\[\\d+\\])"

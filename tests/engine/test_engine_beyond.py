@@ -1,5 +1,6 @@
 """Issue 10 scenarios (tests/scenarios/*, hand-made in real shapes): the sender, headroom, ..."""
 import os
+from dataclasses import replace
 
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine.rules import near_miss
@@ -154,9 +155,11 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "compressed" not in settings(f)
     # each receiver by what it did: one refused or timed out (down), one connected taking nothing (blocked)
+    # and the paused lines' destinations counted: all six name the blocked one
     assert [(e.signal, e.value, e.source.rsplit(" ", 1)[1]) for e in f.evidence if e.signal.startswith("tcpout_")
             and e.signal != "tcpout_paused_messages"] == [("tcpout_connect_failures", 12, "10.0.0.12:9997"),
-                                                          ("tcpout_kbps", 0.0, "10.0.0.11:9997")]
+                                                          ("tcpout_kbps", 0.0, "10.0.0.11:9997"),
+                                                          ("tcpout_paused_lines", 6, "10.0.0.11")]
     assert settings(f) == [None, None]
     actions = " ".join(rc.action for rc in f.recommendations)
     assert "Check 10.0.0.12:9997" in actions and "Diagnose 10.0.0.11:9997" in actions
@@ -180,9 +183,27 @@ def test_output_flat_alone_is_the_link_or_the_receivers_and_compression_only_if_
 
 
 def test_output_blocked_without_per_receiver_data_says_what_would_decide():
-    [f] = warn(report("output_blocked"))
+    # Paused lines naming each configured receiver in turn decide nothing (a full link pauses towards every
+    # one): what would decide is said, and compression is offered only on condition that the receivers idle.
+    ev = load_snapshot(os.path.join(SCEN, "output_blocked"))
+    ev.log_signals.extend(replace(s, receiver="idx2") for s in list(ev.log_signals) if s.kind == "tcpout_blocked")
+    [f] = warn(diagnose(ev))
+    assert [e.source.rsplit(" ", 1)[1] for e in f.evidence if e.signal == "tcpout_paused_lines"] == []
     assert not [e for e in f.evidence if e.signal.startswith("tcpout_") and e.signal != "tcpout_paused_messages"]
     assert "cannot be told" in f.summary and "group=tcpout_connections" in f.summary      # what would decide
+    [comp] = [rc for rc in f.recommendations if rc.setting == "compressed"]
+    assert comp.action.startswith("Only if the receivers are idle")
+
+
+def test_output_blocked_whose_paused_lines_all_name_one_receiver_of_two_names_it():
+    # outputs.conf lists idx1 and idx2; every paused line (6) names idx1: autoLB blocks only during its turns
+    # there, so idx1 holds the output back and compressing would change nothing.
+    [f] = warn(report("output_blocked"))
+    assert "idx1: every paused line names it (6) and none names the other receivers" in f.summary
+    assert "compressed" not in settings(f)
+    assert [(e.signal, e.value) for e in f.evidence if e.signal == "tcpout_paused_lines"] == [
+        ("tcpout_paused_lines", 6)]
+    assert any(rc.action.startswith("Diagnose idx1:") for rc in f.recommendations)
 
 
 def test_tcpout_lines_are_parsed_by_key():

@@ -5,7 +5,7 @@ from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import BOTTLENECKS
 from ingest_doctor.engine.rules import (hec_symptoms, hidden_saturation, imbalance, indexer_throttled, not_judged,
-                                 queue_chain, stage_advice, thread_saturation)
+                                 output_cause, queue_chain, stage_advice, thread_saturation, thruput_cap)
 from ingest_doctor.thresholds import defaults
 from fakes.rules import queue, thread
 
@@ -15,6 +15,8 @@ def test_the_order_is_one_list_and_dependencies_come_first():
     assert order.index(queue_chain.run) < order.index(thread_saturation.run) < order.index(hec_symptoms.run)
     assert order.index(indexer_throttled.run) < order.index(imbalance.run) < order.index(hidden_saturation.run)
     assert order[-2:] == [stage_advice.run, not_judged.run]
+    # maxKBps reads the output's verdict (receivers first) and leaves its finding's advice to no later rule
+    assert order.index(output_cause.run) < order.index(thruput_cap.run) < order.index(hidden_saturation.run)
 
 
 def test_diagnose_is_the_runner_over_the_list():

@@ -31,6 +31,10 @@ PEGGED_AT = re.compile(r"\bpegged at (\d+(?:\.\d+)?)%")
 FULL_CORE = re.compile(r"one core pegged|pegged at a full core|at a full core\b", re.I)
 IDLE = re.compile(r"\b(looks|is|are) idle\b|\bhost looks idle\b", re.I)
 HEALTHY_WORDS = re.compile(r"\b(is|looks|are) healthy\b", re.I)
+SSL_WORDS = re.compile(r"\buses SSL\b", re.I)
+# Issue 37: the most pipeline sets an expert advises (past it: distribute), and settings a symptom never carries.
+MAX_PIPELINE_SETS = 2
+NOT_ON_A_SYMPTOM = ("compressed", "parallelIngestionPipelines")
 THREAD_SIGNALS = ("thread_busy_pct", "stage_cpu_pct")
 HOST_SIGNALS = ("host_cpu_pct",)
 
@@ -78,6 +82,7 @@ def _finding_violations(f: Dict[str, Any], limits: Dict[str, int], th: threshold
             if setting == "dedicatedIoThreads" and stated and sug > min(stated):
                 out.append("%s: suggests dedicatedIoThreads = %s past the %d cores its own action states"
                            % (fid, r.get("suggested"), min(stated)))
+    out.extend(_issue37(f, recs, words, th, host_busy))
     for pattern, setting in USELESS:
         if pattern.search(words):
             for r in recs:
@@ -106,6 +111,33 @@ def _finding_violations(f: Dict[str, Any], limits: Dict[str, int], th: threshold
                 max(held) >= th.thread_busy_pct:
             out.append("%s: headroom %s events/s on a stage at %.0f%% (threshold %.0f%%)"
                        % (fid, e.get("value"), max(held), th.thread_busy_pct))
+    return out
+
+
+def _issue37(f: Dict[str, Any], recs: List[Dict[str, Any]], words: str, th: thresholds_mod.Thresholds,
+             host_busy: Optional[float]) -> List[str]:
+    """parallelIngestionPipelines never past 2 nor on a CPU-bound host; no compression on an SSL output; a
+    symptom (caused_by set) carries no setting its cause makes pointless, not even handed down as 'act there'."""
+    out: List[str] = []
+    fid = f.get("id", "?")
+    host = max(_signals(f, HOST_SIGNALS) + ([host_busy] if host_busy is not None else []), default=None)
+    for r in recs:
+        setting, sug = r.get("setting"), _num(r.get("suggested"))
+        if setting == "parallelIngestionPipelines" and sug is not None:
+            if sug > MAX_PIPELINE_SETS:
+                out.append("%s: suggests parallelIngestionPipelines = %s, past %d (distribute instead)"
+                           % (fid, r.get("suggested"), MAX_PIPELINE_SETS))
+            if host is not None and host >= th.host_cpu_pct:
+                out.append("%s: suggests another pipeline set on a CPU-bound host (%.0f%%)" % (fid, host))
+        if setting == "compressed" and SSL_WORDS.search(words):
+            out.append("%s: recommends compressed on an SSL output, where it does not apply" % fid)
+    if f.get("caused_by"):
+        for r in recs:
+            action = r.get("action") or ""
+            handed = ["compressed"] if re.search(r"\bcompress", action, re.I) else []   # "act there: compressed"
+            if r.get("setting") in NOT_ON_A_SYMPTOM or handed:
+                out.append("%s: a symptom of %s carries %s" % (fid, f.get("caused_by"),
+                                                              r.get("setting") or ", ".join(handed)))
     return out
 
 
@@ -157,14 +189,15 @@ def violations(report: Any, text: Optional[str] = None, limits: Optional[Dict[st
                th: Optional[thresholds_mod.Thresholds] = None) -> List[str]:
     th = th or thresholds_mod.defaults()
     findings = report.get("findings", []) if isinstance(report, dict) else list(report)
-    host_busy = None
+    host_busy: Dict[Any, float] = {}       # per host: a deployment report holds several
     for f in findings:
         if f.get("bottleneck") == model.HOST_CPU and f.get("severity") in ("warning", "critical"):
             vals = _signals(f, HOST_SIGNALS)
-            host_busy = max(vals) if vals else host_busy
+            if vals:
+                host_busy[f.get("host")] = max(vals)
     out: List[str] = []
     for f in findings:
-        out.extend(_finding_violations(f, limits or {}, th, host_busy))
+        out.extend(_finding_violations(f, limits or {}, th, host_busy.get(f.get("host"))))
     if isinstance(report, dict):
         out.extend(_headroom_violations(report.get("headroom") or [], th))
         if report.get("healthy") != (not any(f.get("severity") in ("warning", "critical") for f in findings)):

@@ -182,13 +182,20 @@ class Snap:
             "cntr_3_lookback_time": "900s", "sampling_interval": "1s", "eai:appName": "system",
             "eai:userName": "nobody", "disabled": False})])
 
-    def tcpout(self, compressed: str = "false", servers: str = "idx1:9997,idx2:9997") -> "Snap":
+    def tcpout(self, compressed: str = "false", servers: str = "idx1:9997,idx2:9997", ack: str = "false",
+               group: str = "splunk_indexers", **settings: str) -> "Snap":
+        """outputs.conf as conf-outputs lists it; `settings` go into the output group's stanza (clientCert, ...)."""
         return self.rest("services/configs/conf-outputs/tcpout", [
-            ("tcpout", {"compressed": compressed, "defaultGroup": "splunk_indexers", "useACK": "false",
+            ("tcpout", {"compressed": compressed, "defaultGroup": group, "useACK": ack,
                         "maxQueueSize": "auto", "eai:appName": "system", "eai:userName": "nobody",
                         "disabled": False}),
-            ("tcpout:splunk_indexers", {"server": servers, "eai:appName": "search", "eai:userName": "nobody",
-                                        "disabled": False})])
+            ("tcpout:%s" % group, dict({"server": servers, "eai:appName": "search", "eai:userName": "nobody",
+                                        "disabled": False}, **settings))])
+
+    def limits_thruput(self, max_kbps: str = "256") -> "Snap":
+        return self.rest("services/configs/conf-limits/thruput", [("thruput", {
+            "maxKBps": max_kbps, "eai:appName": "SplunkUniversalForwarder", "eai:userName": "nobody",
+            "disabled": False})])
 
     def props(self, stanzas: Dict[str, Dict[str, str]]) -> "Snap":
         ents = []

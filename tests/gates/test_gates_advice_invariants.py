@@ -199,7 +199,35 @@ def _rec(r):
     return r["findings"][0]["recommendations"][0]
 
 
+def _pipelines(r, suggested="3", host_cpu=None):
+    f = r["findings"][0]
+    f["recommendations"].append({"action": "Add a pipeline set so typing runs on another core.",
+                                 "conf_file": "server.conf", "stanza": "general",
+                                 "setting": "parallelIngestionPipelines", "current": "1", "suggested": suggested})
+    if host_cpu is not None:
+        f["evidence"][1].update(value=host_cpu)
+
+
+def _symptom(r, action, setting=None):
+    f = r["findings"][0]
+    f.update(caused_by="idx-02/indexing/-")
+    f["recommendations"] = [{"action": action, "conf_file": None, "stanza": None, "setting": setting,
+                             "current": None, "suggested": None}]
+
+
 PLANTED = {
+    # issue 37
+    "pipelines past 2": lambda r: _pipelines(r, "3"),
+    "pipelines on a CPU-bound host": lambda r: _pipelines(r, "2", host_cpu=96.0),
+    "compressed on an SSL output": lambda r: (r["findings"][0]["recommendations"].append(
+        {"action": "Compress forwarded data.", "conf_file": "outputs.conf", "stanza": "tcpout",
+         "setting": "compressed", "current": "false", "suggested": "true"}),
+        r["findings"][0].update(summary=r["findings"][0]["summary"] + " The output uses SSL.")),
+    "compression handed down a chain": lambda r: _symptom(
+        r, "Nothing to change on this instance: act on hf-01 output: outputs.conf [tcpout] compressed = true; "
+           "this is not a setting here."),
+    "pipelines on a symptom": lambda r: _symptom(r, "Add a pipeline set.", "parallelIngestionPipelines"),
+
     "raise to the current value": lambda r: _rec(r).update(current="8", suggested="8"),
     "raise below the current value": lambda r: _rec(r).update(current="8", suggested="4"),
     "past the cores": lambda r: _rec(r).update(suggested="16"),
@@ -216,6 +244,34 @@ PLANTED = {
     "headroom evidence on a pegged stage": lambda r: r["findings"][0]["evidence"].append(
         {"signal": "headroom_eps", "value": 2500, "unit": "events/s", "window": "10m", "source": "m"}),
 }
+
+
+GOLDEN = os.path.join(HERE, "fixtures", "golden")
+
+
+def golden_reports():
+    """Every stored JSON report: each scenario's and each deployment case's (the deployment tests write them)."""
+    out = []
+    for kind in ("scenarios", "deployments"):
+        folder = os.path.join(GOLDEN, kind)
+        out.extend("%s/%s" % (kind, n) for n in sorted(os.listdir(folder)) if n.endswith(".json"))
+    return out
+
+
+@pytest.mark.parametrize("rel", golden_reports())
+def test_every_scenario_and_deployment_report_keeps_the_invariants(rel):
+    with open(os.path.join(GOLDEN, rel), encoding="utf-8") as f:
+        report = json.load(f)
+    assert violations(report) == []
+
+
+def test_the_golden_reports_cover_deployments_with_symptoms():
+    def findings(rel):
+        with open(os.path.join(GOLDEN, rel), encoding="utf-8") as f:
+            return json.load(f)["findings"]
+    linked = [rel for rel in golden_reports() if rel.startswith("deployments/")
+              and any(f.get("caused_by") for f in findings(rel))]
+    assert len(linked) >= 3, linked
 
 
 def test_the_planted_base_is_clean():

@@ -124,6 +124,24 @@ def test_server_info_and_http_and_conf_endpoints():
     assert set(ev.sources) == set(s.rest_bodies)
 
 
+def test_tcpout_ssl_and_thruput_are_read():
+    # A Splunk Cloud credentials app: clientCert with useSSL absent (legacy) is SSL; useClientSSLCompression
+    # defaults to true. limits.conf [thruput] maxKBps as the universal forwarder ships it.
+    ev = _apply("services/configs/conf-outputs/tcpout", [
+        ("tcpout", {"compressed": "false", "defaultGroup": "splunkcloud"}),
+        ("tcpout:splunkcloud", {"server": "inputs1.acme.splunkcloud.com:9997", "clientCert": "$SPLUNK_HOME/etc/apps/"
+                                "100_acme_splunkcloud/default/acme_server.pem", "sslVerifyServerCert": "true"})])
+    assert (ev.config.tcpout_ssl, ev.config.tcpout_ssl_compression) == (True, True)
+    ev = _apply("services/configs/conf-outputs/tcpout", [
+        ("tcpout:tls", {"server": "idx1:9997", "useSSL": "true", "useClientSSLCompression": "false"})])
+    assert (ev.config.tcpout_ssl, ev.config.tcpout_ssl_compression) == (True, False)
+    ev = _apply("services/configs/conf-outputs/tcpout", [
+        ("tcpout:plain", {"server": "idx1:9997", "useSSL": "legacy", "clientCert": ""})])
+    assert (ev.config.tcpout_ssl, ev.config.tcpout_ssl_compression) == (False, None)
+    ev = _apply("services/configs/conf-limits/thruput", [("thruput", {"maxKBps": "256"})])
+    assert ev.config.thruput_max_kbps == 256.0
+
+
 def test_health_tree_is_flattened():
     ev = _apply("services/server/health/splunkd/details", [("splunkd", {
         "health": "yellow", "features": {"Resource Usage": {"health": "yellow", "features": {
@@ -140,7 +158,8 @@ def test_every_contract_path_is_known():
         "services/server/status/resource-usage/hostwide", "services/server/health/splunkd/details",
         "services/data/inputs/http", "services/data/inputs/http/http", "services/configs/conf-macros",
         "services/configs/conf-server/general", "services/configs/conf-server/queue",
-        "services/configs/conf-outputs/tcpout", "services/configs/conf-props"}
+        "services/configs/conf-outputs/tcpout", "services/configs/conf-props",
+        "services/configs/conf-limits/thruput"}       # issue 37: limits.conf [thruput] maxKBps, an addition
 
 
 # --------------------------------------------------------------------------- HEC global settings (issue 12)

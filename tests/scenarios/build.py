@@ -338,12 +338,12 @@ def typing_sets_at_cores() -> Snap:
     return s
 
 
-def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float) -> None:
+def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float, group: str = "splunk_indexers") -> None:
     # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
     # tcpout_connections line itself is UNVERIFIED (no real capture).
-    s.metric(t + 0.002, "group=tcpout_connections, name=splunk_indexers:%s:9997:0, sourcePort=%d, destIp=%s, "
+    s.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, "
                         "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
-                        "_tcp_eps=%.2f, kb=%.2f" % (ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
+                        "_tcp_eps=%.2f, kb=%.2f" % (group, ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
                                                     int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
 
 
@@ -399,6 +399,57 @@ def output_bandwidth() -> Snap:
     return s
 
 
+def output_ssl_cloud() -> Snap:
+    """A heavy forwarder sending to a Splunk Cloud stack over SSL (the credentials app's clientCert, useSSL
+    left at legacy): tcpout full, both inputs endpoints taking ~1,200 KB/s each, flat. Judged alone it is the
+    link or the stack's drain rate; `compressed` does not apply to SSL outputs (outputs.conf.spec) and
+    useClientSSLCompression is on by default, so no compression is advised."""
+    s = _output_full("hf-cloud")
+    s.tcpout("false", "inputs1.acme.splunkcloud.com:9997,inputs2.acme.splunkcloud.com:9997", group="splunkcloud",
+             clientCert="$SPLUNK_HOME/etc/apps/100_acme_splunkcloud/default/acme_server.pem",
+             sslVerifyServerCert="true", sslCommonNameToCheck="*.acme.splunkcloud.com")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        _tcpout_connection(s, t, i, "52.1.10.21", 1190.0 + _wobble(i, 15.0), "splunkcloud")
+        _tcpout_connection(s, t, i, "52.1.10.22", 1210.0 - _wobble(i, 15.0), "splunkcloud")
+    return s
+
+
+SIX = ["10.0.1.%d" % n for n in range(11, 17)]
+
+
+def output_one_of_six() -> Snap:
+    """autoLB over six indexers: 10.0.1.14 takes ~30 KB/s while the five others take ~6,000 KB/s each; five
+    of the six paused lines name 10.0.1.14. Its queues are full: it is named as the cause (not the link, no
+    compression), though it takes more than the absolute 1 KB/s a connection once had to fall under."""
+    s = _output_full("hf-lb6")
+    s.tcpout("false", ",".join("%s:9997" % ip for ip in SIX))
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        for ip in SIX:
+            _tcpout_connection(s, t, i, ip, 30.0 + _wobble(i, 4.0) if ip == "10.0.1.14"
+                               else 6000.0 + _wobble(i, 60.0))
+        if i % 4 == 0:
+            _paused(s, t, i, "10.0.1.12" if i == 8 else "10.0.1.14")
+    return s
+
+
+def output_hung_useack() -> Snap:
+    """useACK senders, three indexers: 10.0.2.13 accepts the connection but never acknowledges (hung): the
+    real "Read operation timed out expecting ACK from ... in 300 seconds" lines name it, its connection carries
+    nothing; the two others take ~4,000 KB/s. It is named (hung or full), not "down or unreachable"."""
+    s = _output_full("hf-ack")
+    s.tcpout("false", "10.0.2.11:9997,10.0.2.12:9997,10.0.2.13:9997", ack="true")
+    for i, t in enumerate(times(MINUTES)):
+        _tcpout_queue(s, t, i)
+        for ip in ("10.0.2.11", "10.0.2.12", "10.0.2.13"):
+            _tcpout_connection(s, t, i, ip, 0.0 if ip == "10.0.2.13" else 4000.0 + _wobble(i, 50.0))
+        if i % 4 == 0:
+            s.splunkd_line(t + 3, "WARN", "TcpOutputProc", "indexerPipe",
+                           "Read operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds.", tid=7812)
+    return s
+
+
 def flapping() -> Snap:
     """typingQueue full for one sample every 4 minutes, drained between; the typing thread at 86-88%,
     just under the 90% threshold, all along."""
@@ -434,6 +485,84 @@ def windows_hf() -> Snap:
         _queues(s, t, i, None, {"parsingqueue": 97.0, "aggqueue": 98.0, "typingqueue": 3.0, "indexqueue": 2.0})
         dutycycle_long(s, t, None, {"parsing": 0.25, "merging": 0.975, "typing": 0.2, "indexerpipe": 0.1})
         thruput_lines(s, t, None, {"WinEventLog:Security": 1900.0})
+    return s
+
+
+def maxkbps_windows_uf() -> Snap:
+    """A Windows universal forwarder at its limits.conf [thruput] maxKBps = 256 (the UF default): parsingQueue
+    full, every thread under 10%, its thruput flat at ~255 KB/s, ThruputProcessor's "Current data throughput
+    (256 kb/s) has reached maxKBps" lines (wording as Splunk Answers threads quote it). Once read as a parsing
+    bottleneck; the cap is the root, with the setting and its value."""
+    s = Snap("WIN-UF07")
+    s.server_info(4, ["universal_forwarder"]).server_general().limits_thruput("256")
+    s.tcpout("false", "10.0.3.11:9997,10.0.3.12:9997")
+    s.rest("services/server/status/resource-usage/hostwide", [("hostwide", {
+        "cpu_arch": "x86_64", "cpu_count": "4", "cpu_system_pct": "3.10", "cpu_user_pct": "6.20",
+        "mem": "16384.000", "mem_used": "6100.000", "os_name": "Windows", "os_name_ext": "Windows 10 Enterprise",
+        "os_version": "10.0.19045", "splunk_version": "9.2.1", "virtual_cpu_count": "4"})])
+    s.queues({None: {"parsingQueue": (100, 99, 98, 98)}})
+    for i, t in enumerate(times(MINUTES)):
+        queue_line(s, t, None, "parsingqueue", 98.0 + _wobble(i, 1.0), True)
+        dutycycle_long(s, t, None, {"parsing": 0.04, "tailreader0": 0.05})
+        kbps = 255.2 + _wobble(i, 0.6)
+        s.metric(t, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=%.3f, "
+                    "average_kbps=%.3f, total_k_processed=%.3f, kb=%.3f, ev=%d, load_average=0.40"
+                 % (kbps, kbps * 2.5, kbps, 2000000.0 + kbps * 30 * i, kbps * 30, int(kbps * 75)))
+        _tcpout_connection(s, t, i, "10.0.3.11" if i % 2 else "10.0.3.12", kbps)
+        if i % 3 == 0:
+            s.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
+                           "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding may "
+                           "be throttled. Consider increasing the value of maxKBps in limits.conf." % round(kbps + 1),
+                           tid=5512)
+    return s
+
+
+def sticky_uf_one_receiver() -> Snap:
+    """A universal forwarder with three receivers in outputs.conf sends only to 10.0.4.11 for the whole
+    12 minutes (~900 KB/s of app:trades, a file it never stops reading, no EVENT_BREAKER): nothing is full,
+    so no problem here, but autoLB never switches: an info finding naming EVENT_BREAKER_ENABLE/EVENT_BREAKER
+    and forceTimebasedAutoLB (the receiver's pipeline-set imbalance has its cause here)."""
+    s = Snap("uf-trades")
+    s.server_info(4, ["universal_forwarder"]).resources(4, 12.0, 18.0).server_general()
+    s.tcpout("false", "10.0.4.11:9997,10.0.4.12:9997,10.0.4.13:9997")
+    s.props({"app:trades": {"SHOULD_LINEMERGE": "false", "LINE_BREAKER": "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2})"}})
+    s.queues({None: {"parsingQueue": (2, 3, 2, 2)}})
+    for i, t in enumerate(times(MINUTES)):
+        queue_line(s, t, None, "parsingqueue", 3.0 + _wobble(i, 1.0))
+        dutycycle_long(s, t, None, {"parsing": 0.06, "tailreader0": 0.09})
+        thruput_lines(s, t, None, {"app:trades": 900.0 + _wobble(i, 10.0)})
+        _tcpout_connection(s, t, i, "10.0.4.11", 900.0 + _wobble(i, 10.0))
+    return s
+
+
+def hec_503_output_bursts() -> Snap:
+    """A HEC heavy forwarder load-balancing over six indexers, one of them saturated: during its turns there
+    (one sample in four) tcpout and the queues behind it fill and HEC answers reply=9 / health code 18, then
+    drain. The HEC thread is 20-41% busy. Once a `hec_input` root with dedicatedIoThreads raised; the refusals
+    are the output bursts' symptom."""
+    s = Snap("hf-burst")
+    s.server_info(16, ["heavyweight_forwarder"]).resources(16, 22.0, 130.0).http("2", tokens=("app",)).indexer()
+    s.queues({None: REST_QUIET}).server_general().server_queue()
+    s.tcpout("false", ",".join("%s:9997" % ip for ip in SIX))
+    for i, t in enumerate(times(MINUTES)):
+        burst = i % 4 == 3
+        fill = 99.0 if burst else 12.0
+        _queues(s, t, i, None, {"parsingqueue": fill, "aggqueue": fill, "typingqueue": fill,
+                                "indexqueue": fill}, blocked=("indexqueue",) if burst else ())
+        s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, %smax_size=512000, current_size=%d, "
+                            "largest_size=512000, smallest_size=0" % ("blocked=true, " if burst else "",
+                                                                      511800 if burst else 40000))
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.20 + 0.21 * ((i * 5) % 7) / 6.0, "tail": 0.01})
+        dutycycle_long(s, t, None, {"parsing": 0.15, "merging": 0.1, "typing": 0.18, "indexerpipe": 0.12})
+        if burst:
+            for k in range(6):
+                s.splunkd_line(t + k, "ERROR", "HttpInputDataHandler", "HttpInputServerDataThread",
+                               "Failed processing http input, token name=app, channel=n/a, source_IP=10.0.5.%d, "
+                               "reply=9, events_processed=0, http_input_body_size=183414, parsing_err=\"Server is "
+                               "busy\"" % (20 + k))
+    s.probes = [{"time": T0 - 30 * k, "status": 503 if k % 4 == 0 else 200, "rtt_ms": 2.0 + k,
+                 "body": {"text": "HEC is unhealthy, queues are full", "code": 18} if k % 4 == 0 else
+                 {"text": "HEC is healthy", "code": 17}} for k in range(12, 0, -1)]
     return s
 
 
@@ -676,7 +805,9 @@ SCENARIOS = {f.__name__: f for f in (hec_pegged_default_io, hec_pegged_io_raised
                                      hec_io_raised_below_cores, hec_io_above_physical, output_every_wording,
                                      parsing_utf8_explicit_breaker, parsing_linebreaker_default,
                                      host_busy_searches, thread_over_tuned_threshold, sticky_hot_saturated,
-                                     headroom_burst_fallback)}
+                                     headroom_burst_fallback, output_ssl_cloud, output_one_of_six,
+                                     output_hung_useack, maxkbps_windows_uf, sticky_uf_one_receiver,
+                                     hec_503_output_bursts)}
 
 
 def write_all(root: str) -> None:

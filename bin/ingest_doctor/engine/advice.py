@@ -207,10 +207,29 @@ def _linebreaker(st: str, p: Dict[str, str], known: bool) -> List[Recommendation
             "%s already has an explicit LINE_BREAKER (%s): make that pattern cheaper (anchor it, no leading .*, no "
             "alternations scanned at every character); tuning a regex is not a setting." % (st, lb),
             "props.conf", st, None, lb, None)]
-    return [Recommendation(
+    own = _own_breaker(st, p)
+    return [own] if own else [Recommendation(
         "Give %s a LINE_BREAKER that matches where its events start (with SHOULD_LINEMERGE = false), so events "
         "are cut once, in the parsing stage (the pattern depends on your data)." % st,
         "props.conf", st, "LINE_BREAKER", lb, None)]
+
+
+def breaker_from(break_only_before: str) -> str:
+    """The LINE_BREAKER that cuts where BREAK_ONLY_BEFORE starts an event: the newlines, then the same
+    pattern as a lookahead. Its leading ^ goes: after the newlines the lookahead already sits at a line start,
+    and ^ there would only match at the start of the whole data."""
+    return "([\\r\\n]+)(?=%s)" % break_only_before.strip().lstrip("^")
+
+
+def _own_breaker(st: str, p: Dict[str, str]) -> Optional[Recommendation]:
+    """The stanza's own BREAK_ONLY_BEFORE gives the event boundary: a LINE_BREAKER built from it, not an example."""
+    bob = (p.get("BREAK_ONLY_BEFORE") or "").strip()
+    if not bob or bob == "^":
+        return None
+    return Recommendation(
+        "Break %s's events with a LINE_BREAKER built from its own BREAK_ONLY_BEFORE (%s), with SHOULD_LINEMERGE "
+        "= false: events are then cut once, in the parsing stage, at the same boundary." % (st, bob),
+        "props.conf", st, "LINE_BREAKER", p.get("LINE_BREAKER"), breaker_from(bob))
 
 
 def _header(st: str) -> List[Recommendation]:
@@ -231,7 +250,7 @@ def _aggregator(st: str, p: Dict[str, str], known: bool) -> List[Recommendation]
              "events with LINE_BREAKER instead." % st), "props.conf", st, "SHOULD_LINEMERGE", merge, "false"))
         lb = p.get("LINE_BREAKER")
         if not lb or lb == DEFAULT_LINE_BREAKER:
-            recs.append(Recommendation(
+            recs.append(_own_breaker(st, p) or Recommendation(
                 "Set a LINE_BREAKER for %s that matches where a new event starts, e.g. "
                 "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2}) for events starting with a date (the pattern "
                 "depends on your data)." % st, "props.conf", st, "LINE_BREAKER", lb, None))
@@ -368,6 +387,11 @@ def more_pipelines(ev: Evidence, headroom: Optional[bool], why: str, cores: Opti
             "set%s and another would only compete for the same cores. Scale out (add indexers or forwarders "
             "sharing the load); this is not a setting." % (cur, model.cores_per_pipeline_set(), cores, allow,
                                                           "" if allow == 1 else "s"))]
+    if cur is not None and cur >= model.MAX_PIPELINE_SETS_ADVISED:
+        return [Recommendation(
+            "parallelIngestionPipelines is already %d, and more than %d sets rarely pay (each needs cores of its "
+            "own): distribute instead, with more indexers or heavy forwarders sharing the load, or lower the cost "
+            "per event; this is not a setting." % (cur, model.MAX_PIPELINE_SETS_ADVISED))]
     base = cur if cur is not None else 1
     cond = "" if headroom else " if the host has idle cores (host CPU was not read)"
     return [Recommendation(
@@ -386,14 +410,29 @@ def indexing(ev: Evidence, headroom: Optional[bool], more: bool = True, cores: O
     return recs
 
 
+def compression(ev: Evidence) -> List[Recommendation]:
+    """Compression where it applies. outputs.conf.spec: `compressed` does not apply to SSL outputs, which
+    compress with useClientSSLCompression (default true); so on SSL only that setting, and only when it is off."""
+    cfg = ev.config
+    if cfg.tcpout_ssl:
+        if cfg.tcpout_ssl_compression is False:
+            return [Recommendation(
+                "The output uses SSL, where `compressed` does not apply: turn SSL compression back on (the "
+                "receiver must allow it).", "outputs.conf", "tcpout", "useClientSSLCompression", "false", "true")]
+        return []
+    if cfg.tcpout_compressed is True:
+        return []
+    unsure = " If the outputs use SSL, `compressed` does not apply there (outputs.conf was not read)." \
+        if cfg.tcpout_ssl is None else ""
+    return [Recommendation(
+        "Compress forwarded data (the receiving splunktcp input must allow it).%s" % unsure,
+        "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
+        if cfg.tcpout_compressed is not None else None, "true")]
+
+
 def output(ev: Evidence) -> List[Recommendation]:
     cfg = ev.config
-    recs: List[Recommendation] = []
-    if cfg.tcpout_compressed is not True:
-        recs.append(Recommendation(
-            "Compress forwarded data (the receiving splunktcp input must allow it).",
-            "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
-            if cfg.tcpout_compressed is not None else None, "true"))
+    recs: List[Recommendation] = compression(ev)
     recs.append(Recommendation(
         "Add indexers to the output group so the forwarder can load-balance%s; this is not a setting."
         % (" (now: %s)" % cfg.tcpout_servers if cfg.tcpout_servers else "")))
@@ -410,8 +449,40 @@ def imbalance(ev: Evidence) -> List[Recommendation]:
             "Let splunkd weight pipeline-set selection by load instead of taking turns.",
             "server.conf", "general", "pipelineSetSelectionPolicy", cur, "weighted_random"))
     recs.append(Recommendation(
-        "A long-lived input (one busy forwarder connection or HEC channel) stays on one pipeline set: spread "
-        "it over several connections or time-based load balancing on the sender; this is not a setting."))
+        "A long-lived input (one busy forwarder connection or HEC channel) stays on one pipeline set: on the "
+        "sending universal forwarder let it change receivers mid-stream (props.conf EVENT_BREAKER_ENABLE = true "
+        "with an EVENT_BREAKER for its sourcetype, or outputs.conf forceTimebasedAutoLB = true); spread a HEC "
+        "client over several channels; these are settings of the sender, not of this instance."))
+    return recs
+
+
+def sticky_sender(ev: Evidence, sourcetypes: List[str]) -> List[Recommendation]:
+    """A universal forwarder switches receivers only at an event boundary it can see: without EVENT_BREAKER
+    (or forceTimebasedAutoLB) a file or stream it never stops reading keeps it on one receiver."""
+    cfg = ev.config
+    recs: List[Recommendation] = []
+    for st in sourcetypes[:MAX_SOURCETYPES] or ["<sourcetype>"]:
+        p = cfg.props.get(st) or {}
+        known = st in cfg.props                 # conf-props lists a stanza's effective settings: absent = default
+        recs.append(Recommendation(
+            "Let this forwarder see event boundaries in %s so autoLB can switch receivers mid-stream." % st,
+            "props.conf", st, "EVENT_BREAKER_ENABLE", p.get("EVENT_BREAKER_ENABLE", "false" if known else None),
+            "true"))
+        lb = p.get("LINE_BREAKER")
+        breaker = lb if lb and lb != DEFAULT_LINE_BREAKER else (
+            breaker_from(p["BREAK_ONLY_BEFORE"]) if p.get("BREAK_ONLY_BEFORE") else None)
+        recs.append(Recommendation(
+            "EVENT_BREAKER for %s: the pattern that starts its events, %s." % (
+                st, "its own LINE_BREAKER" if breaker and breaker == lb else
+                "built from its BREAK_ONLY_BEFORE" if breaker else
+                "as its LINE_BREAKER on the indexers (the pattern depends on your data)"),
+            "props.conf", st, "EVENT_BREAKER", p.get("EVENT_BREAKER"), breaker))
+    read = cfg.tcpout_ssl is not None           # outputs.conf was read: absent forceTimebasedAutoLB is false
+    recs.append(Recommendation(
+        "Or, where the data has no reliable boundary, switch receivers on time regardless (events may then be cut "
+        "at a switch for sourcetypes the forwarder does not break).", "outputs.conf", "tcpout",
+        "forceTimebasedAutoLB", _s(cfg.tcpout_force_time_lb).lower() if cfg.tcpout_force_time_lb is not None
+        else "false" if read else None, "true"))
     return recs
 
 

@@ -43,6 +43,7 @@ HEC_SETTINGS = "services/data/inputs/http/http"
 SERVER_GENERAL = "services/configs/conf-server/general"
 TCPOUT = "services/configs/conf-outputs/tcpout"
 PROPS = "services/configs/conf-props"
+THRUPUT = "services/configs/conf-limits/thruput"
 
 # Order matters: the collector reads in this order, configuration first (its first poll reads all), and a
 # later endpoint's configuration wins over an earlier one's (the global HEC entry over a list's `http` entry).
@@ -63,6 +64,8 @@ ENDPOINTS: Tuple[Endpoint, ...] = (
     # props.conf is large on a search head and changes rarely: snapshots and the alert read it, polls do not.
     Endpoint(PROPS, rest.props, "an authenticated session (props.conf)", False,
              collector=False, alert_config=True),
+    # limits.conf [thruput] maxKBps (256 on universal forwarders): changes rarely; snapshots and diagnose read it.
+    Endpoint(THRUPUT, rest.thruput, "list_settings (read limits.conf)", False, collector=False),
     Endpoint("services/server/introspection/queues", rest.queues, "list_introspection", True),
     Endpoint("services/server/introspection/indexer", rest.indexer, "list_introspection", True),
     Endpoint("services/server/pipelinesets", rest.pipelinesets, "list_pipeline_sets", True),

@@ -413,12 +413,40 @@ def tcpout(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> 
             srv = as_str(get(c, "server"))
             if srv:
                 servers.append(srv)
+            force = as_bool(get(c, "forceTimebasedAutoLB"))
+            if force is not None and (name == "tcpout" or ev.config.tcpout_force_time_lb is None):
+                ev.config.tcpout_force_time_lb = force
+            ssl = _ssl(c)
+            if ssl or ev.config.tcpout_ssl is None:
+                ev.config.tcpout_ssl = ssl
+            if ssl:
+                zip_ = as_bool(get(c, "useClientSSLCompression"))
+                ev.config.tcpout_ssl_compression = True if zip_ is None else zip_
     if servers:
         ev.config.tcpout_servers = ",".join(servers)
 
 
+def _ssl(c: Dict[str, Any]) -> bool:
+    """An output group sends over SSL: useSSL = true, or (useSSL absent or `legacy`, its default) a client
+    certificate configured (clientCert, or its older name sslCertPath): outputs.conf.spec, useSSL."""
+    use = (as_str(get(c, "useSSL")) or "legacy").strip().lower()
+    if use == "legacy":
+        return bool((as_str(get(c, "clientCert")) or as_str(get(c, "sslCertPath")) or "").strip())
+    return as_bool(use) is True
+
+
+def thruput(ev: Evidence, ents: List[Entry], time: Optional[float], src: str) -> None:
+    """limits.conf [thruput] maxKBps: 0 means no limit; universal forwarders ship 256."""
+    for name, c in ents:
+        if name == "thruput":
+            v = as_float(get(c, "maxKBps"))
+            if v is not None:
+                ev.config.thruput_max_kbps = v
+
+
 PROPS_KEYS = ("SHOULD_LINEMERGE", "LINE_BREAKER", "BREAK_ONLY_BEFORE", "TIME_PREFIX", "TIME_FORMAT",
-              "MAX_TIMESTAMP_LOOKAHEAD", "DATETIME_CONFIG", "TRUNCATE", "CHARSET")
+              "MAX_TIMESTAMP_LOOKAHEAD", "DATETIME_CONFIG", "TRUNCATE", "CHARSET", "EVENT_BREAKER_ENABLE",
+              "EVENT_BREAKER")
 PROPS_PREFIXES = ("TRANSFORMS-", "SEDCMD-")
 
 

@@ -30,17 +30,25 @@ _ADDRESS = (
     re.compile(r"\bip=([\w.:-]+?)[,]? port=(\d+)"),
     re.compile(r"\b[Cc]onnect(?:ion)? to (?:ip=|host=)?(\[[0-9a-fA-F:.]+\]:\d+|[\w.-]+:\d+)"),
     re.compile(r"\bhost_dest=([^\s,]+?)[.,]?(?:\s|$)"),
+    # useACK: "Read operation timed out expecting ACK from 10.0.0.13:9997 in 300 seconds."
+    re.compile(r"\bexpecting ACK from (\[[0-9a-fA-F:.]+\]:\d+|[\w.-]+:\d+)"),
 )
 
 # tcpout connection failures: (pattern in the message, the receiver's state). First match wins.
 _TCPOUT_COMPONENTS = ("TcpOutputFd", "TcpOutputProc", "AutoLoadBalancedConnectionStrategy", "TcpOutputClient")
 _TCPOUT_STATES = (
+    (re.compile(r"expecting ACK", re.I), "ACK timed out"),
     (re.compile(r"connection refused", re.I), "refused"),
     (re.compile(r"timed out", re.I), "timed out"),
     (re.compile(r"reset by peer", re.I), "reset by peer"),
     (re.compile(r"applying quarantine", re.I), "quarantined"),
     (re.compile(r"\bfail(?:ed|ure)\b", re.I), "failed"),
 )
+
+# limits.conf [thruput] maxKBps reached, as ThruputProcessor writes it (Splunk Answers threads quote it:
+# "Current data throughput (256 kb/s) has reached maxKBps. As a result, data forwarding may be throttled.
+# Consider increasing the value of maxKBps in limits.conf."). The rate is kept as the signal's state.
+_MAXKBPS = re.compile(r"throughput \((\d+(?:\.\d+)?) ?kb/s\) has reached maxKBps", re.I)
 
 _SIGNALS = (
     ("HttpListener", "Can't handle request", "hec_listener_overwhelmed"),
@@ -89,7 +97,8 @@ class SplunkdLogParser(WindowedParser):
         # Cheap pre-filter: most of splunkd.log is irrelevant here.
         if ("reply=" not in line and "Can't handle" not in line and "paused" not in line
                 and "Stopping all listening" not in line and "TcpOut" not in line
-                and "AutoLoadBalanced" not in line and "eplication queue" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
+                and "AutoLoadBalanced" not in line and "eplication queue" not in line
+                and "maxKBps" not in line):  # TcpOutputFd, TcpOutputProc, TcpOutputClient
             return
         t, start = parse_prefix(line)
         if self.outside(t):
@@ -109,6 +118,12 @@ class SplunkdLogParser(WindowedParser):
                                                    "%s HttpInputDataHandler" % self.source,
                                                    client.group(1).rstrip(",") if client else ""))
                 self.stats.used += 1
+            return
+        cap = _MAXKBPS.search(msg)
+        if cap:
+            self.ev.log_signals.append(LogSignal(t, "thruput_capped", msg[:300], "%s %s" % (self.source, comp), "",
+                                                 cap.group(1)))
+            self.stats.used += 1
             return
         state = tcpout_failure(comp, msg)
         if state:

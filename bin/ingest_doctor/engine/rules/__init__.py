@@ -30,7 +30,7 @@ from ingest_doctor.evidence import Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
 from ingest_doctor.engine.rules import (file_monitor, headroom, hec_latency, hec_symptoms, hidden_saturation, host_cpu, imbalance,
                indexer_throttled, log_symptoms, near_miss, not_judged, output_cause, queue_chain, stage_advice,
-               thread_saturation, upstream)
+               sticky_sender, thread_saturation, thruput_cap, upstream)
 from ingest_doctor.engine.rules.state import State, start
 
 Rule = Callable[[State], None]
@@ -45,6 +45,8 @@ RULES: Tuple[Rule, ...] = (
     hec_latency.run,
     log_symptoms.run,         # tcpout paused, receiving ports closed
     output_cause.run,         # a full tcpout queue: the receivers (named) or the bandwidth
+    thruput_cap.run,          # limits.conf maxKBps reached: absorbs the idle stages it backs up
+    sticky_sender.run,        # autoLB never leaving one receiver: EVENT_BREAKER / forceTimebasedAutoLB
     indexer_throttled.run,    # absorbs the indexing finding it causes
     host_cpu.run,
     imbalance.run,            # needs every per-set finding above

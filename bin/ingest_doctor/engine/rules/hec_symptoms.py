@@ -74,6 +74,8 @@ def run(st: State) -> None:
         if sustained_symptom:
             hec.raise_to("critical")
             hec.detail("HEC already %s (%s)." % (_answers(probes, errs), ", ".join(words(replies, codes))))
+    elif sustained_symptom and not listener and _output_bursts(st, items, probes, errs, replies, codes):
+        return
     elif sustained_symptom or listener:
         d = st.draft(model.HEC_INPUT, None)
         d.hec = True
@@ -99,3 +101,29 @@ def run(st: State) -> None:
                 words(replies, codes)), tentative=True)
             for it in items:
                 d.add(it)
+
+
+def _output_bursts(st: State, items: List[EvidenceItem], probes, errs, replies, codes) -> bool:
+    """HEC refusals while the output fills in bursts and the HEC thread is not over its threshold: the
+    bursts' symptom (with autoLB, the sender blocks during its turns on a saturated receiver), so the output
+    finding carries them, raised to warning, and no HEC setting is advised. True when it took them."""
+    bursts = [d for (b, _), d in sorted(st.drafts.items(), key=lambda x: -1 if x[0][1] is None else x[0][1])
+              if b == "output" and d.severity == "info"]
+    hec = [t.judgement.value for t in st.threads if t.stage is not None and t.stage.name == model.HEC_INPUT]
+    if not bursts or (hec and max(hec) >= st.th.thread_busy_pct):
+        return False
+    busy = "" if not hec else ", its thread at most %.0f%% busy" % max(hec)
+    for d in bursts:
+        d.raise_to("warning")
+        full = next((e for e in d.evidence if e.signal == "queue_full_samples"), None)
+        d.set_headline("%s fills in bursts and drains%s, and HEC refuses data during them: each burst blocks "
+                       "the data flow." % (d.component or "tcpout", "" if full is None else
+                                           " (full in %s of %s)" % (full.value, full.window)))
+        for it in items:
+            d.add(it)
+        d.detail("HEC %s (%s) during these bursts: a symptom of the output, not of the HEC input%s; more I/O "
+                 "threads on this instance cannot help. With autoLB the output blocks during its turns on a "
+                 "receiver that cannot take more: find which one." % (_answers(probes, errs),
+                                                                      ", ".join(words(replies, codes)), busy),
+                 about=HEC_SYMPTOM)
+    return True

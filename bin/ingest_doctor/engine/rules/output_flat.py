@@ -2,7 +2,8 @@
 receivers' steady drain rate, or a receiver that the deployment shows saturated. The findings' words."""
 from __future__ import annotations
 
-from typing import Dict, List
+from collections import Counter
+from typing import Dict, List, Optional
 
 from ingest_doctor.engine import advice
 from ingest_doctor.findings import EvidenceItem, Recommendation
@@ -11,6 +12,50 @@ from ingest_doctor.evidence import ReceiverState
 
 
 CONNECTIONS = "logs/metrics.log group=tcpout_connections"
+
+
+def _host(receiver: str) -> str:
+    return receiver.rsplit(":", 1)[0] if receiver.count(":") == 1 else receiver
+
+
+def paused_by_receiver(st: State) -> Dict[str, int]:
+    """TcpOutputProc "paused the data flow" lines counted per destination (host_dest=, no port)."""
+    return dict(Counter(_host(s.receiver) for s in st.ev.log_signals if s.kind == "tcpout_blocked" and s.receiver))
+
+
+def only_paused(st: State, paused: Dict[str, int], at_least: int) -> List[str]:
+    """The one receiver every paused line names, when outputs.conf lists others no line names: with autoLB a
+    saturated link pauses towards each receiver in turn, a saturated receiver only during its own turns."""
+    servers = {_host(x.strip()) for x in (st.ev.config.tcpout_servers or "").split(",") if x.strip()}
+    if len(paused) == 1 and sum(paused.values()) >= at_least and len(servers) >= 2 and servers - set(paused):
+        return sorted(paused)
+    return []
+
+
+def idle_words(r: str, kbps: Optional[float], busiest: float, paused: Dict[str, int]) -> str:
+    n = paused.get(_host(r), 0)
+    lines = ("; %d of the %d paused lines name it" % (n, sum(paused.values()))) if n else ""
+    if kbps is None:
+        return ("%s: every paused line names it (%d) and none names the other receivers of outputs.conf: it holds "
+                "the output back during its turns (its own queues are full)" % (r, n))
+    if busiest >= 10 * max(kbps, 1.0):
+        return ("%s connected but taking %.0f KB/s while another receiver of this output takes %s: it is the one "
+                "holding the output back (its own queues are full%s)" % (r, kbps, kbps_words(busiest), lines))
+    return "%s connected but taking %.0f KB/s (blocked: its own queues are full%s)" % (r, kbps, lines)
+
+
+def undecided(st: State, d: Draft, why: str) -> None:
+    d.detail("Whether the receivers or the bandwidth hold it back cannot be told: %s. Per-receiver throughput "
+             "(metrics.log group=tcpout_connections) and connection errors in splunkd.log would decide it." % why)
+    d.recommendations.extend(conditional(advice.output(st.ev)))
+
+
+def conditional(recs: List[Recommendation]) -> List[Recommendation]:
+    """Output advice while the receivers are not judged: compression only on condition that they are idle."""
+    for r in recs:
+        if r.setting in ("compressed", "useClientSSLCompression"):
+            r.action = "Only if the receivers are idle (their queues empty, no thread pegged): " + r.action
+    return recs
 
 
 def kbps_words(kbps: float) -> str:
@@ -43,14 +88,18 @@ def link_or_drain(st: State, d: Draft, taking: Dict[str, float], median: float, 
     d.recommendations.append(Recommendation(
         "Look at the receivers %s first: %s means they are the cause and nothing on this instance helps (or "
         "snapshot them with this instance and run `diagnose <deployment>`); this is not a setting." % (names, DECIDES)))
-    for r in advice.output(st.ev):
-        if r.setting == "compressed":
-            r.action = "Only if the receivers are idle (their queues empty, no thread pegged): " + r.action
-            d.recommendations.append(r)
+    d.recommendations.extend(conditional(advice.compression(st.ev)))
+    _ssl_words(st, d)
     d.recommendations.append(Recommendation(
         "Only if the receivers are idle: check the link between this host and them (%s is its ceiling now), or a "
         "configured cap (limits.conf [thruput] maxKBps on this instance); this is not a setting of outputs.conf."
         % kbps_words(median)))
+
+
+def _ssl_words(st: State, d: Draft) -> None:
+    if st.ev.config.tcpout_ssl and st.ev.config.tcpout_ssl_compression is not False:
+        d.detail("The output uses SSL: `compressed` does not apply there (outputs.conf.spec), and "
+                 "useClientSSLCompression, on by default, already compresses it.")
 
 
 def linked(st: State, d: Draft, saturated: List[ReceiverState], taking: Dict[str, float]) -> None:
@@ -82,7 +131,8 @@ def bandwidth(st: State, d: Draft, taking: Dict[str, float], median: float, peak
     _flat_evidence(d, median, peak)
     d.detail("The network holds it back, not the receivers: %s, and their own data shows them idle (no queue full, "
              "no thread pegged)." % _flat_words(taking, median, peak))
-    recs = [r for r in advice.output(st.ev) if r.setting == "compressed"]
+    recs = advice.compression(st.ev)
+    _ssl_words(st, d)
     recs.append(Recommendation(
         "Check the link between this host and its receivers: %s is its ceiling now. If that is a configured "
         "cap rather than the network, it is limits.conf [thruput] maxKBps on this instance; this is not a "
