@@ -469,7 +469,13 @@ def test_alert_action_conf_and_spec_agree():
     assert conf["is_custom"] == "1" and conf["payload_format"] == "json"
     assert conf["python.version"] == "python3.9" and conf["python.required"] == "3.13"
     params = {k for k in conf if k.startswith("param.")}
-    spec = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
+    spec_text = open(os.path.join(ROOT, "README", "alert_actions.conf.spec"), encoding="utf-8").read()
+    # each action's stanza of the spec (ingest_doctor_hold, issue 39, has one of its own)
+    stanzas = dict(re.findall(r"^\[(\w+)\]\n(.*?)(?=^\[|\Z)", spec_text, re.M | re.S))
+    hold = {k for k in read_conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_hold"]
+            if k.startswith("param.")}
+    assert hold == set(re.findall(r"^(param\.\w+) =", stanzas["ingest_doctor_hold"], re.M))
+    spec = stanzas["ingest_doctor_flag"]
     assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
         {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages", "param.log_level",
          "param.message_roles"}
