@@ -29,8 +29,8 @@ from typing import IO, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import conffile, logtime, metricslog, readstep, resourceusage, splunkdlog
-from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, Endpoint,
-                                          BY_PATH, Fetched, target)
+from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, THRUPUT,
+                                          Endpoint, BY_PATH, Fetched, target)
 from ingest_doctor.read.snapshot import MAX_LINE_BYTES, bounded_lines
 from ingest_doctor.textsafe import printable
 
@@ -40,9 +40,10 @@ MAX_SKIP_NOTES = 10                 # members not read named one by one; the res
 MAX_CONF_FILES = 4096               # .conf files of the kinds read, over every app
 NAME = re.compile(r"^diag-(?P<host>.+)-(?P<date>\d{4}-\d\d-\d\d(?:_\d\d-\d\d-\d\d)?)$")
 
-# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads). limits.conf
-# [thruput] and transforms.conf are not among them: the endpoint table reads neither, no rule judges them.
-CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "macros.conf")
+# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads).
+# transforms.conf is not among them: no endpoint of the table reads it and no rule judges a transform's content
+# (props.conf's TRANSFORMS-* names are read, from props.conf).
+CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "macros.conf", "limits.conf")
 # Log members: kind -> (folder, base name). Rotated files are `<base>.<n>`, older as n grows.
 LOGS = {"metrics.log": ("log", "metrics.log"), "splunkd.log": ("log", "splunkd.log"),
         "resource_usage.log": ("introspection", "resource_usage.log")}
@@ -375,7 +376,7 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
     """The snapshot's configuration endpoints, as splunkd would answer them from this diag's merged .conf
     files: the REST parsers (read/rest.py) read them, the one reading of each setting."""
     server, inputs, outputs = merged(s, "server.conf"), merged(s, "inputs.conf"), merged(s, "outputs.conf")
-    macros = merged(s, "macros.conf")
+    macros, limits = merged(s, "macros.conf"), merged(s, "limits.conf")
 
     def env(pairs) -> Dict:
         return {"entry": [{"name": n, "content": dict(c)} for n, c in pairs]}
@@ -397,6 +398,9 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
                                                     if n == "queue" or n.startswith("queue=")]),
         TCPOUT: env([(n, c) for n, c in outputs.items() if n == "tcpout" or n.startswith("tcpout:")]),
         PROPS: env(sorted(merged(s, "props.conf").items())),
+        # limits.conf [thruput] as conf-limits/thruput answers it: the merged stanza (a universal forwarder's
+        # maxKBps = 256 comes from etc/apps/SplunkUniversalForwarder/default, over system/default's 0).
+        THRUPUT: env([("thruput", limits["thruput"])] if "thruput" in limits else []),
     }
     if macros:
         bodies[MACROS] = env([(n, c) for n, c in macros.items() if n.startswith("ingest_doctor_")])
