@@ -29,6 +29,7 @@ from typing import IO, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import conffile, logtime, metricslog, readstep, resourceusage, splunkdlog
+from ingest_doctor.read.snapwriter import is_secret
 from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, THRUPUT,
                                           Endpoint, BY_PATH, Fetched, target)
 from ingest_doctor.read.snapshot import MAX_LINE_BYTES, bounded_lines
@@ -428,6 +429,75 @@ def extension_plan() -> List[Tuple[str, str]]:
     asks diag to save: the snapshot's runtime endpoints only (no configuration endpoint: those can answer
     with secrets, and etc/ has the configuration), in a snapshot's rest/ layout."""
     return [(target(ep), "rest/%s.json" % ep.path) for ep in SNAPSHOT if ep.runtime]
+
+
+# The collector's recent window: its measurements live in its process's memory (and, indexed, in the metrics
+# index), so what the extension can save truthfully is its own log file's tail, bounded in size and in time.
+COLLECTOR_LOG = "collector/ingest_doctor_collector.log"     # under app_ext/TA-ingest_doctor/
+COLLECTOR_TAIL_BYTES = 1 << 20      # of app.conf [diag] data_limit = 16MB: the REST bodies keep the rest
+COLLECTOR_TAIL_S = 3600.0           # the last hour: a diag is taken while the trouble is on
+HIDDEN = "(hidden)"
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")     # logging's asctime (local time)
+_KV = re.compile(r'(?<![\w.])([A-Za-z_][\w.:-]*)=("[^"]*"|\S*)')
+_URL = re.compile(r"\b(https?://[^/\s\"'?#]+)[/?#][^\s\"']*")
+_AUTH = re.compile(r"\b(Splunk|Bearer|Basic)(\s+)[A-Za-z0-9+/=._:-]{8,}")
+
+
+def _stamp(line: str) -> Optional[float]:
+    m = _STAMP.match(line)
+    if not m:
+        return None
+    try:
+        return time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _scrub(line: str) -> Tuple[str, int]:
+    """A log line with no secret left: the value of every secret-named key (snapwriter.is_secret), an
+    Authorization value, and every URL's path and query (a webhook URL's secret is its path) hidden."""
+    n = [0]
+
+    def kv(m: "re.Match[str]") -> str:
+        if not is_secret(m.group(1)):
+            return m.group(0)
+        n[0] += 1
+        return "%s=%s" % (m.group(1), HIDDEN)
+
+    def url(m: "re.Match[str]") -> str:
+        n[0] += 1
+        return "%s/%s" % (m.group(1), HIDDEN)
+
+    def auth(m: "re.Match[str]") -> str:
+        n[0] += 1
+        return m.group(1) + m.group(2) + HIDDEN
+    line = _AUTH.sub(auth, _URL.sub(url, _KV.sub(kv, line)))
+    return line, n[0]
+
+
+def collector_tail(data: bytes, now: float, cut: bool, max_age_s: float = COLLECTOR_TAIL_S) -> str:
+    """What the extension saves of the collector's log: `data` is the file's last bytes (`cut`: the file is
+    longer, so the first line is partial and dropped); lines older than `max_age_s` before `now` are left
+    out (a line without a time goes with the line before it), secrets are hidden (_scrub). A header line
+    says what was kept."""
+    lines = data.decode("utf-8", "replace").splitlines()
+    if cut and lines:
+        lines = lines[1:]
+    kept: List[str] = []
+    hidden, keep = 0, False
+    for line in lines:
+        t = _stamp(line)
+        if t is not None:
+            keep = t >= now - max_age_s
+        if keep:
+            line, n = _scrub(printable(line, 4096))
+            hidden += n
+            kept.append(line)
+    head = ("# ingest_doctor_collector.log, the last %d minutes (at most %d KiB) before %s, %d line(s)%s; "
+            "its measurements are in the metrics index, not here\n"
+            % (max_age_s // 60, COLLECTOR_TAIL_BYTES >> 10, logtime.iso_utc(now), len(kept),
+               ", %d value(s) hidden" % hidden if hidden else ""))
+    return head + "".join(x + "\n" for x in kept)
 
 
 def extension_meta(now: Optional[float] = None) -> str:
