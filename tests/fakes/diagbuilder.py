@@ -116,6 +116,13 @@ def members(snap: str, host: str, rotate: bool = True, introspection: bool = Tru
     props = _rest(snap, "services/configs/conf-props")
     if props:
         out.append(("etc/apps/search/default/props.conf", _conf(props).encode()))
+    thruput = _rest(snap, "services/configs/conf-limits/thruput")
+    if thruput:
+        # As a universal forwarder's diag carries it: system/default says 0 (no cap), the forwarder's own app
+        # default (the snapshot's eai:appName) sets its value, and wins by precedence.
+        app = thruput[0][1].get("eai:appName") or "search"
+        out.append(("etc/system/default/limits.conf", _conf([("thruput", {"maxKBps": "0"})]).encode()))
+        out.append(("etc/apps/%s/default/limits.conf" % app, _conf(thruput).encode()))
     macros = _rest(snap, "services/configs/conf-macros")
     if macros:
         out.append(("etc/apps/ingest_doctor/local/macros.conf", _conf(macros).encode()))

@@ -17,7 +17,7 @@ from fakes import diagbuilder
 from fakes.deploybuilder import Member, receiver, sender, write
 from fakes.paths import SCENARIOS
 from ingest_doctor import cli, exitcodes
-from ingest_doctor.read import conffile, diag, resourceusage
+from ingest_doctor.read import conffile, diag, readstep, resourceusage
 from ingest_doctor.evidence import Evidence
 
 NAMES = sorted(n for n in os.listdir(SCENARIOS) if os.path.isdir(os.path.join(SCENARIOS, n)))
@@ -357,3 +357,34 @@ def test_a_diag_without_metrics_log_is_judged_on_its_other_logs_last_minutes(tmp
     assert since == last - 900 and until == last + 60
     rc, out, err = run(path)
     assert rc == exitcodes.OK and "log/metrics.log: not in the diag" in err
+
+
+def test_a_maxkbps_capped_forwarders_diag_gives_its_snapshots_output_finding(tmp_path):
+    """limits.conf [thruput] from the diag's etc/ (the forwarder app's default over system/default's 0) is read
+    as conf-limits/thruput: the same cap, the same words, the same current value as from the snapshot."""
+    snap = os.path.join(SCENARIOS, "maxkbps_windows_uf")
+    tarball = diagbuilder.from_snapshot(snap, str(tmp_path))
+    with tarfile.open(tarball) as tf:
+        names = tf.getnames()
+    assert any(n.endswith("/etc/apps/SplunkUniversalForwarder/default/limits.conf") for n in names)
+    (_, out_s, _), (rc, out_d, err) = run(snap), run(tarball)
+    assert rc == exitcodes.OK, err
+    a, b = json.loads(out_s)["findings"], json.loads(out_d)["findings"]
+    assert [f["summary"] for f in b] == [f["summary"] for f in a]
+    assert "limits.conf was not read" not in b[0]["summary"]
+    assert [r["current"] for r in b[0]["recommendations"]] == ["256"]
+    assert [e["signal"] for e in b[0]["evidence"]] == [e["signal"] for e in a[0]["evidence"]]
+
+
+def test_limits_conf_thruput_follows_precedence_and_a_redacted_cap_is_no_value():
+    s = diag.Scan("x")
+    s.conf["limits.conf"] = [(conffile.SYSTEM_DEFAULT, "", {"thruput": {"maxKBps": "0"}}),
+                             (conffile.APP_DEFAULT, "SplunkUniversalForwarder", {"thruput": {"maxKBps": "256"}}),
+                             (conffile.SYSTEM_LOCAL, "", {"thruput": {"maxKBps": "1024"}})]
+    ev = Evidence()
+    readstep.merge_config(ev, diag.config_reading(s).config)
+    assert ev.config.thruput_max_kbps == 1024
+    s.conf["limits.conf"].append((conffile.SYSTEM_LOCAL, "", conffile.parse("[thruput]\nmaxKBps = DIAG_REDACTED_X\n")))
+    ev = Evidence()
+    readstep.merge_config(ev, diag.config_reading(s).config)
+    assert ev.config.thruput_max_kbps is None

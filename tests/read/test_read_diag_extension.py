@@ -141,3 +141,61 @@ def test_the_built_addon_declares_the_extension_and_ships_it():
     mod = __import__("importlib.util").util.module_from_spec(spec)
     spec.loader.exec_module(mod)        # imports from the built add-on's own bin/, as diag imports it
     assert callable(mod.setup) and callable(mod.collect_diag_info)
+
+
+def _stamp(t):
+    import time
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + ",123"     # logging's asctime, local time
+
+
+def test_the_extension_saves_the_collector_logs_last_hour_bounded_and_without_secrets(tls, tmp_path, monkeypatch):
+    """The collector's window is in its process's memory: the extension saves its log file's tail instead, the
+    last hour and at most COLLECTOR_TAIL_BYTES of a file of any size, with no secret in it."""
+    import time
+    from ingest_doctor_ports import logs
+    home = tmp_path / "splunk"
+    folder = home / "var" / "log" / "splunk"
+    folder.mkdir(parents=True)
+    now = time.time()
+    old = ["%s INFO category=poll host=old-%d" % (_stamp(now - 7200 + i * 0.05), i) for i in range(40000)]
+    recent = ["%s INFO category=poll endpoints=7 elapsed_ms=12" % _stamp(now - 600),
+              "%s ERROR category=endpoint_error path=services/server/pipelinesets kind=403 capability="
+              "list_pipeline_sets" % _stamp(now - 300),
+              "  a continuation line of that error",
+              "%s WARN category=webhook url=https://hooks.example.com/services/T00/B00/XSECRETX token=tok-SECRET1 "
+              "hecToken=\"tok SECRET2\" header=\"Authorization: Splunk 0123456789abcdef-SECRET3\"" % _stamp(now - 60)]
+    (folder / logs.COLLECTOR_LOG).write_text("\n".join(old + recent) + "\n")
+    assert (folder / logs.COLLECTOR_LOG).stat().st_size > 2 * diagread.COLLECTOR_TAIL_BYTES
+    monkeypatch.setenv("SPLUNK_HOME", str(home))
+    d = _collect(tls, tmp_path)
+    saved = d.files[diagread.COLLECTOR_LOG]
+    text = saved.decode("utf-8")
+    assert len(saved) <= diagread.COLLECTOR_TAIL_BYTES + 400
+    assert "host=old-" not in text                          # older than the hour: left out
+    assert "endpoints=7" in text and "kind=403 capability=list_pipeline_sets" in text
+    assert "a continuation line of that error" in text
+    for secret in ("XSECRETX", "SECRET1", "SECRET2", "SECRET3", "/services/T00"):
+        assert secret not in text, secret
+    assert "https://hooks.example.com/(hidden)" in text and "token=(hidden)" in text
+    assert text.startswith("# ingest_doctor_collector.log, the last 60 minutes") and "4 value(s) hidden" in text
+
+
+def test_no_collector_log_saves_none_and_the_diag_still_reads(tls, tmp_path, monkeypatch):
+    monkeypatch.setenv("SPLUNK_HOME", str(tmp_path / "nowhere"))
+    d = _collect(tls, tmp_path)
+    assert diagread.COLLECTOR_LOG not in d.files
+
+
+def test_a_diag_with_the_collector_log_reads_as_one_without(tmp_path):
+    parts = diagbuilder.members(SCEN, "h")
+    plain = diagbuilder.write_tar(str(tmp_path), "diag-h-2025-11-22_10-00-00", parts)
+    (tmp_path / "b").mkdir()
+    parts.insert(-2, ("app_ext/TA-ingest_doctor/" + diagread.COLLECTOR_LOG,
+                      b"# ingest_doctor_collector.log\n2025-11-22 10:00:00,000 INFO category=poll\n"))
+    with_log = diagbuilder.write_tar(str(tmp_path / "b"), "diag-h-2025-11-22_10-00-00", parts)
+
+    def report(path):
+        out = io.StringIO()
+        assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
+        return json.loads(out.getvalue())
+    assert report(with_log) == report(plain)

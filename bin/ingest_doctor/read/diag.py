@@ -29,8 +29,9 @@ from typing import IO, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ingest_doctor.evidence import Evidence
 from ingest_doctor.read import conffile, logtime, metricslog, readstep, resourceusage, splunkdlog
-from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, Endpoint,
-                                          BY_PATH, Fetched, target)
+from ingest_doctor.read.snapwriter import is_secret
+from ingest_doctor.read.endpoints import (HEC_SETTINGS, MACROS, PROPS, SERVER_GENERAL, SNAPSHOT, TCPOUT, THRUPUT,
+                                          Endpoint, BY_PATH, Fetched, target)
 from ingest_doctor.read.snapshot import MAX_LINE_BYTES, bounded_lines
 from ingest_doctor.textsafe import printable
 
@@ -40,9 +41,10 @@ MAX_SKIP_NOTES = 10                 # members not read named one by one; the res
 MAX_CONF_FILES = 4096               # .conf files of the kinds read, over every app
 NAME = re.compile(r"^diag-(?P<host>.+)-(?P<date>\d{4}-\d\d-\d\d(?:_\d\d-\d\d-\d\d)?)$")
 
-# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads). limits.conf
-# [thruput] and transforms.conf are not among them: the endpoint table reads neither, no rule judges them.
-CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "macros.conf")
+# The .conf files the engine reads (their merged stanzas become the REST bodies the snapshot reads).
+# transforms.conf is not among them: no endpoint of the table reads it and no rule judges a transform's content
+# (props.conf's TRANSFORMS-* names are read, from props.conf).
+CONF_FILES = ("server.conf", "inputs.conf", "outputs.conf", "props.conf", "macros.conf", "limits.conf")
 # Log members: kind -> (folder, base name). Rotated files are `<base>.<n>`, older as n grows.
 LOGS = {"metrics.log": ("log", "metrics.log"), "splunkd.log": ("log", "splunkd.log"),
         "resource_usage.log": ("introspection", "resource_usage.log")}
@@ -375,7 +377,7 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
     """The snapshot's configuration endpoints, as splunkd would answer them from this diag's merged .conf
     files: the REST parsers (read/rest.py) read them, the one reading of each setting."""
     server, inputs, outputs = merged(s, "server.conf"), merged(s, "inputs.conf"), merged(s, "outputs.conf")
-    macros = merged(s, "macros.conf")
+    macros, limits = merged(s, "macros.conf"), merged(s, "limits.conf")
 
     def env(pairs) -> Dict:
         return {"entry": [{"name": n, "content": dict(c)} for n, c in pairs]}
@@ -397,6 +399,9 @@ def _bodies(s: Scan) -> Dict[str, Dict]:
                                                     if n == "queue" or n.startswith("queue=")]),
         TCPOUT: env([(n, c) for n, c in outputs.items() if n == "tcpout" or n.startswith("tcpout:")]),
         PROPS: env(sorted(merged(s, "props.conf").items())),
+        # limits.conf [thruput] as conf-limits/thruput answers it: the merged stanza (a universal forwarder's
+        # maxKBps = 256 comes from etc/apps/SplunkUniversalForwarder/default, over system/default's 0).
+        THRUPUT: env([("thruput", limits["thruput"])] if "thruput" in limits else []),
     }
     if macros:
         bodies[MACROS] = env([(n, c) for n, c in macros.items() if n.startswith("ingest_doctor_")])
@@ -424,6 +429,75 @@ def extension_plan() -> List[Tuple[str, str]]:
     asks diag to save: the snapshot's runtime endpoints only (no configuration endpoint: those can answer
     with secrets, and etc/ has the configuration), in a snapshot's rest/ layout."""
     return [(target(ep), "rest/%s.json" % ep.path) for ep in SNAPSHOT if ep.runtime]
+
+
+# The collector's recent window: its measurements live in its process's memory (and, indexed, in the metrics
+# index), so what the extension can save truthfully is its own log file's tail, bounded in size and in time.
+COLLECTOR_LOG = "collector/ingest_doctor_collector.log"     # under app_ext/TA-ingest_doctor/
+COLLECTOR_TAIL_BYTES = 1 << 20      # of app.conf [diag] data_limit = 16MB: the REST bodies keep the rest
+COLLECTOR_TAIL_S = 3600.0           # the last hour: a diag is taken while the trouble is on
+HIDDEN = "(hidden)"
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")     # logging's asctime (local time)
+_KV = re.compile(r'(?<![\w.])([A-Za-z_][\w.:-]*)=("[^"]*"|\S*)')
+_URL = re.compile(r"\b(https?://[^/\s\"'?#]+)[/?#][^\s\"']*")
+_AUTH = re.compile(r"\b(Splunk|Bearer|Basic)(\s+)[A-Za-z0-9+/=._:-]{8,}")
+
+
+def _stamp(line: str) -> Optional[float]:
+    m = _STAMP.match(line)
+    if not m:
+        return None
+    try:
+        return time.mktime(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _scrub(line: str) -> Tuple[str, int]:
+    """A log line with no secret left: the value of every secret-named key (snapwriter.is_secret), an
+    Authorization value, and every URL's path and query (a webhook URL's secret is its path) hidden."""
+    n = [0]
+
+    def kv(m: "re.Match[str]") -> str:
+        if not is_secret(m.group(1)):
+            return m.group(0)
+        n[0] += 1
+        return "%s=%s" % (m.group(1), HIDDEN)
+
+    def url(m: "re.Match[str]") -> str:
+        n[0] += 1
+        return "%s/%s" % (m.group(1), HIDDEN)
+
+    def auth(m: "re.Match[str]") -> str:
+        n[0] += 1
+        return m.group(1) + m.group(2) + HIDDEN
+    line = _AUTH.sub(auth, _URL.sub(url, _KV.sub(kv, line)))
+    return line, n[0]
+
+
+def collector_tail(data: bytes, now: float, cut: bool, max_age_s: float = COLLECTOR_TAIL_S) -> str:
+    """What the extension saves of the collector's log: `data` is the file's last bytes (`cut`: the file is
+    longer, so the first line is partial and dropped); lines older than `max_age_s` before `now` are left
+    out (a line without a time goes with the line before it), secrets are hidden (_scrub). A header line
+    says what was kept."""
+    lines = data.decode("utf-8", "replace").splitlines()
+    if cut and lines:
+        lines = lines[1:]
+    kept: List[str] = []
+    hidden, keep = 0, False
+    for line in lines:
+        t = _stamp(line)
+        if t is not None:
+            keep = t >= now - max_age_s
+        if keep:
+            line, n = _scrub(printable(line, 4096))
+            hidden += n
+            kept.append(line)
+    head = ("# ingest_doctor_collector.log, the last %d minutes (at most %d KiB) before %s, %d line(s)%s; "
+            "its measurements are in the metrics index, not here\n"
+            % (max_age_s // 60, COLLECTOR_TAIL_BYTES >> 10, logtime.iso_utc(now), len(kept),
+               ", %d value(s) hidden" % hidden if hidden else ""))
+    return head + "".join(x + "\n" for x in kept)
 
 
 def extension_meta(now: Optional[float] = None) -> str:
