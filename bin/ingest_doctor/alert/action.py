@@ -441,7 +441,7 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
     for start in range(0, len(items), PLAN_CHUNK):
         chunk = items[start:start + PLAN_CHUNK]
         end = start + len(chunk) - 1
-        want = [it[0] for it in chunk if it[0] not in read]
+        want = list(dict.fromkeys(it[0] for it in chunk if it[0] not in read))
         if want:
             read.update(want)
             existing.update(port.kv_read(want))
