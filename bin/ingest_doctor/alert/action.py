@@ -7,13 +7,13 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 
 1. everything that can be refused is checked first (payload, results file,
    rows, thresholds): a bad input writes nothing;
-2. the KV store records of the run's findings are read in one request;
-3. the `ingest_doctor:finding` events (a few requests for the whole run: the
-   sourcetype breaks events on newlines and takes each event's host from its
-   JSON at index time, default/transforms.conf [ingest_doctor_finding_host]),
-   then the records in batch saves (an event is
-   never lost: a run cut short after the events is redone in full, and the KV
-   store keeps one record per id whatever happens);
+2. the KV store records of the run's findings are read, PLAN_CHUNK findings at
+   a time (the action's memory at 80,000 rows: docs/performance.md);
+3. the chunk's `ingest_doctor:finding` events (a few requests: the sourcetype
+   breaks events on newlines and takes each event's host from its JSON at index
+   time, default/transforms.conf [ingest_doctor_finding_host]), then its records
+   in batch saves (an event is never lost: a run cut short after the events is
+   redone in full, and the KV store keeps one record per id whatever happens);
 4. the Splunk Web messages of new, reopened or escalated findings (and the
    deletion of resolved ones' messages): a failure is logged, never fatal;
 5. the webhook, last: a receiver that is down does not keep findings out of
@@ -27,7 +27,7 @@ same locked read-modify-write, judged on the record as read under the lock, so a
 flagged after the search listed it stays open (issue 35; the search writes nothing itself).
 
 Issue 23 (nothing lost, nothing forged):
-- steps 2-3 run under the findings store's lock (port.store_lock), so two runs at
+- steps 2-3 run, every chunk, under one hold of the findings store's lock (port.store_lock), so two runs at
   once (the relay and a detection alert in the same minute) never lose an update,
   never both announce "new", and merge `detected_by` and counts;
 - a relayed row is taken only from the collector (`detected_by=collector`; the relay
