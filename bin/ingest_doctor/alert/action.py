@@ -454,12 +454,11 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
             planned.append(p)
             f, up, _ = p
             planned_all.append(f)
-            if webhook:
+            wait = last[up.key]
+            if webhook:     # whether it is notified is known once its id's changes and its root's plan are
                 in_run.add(f.id)
                 kinds.update((c.finding.id, c.kind) for c in changes[n:])
-            root = link_mod.root_of(f.id, caused)
-            wait = last[up.key]
-            if webhook:
+                root = link_mod.root_of(f.id, caused)
                 wait = max(wait, last.get(kv_key(f.id), -1), last.get(kv_key(root), -1),
                            stale_last if root != f.id else -1)
             held.setdefault(up.key, []).append((f, up, wait))
