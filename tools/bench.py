@@ -73,7 +73,7 @@ BUDGETS = (
     Budget("alert_action", "action_10k_hosts_s", 20, "s", "action: 10,000 hosts (80,000 rows), wall",
            "GC pause during the action; samples as arrays"),
     Budget("alert_action", "action_10k_rss_mb", 300, "MB", "action: 10,000 hosts, peak resident memory",
-           "samples as arrays"),
+           "samples as arrays; samples freed as each host is judged; findings stored a chunk at a time"),
     Budget("diagnose", "diagnose_rest_s", 0.5, "s", "diagnose: REST-only snapshot, wall (CLI process)", "-"),
     Budget("diagnose", "diagnose_30m_s", 1, "s", "diagnose: 30-minute snapshot (50,000 log lines), wall", "-"),
     Budget("diagnose", "diagnose_1m_lines_s", 5, "s", "diagnose: 1M metrics.log lines, wall",

@@ -161,6 +161,23 @@ def test_the_action_judges_each_host_as_diagnose_judges_its_whole_evidence(seed)
     assert below == 0 and notes == want_notes
 
 
+def test_the_action_frees_each_hosts_samples_once_it_is_judged():
+    """Nothing after the diagnosis reads a host's samples: judge drops them host by host (the action's
+    memory at 80,000 rows, docs/performance.md), and the light evidence the deployment links stays."""
+    rows = _rows(3, count=120)
+    c = collect(rows, NOW)
+    hosts = sorted(c.samples)
+    assert len(hosts) > 1
+    seen = []
+
+    def diagnose_seeing(ev, th, finite=None):
+        seen.append(sorted(c.samples))       # what is still held when this host is judged
+        return diagnose(ev, th, finite=finite)
+    judge(c, thresholds.defaults(), "info", diagnose_seeing)
+    assert seen == [hosts[i:] for i in range(len(hosts))]
+    assert c.samples == {} and sorted(c.light) == sorted(rows_to_evidence(rows, now=NOW))
+
+
 def _diagnosed_whole(rows, th):
     """The findings and notes of `diagnose` on each host's whole evidence (rows_to_evidence), by host."""
     want, want_notes = [], []

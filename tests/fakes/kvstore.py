@@ -100,8 +100,10 @@ class KVStore:
             if req.method == "GET" and not rest:
                 q = json.loads(req.query.get("query", ["{}"])[0])
                 keys = _only_keys(q)
-                if keys is not None:     # the action's read by _key: a set lookup a record (same answer, same order)
-                    hits = [dict(r) for k, r in self.records.items() if k in keys]
+                if keys is not None:
+                    # The action's read by _key: the KV store answers it from its _key index (in _key order), never
+                    # by a scan of the collection (a run stored a chunk at a time reads while the store fills).
+                    hits = [dict(self.records[k]) for k in sorted(keys) if k in self.records]
                 else:
                     hits = [dict(r) for r in self.records.values() if _match(r, q)]
                 limit = int(req.query.get("limit", ["0"])[0] or 0)

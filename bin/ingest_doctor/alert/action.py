@@ -7,13 +7,13 @@ splunkd or a webhook. Order of effects, chosen so that nothing is lost:
 
 1. everything that can be refused is checked first (payload, results file,
    rows, thresholds): a bad input writes nothing;
-2. the KV store records of the run's findings are read in one request;
-3. the `ingest_doctor:finding` events (a few requests for the whole run: the
-   sourcetype breaks events on newlines and takes each event's host from its
-   JSON at index time, default/transforms.conf [ingest_doctor_finding_host]),
-   then the records in batch saves (an event is
-   never lost: a run cut short after the events is redone in full, and the KV
-   store keeps one record per id whatever happens);
+2. the KV store records of the run's findings are read, PLAN_CHUNK findings at
+   a time (the action's memory at 80,000 rows: docs/performance.md);
+3. the chunk's `ingest_doctor:finding` events (a few requests: the sourcetype
+   breaks events on newlines and takes each event's host from its JSON at index
+   time, default/transforms.conf [ingest_doctor_finding_host]), then its records
+   in batch saves (an event is never lost: a run cut short after the events is
+   redone in full, and the KV store keeps one record per id whatever happens);
 4. the Splunk Web messages of new, reopened or escalated findings (and the
    deletion of resolved ones' messages): a failure is logged, never fatal;
 5. the webhook, last: a receiver that is down does not keep findings out of
@@ -27,7 +27,7 @@ same locked read-modify-write, judged on the record as read under the lock, so a
 flagged after the search listed it stays open (issue 35; the search writes nothing itself).
 
 Issue 23 (nothing lost, nothing forged):
-- steps 2-3 run under the findings store's lock (port.store_lock), so two runs at
+- steps 2-3 run, every chunk, under one hold of the findings store's lock (port.store_lock), so two runs at
   once (the relay and a detection alert in the same minute) never lose an update,
   never both announce "new", and merge `detected_by` and counts;
 - a relayed row is taken only from the collector (`detected_by=collector`; the relay
@@ -216,7 +216,8 @@ def complete_config(by_host: Dict[str, Evidence], port: Port) -> List[str]:
 def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_severity: str,
           diagnose: Diagnose) -> Tuple[List[Finding], int, List[str]]:
     """Each host's evidence through the diagnosis core, one host at a time: with a Collected
-    (alert/rows.py) a host's samples reach the core as runs of numbers, never as sample objects."""
+    (alert/rows.py) a host's samples reach the core as runs of numbers, never as sample objects, and
+    are dropped from it once that host is judged (nothing after the diagnosis reads them)."""
     keep: List[Finding] = []
     below = 0
     notes: List[str] = []
@@ -224,6 +225,7 @@ def judge(by_host: Mapping[str, Evidence], th: thresholds_mod.Thresholds, min_se
     for host in sorted(by_host):
         if isinstance(by_host, Collected):         # samples as runs of numbers, checked finite on them
             report = diagnose(by_host.lean(host), th, finite=by_host.finite(host))
+            by_host.samples.pop(host, None)        # action RSS budget (300 MB at 80,000 rows): freed as judged
         else:
             report = diagnose(by_host[host], th)
         notes.extend("%s: %s" % (host, n) for n in report.not_judged)
@@ -268,6 +270,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     by_host = collected.light          # each host's evidence without its samples (they stay numbers)
     # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
     measured = collected.only(h for h, ev in by_host.items() if ev.sources)
+    del collected       # action RSS budget (300 MB at 80,000 rows): `measured` alone holds the samples judge frees
     summary.rows_hosts = len(measured)
     macros = port.macros()
     th = load_thresholds(macros)
@@ -312,47 +315,16 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
             return summary
     holds = port.holds(now)
     run_id = "%s#%s" % ((payload.sid or "run")[:80], os.urandom(4).hex())   # secrets.token_hex(4), unimported
-    keys = [kv_key(f.id) for f in findings] + [kv_key(r.finding.id) for r in kept] + [kv_key(s.id) for s in stale]
+    items = ([(kv_key(f.id), f, None, None) for f in sorted(findings, key=lambda x: x.id)]
+             + [(kv_key(r.finding.id), r.finding, r, None) for r in sorted(kept, key=lambda r: (r.time, r.finding.id))]
+             + [(kv_key(s.id), None, None, s) for s in sorted(stale, key=lambda x: x.id)])
+    keys = {it[0] for it in items}
     claimed: List[Dict[str, Any]] = []
-    changes: List[messages_mod.Change] = []
     port.store_lock(run_id)
     try:
-        # 2. read what the store knows
-        existing = port.kv_read(keys) if keys else {}
-        # 3. events, then records (with the state changes to notify marked pending)
-        planned, changes = _plan_all(findings, kept, existing, now, payload, summary, caused)
-        _plan_stale(stale, existing, now, now - 60.0 * th.resolve_after_min, payload, summary, planned, changes)
-        if webhook:
-            # root and symptoms once: a symptom whose root cause is in this run rides with the root's
-            in_run = {f.id for f, _, _ in planned}
-            kinds = {c.finding.id: c.kind for c in changes}         # a symptom has no change of its own
-            for f, up, _ in planned:
-                root = link_mod.root_of(f.id, caused)
-                if kinds.get(f.id) in NOTIFIED_KINDS and not (root != f.id and root in in_run):
-                    # an acknowledged finding's change is not sent, ever; a snoozed one's waits (pending)
-                    if holds.acked(f, kinds[f.id]) is None:
-                        mark_pending(up.record, now, payload.search_name)
-        # Events that name their host (the index-time transform sets it from the event) go out together:
-        # a few requests on one kept-alive connection, whatever the number of hosts; any other host's
-        # events get a request of their own, with the host as its parameter.
-        batch: List[str] = []
-        alone: Dict[str, List[str]] = {}
-        for f, up, judged in planned:
-            if judged:
-                event = finding_event(f, DETECTED_BY, caused.get(f.id), up.finding)
-                if host_in_event(f.host):
-                    batch.append(event)
-                else:
-                    alone.setdefault(f.host or "", []).append(event)
-        for host, events in ([("", batch)] if batch else []) + sorted(alone.items()):
-            port.write_events(index, host, events)
-            summary.events += len(events)
-        if planned:
-            port.kv_save(list({up.key: up.record for _, up, _ in planned}.values()))
-            ended = {a["finding_id"]: a for f, up, _ in planned
-                     for a in [holds.ended(f, str(up.record.get("status")))] if a is not None}
-            if ended:
-                port.end_acks(list(ended.values()), now, "the finding resolved or escalated")
+        # 2. and 3.: read, events, records, a chunk at a time
+        planned, changes = _store(port, items, index, now, now - 60.0 * th.resolve_after_min, payload, summary,
+                                  caused, bool(webhook), holds)
         if webhook:
             claimed = [claim(r, run_id, now) for r in port.kv_pending(payload.search_name).values()
                        if claimable(r, payload.search_name, now) and not _snoozed(r, holds, payload.search_name)]
@@ -373,8 +345,8 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     if claimed:
         byid = {f.id: f for f in findings + [r.finding for r in kept]}
         symptoms = {kv_key(f.id): [byid[s] for s in link_mod.symptoms(f.id, caused) if s in byid]
-                    for f, _, _ in planned}
-        deliver(port, payload, claimed, set(keys), run_id, now, summary, symptoms)
+                    for f in planned}
+        deliver(port, payload, claimed, keys, run_id, now, summary, symptoms)
     return summary
 
 
@@ -469,72 +441,164 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
             {k: v for k, v in caused.items() if v})
 
 
-def _plan_all(findings: List[Finding], reported: List[Reported], existing: Dict[str, Dict[str, Any]], now: float,
-              payload: Payload, summary: Summary, caused: Optional[Dict[str, Optional[str]]] = None
-              ) -> Tuple[List[Tuple[Finding, Upsert, bool]], List[messages_mod.Change]]:
-    """Upserts in order (judged, then reported); a record planned twice in one run builds on itself."""
-    planned: List[Tuple[Finding, Upsert, bool]] = []
+# Findings planned, written and saved at a time under the store's lock: action RSS budget (300 MB at 80,000 rows).
+PLAN_CHUNK = 2000
+
+# One finding to store, in the order the run plans them: (its KV key, the finding, the collector's row it
+# came from, the housekeeping search's row); judged findings have neither row, stale ones only theirs.
+Item = Tuple[str, Optional[Finding], Optional[Reported], Optional[Stale]]
+
+
+def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float, payload: Payload,
+           summary: Summary, caused: Dict[str, Optional[str]], webhook: bool, holds: Holds
+           ) -> Tuple[List[Finding], List[messages_mod.Change]]:
+    """Steps 2 and 3 under the findings store's lock, PLAN_CHUNK items at a time: read the chunk's records,
+    plan them (a record planned twice in one run builds on itself), write the events of its judged
+    findings, then save the records whose every item is planned. A record waits for a later chunk when its
+    key comes again there, or, with a webhook, until its root cause is planned (a symptom whose root is in
+    this run rides with the root's notification). So every event is written before its record is saved,
+    each record is saved once, with what the whole run planned for it, and a chunk's records, events and
+    reads are freed before the next chunk's. An acknowledged finding's change is never marked to send (a
+    snoozed one's waits, pending); acknowledgements its saved records end (resolved, escalated) are ended
+    once, after the last chunk. Returns the planned findings and the run's state changes."""
+    last = {it[0]: i for i, it in enumerate(items)}              # key -> its last item
+    stale_last = max((i for i, it in enumerate(items) if it[3] is not None), default=-1)
+    note = "resolved: not seen for %d minutes (ingest_doctor_resolve_after_min)" % round((now - cutoff) / 60.0)
+    hosts = {it[1].id: it[1].host or "-" for it in items if it[1] is not None} if caused else {}
+    existing: Dict[str, Dict[str, Any]] = {}
+    read: set = set()
+    held: Dict[str, List[Tuple[Finding, Upsert, int]]] = {}      # key -> its planned items, each with its wait
+    kinds: Dict[str, str] = {}
+    in_run: set = set()
+    planned_all: List[Finding] = []
     changes: List[messages_mod.Change] = []
-    items: List[Tuple[Finding, Optional[Reported]]] = [(f, None) for f in sorted(findings, key=lambda x: x.id)]
-    items += [(r.finding, r) for r in sorted(reported, key=lambda r: (r.time, r.finding.id))]
-    caused = caused or {}
-    hosts = {f.id: f.host or "-" for f, _ in items}
-    for f, rep in items:
-        fid = f.id
-        key = kv_key(fid)
-        if rep is not None and rep.status == "resolved":
-            up = plan_resolution(existing.get(key), fid, rep.time, rep.resolution, payload.sid, payload.search_name,
-                                 rep.detected_by)
-        elif rep is not None:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time,
-                      caused.get(fid))
-        else:
-            up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY,
-                      caused_by=caused.get(fid))
-        if up is None:
-            summary.unchanged += 1
-            continue
-        existing[key] = up.record
-        planned.append((f, up, rep is None))
-        if up.record.get("status") == "resolved":
-            summary.resolved += 1
-            changes.append(messages_mod.Change(f, "resolved", rep.resolution if rep else ""))
-            continue
-        if up.new:
-            summary.new += 1
-        else:
-            summary.updated += 1
-        if up.reopened:
-            summary.reopened += 1
-        kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
-        if caused.get(fid):
-            continue        # a symptom: its root cause's message names it
+    ended: Dict[str, Dict[str, Any]] = {}
+    for start in range(0, len(items), PLAN_CHUNK):
+        chunk = items[start:start + PLAN_CHUNK]
+        end = start + len(chunk) - 1
+        want = list(dict.fromkeys(it[0] for it in chunk if it[0] not in read))
+        if want:
+            read.update(want)
+            existing.update(port.kv_read(want))
+        planned: List[Tuple[Finding, Upsert, bool]] = []
+        for it in chunk:
+            n = len(changes)
+            p = _plan_item(it, existing, now, cutoff, note, payload, summary, caused, hosts, changes)
+            if p is None:
+                continue
+            planned.append(p)
+            f, up, _ = p
+            planned_all.append(f)
+            wait = last[up.key]
+            if webhook:     # whether it is notified is known once its id's changes and its root's plan are
+                in_run.add(f.id)
+                kinds.update((c.finding.id, c.kind) for c in changes[n:])
+                root = link_mod.root_of(f.id, caused)
+                wait = max(wait, last.get(kv_key(f.id), -1), last.get(kv_key(root), -1),
+                           stale_last if root != f.id else -1)
+            held.setdefault(up.key, []).append((f, up, wait))
+        _write_events(port, index, planned, caused, summary)
+        saves: List[Dict[str, Any]] = []
+        for key in [k for k, entries in held.items() if max(w for _, _, w in entries) <= end]:
+            entries = held.pop(key)
+            if webhook:
+                for f, up, _ in entries:
+                    root = link_mod.root_of(f.id, caused)
+                    if kinds.get(f.id) in NOTIFIED_KINDS and not (root != f.id and root in in_run):
+                        # an acknowledged finding's change is not sent, ever; a snoozed one's waits (pending)
+                        if holds.acked(f, kinds[f.id]) is None:
+                            mark_pending(up.record, now, payload.search_name)
+            for f, up, _ in entries:
+                a = holds.ended(f, str(up.record.get("status")))
+                if a is not None:
+                    ended[a["finding_id"]] = a
+            saves.append(entries[-1][1].record)              # the record as the run last planned it
+        if saves:
+            port.kv_save(saves)
+        for it in chunk:
+            if last[it[0]] <= end:
+                existing.pop(it[0], None)
+    if ended:
+        port.end_acks(list(ended.values()), now, "the finding resolved or escalated")
+    return planned_all, changes
+
+
+def _write_events(port: Port, index: str, planned: List[Tuple[Finding, Upsert, bool]],
+                  caused: Dict[str, Optional[str]], summary: Summary) -> None:
+    """The events of the judged findings planned. Events that name their host (the index-time transform sets
+    it from the event) go out together: a few requests on one kept-alive connection, whatever the number of
+    hosts; any other host's events get a request of their own, with the host as its parameter."""
+    batch: List[str] = []
+    alone: Dict[str, List[str]] = {}
+    for f, up, judged in planned:
+        if judged:
+            event = finding_event(f, DETECTED_BY, caused.get(f.id), up.finding)
+            if host_in_event(f.host):
+                batch.append(event)
+            else:
+                alone.setdefault(f.host or "", []).append(event)
+    for host, events in ([("", batch)] if batch else []) + sorted(alone.items()):
+        port.write_events(index, host, events)
+        summary.events += len(events)
+
+
+def _plan_item(it: Item, existing: Dict[str, Dict[str, Any]], now: float, cutoff: float, note: str,
+               payload: Payload, summary: Summary, caused: Dict[str, Optional[str]], hosts: Dict[str, str],
+               changes: List[messages_mod.Change]) -> Optional[Tuple[Finding, Upsert, bool]]:
+    """One item's upsert (None: nothing to write), counted in `summary`, its state change appended to
+    `changes`; `existing[key]` becomes the planned record, so a key planned again builds on it."""
+    key, f, rep, st = it
+    if st is not None:
+        return _plan_stale_item(key, st, existing, now, cutoff, note, payload, summary, changes)
+    fid = f.id
+    if rep is not None and rep.status == "resolved":
+        up = plan_resolution(existing.get(key), fid, rep.time, rep.resolution, payload.sid, payload.search_name,
+                             rep.detected_by)
+    elif rep is not None:
+        up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time,
+                  caused.get(fid))
+    else:
+        up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY,
+                  caused_by=caused.get(fid))
+    if up is None:
+        summary.unchanged += 1
+        return None
+    existing[key] = up.record
+    if up.record.get("status") == "resolved":
+        summary.resolved += 1
+        changes.append(messages_mod.Change(f, "resolved", rep.resolution if rep else ""))
+        return f, up, rep is None
+    if up.new:
+        summary.new += 1
+    else:
+        summary.updated += 1
+    if up.reopened:
+        summary.reopened += 1
+    kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
+    if not caused.get(fid):         # a symptom has no message: its root cause's message names it
         held = tuple(sorted({hosts.get(s, s.split("/", 1)[0]) for s in link_mod.symptoms(fid, caused)}))
         changes.append(messages_mod.Change(f, kind, "", held))
-    return planned, changes
+    return f, up, rep is None
 
 
-def _plan_stale(stale: List[Stale], existing: Dict[str, Dict[str, Any]], now: float, cutoff: float,
-                payload: Payload, summary: Summary, planned: List[Tuple[Finding, Upsert, bool]],
-                changes: List[messages_mod.Change]) -> None:
-    """Resolve the open records the housekeeping search listed, each judged on the record read under the
-    lock (store.plan_stale); no event is written, the message of each one resolved is removed."""
-    note = "resolved: not seen for %d minutes (ingest_doctor_resolve_after_min)" % round((now - cutoff) / 60.0)
-    for s in sorted(stale, key=lambda x: x.id):
-        key = kv_key(s.id)
-        up = plan_stale(existing.get(key), s.id, cutoff, now, note, payload.sid, payload.search_name)
-        try:
-            f = None if up is None else record_finding(up.record)
-        except ValueError:      # not a record the app wrote (no known bottleneck or severity): left as it is
-            f = None
-        if up is None or f is None:
-            summary.unchanged += 1
-            continue
-        existing[key] = up.record
-        summary.resolved += 1
-        planned.append((f, up, False))
-        if f.id == s.id:
-            changes.append(messages_mod.Change(f, "resolved", note))
+def _plan_stale_item(key: str, s: Stale, existing: Dict[str, Dict[str, Any]], now: float, cutoff: float, note: str,
+                     payload: Payload, summary: Summary, changes: List[messages_mod.Change]
+                     ) -> Optional[Tuple[Finding, Upsert, bool]]:
+    """Resolve an open record the housekeeping search listed, judged on the record read under the lock
+    (store.plan_stale); no event is written, the message of the one resolved is removed."""
+    up = plan_stale(existing.get(key), s.id, cutoff, now, note, payload.sid, payload.search_name)
+    try:
+        f = None if up is None else record_finding(up.record)
+    except ValueError:      # not a record the app wrote (no known bottleneck or severity): left as it is
+        f = None
+    if up is None or f is None:
+        summary.unchanged += 1
+        return None
+    existing[key] = up.record
+    summary.resolved += 1
+    if f.id == s.id:
+        changes.append(messages_mod.Change(f, "resolved", note))
+    return f, up, False
 
 
 def post_messages(port: Port, changes: List[messages_mod.Change], min_severity: str) -> int:
