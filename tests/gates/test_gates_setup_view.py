@@ -44,6 +44,19 @@ def test_each_check_is_a_table_ending_in_status_and_fix():
     assert "ingest_doctor_webhook_url" in queries["ds_notifications"] and "ingest_doctor_min_severity" in queries["ds_notifications"]
 
 
+def test_each_table_sizes_the_columns_its_search_returns():
+    """Every column of every check's table has its own width (the render, tools/dashboards/render.js,
+    checks that the widths fit the panel): a width kept under a column's old name sizes nothing, and the
+    column it was meant for is squeezed until its header breaks inside a word."""
+    defn = definition()
+    for key, viz in defn["visualizations"].items():
+        if viz["type"] != "splunk.table":
+            continue
+        fields = final_fields(defn["dataSources"][viz["dataSources"]["primary"]]["options"]["query"])
+        widths = {c: f.get("width") for c, f in viz["options"]["columnFormat"].items()}
+        assert set(widths) == set(fields) and all(isinstance(w, int) for w in widths.values()), (key, widths, fields)
+
+
 def test_searches_pass_the_spl_checker():
     ctx = splcheck.load_context(ROOT)
     for key, d in definition()["dataSources"].items():

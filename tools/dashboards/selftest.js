@@ -162,11 +162,12 @@ async function main() {
         assert.match(perrs, /viz_headroom: first row's "busy % of one core \(now\)" \(47\.5\) painted/, perrs);
         console.log('ok   render bites: a pegged stage with headroom left, coloured by the range, fails, naming viz_headroom');
 
-        // 4. render: legibility. The Setup view with its fix column too narrow for its words, and its
-        //    status cells painted red under their (link-blue "optional") text, must fail, named.
+        // 4. render: legibility. The Setup view with its Logs search column too narrow for its words, and
+        //    its status cells painted red under their (link-blue "optional") text, must fail, named. The
+        //    search column, not fix: since issue 39 both recorded Logs rows are ok, their fix a bare "-".
         const su = loadViews().find((v) => v.name === 'ingest_doctor_setup');
         const sdef = JSON.parse(JSON.stringify(su.definition));
-        sdef.visualizations.viz_logs.options.columnFormat.fix.width = 60;
+        sdef.visualizations.viz_logs.options.columnFormat.search.width = 60;
         const st = sdef.visualizations.viz_instances;
         st.options.columnFormat.status.rowBackgroundColors = '> table | seriesByName("status") | matchValue(redCells)';
         st.context.redCells = [{ match: 'ok', value: '#D41F1F' }, { match: 'optional', value: '#D41F1F' }, { match: 'gap', value: '#D41F1F' }];
