@@ -8,6 +8,7 @@
 - an outbox file that is a link to /dev/zero, or a FIFO, is moved aside, the collector starts."""
 from __future__ import annotations
 
+import json
 import os
 import socket
 import ssl
@@ -282,3 +283,29 @@ def test_an_outbox_file_that_is_not_a_regular_file_is_moved_aside(tmp_path, kind
     lines = got.stdout.splitlines()
     assert lines[0] == "0" and "outbox file unreadable" in lines[1] and "not a regular file" in lines[1]
     assert not os.path.lexists(str(path)) and os.path.lexists(str(path) + ".bad")
+
+
+def test_the_collector_sends_the_others_past_a_failing_notification(tmp_path, monkeypatch):
+    """The notifier with the bound shortened: a receiver answering 500 to one body (as webhook.post
+    reports it) no longer holds the next two back; the move is logged."""
+    monkeypatch.setenv(notifier_mod.BACKOFF_ENV, "0.05")
+    monkeypatch.setattr(outbox, "HOL_ATTEMPTS", 2)
+    monkeypatch.setattr(outbox, "HOL_S", 0.1)
+    got = []
+
+    def post(url, body, allow, headers, timeout):
+        fid = json.loads(body)["id"]
+        got.append(fid)
+        return webhook.Attempt(500 if fid.endswith("/1") else 200, body=b'{"ok":true}')
+    settings = outbox.Settings("https://hooks.example.com/x", "warning")
+    n = notifier_mod.Notifier(str(tmp_path), "hf-01", lambda: (settings, None, None), post)
+    n.start()
+    try:
+        assert wait_for(lambda: n.read_once, 10)
+        n.submit([Change(_finding(i), "new") for i in (1, 2, 3)], time.time())
+        assert wait_for(lambda: "hf-01/indexing/3" in got, 10), got
+    finally:
+        n.close()
+    assert [g for g in got if not g.endswith("/1")] == ["hf-01/indexing/2", "hf-01/indexing/3"]
+    assert got.count("hf-01/indexing/1") >= 2
+    assert "moved behind the other notifications" in " ".join(l.message for l in n.drain_logs())
