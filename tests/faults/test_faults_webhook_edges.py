@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import ssl
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 from fakes.collector_run import SETTINGS_PATH
-from fakes.hookreceiver import HookReceiver
+from fakes.hookreceiver import HangUp, HookReceiver
 from fakes.splunkd import FakeSplunkd, Response, envelope, wait_for
 from ingest_doctor.delivery import outbound, outbox
 from ingest_doctor.delivery.messages import Change
@@ -44,43 +42,6 @@ def passwords_atom(base: str, secret: str) -> str:
             .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
                                                      "{&quot;auth_header&quot;: &quot;%s&quot;}" % secret)
             .replace("{base}", base))
-
-
-class HangUp:
-    """Accepts TCP on a port and closes each connection before the TLS handshake ("before") or after
-    reading the ClientHello ("during"), as a restarting receiver or a backend-less balancer does."""
-
-    def __init__(self, mode: str, port: int = 0):
-        self.mode = mode
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", port))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            if self.mode == "during":
-                conn.settimeout(5)
-                try:
-                    conn.recv(4096)
-                except OSError:
-                    pass
-            conn.close()
-            self.accepted += 1
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)     # wakes the blocked accept (close alone does not)
-        except OSError:
-            pass
-        self.sock.close()
 
 
 def _finding(n: int, severity: str = "critical") -> Finding:
