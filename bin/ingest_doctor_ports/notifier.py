@@ -17,12 +17,21 @@ search head's snoozes live in its KV store, which a collector on an indexer or f
 The settings are the add-on's Configuration > Webhook tab, read from splunkd by the worker (the
 conf stanza, and the encrypted auth header from storage/passwords through solnlib over the
 notifier's own splunkd port, so request_timeout bounds it) at start and every SETTINGS_S. The polls'
-changes that come before the first read has ended are held (EARLY_MAX) and offered then.
+changes that come while the settings are unknown (before a first read has succeeded: a read still
+running, or one that failed) are held (the last EARLY_MAX polls' changes) and offered once a read
+succeeds; a failed read is tried again after SETTINGS_RETRY_S. A failed refresh keeps the last good
+settings and auth header (a storage/passwords hiccup must not strip the header: the receiver would
+answer 401 and the notification be dropped).
+
+The outbox file is read only when it is a regular file of at most STATE_MAX_BYTES: anything else (a
+link to /dev/zero, a FIFO, a folder) is moved aside and named in the log, and the collector starts
+with an empty outbox.
 """
 from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from typing import Any, Callable, List, Optional, Sequence, Tuple
@@ -38,7 +47,9 @@ from ingest_doctor_ports import bounded, webhook
 
 STATE_FILE = "webhook_outbox.json"
 SETTINGS_S = 60.0
-EARLY_MAX = 30              # polls' changes held while the first read of the settings runs (bounded by its timeouts)
+EARLY_MAX = 30              # polls' changes held while the settings are unknown (no read has succeeded yet)
+SETTINGS_RETRY_S = 10.0     # a failed read of unknown settings is tried again this soon (not SETTINGS_S)
+STATE_MAX_BYTES = 64 << 20  # MAX_ENTRIES bodies of hook_value-bounded texts stay far below
 SETTINGS_PATH = "/servicesNS/nobody/%s/configs/conf-ta_ingest_doctor_settings/webhook" % CREDENTIAL_APP
 SETTINGS_REALM = "__REST_CREDENTIAL__#%s#configs/conf-ta_ingest_doctor_settings" % CREDENTIAL_APP
 TIMEOUT_ENV = "INGEST_DOCTOR_WEBHOOK_TIMEOUT_S"       # tests and benches shorten the wall-clock bound
@@ -88,6 +99,20 @@ def settings_reader(http: HttpCall, server_uri: str, session_key: str
     return read
 
 
+def _read_state(path: str) -> str:
+    """The outbox file's text: a regular file of at most STATE_MAX_BYTES, or OSError/ValueError. Opened
+    without blocking (a FIFO) and checked on the open descriptor (no swap between check and read)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file (mode %o)" % stat.S_IFMT(st.st_mode))
+        data = f.read(STATE_MAX_BYTES + 1)
+    if len(data) > STATE_MAX_BYTES:
+        raise ValueError("larger than %d bytes" % STATE_MAX_BYTES)
+    return data.decode("utf-8")
+
+
 class Notifier:
     def __init__(self, checkpoint_dir: str, host: Optional[str],
                  read_settings: Callable[[], Tuple[Optional[outbox.Settings], Optional[str], Optional[str]]],
@@ -105,8 +130,9 @@ class Notifier:
         self.settings: Optional[outbox.Settings] = None
         self.header: Optional[str] = None
         self.settings_at = -1e18
-        self.read_once = False          # the worker's first read of the settings has ended
-        self.early: List[Tuple[List[Change], float]] = []      # the polls' changes before it ended
+        self.read_once = False          # the worker's first read of the settings has ended (well or not)
+        self.known = False              # a read has succeeded: the settings (or their absence) are known
+        self.early: List[Tuple[List[Change], float]] = []      # the polls' changes while not known
         self.stopping = False
         self.snooze_said = 0.0          # the snooze (its end) the log has announced
         self.box = self._load()
@@ -115,8 +141,7 @@ class Notifier:
     # ------------------------------------------------------------------ state file
     def _load(self) -> outbox.Outbox:
         try:
-            with open(self.path, encoding="utf-8") as f:
-                box = outbox.Outbox.loads(f.read())
+            box = outbox.Outbox.loads(_read_state(self.path))
             if box.entries:
                 self._log("INFO", "webhook", msg="outbox restored", pending=len(box.entries))
             return box
@@ -125,11 +150,11 @@ class Notifier:
         except (OSError, ValueError, TypeError) as e:
             bad = self.path + ".bad"
             try:
-                os.replace(self.path, bad)
+                os.replace(self.path, bad)    # a link is moved itself, never what it points to
             except OSError:
                 pass
             self._log("WARN", "webhook", msg="outbox file unreadable, starting empty", moved_to=bad,
-                      error=type(e).__name__)
+                      error=type(e).__name__, detail=str(e)[:200])
             return outbox.Outbox()
 
     def _save(self) -> None:
@@ -158,7 +183,7 @@ class Notifier:
             return
         with self.cond:
             s = self.settings
-            if not self.read_once:          # the settings are being read: offered when they are known
+            if not self.known:              # the settings are being read (or failed): offered when known
                 self.early = (self.early + [(list(changes), now)])[-EARLY_MAX:]
                 return
             if s is None or not s.on:
@@ -181,16 +206,21 @@ class Notifier:
     # ------------------------------------------------------------------ the worker
     def _refresh(self, force: bool = False) -> None:
         now = self.clock()
-        if not force and now - self.settings_at < SETTINGS_S:
+        due = SETTINGS_S if self.known else SETTINGS_RETRY_S
+        if not force and now - self.settings_at < due:
             return
         self.settings_at = now
         s, header, error = self.read_settings()          # outside the lock: a network call
         with self.cond:
-            early, self.early, self.read_once = self.early, [], True
+            self.read_once = True
             if error:
                 self._log("WARN", "webhook", msg=error)
             if s is None and error:
-                return                                    # keep the last good settings
+                return                    # keep the last good settings; unknown ones keep their early changes
+            if error and header is None and s is not None and s.auth_header_set and self.settings is not None \
+                    and self.settings.url == s.url:
+                header = self.header      # storage/passwords failed: the last good header, for the same URL
+            early, self.early, self.known = self.early, [], True
             before = self.settings
             self.settings, self.header = s, header
             if (before is None or before.url != (s.url if s else None)) and s is not None and s.on:
@@ -234,7 +264,8 @@ class Notifier:
                 wait = self.box.wait_s(now) if on else None
                 if snoozed and self.settings is not None:      # wake when it ends (or the settings are due)
                     wait = max(0.0, self.settings.snooze_until - now)
-                self.cond.wait(min(wait, SETTINGS_S) if wait is not None else SETTINGS_S)
+                idle = SETTINGS_S if self.known else SETTINGS_RETRY_S
+                self.cond.wait(min(wait, idle) if wait is not None else idle)
                 return
             s, header = self.settings, self.header
             assert s is not None and s.url
@@ -253,6 +284,10 @@ class Notifier:
                 self._log("WARN", "webhook", msg="post failed, will retry", id=entry.finding_id,
                           event=entry.event, attempt=entry.attempts, error=out.reason[:200],
                           retry_in_s=round(out.wait_s, 1))
+            elif out.kind == "moved":
+                self._log("WARN", "webhook", msg="post keeps failing, moved behind the other notifications",
+                          id=entry.finding_id, event=entry.event, attempt=entry.attempts, error=out.reason[:200],
+                          pending=len(self.box.entries))
             else:
                 self._log("ERROR", "webhook", msg="notification dropped: the receiver refused it",
                           id=entry.finding_id, event=entry.event, error=out.reason[:300],

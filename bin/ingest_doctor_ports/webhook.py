@@ -119,8 +119,14 @@ def _kind(e: BaseException) -> str:
         return "timeout"
     if isinstance(e, ConnectionRefusedError):
         return "refused"
-    if isinstance(e, ssl.SSLError):
+    # Only a certificate that does not verify is the admin's to fix ("tls": refused, never retried). A
+    # peer that hangs up before or during the handshake (a receiver restarting, a load balancer without
+    # a healthy backend) raises SSLEOFError, SSLZeroReturnError or ConnectionResetError: a network fault
+    # like any reset, retried with backoff (issue 40).
+    if isinstance(e, ssl.SSLCertVerificationError):
         return "tls"
+    if isinstance(e, ssl.SSLError):
+        return "reset"
     if isinstance(e, (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected)):
         return "reset"
     return "error"

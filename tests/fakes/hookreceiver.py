@@ -9,6 +9,8 @@ Each POST is answered by the next entry of a script (`plan`), then by `default`:
 - "slow": answer 200 after `slow_s` seconds (within the client's deadline).
 Only answered 2xx POSTs count as received (`bodies`, `times`); every POST is in `seen`.
 The receiver can stop and start again on the same port (a receiver restarted mid-outage).
+`HangUp` is the receiver down behind a load balancer: it accepts TCP and closes before or during
+the TLS handshake.
 """
 from __future__ import annotations
 
@@ -114,3 +116,40 @@ def free_port() -> int:
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+class HangUp:
+    """Accepts TCP on a port and closes each connection before the TLS handshake ("before") or after
+    reading the ClientHello ("during"), as a restarting receiver or a backend-less balancer does."""
+
+    def __init__(self, mode: str, port: int = 0):
+        self.mode = mode
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.mode == "during":
+                conn.settimeout(5)
+                try:
+                    conn.recv(4096)
+                except OSError:
+                    pass
+            conn.close()
+            self.accepted += 1
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)     # wakes the blocked accept (close alone does not)
+        except OSError:
+            pass
+        self.sock.close()

@@ -14,6 +14,7 @@ import pytest
 
 from fakes.action_faults import (ALERT_NAME, HF_CONFIG, NOW, RELAY_COLUMNS, RELAY_NAME, done_counts, finding, finish,
                        hooks_of, payload, relay_row, run, start, thread_row)
+from fakes.hookreceiver import HangUp
 from fakes.faults import record, run_measured, scale
 from fakes.splunkd import FakeSplunkd, Response, fault
 from ingest_doctor import exitcodes
@@ -252,3 +253,21 @@ def test_a_redirecting_webhook_fails_the_notification_naming_the_location(sh, tl
     record("action: webhook answering a redirect", 0.0, cases=len(scale((302,), (301, 302, 303, 307, 308))),
            lost_notifications=lost)
     assert lost == 0
+
+
+@pytest.mark.parametrize("mode", ["before", "during"])
+def test_a_webhook_hanging_up_at_the_tls_handshake_stays_pending_then_is_sent(sh, tls, tmp_path, mode):
+    """Issue 40 item 2 through `--execute`: a receiver that closes before or during the handshake
+    (SSLEOFError, a reset) is a network fault: the run exits transient with the notification
+    pending (not failed as a certificate error), and the next run, the receiver back, sends it once."""
+    hang = HangUp(mode)
+    try:
+        res = write_results(str(tmp_path / "a.csv.gz"), [thread_row()])
+        p = run(payload(sh.fake.url, res, "run1", webhook_url="https://127.0.0.1:%d/hook" % hang.port), tls)
+        assert p.returncode == exitcodes.TRANSIENT and "pending" in p.stderr, p.stderr
+        assert sh.kv.records[KEY]["delivery"] == "pending" and hang.accepted >= 2
+    finally:
+        hang.close()
+    p = run(payload(sh.fake.url, res, "run2", webhook_url=sh.fake.url + "/hook"), tls)
+    assert p.returncode == exitcodes.OK, p.stderr
+    assert len(hooks_of(sh.hooks, FID)) == 1 and sh.kv.records[KEY]["delivery"] == "sent"

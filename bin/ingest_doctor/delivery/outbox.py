@@ -10,8 +10,13 @@ when a finding opens, escalates or resolves. Rules:
 - throttling: a finding that reopens within THROTTLE_S of its last open notification is not told
   again (nor its next resolve), so a finding flapping at its threshold pages once;
 - order: notifications leave one at a time, oldest first; one that may pass (5xx, 429, timeout,
-  refused connection) stays at the head and is retried after outbound.backoff() (Retry-After
-  honoured), so every open and resolve arrives once, in order;
+  refused connection, a peer hanging up) stays at the head and is retried after outbound.backoff()
+  (Retry-After honoured), so every open and resolve arrives once, in order;
+- head of line bounded: a head that has failed HOL_ATTEMPTS times in a row and for HOL_S seconds
+  moves behind the others, with the later changes of its own finding (so a finding's open still
+  precedes its resolve), and is tried again when its turn comes back. A receiver that fails one body
+  (a 500 on that payload) holds the others back for about HOL_S, not until MAX_AGE_S; a receiver
+  that is down fails every head alike and the order is kept for the first HOL_S of an outage;
 - a notification the receiver refuses (4xx, a redirect, a refused target) is dropped with its
   reason, never retried: it would block the rest;
 - bounded: at most MAX_ENTRIES wait; beyond, the oldest is dropped and counted; one older than
@@ -37,6 +42,8 @@ MAX_AGE_S = 86400.0
 THROTTLE_S = 300.0
 BACKOFF_S = 2.0             # the first retry; doubles up to BACKOFF_CAP_S
 BACKOFF_CAP_S = 60.0
+HOL_ATTEMPTS = 5            # a failing head moves behind the others after this many failures in a row
+HOL_S = 300.0               # ... and this many seconds since the first of them
 
 
 @dataclass
@@ -50,6 +57,8 @@ class Entry:
     attempts: int = 0
     next_at: float = 0.0
     last_error: str = ""
+    head_tries: int = 0       # failures in a row since it last became the head
+    head_since: float = 0.0   # when the first of them was answered
 
 
 @dataclass
@@ -63,7 +72,7 @@ class Told:
 class Outcome:
     """What one attempt did to the outbox, for the log."""
     entry: Entry
-    kind: str                 # sent | retry | dropped
+    kind: str                 # sent | retry | moved (a retry, behind the others) | dropped
     reason: str = ""
     wait_s: float = 0.0
 
@@ -149,10 +158,26 @@ class Outbox:
             entry.last_error = verdict.reason
             wait = outbound.backoff(entry.attempts, base, cap, verdict.retry_after)
             entry.next_at = now + wait
+            if entry.head_tries == 0:
+                entry.head_since = now
+            entry.head_tries += 1
+            if entry.head_tries >= HOL_ATTEMPTS and now - entry.head_since >= HOL_S and self._behind(entry):
+                return Outcome(entry, "moved", verdict.reason, wait)
             return Outcome(entry, "retry", verdict.reason, wait)
         self.entries.pop(0)
         self.dropped += 1
         return Outcome(entry, "dropped", verdict.reason)
+
+    def _behind(self, entry: Entry) -> bool:
+        """Move the head and its finding's later changes behind every other finding's; False when no
+        other finding waits (nothing would pass it)."""
+        mine = [e for e in self.entries if e.finding_id == entry.finding_id]
+        others = [e for e in self.entries if e.finding_id != entry.finding_id]
+        if not others:
+            return False
+        entry.head_tries = 0
+        self.entries = others + mine
+        return True
 
     # ------------------------------------------------------------------ the file
     def dumps(self) -> str:
