@@ -24,11 +24,12 @@ def _diag(tmp_path) -> str:
             rel = os.path.relpath(os.path.join(dirpath, n), REAL).replace(os.sep, "/")
             if rel != "PROVENANCE.md":
                 files.append(rel)
+    # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
     files.sort(key=lambda r: ([i for i, p in enumerate(ORDER) if r.startswith(p)] or [9], r))
     path = str(tmp_path / (TOP + ".tar.gz"))
     with tarfile.open(path, "w:gz") as tf:
         for rel in files:
-            tf.add(os.path.join(REAL, rel), "%s/%s" % (TOP, rel))
+            tf.add(os.path.join(REAL, rel), "%s/%s" % (TOP, rel.replace("/_local/", "/local/")))
         log = b"Collecting components: etc, log, introspection\n"
         ti = tarfile.TarInfo(TOP + "/diag.log")
         ti.size = len(log)
