@@ -9,49 +9,31 @@ timestamped, go to $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log.
 """
 from __future__ import annotations
 
-import os
 import sys
 
 from typing import IO, List
 
 from ingest_doctor import exitcodes
-from ingest_doctor.alert.payload import AlertError, Logger, describe, make_logger, parse_payload
-from ingest_doctor_ports import logs
+from ingest_doctor.alert.payload import Logger, describe, parse_payload
+from ingest_doctor_ports import alert_shell, logs
 
 
 def main(argv: List[str], stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> int:
-    file = logs.file_logger(logs.ACTION_LOG)       # $SPLUNK_HOME/var/log/splunk/ingest_doctor_flag.log
-    try:
-        return _run(argv, stdin, make_logger(stderr, logs.Sink(file)))
-    finally:
-        logs.close(file)
+    return alert_shell.execute("ingest_doctor_flag.py", logs.ACTION_LOG, argv, stdin, stderr, _work)
 
 
-def _run(argv: List[str], stdin: IO[str], log: Logger) -> int:
-    if argv != ["--execute"]:
-        log("ERROR", "usage", msg="run by splunkd as: ingest_doctor_flag.py --execute (JSON payload on stdin)")
-        return exitcodes.USAGE
-    try:
-        payload = parse_payload(stdin.read())
-        log.level = payload.params.log_level              # param.log_level (alert_actions.conf)
-        log("INFO", "start", **describe(payload))
-        from ingest_doctor.alert.action import run
-        from ingest_doctor.diagnose import diagnose
-        from ingest_doctor_ports.action import SplunkdPort
+def _work(text: str, log: Logger) -> int:
+    payload = parse_payload(text)
+    log.level = payload.params.log_level              # param.log_level (alert_actions.conf)
+    log("INFO", "start", **describe(payload))
+    from ingest_doctor.alert.action import run
+    from ingest_doctor.diagnose import diagnose
+    from ingest_doctor_ports.action import SplunkdPort
 
-        port = SplunkdPort(payload.server_uri, payload.session_key, log,
-                           message_roles=payload.params.message_roles)
-        log("INFO", "splunkd", tls=port.tls)
-        summary = run(payload, port, diagnose)
-    except AlertError as e:
-        log("ERROR", exitcodes.category(e.code), msg=str(e), exit_code=e.code)
-        return e.code
-    except Exception as e:  # our bug: say so and where, exit with its own code
-        import traceback
-        frame = traceback.extract_tb(e.__traceback__)[-1]
-        log("ERROR", "unexpected", msg="%s: %s" % (type(e).__name__, e),
-            at="%s:%d" % (os.path.basename(frame.filename), frame.lineno), exit_code=exitcodes.UNEXPECTED)
-        return exitcodes.UNEXPECTED
+    port = SplunkdPort(payload.server_uri, payload.session_key, log,
+                       message_roles=payload.params.message_roles)
+    log("INFO", "splunkd", tls=port.tls)
+    summary = run(payload, port, diagnose)
     # What the engine could not judge. Most alerts carry one kind of evidence, so the generic
     # "no <source>" notes are expected; the specific ones (a pegged thread outside the pipeline) first.
     notes = sorted(summary.not_judged, key=lambda n: ": no " in n)

@@ -20,7 +20,7 @@ SHIPS: Dict[str, Tuple[str, ...]] = {
     APP: ("ingest_doctor_cli.py", "ingest_doctor_flag.py", "ingest_doctor_hold.py", "ingest_doctor/",
           "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
           "ingest_doctor_ports/action.py", "ingest_doctor_ports/messages.py", "ingest_doctor_ports/webhook.py",
-          "ingest_doctor_ports/logs.py"),
+          "ingest_doctor_ports/logs.py", "ingest_doctor_ports/alert_shell.py"),
     TA: ("ingest_doctor_introspection.py", "ingest_doctor_diag.py", "ingest_doctor/",
          "ingest_doctor_ports/__init__.py", "ingest_doctor_ports/splunkd.py", "ingest_doctor_ports/watchdog.py",
          "ingest_doctor_ports/collector.py", "ingest_doctor_ports/collector_input.py",

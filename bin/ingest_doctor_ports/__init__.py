@@ -8,7 +8,8 @@ webhook.py         the one webhook client (collector and action): allowed target
 messages.py        Splunk Web messages over the caller's splunkd port (why not solnlib's client)
 logs.py            the entry points' log files (logging's RotatingFileHandler; the add-on's through
                    solnlib.log) and the `LEVEL category=... key=value` line
-action.py          the alert action's calls: KV store, search, event submission, macros, webhook
+action.py          the alert actions' calls: KV store, search, event submission, macros, webhook
+alert_shell.py     what both alert actions' scripts do around their work: usage, log file, exit codes
 collector.py       the collector's network side (its Http, HEC TLS context)
 bounded.py         solnlib in the add-on (credentials, the Logging tab's level) over the splunkd port
 collector_input.py the modular input (splunklib Script) that runs the collector

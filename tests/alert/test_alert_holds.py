@@ -136,6 +136,15 @@ def test_a_user_without_the_capability_is_refused_and_nothing_is_written(fake_sp
     assert not sd.acks.records and not sd.history.records
 
 
+def test_the_hold_action_run_without_execute_says_how_splunkd_runs_it(tls):
+    """The shell both actions share (ports/alert_shell.py): a usage error, never a traceback."""
+    from fakes.action_run import HOLD_SCRIPT
+    p = run_action({}, tls, argv=(), script=HOLD_SCRIPT)
+    assert p.returncode == exitcodes.USAGE and "ingest_doctor_hold.py --execute" in p.stderr, p.stderr
+    p = run_action(None, tls, raw="{not json", script=HOLD_SCRIPT)
+    assert p.returncode == exitcodes.BAD_INPUT and "Traceback" not in p.stderr, p.stderr
+
+
 # ---------------------------------------------------------------------------- the rules, pure
 def test_holds_expire_by_themselves_and_an_ack_yields_to_new_reopened_and_escalated():
     now = 1_800_000_000.0

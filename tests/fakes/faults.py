@@ -75,17 +75,12 @@ class _Server:
             self._threads.append(t)
 
     def _handle(self, conn: socket.socket) -> None:
+        """One connection: TLS if asked, `serve`, then closed whatever happened."""
         try:
             conn.settimeout(self.limit)
             if self.ctx is not None:
                 conn = self.ctx.wrap_socket(conn, server_side=True)
-            data = b""
-            while b"\r\n\r\n" not in data and len(data) < 65536:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    return
-                data += chunk
-            self.answer(conn)
+            self.serve(conn)
         except (OSError, ssl.SSLError):
             pass
         finally:
@@ -93,6 +88,16 @@ class _Server:
                 conn.close()
             except OSError:
                 pass
+
+    def serve(self, conn: socket.socket) -> None:
+        """Read one request's head, then `answer` it."""
+        data = b""
+        while b"\r\n\r\n" not in data and len(data) < 65536:
+            chunk = conn.recv(4096)
+            if not chunk:
+                return
+            data += chunk
+        self.answer(conn)
 
     def answer(self, conn: socket.socket) -> None:
         raise NotImplementedError
@@ -145,28 +150,17 @@ class CannedServer(_Server):
         self.answers = list(answers)
         self.requests = 0
 
-    def _handle(self, conn: socket.socket) -> None:
-        try:
-            conn.settimeout(self.limit)
-            if self.ctx is not None:
-                conn = self.ctx.wrap_socket(conn, server_side=True)
-            data = b""
-            for answer in self.answers:
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        return
-                    data += chunk
-                data = data.split(b"\r\n\r\n", 1)[1]      # the port's requests here carry no body
-                self.requests += 1
-                conn.sendall(answer)
-        except (OSError, ssl.SSLError):
-            pass
-        finally:
-            try:
-                conn.close()
-            except OSError:
-                pass
+    def serve(self, conn: socket.socket) -> None:
+        data = b""
+        for answer in self.answers:
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                data += chunk
+            data = data.split(b"\r\n\r\n", 1)[1]      # the port's requests here carry no body
+            self.requests += 1
+            conn.sendall(answer)
 
 
 # ---------------------------------------------------------------------------- hostile snapshots

@@ -129,9 +129,11 @@ class DeploymentReport:
         return out
 
 
-def _blocking(report: Report) -> List[Finding]:
-    fs = [f for f in report.findings if f.severity in SERIOUS and f.bottleneck in BLOCKING]
-    return sorted(fs, key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9)))
+def blocking(findings: List[Finding]) -> List[Finding]:
+    """The serious findings that hold data back, worst first (severity, then the stage furthest down the
+    pipeline, then id): the order a receiver's cause is chosen in, here and by the search head's linker."""
+    fs = [f for f in findings if f.severity in SERIOUS and f.bottleneck in BLOCKING]
+    return sorted(fs, key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9), f.id))
 
 
 def paused_on(ev: Any, topo: Topology) -> Dict[str, int]:
@@ -161,7 +163,7 @@ def _states(sender: str, topo: Topology, reports: Dict[str, Report], caused_by: 
         if not judged.get(host):
             out.append(ReceiverState(address, host, "unjudged"))
             continue
-        causes = _blocking(reports[host])
+        causes = blocking(reports[host].findings)
         if not causes:
             out.append(ReceiverState(address, host, "idle"))
             continue

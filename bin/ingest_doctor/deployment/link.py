@@ -16,15 +16,14 @@ from typing import Dict, List, Optional
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.deployment import causes, loops
-from ingest_doctor.deployment.judge import BLOCKING, LINKED, SERIOUS, first_action, where
+from ingest_doctor.deployment.judge import LINKED, SERIOUS, blocking, first_action, where
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import Finding, Recommendation, severity_rank
 
 
 def _worst(fs: List[Finding]) -> Optional[Finding]:
-    fs = [f for f in fs if f.severity in SERIOUS and f.bottleneck in BLOCKING]
-    fs.sort(key=lambda f: (-severity_rank(f.severity), -model.BOTTLENECK_ORDER.get(f.bottleneck, 9), f.id))
-    return fs[0] if fs else None
+    ranked = blocking(fs)
+    return ranked[0] if ranked else None
 
 
 def linkable(f: Finding) -> bool:
