@@ -9,9 +9,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const R = require('./render');
-const { loadViews } = require('./views');
+const { loadViews, formViewNames } = require('./views');
 
-const VIEW_NAMES = new Set(loadViews().map((v) => v.name));
+const VIEW_NAMES = new Set(loadViews().map((v) => v.name).concat(formViewNames()));
 
 async function open(page, port, view, extra = '') {
     await page.goto(`http://127.0.0.1:${port}/?view=${view}&state=saturated${extra}`);
