@@ -22,7 +22,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import List
 
-FORM_VIEWS = ("ingest_doctor_notifications",)
+FORM_VIEWS = ("ingest_doctor_hold", "ingest_doctor_notifications")
 VIEWS = os.path.join("default", "data", "ui", "views")
 STATIC = os.path.join("appserver", "static")
 

@@ -26,7 +26,7 @@ STATES = ("healthy", "saturated")
 # The hand-written setup view (not generated; its own checks: tests/gates/test_gates_setup_view.py).
 SETUP = ["ingest_doctor_setup"]
 # The two hand-written Simple XML form views (tools/formviews.py; their gate: tests/gates/test_gates_form_views.py).
-FORMS = ["ingest_doctor_notifications"]
+FORMS = ["ingest_doctor_hold", "ingest_doctor_notifications"]
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 import gen_views  # noqa: E402

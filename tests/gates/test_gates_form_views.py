@@ -14,7 +14,7 @@ from fakes.paths import ROOT
 
 def test_the_shipped_views_are_studio_or_a_named_form_view_and_the_form_views_pass():
     assert formviews.problems(ROOT) == []
-    assert formviews.FORM_VIEWS == ("ingest_doctor_notifications",)
+    assert formviews.FORM_VIEWS == ("ingest_doctor_hold", "ingest_doctor_notifications")
     studio = [os.path.basename(p) for p in formviews.studio_views(ROOT)]
     assert not set(studio) & {v + ".xml" for v in formviews.FORM_VIEWS}
 
