@@ -522,14 +522,16 @@
             return f;
         }
 
-        // The action keeps why it refused an authorized user in ingest_doctor_hold_history.
-        function lastRefusal(since) {
-            var query = JSON.stringify({ op: 'refused', user: who.username, time: { $gte: since } });
-            return call('GET', NS + 'storage/collections/data/ingest_doctor_hold_history', [['query', query]])
+        // The action keeps why it refused an authorized user in ingest_doctor_hold_history: the user's latest
+        // refusal ({time, note}, time 0 when none), read before and after a run; only a newer one is this run's
+        // (no clock is compared but splunkd's own).
+        function lastRefusal() {
+            var query = JSON.stringify({ op: 'refused', user: who.username });
+            return call('GET', NS + 'storage/collections/data/ingest_doctor_hold_history',
+                        [['query', query], ['sort', 'time:-1'], ['limit', '1']])
                 .then(function (res) {
-                    if (res.status !== 200 || !Array.isArray(res.data) || !res.data.length) return null;
-                    var last = res.data.reduce(function (a, b) { return (b.time || 0) >= (a.time || 0) ? b : a; });
-                    return last.note ? String(last.note) : null;
+                    var last = res.status === 200 && Array.isArray(res.data) ? res.data[0] : null;
+                    return { time: last ? Number(last.time) || 0 : 0, note: last && last.note ? String(last.note) : null };
                 });
         }
 
@@ -542,12 +544,14 @@
                     ' (role ingest_doctor_admin): nothing written', 'error');
                 return Promise.resolve();
             }
-            // A refusal is kept with the splunkd clock; allow for a browser clock a few minutes off.
-            var since = Date.now() / 1000 - 300;
             var spl = holdSearch(fields);
+            var before = null;
             el('idr-hold-search').textContent = spl;
             show(result, 'Running...', 'info');
-            return call('POST', NS + 'search/jobs', null, [['search', spl], ['exec_mode', 'oneshot'], ['count', '0']])
+            return lastRefusal().then(function (r) {
+                before = r;
+                return call('POST', NS + 'search/jobs', null, [['search', spl], ['exec_mode', 'oneshot'], ['count', '0']]);
+            })
                 .then(function (res) {
                     var says = splunkdSays(res);
                     var fatal = res.data && Array.isArray(res.data.messages) && res.data.messages.some(function (m) {
@@ -565,7 +569,8 @@
                         return null;
                     }
                     if (code === 3) {
-                        return lastRefusal(since).then(function (why) {
+                        return lastRefusal().then(function (r) {
+                            var why = r.time > before.time ? r.note : null;
                             show(result, 'Refused: ' + (why || EXIT_MEANING[3]) + ' (' + says + ')', 'error');
                         });
                     }

@@ -135,6 +135,21 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
     clean(browser, web)
 
 
+def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
+    sd, web = site()
+    open_page(browser, web)
+    browser.fill("#idr-finding", "idx-99/typing/1")
+    first = submit(browser, "#idr-ack")
+    assert "idx-99/typing/1" in first
+    browser.fill("#idr-value", "idx-01")
+    browser.fill("#idr-reason", "CHG-1")
+    second = submit(browser, "#idr-snooze")        # no end: another reason
+    notes = [h["note"] for h in sorted(sd.history.records.values(), key=lambda h: h["time"])]
+    assert len(notes) == 2 and notes[0] != notes[1]
+    assert second.startswith("Refused: %s (" % notes[1])
+    clean(browser, web)
+
+
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
     sd, web = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
     status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1")

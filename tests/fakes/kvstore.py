@@ -6,13 +6,15 @@
   (JSON lists, 404 with a messages body). `unavailable=N` makes its first N
   calls answer 503 "KV Store is initializing"; `unavailable=-1` is the twin that
   always does. The KV store semantics the action relies on, as real KV store has
-  them: every call is atomic (one lock); an insert (`POST data/<c>`) of a `_key`
+  them: every call is atomic (one lock); `query` with the comparison operators, `sort`
+  (field:1 or field:-1) and `limit` as the KV store applies them; an insert (`POST data/<c>`) of a `_key`
   that exists fails with 409 and changes nothing (the findings store's lock rests
   on it); batch_save and `POST data/<c>/<key>` replace whole documents.
 - Splunkd routes for the rest of the action's needs: conf-macros built from
-  the app's own default/macros.conf, a oneshot search returning the latest
-  ingest_doctor:config events, receivers/simple recording events, server/info
-  and a webhook receiver.
+  the app's own default/macros.conf (read and written), storage/passwords (read,
+  created, updated, deleted, with splunkd's capability 403s), a oneshot search
+  returning the latest ingest_doctor:config events or running the hold action for
+  a `sendalert`, receivers/simple recording events, server/info and a webhook receiver.
 - results.csv.gz writer in splunkd's format (plain column + __mv_ column).
 """
 from __future__ import annotations
@@ -116,6 +118,10 @@ class KVStore:
                     hits = [dict(self.records[k]) for k in sorted(keys) if k in self.records]
                 else:
                     hits = [dict(r) for r in self.records.values() if _match(r, q)]
+                # sort=<field>[:1|:-1][,...] as the KV store takes it: the last key first, each stable
+                for part in reversed([p for p in req.query.get("sort", [""])[0].split(",") if p]):
+                    field, _, way = part.partition(":")
+                    hits.sort(key=lambda r, f=field: (f in r, r.get(f) if f in r else 0), reverse=way == "-1")
                 limit = int(req.query.get("limit", ["0"])[0] or 0)
                 return Response(200, hits[:limit] if limit else hits)
             if req.method == "POST" and not rest:

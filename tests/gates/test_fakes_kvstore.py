@@ -113,6 +113,8 @@ def test_kv_comparison_operators(fake_splunkd, tls):
     kv.records = {"a": {"_key": "a", "time": 5}, "b": {"_key": "b", "time": 9}, "c": {"_key": "c"}}
     q = quote(json.dumps({"time": {"$gte": 6}}))
     assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?query=" + q)[1]] == ["b"]
+    assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?sort=time:-1&limit=2")[1]] == ["b", "a"]
+    assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?sort=time")[1]] == ["c", "a", "b"]
 
 
 def test_spl_arguments_are_read_as_splunk_quotes_them():
