@@ -117,11 +117,13 @@ test-py: test-py313 test-py39
 
 # pytest exits 5 when it collects nothing, so an empty selection fails the gate.
 # Both runs need all three venvs: tests import the built bin/lib under 3.9 and 3.13 and run
-# the tools-venv gates (vermin, the spec files) as subprocesses.
-test-py313: venv build
+# the tools-venv gates (vermin, the spec files) as subprocesses. The form views' tests
+# (tests/alert/test_alert_*_page.py) drive headless Chromium: the node packages and chromium
+# come first, so they run here rather than skip.
+test-py313: venv build node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	$(VENV)/py313/bin/python -B -m pytest -q -p no:cacheprovider tests
 
-test-py39: venv build
+test-py39: venv build node_modules/.ingest-doctor-stamp /usr/bin/chromium
 	$(VENV)/py39/bin/python -B -m pytest -q -p no:cacheprovider tests
 
 test-appinspect: $(VENV)/tools/.stamp build

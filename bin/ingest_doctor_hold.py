@@ -1,6 +1,6 @@
 """Custom alert action `ingest_doctor_hold`: acknowledge a finding, snooze or unsnooze a host, stage or alert.
 
-Run by `sendalert` from the Findings view's forms (splunkd starts `ingest_doctor_hold.py --execute`
+Run by `sendalert` from the Acknowledge and snooze page (view ingest_doctor_hold; splunkd starts `ingest_doctor_hold.py --execute`
 with the JSON payload on stdin, the session key of the user who ran the search). The work is done by
 ingest_doctor.alert.hold.run over the port in ingest_doctor_ports.action; this script only wires
 streams, logging and exit codes. Its lines go to splunkd.log and to

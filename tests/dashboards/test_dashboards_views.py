@@ -25,6 +25,8 @@ EXPECTED = ["ingest_doctor_cpu_by_processor", "ingest_doctor_findings", "ingest_
 STATES = ("healthy", "saturated")
 # The hand-written setup view (not generated; its own checks: tests/gates/test_gates_setup_view.py).
 SETUP = ["ingest_doctor_setup"]
+# The two hand-written Simple XML form views (tools/formviews.py; their gate: tests/gates/test_gates_form_views.py).
+FORMS = ["ingest_doctor_hold", "ingest_doctor_notifications"]
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 import gen_views  # noqa: E402
@@ -58,7 +60,7 @@ def primaries(defn):
 
 
 def test_every_view_is_there_and_generated_views_are_current():
-    assert sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(VIEWS, "*.xml"))) == sorted(EXPECTED + SETUP)
+    assert sorted(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(VIEWS, "*.xml"))) == sorted(EXPECTED + SETUP + FORMS)
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "generate.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -78,7 +80,7 @@ def test_nav_lands_on_hec_performance_and_lists_every_view():
     views = [v.get("name") for v in nav.iter("view")]
     defaults = [v.get("name") for v in nav.iter("view") if v.get("default") == "true"]
     assert defaults == ["ingest_doctor_hec_performance"]
-    assert set(EXPECTED) <= set(views)
+    assert set(EXPECTED + SETUP + FORMS) <= set(views)
 
 
 @pytest.mark.parametrize("name", EXPECTED)

@@ -15,4 +15,6 @@ its inputs, and where things are. Test modules import from here, never from one 
 - findings: findings as the engine makes them, for the delivery tests
 - snapbuilder: snapshot folders in the real shapes; rules: single rules on plain Evidence
 - memory_port: the alert action's port in memory (the benches)
+- splunkweb: a loopback Splunk Web in front of the fake splunkd (the form views' page, their script, the
+  splunkd proxy with its CSRF check); browser (+ browser.js): headless Chromium driven from a test
 """

@@ -6,13 +6,15 @@
   (JSON lists, 404 with a messages body). `unavailable=N` makes its first N
   calls answer 503 "KV Store is initializing"; `unavailable=-1` is the twin that
   always does. The KV store semantics the action relies on, as real KV store has
-  them: every call is atomic (one lock); an insert (`POST data/<c>`) of a `_key`
+  them: every call is atomic (one lock); `query` with the comparison operators, `sort`
+  (field:1 or field:-1) and `limit` as the KV store applies them; an insert (`POST data/<c>`) of a `_key`
   that exists fails with 409 and changes nothing (the findings store's lock rests
   on it); batch_save and `POST data/<c>/<key>` replace whole documents.
 - Splunkd routes for the rest of the action's needs: conf-macros built from
-  the app's own default/macros.conf, a oneshot search returning the latest
-  ingest_doctor:config events, receivers/simple recording events, server/info
-  and a webhook receiver.
+  the app's own default/macros.conf (read and written), storage/passwords (read,
+  created, updated, deleted, with splunkd's capability 403s), a oneshot search
+  returning the latest ingest_doctor:config events or running the hold action for
+  a `sendalert`, receivers/simple recording events, server/info and a webhook receiver.
 - results.csv.gz writer in splunkd's format (plain column + __mv_ column).
 """
 from __future__ import annotations
@@ -24,7 +26,9 @@ import io
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 import threading
 from urllib.parse import unquote
 from typing import Any, Dict, List, Optional, Sequence
@@ -44,6 +48,11 @@ KV_BASE = NS + "/storage/collections/data/" + COLL
 
 
 # ---------------------------------------------------------------------------- KV store
+# The comparison operators of the KV store's query language (a field absent from a document never matches).
+_OPS = {"$gt": lambda a, b: a > b, "$gte": lambda a, b: a >= b, "$lt": lambda a, b: a < b,
+        "$lte": lambda a, b: a <= b}
+
+
 def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
     for k, v in query.items():
         if k == "$or":
@@ -53,7 +62,10 @@ def _match(rec: Dict[str, Any], query: Dict[str, Any]) -> bool:
             if not all(_match(rec, q) for q in v):
                 return False
         elif isinstance(v, dict):
-            raise ValueError("operator %r not supported by the fake" % v)
+            if not v or any(op not in _OPS for op in v):
+                raise ValueError("operator %r not supported by the fake" % v)
+            if k not in rec or not all(_OPS[op](rec[k], arg) for op, arg in v.items()):
+                return False
         elif rec.get(k) != v:
             return False
     return True
@@ -106,6 +118,10 @@ class KVStore:
                     hits = [dict(self.records[k]) for k in sorted(keys) if k in self.records]
                 else:
                     hits = [dict(r) for r in self.records.values() if _match(r, q)]
+                # sort=<field>[:1|:-1][,...] as the KV store takes it: the last key first, each stable
+                for part in reversed([p for p in req.query.get("sort", [""])[0].split(",") if p]):
+                    field, _, way = part.partition(":")
+                    hits.sort(key=lambda r, f=field: (f in r, r.get(f) if f in r else 0), reverse=way == "-1")
                 limit = int(req.query.get("limit", ["0"])[0] or 0)
                 return Response(200, hits[:limit] if limit else hits)
             if req.method == "POST" and not rest:
@@ -155,7 +171,8 @@ class Splunkd:
 
     def __init__(self, fake, kv: Optional[KVStore] = None, configs: Optional[Dict[str, Dict[str, Any]]] = None,
                  macro_overrides: Optional[Dict[str, str]] = None, server_name: str = "sh-01",
-                 user: str = "admin", capabilities: Optional[Sequence[str]] = None):
+                 user: str = "admin", capabilities: Optional[Sequence[str]] = None,
+                 roles: Optional[Sequence[str]] = None, sendalert_env: Optional[Dict[str, str]] = None):
         self.fake = fake
         self.kv = (kv or KVStore()).install(fake)
         self.locks = KVStore(collection=LOCKS).install(fake)
@@ -167,9 +184,15 @@ class Splunkd:
         self.user = user
         self.capabilities = list(ADMIN_CAPS if capabilities is None else capabilities)
         fake.route("GET", "/services/authentication/current-context", self._context)
-        # storage/passwords in the app (realm:name: -> clear text), as splunkd answers a user who may list them
+        self.roles = list(roles if roles is not None else ["admin"])
+        # storage/passwords in the app (realm:name: -> clear text), as splunkd answers a user who may list them;
+        # created, updated and deleted as splunkd does (`passwords_written` keeps every write's request)
         self.passwords: Dict[str, str] = {}
+        self.passwords_written: List[str] = []
         fake.route_prefix("GET", NS + "/storage/passwords/", self._password)
+        fake.route("POST", NS + "/storage/passwords", self._password_create)
+        fake.route_prefix("POST", NS + "/storage/passwords/", self._password_update)
+        fake.route_prefix("DELETE", NS + "/storage/passwords/", self._password_delete)
         self.configs = configs or {}
         self._received: List[Any] = []          # (query, body) a request, parsed when `events` is read
         self._events: List[Dict[str, Any]] = []
@@ -178,11 +201,15 @@ class Splunkd:
         self.hooks: List[Dict[str, Any]] = []
         self.searches: List[str] = []
         self.messages = Messages(fake, server_name)
-        macros = parse_macros(os.path.join(ROOT, "default", "macros.conf"))
-        macros.update(macro_overrides or {})
-        fake.route("GET", NS + "/configs/conf-macros",
-                   envelope(NS + "/configs/conf-macros", [(k, {"definition": v, "iseval": "0"})
-                                                         for k, v in sorted(macros.items())]))
+        # the app's macros (default/macros.conf, then what a test or a write through configs/conf-macros set)
+        self.macros = parse_macros(os.path.join(ROOT, "default", "macros.conf"))
+        self.macros.update(macro_overrides or {})
+        fake.route("GET", NS + "/configs/conf-macros", self._macro_list)
+        fake.route_prefix("GET", NS + "/configs/conf-macros/", self._macro_get)
+        fake.route_prefix("POST", NS + "/configs/conf-macros/", self._macro_set)
+        # `| makeresults | sendalert ingest_doctor_hold param.<k>=<v> ...` runs the action as splunkd does
+        self.sendalert_env = dict(sendalert_env or {})
+        self.sendalerts: List[Any] = []         # (configuration, completed process) a run
         fake.route("POST", NS + "/search/jobs", self._oneshot)
         fake.route("POST", NS + "/receivers/simple", self._receive)
         fake.route("POST", "/hook", self._hook)
@@ -191,18 +218,109 @@ class Splunkd:
                                                                       "host": server_name,
                                                                       "numberOfCores": 8})]))
 
+    # -- who may do what: splunkd answers 403 naming the capability an operation requires
+    def _denied(self, needs: Sequence[str]) -> Optional[Response]:
+        if any(c in self.capabilities for c in needs):
+            return None
+        return messages(403, "You (user=%s) do not have permission to perform this operation (requires "
+                             "capability: %s)." % (self.user, " or ".join(needs)))
+
+    # -- storage/passwords: the entity is named realm:username: (both escaped `:` free here). Reading needs
+    # list_storage_passwords; creating, updating and deleting need admin_all_objects or, since Splunk 9.3,
+    # edit_storage_passwords (docs: "Manage credentials used by apps and data inputs", capability table).
+    # `f=<key>` (repeatable) keeps only those content keys, as splunkd's filtering parameter does.
     def _password(self, req: Request) -> Response:
+        denied = self._denied(("list_storage_passwords", "admin_all_objects"))
+        if denied:
+            return denied
         name = unquote(req.path[len(NS + "/storage/passwords/"):])
         if name not in self.passwords:
             return messages(404, "Could not find object id=%s" % name)
+        return self._password_entry(name, req.query.get("f"))
+
+    def _password_entry(self, name: str, keep: Optional[Sequence[str]] = None, status: int = 200) -> Response:
         realm, user = name.split(":")[:2]
-        return envelope(NS + "/storage/passwords", [(name, {"realm": realm, "username": user,
-                                                           "clear_password": self.passwords[name],
-                                                           "encr_password": "$7$" + "x" * 40})])
+        content = {"realm": realm, "username": user, "clear_password": self.passwords[name],
+                   "encr_password": "$7$" + "x" * 40, "password": "********"}
+        if keep:
+            content = {k: v for k, v in content.items() if k in keep}
+        resp = envelope(NS + "/storage/passwords", [(name, content)])
+        resp.status = status
+        return resp
+
+    def _password_write(self, req: Request) -> Optional[Response]:
+        self.passwords_written.append("%s %s" % (req.method, req.path))
+        return self._denied(("admin_all_objects", "edit_storage_passwords"))
+
+    def _password_create(self, req: Request) -> Response:
+        denied = self._password_write(req)
+        if denied:
+            return denied
+        form = {k: v[0] for k, v in req.form().items()}
+        if not form.get("name") or "password" not in form:
+            return messages(400, "Missing argument: %s" % ("name" if not form.get("name") else "password"))
+        name = "%s:%s:" % (form.get("realm", ""), form["name"])
+        if name in self.passwords:
+            return messages(409, "An object with name=%s already exists" % name)
+        self.passwords[name] = form["password"]
+        return self._password_entry(name, ("realm", "username"), 201)
+
+    def _password_update(self, req: Request) -> Response:
+        denied = self._password_write(req)
+        if denied:
+            return denied
+        name = unquote(req.path[len(NS + "/storage/passwords/"):])
+        if name not in self.passwords:
+            return messages(404, "Could not find object id=%s" % name)
+        form = {k: v[0] for k, v in req.form().items()}
+        if "password" not in form:
+            return messages(400, "Missing argument: password")
+        self.passwords[name] = form["password"]
+        return self._password_entry(name, ("realm", "username"))
+
+    def _password_delete(self, req: Request) -> Response:
+        denied = self._password_write(req)
+        if denied:
+            return denied
+        name = unquote(req.path[len(NS + "/storage/passwords/"):])
+        if self.passwords.pop(name, None) is None:
+            return messages(404, "Could not find object id=%s" % name)
+        return envelope(NS + "/storage/passwords", [])
+
+    # -- configs/conf-macros: the list, one stanza, and a write of `definition` (local/macros.conf). Writing
+    # needs write access to the macro: the app's metadata gives it to admin and sc_admin (admin_all_objects
+    # writes anything).
+    MACRO_WRITERS = ("admin", "sc_admin")
+
+    def _macro_entries(self, names: Sequence[str]) -> Response:
+        return envelope(NS + "/configs/conf-macros", [(k, {"definition": self.macros[k], "iseval": "0"})
+                                                      for k in names])
+
+    def _macro_list(self, req: Request) -> Response:
+        return self._macro_entries(sorted(self.macros))
+
+    def _macro_get(self, req: Request) -> Response:
+        name = unquote(req.path[len(NS + "/configs/conf-macros/"):])
+        if name not in self.macros:
+            return messages(404, "Could not find object id=%s" % name)
+        return self._macro_entries([name])
+
+    def _macro_set(self, req: Request) -> Response:
+        name = unquote(req.path[len(NS + "/configs/conf-macros/"):])
+        if name not in self.macros:
+            return messages(404, "Could not find object id=%s" % name)
+        if "admin_all_objects" not in self.capabilities and not set(self.roles) & set(self.MACRO_WRITERS):
+            return messages(403, "You (user=%s) do not have permission to perform this operation (requires "
+                                 "write access to macros/%s)." % (self.user, name))
+        form = {k: v[0] for k, v in req.form(keep_blank_values=True).items()}
+        if "definition" not in form:
+            return messages(400, "Missing argument: definition")
+        self.macros[name] = form["definition"]
+        return self._macro_entries([name])
 
     def _context(self, req: Request) -> Response:
         return envelope("/services/authentication/current-context",
-                        [("context", {"username": self.user, "realname": "", "roles": ["admin"],
+                        [("context", {"username": self.user, "realname": "", "roles": list(self.roles),
                                       "capabilities": list(self.capabilities)})])
 
     def _oneshot(self, req: Request) -> Response:
@@ -210,6 +328,8 @@ class Splunkd:
         assert form.get("exec_mode") == ["oneshot"], form
         spl = form["search"][0]
         self.searches.append(spl)
+        if SENDALERT.match(spl):
+            return self._sendalert(req, spl)
         hosts = re.findall(r'host="([^"]+)"', spl)
         results = []
         for h in hosts:
@@ -219,6 +339,43 @@ class Splunkd:
         return Response(200, {"preview": False, "init_offset": 0, "messages": [],
                               "fields": [{"name": "host"}, {"name": "_raw"}], "results": results,
                               "highlighted": {}})
+
+    def _sendalert(self, req: Request, spl: str) -> Response:
+        """`| makeresults | sendalert <action> param.<k>=<v> ...`: splunkd runs the action's script with the
+        payload of the user who ran the search (their session key) and sendalert's params over the
+        action's param.* defaults; a script that exits non-zero fails the search with "Error in
+        'sendalert' command: Alert script returned error code N." (the wording users report, e.g.
+        github.com/LetMeR00t/TA-thehive-cortex/issues/12 and /issues/101)."""
+        m = SENDALERT.match(spl)
+        name, args = m.group(1), spl_args(m.group(2))
+        if isinstance(args, str):
+            return messages(400, "Error in 'sendalert' command: %s" % args, "FATAL")
+        stanza = read_conf(os.path.join(ROOT, "default", "alert_actions.conf")).get(name)
+        if name != "ingest_doctor_hold" or stanza is None:
+            return messages(400, "Error in 'sendalert' command: no alert action %s in this test's splunkd" % name,
+                            "FATAL")
+        conf = {k[len("param."):]: v for k, v in stanza.items() if k.startswith("param.")}
+        for k, v in args:
+            if not k.startswith("param."):
+                return messages(400, "Error in 'sendalert' command: Invalid argument: '%s'" % k, "FATAL")
+            conf[k[len("param."):]] = v
+        from fakes.action_run import HOLD_SCRIPT, run_action
+        tmp = tempfile.mkdtemp(prefix="sendalert-")
+        try:
+            results = write_results(os.path.join(tmp, "results.csv.gz"), [{"_time": "1763805600"}])
+            key = (req.headers.get("Authorization") or "").split(" ", 1)[-1]
+            data = {"app": "ingest_doctor", "owner": self.user, "results_file": results, "results_link": "",
+                    "search_name": "", "server_host": "sh-01", "server_uri": self.fake.url, "session_key": key,
+                    "sid": "1763805600.%d" % len(self.sendalerts), "configuration": conf, "result": {}}
+            p = run_action(data, self.fake.tls, self.sendalert_env, script=HOLD_SCRIPT)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.sendalerts.append((conf, p))
+        if p.returncode != 0:
+            return messages(400, "Error in 'sendalert' command: Alert script returned error code %d."
+                            % p.returncode, "FATAL")
+        return Response(200, {"preview": False, "init_offset": 0, "messages": [], "fields": [{"name": "_time"}],
+                              "results": [{"_time": "1763805600"}], "highlighted": {}})
 
     def _receive(self, req: Request) -> Response:
         # As splunkd, answered once the data is taken: it is parsed later, in the pipeline (here: when
@@ -248,6 +405,48 @@ class Splunkd:
     def _hook(self, req: Request) -> Response:
         self.hooks.append(req.json())
         return Response(200, {"ok": True})
+
+
+# ---------------------------------------------------------------------------- SPL, as sendalert reads it
+SENDALERT = re.compile(r"^\s*\|\s*makeresults\s*\|\s*sendalert\s+(\w+)((?:\s+.*)?)$", re.S)
+
+
+def spl_args(text: str):
+    """`k=v k2="quoted \\"text\\"" ...` as SPL reads a command's arguments: a double-quoted value ends at
+    the first `"` not escaped by a backslash, `\\"` is a quote and `\\\\` a backslash in it; an unquoted
+    value ends at white space. [(k, v)], or the error (a str) for what splunkd would not parse."""
+    out, i, n = [], 0, len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return out
+        m = re.compile(r"([\w.]+)=").match(text, i)
+        if not m:
+            return "Invalid argument: '%s'" % text[i:].split()[0]
+        i = m.end()
+        if i < n and text[i] == '"':
+            i += 1
+            value = []
+            while i < n and text[i] != '"':
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in '"\\':
+                    i += 1
+                value.append(text[i])
+                i += 1
+            if i >= n:
+                return "Unbalanced quotes."
+            i += 1
+            if i < n and not text[i].isspace():
+                return "Invalid argument: '%s'" % text[m.start():].split()[0]
+            out.append((m.group(1), "".join(value)))
+        else:
+            j = i
+            while j < n and not text[j].isspace():
+                if text[j] == '"':
+                    return "Unbalanced quotes."
+                j += 1
+            out.append((m.group(1), text[i:j]))
+            i = j
 
 
 # ---------------------------------------------------------------------------- index time

@@ -59,8 +59,8 @@ class Request:
     headers: Dict[str, str]
     body: bytes
 
-    def form(self) -> Dict[str, List[str]]:
-        return parse_qs(self.body.decode("utf-8", "replace"))
+    def form(self, keep_blank_values: bool = False) -> Dict[str, List[str]]:
+        return parse_qs(self.body.decode("utf-8", "replace"), keep_blank_values=keep_blank_values)
 
     def json(self) -> Any:
         return json.loads(self.body.decode("utf-8"))

@@ -9,9 +9,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const R = require('./render');
-const { loadViews } = require('./views');
+const { loadViews, formViewNames } = require('./views');
 
-const VIEW_NAMES = new Set(loadViews().map((v) => v.name));
+const VIEW_NAMES = new Set(loadViews().map((v) => v.name).concat(formViewNames()));
 
 async function open(page, port, view, extra = '') {
     await page.goto(`http://127.0.0.1:${port}/?view=${view}&state=saturated${extra}`);
@@ -90,6 +90,9 @@ async function main() {
         // 3. Findings: a row opens the view with its evidence, for its host.
         await rowOpens('finding row (typing on idx-07)', 'ingest_doctor_findings', 'viz_findings_table', 0, 1,
             'ingest_doctor_cpu_by_processor', { 'form.host': 'idx-07' });
+        // 3b. Findings: a row of the evidence table opens the Acknowledge and snooze form, finding and host filled in.
+        await rowOpens('evidence row (typing on idx-07)', 'ingest_doctor_findings', 'viz_findings_evidence', 0, 1,
+            'ingest_doctor_hold', { finding: 'idx-07/typing/1', host: 'idx-07' });
         // 4. HEC performance: an open finding opens the findings view for its host.
         await rowOpens('open finding row', 'ingest_doctor_hec_performance', 'viz_open_findings', 0, 1,
             'ingest_doctor_findings', { 'form.host': 'idx-07' });

@@ -706,12 +706,12 @@ def findings_records(dep):
 @panel(FND, "ds_findings_evidence", *ORDER)
 def findings_evidence(dep):
     fields = ["severity", "host", "bottleneck", "pipeline_set", "evidence_text", "detected", "first_seen", "last_seen",
-              "count", "status", "evidence_dashboard"]
+              "count", "status", "evidence_dashboard", "id"]
     rows = findings_table(dep, fields, findings_in_order(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
     return result(["severity", "host", "bottleneck", "set", "evidence", "detected", "first seen", "last seen", "count",
-                   "status", "_evidence_dashboard"], rows)
+                   "status", "_evidence_dashboard", "_finding_id"], rows)
 
 
 def resolved_status(f):

@@ -338,10 +338,10 @@ NOTIFY_FIX = {
     "off": "Optional: some Ingest Doctor alerts are off (alerts_on < alerts). Turn any alert on or off in "
            "Settings > Searches, reports, and alerts, app Ingest Doctor > Edit > Enable or Disable (or "
            "disabled = 0 or 1 under its name in local/savedsearches.conf).",
-    "webhook": "Optional: one webhook for all alerts: its https URL kept encrypted in storage/passwords as "
-               "ingest_doctor:webhook_url (the REST call: docs/notifications.md); Settings > Advanced search > "
-               "Search macros > ingest_doctor_webhook_url still works, in clear, with a warning. E-mail: add Send "
-               "email to the alerts.",
+    "webhook": "Optional: one webhook for all alerts: set its https URL in Configuration > Notifications (kept "
+               "encrypted in storage/passwords as ingest_doctor:webhook_url, with the allow-list and the minimum "
+               "severity); a URL left in the macro ingest_doctor_webhook_url still works, in clear, with a warning. "
+               "E-mail: add Send email to the alerts.",
 }
 
 

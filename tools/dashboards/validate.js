@@ -8,7 +8,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { loadViews } = require('./views');
+const { loadViews, formViewNames } = require('./views');
 
 // Token references as Splunk resolves them: $name$, $ns:name$, $name|filter$ ("$$" is a literal $).
 const TOKEN_RE = /\$(?!\$)([^$\s|]+?)(\|[|\w]+)?\$/g;
@@ -183,7 +183,7 @@ function schemaErrors(def) {
 
 function validate(files) {
     const views = loadViews(files);
-    const known = new Set(views.map((v) => v.name));
+    const known = new Set(views.map((v) => v.name).concat(formViewNames()));
     let problems = 0;
     for (const view of views) {
         const out = [];

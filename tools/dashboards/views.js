@@ -1,4 +1,7 @@
 // Read the Studio views: <dashboard version="2"> XML with the JSON definition in a CDATA block.
+// The app's two form views (<dashboard version="1.1">, tools/formviews.py) are not Studio: loadViews
+// leaves them out (their own gate is tests/gates/test_gates_form_views.py); formViewNames lists them,
+// so a drilldown may open one.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -24,9 +27,19 @@ function parseView(file) {
     return view;
 }
 
+function isFormView(file) {
+    return /^<dashboard\s+version="1\.1"/.test(fs.readFileSync(file, 'utf8').trim());
+}
+
 function loadViews(files) {
-    const list = files || fs.readdirSync(VIEWS).filter((f) => f.endsWith('.xml')).sort().map((f) => path.join(VIEWS, f));
+    const list = files || fs.readdirSync(VIEWS).filter((f) => f.endsWith('.xml')).sort().map((f) => path.join(VIEWS, f))
+        .filter((f) => !isFormView(f));
     return list.map(parseView);
 }
 
-module.exports = { loadViews, parseView, ROOT, VIEWS };
+function formViewNames(dir = VIEWS) {
+    return fs.readdirSync(dir).filter((f) => f.endsWith('.xml') && isFormView(path.join(dir, f)))
+        .map((f) => path.basename(f, '.xml')).sort();
+}
+
+module.exports = { loadViews, parseView, formViewNames, ROOT, VIEWS };

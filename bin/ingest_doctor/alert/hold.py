@@ -1,6 +1,6 @@
 """The `ingest_doctor_hold` alert action: acknowledge a finding, snooze or unsnooze a host, stage or alert.
 
-Run from the Findings view's forms by a search such as
+Run from the Acknowledge and snooze page (view ingest_doctor_hold) by a search such as
     | makeresults | sendalert ingest_doctor_hold param.op=snooze param.scope=host param.value=idx-01
       param.until=+4h param.reason="CHG-1234 rolling restart"
 `sendalert` runs the action with the payload of the user who ran the search (its session key):

@@ -70,9 +70,9 @@ def _searches(d: Dash) -> None:
             order + HELD
             + "| eval status=if(status==\"resolved\" AND len(resolution)>0, \"resolved: \".resolution, status)\n"
             "| table severity host bottleneck pipeline_set evidence_text detected first_seen last_seen count status "
-            "evidence_dashboard\n"
+            "evidence_dashboard id\n"
             "| rename evidence_text AS evidence pipeline_set AS set first_seen AS \"first seen\" last_seen AS \"last seen\" "
-            "evidence_dashboard AS _evidence_dashboard\n"
+            "evidence_dashboard AS _evidence_dashboard id AS _finding_id\n"
             + NO_FINDINGS)
     d.chain("ds_findings_kpi", "Findings by severity", "ds_findings",
             "| stats count(eval(severity==\"critical\")) AS critical count(eval(severity==\"warning\")) AS warning "
@@ -120,23 +120,28 @@ def _panels(d: Dash) -> None:
                             "setting -> suggested": {"width": 200}},
            "showInternalFields": False},
           context=severity_colors(), eventHandlers=drill)
+    # A row of the second table opens the Acknowledge and snooze form (a Simple XML view: Studio cannot run its
+    # sendalert search) with the finding and its host filled in.
+    hold = [{"type": "drilldown.customUrl", "options": {
+        "url": "/app/" + APP + "/ingest_doctor_hold?finding=$row._finding_id.value|u$&host=$row.host.value|u$",
+        "newTab": False}}]
     d.add("viz_findings_evidence", "splunk.table", "Evidence and history of each finding, in the same order",
           "ds_findings_evidence",
           "Evidence: signal=value unit. Detected by the collector, an alert or both; count: times seen. Click a row "
-          "for its evidence.",
+          "to acknowledge the finding or snooze its host.",
           {"columnFormat": {"severity": severity_column(), "bottleneck": {"width": 180}, "evidence": {"width": 360},
                             "first seen": {"width": 100}, "last seen": {"width": 100}, "status": {"width": 140}},
            "showInternalFields": False},
-          context=severity_colors(), eventHandlers=drill)
+          context=severity_colors(), eventHandlers=hold)
     d.add("viz_holds", "splunk.table", "Acknowledged and snoozed: stored, not notified", "ds_holds",
           "No Splunk Web message or webhook for these; the findings above still show them.",
           {"columnFormat": {"what": {"width": 260}, "why": {"width": 300}}})
     d.markdown("viz_holds_help", "Acknowledge or snooze",
-               "Run as a search (role **ingest_doctor_admin**; Splunk asks to confirm `sendalert`):\n\n"
-               "`| makeresults | sendalert ingest_doctor_hold param.op=ack param.finding=ID param.note=WHY`\n\n"
-               "`| makeresults | sendalert ingest_doctor_hold param.op=snooze param.scope=host param.value=HOST "
-               "param.until=+4h param.reason=TICKET` (scope host, bottleneck or alert; at most 7 days)\n\n"
-               "`param.op=unsnooze` lifts one. History: `| inputlookup ingest_doctor_hold_history`.")
+               "Click a row of *Evidence and history* above: the **Acknowledge and snooze** page opens with the "
+               "finding and its host filled in (role **ingest_doctor_admin**). Acknowledge the finding, or snooze "
+               "its host, stage or an alert for at most 7 days with a reason; lift a snooze there too.\n\n"
+               "History: `| inputlookup ingest_doctor_hold_history`. The searches the page runs: "
+               "docs/notifications.md.")
     d.markdown("viz_findings_help", "About findings",
                "One record per **bottleneck** and place; **detected**: collector, alert or both. **Resolved** "
                "when the collector sees it end (status says what changed) or after "
