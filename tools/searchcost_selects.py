@@ -55,6 +55,10 @@ SELECTS = {
         Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "thread=replicationdatareceiverthread"),
              rows=("span", 30), out=("hosts", 1)),
         Read("raw", "splunkd.log", (), ("ThruputProcessor", "maxKBps"), rows=("hosts", 1)),
+        # the HEC back-pressure replies of the flagged hosts (the HEC busy alert's count): an autoLB sender's 503s
+        # meet its output's bursts and its receivers in one run
+        Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
+                                           "reply=26", "reply=27"), rows=("hosts", 1)),
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 
 import pytest
 
@@ -16,6 +17,8 @@ from fakes.dispatch import AlertDispatch, execute
 from fakes.kvstore import Splunkd
 from fakes.splunkd import FakeSplunkd
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
+from fakes.searches import SAVED
+from fakes.shsearch import queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
 from ingest_doctor.delivery.messages import message_name
@@ -399,3 +402,121 @@ def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unr
     # Without the peer list the guid names no instance: the waiting peers stay their own causes.
     r = diagnose(write(str(tmp_path / "dep2"), members))
     assert "idx-03/indexing/-" not in r["root_causes"] and "idx-01/indexing/-" in r["root_causes"]
+
+
+# ------------------------------------------------------------------ the same deployments through the Queues alert
+# fakes/shsearch.py runs the shipped Queues alert's SPL over the members' logs (as _internal holds them); the rows
+# go to the action as splunkd dispatches the alert (digest mode: one run, results.csv.gz). The search head sees
+# what that alert reads: the instances that run a pipeline (a universal forwarder's own findings are the silence
+# alert's) over the last 10 minutes, so a mechanism's line count is that window's, not the whole capture's.
+QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
+
+
+def _as_cli_and_action(sh, tls, tmp_path, members, peers=()):
+    """(the CLI's report, the KV records the action stored) for one deployment: `peers` are the members the
+    search head has as search peers (the indexer cluster)."""
+    with_pipelineset_lines(members)
+    r = diagnose(write(str(tmp_path / "dep"), members))
+    rows = queues_alert_rows(members, SH_NOW + 1, {p.guid: p.host for p in peers})
+    procs = execute(AlertDispatch(QUEUES, str(tmp_path)).run(rows, SH_NOW + 1), sh.fake, tls, None)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    return r, sh.kv.records
+
+
+def _count_free(text):
+    return re.sub(r"\(\d+ lines? in", "(N lines in", text or "")
+
+
+def _same_links(r, records, hosts):
+    """Every serious finding the CLI gives on `hosts` is stored with the same caused_by and mechanism."""
+    for f in serious(r):
+        if f["host"] not in hosts:
+            continue
+        rec = records[kv_key(f["id"])]
+        assert rec["caused_by"] == (f["caused_by"] or ""), f["id"]
+        assert _count_free(rec["mechanism"]) == _count_free(f.get("mechanism") or ""), f["id"]
+    roots = sorted(fid for fid in r["root_causes"] if fid.split("/", 1)[0] in hosts)
+    stored = sorted(rec["id"] for rec in records.values() if rec["status"] == "open" and not rec["caused_by"]
+                    and rec["severity"] in ("warning", "critical"))
+    assert stored == roots
+
+
+def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cli_does(sh, tls, tmp_path):
+    members, hfs, idxs, target = _cluster("", "10.21", 1000)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, members, idxs)
+    assert r["root_causes"] == ["idx-04/indexing/-"]
+    _same_links(r, records, {m.host for m in members})
+    root = records[kv_key("idx-04/indexing/-")]
+    assert root["component"] == REP and root["caused_by"] == "" and root["mechanism"] == ""
+    for p in idxs[:-1]:
+        rec = records[kv_key("%s/indexing/-" % p.host)]
+        assert rec["mechanism"].startswith("its replication queue for idx-04 is full (10 lines")
+        assert [x["setting"] for x in json.loads(rec["recommendations"])] == [None]
+    # One message, for the target; the event of a symptom carries its mechanism.
+    assert sorted(sh.messages.shown) == [message_name("idx-04/indexing/-")]
+    [ev] = [e["event"] for e in sh.events if e["event"]["id"] == "idx-01/indexing/-"]
+    assert ev["caused_by"] == "idx-04/indexing/-" and ev["mechanism"].startswith("its replication queue")
+
+
+def test_without_the_search_peers_names_the_waiting_peers_stay_their_own_causes(sh, tls, tmp_path):
+    """The guid alone names no host: the search head's list of search peers is what ties it to idx-04."""
+    members, hfs, idxs, target = _cluster("", "10.22", 1100)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, members, peers=())
+    assert records[kv_key("idx-01/indexing/-")]["caused_by"] == ""
+    assert kv_key("idx-04/indexing/-") not in records
+
+
+def test_the_action_links_autolb_senders_to_the_one_saturated_peer_of_six_as_the_cli_does(sh, tls, tmp_path):
+    hfs, idxs, bad = _autolb_hec_senders()
+    r, records = _as_cli_and_action(sh, tls, tmp_path, hfs + idxs)
+    assert r["root_causes"] == ["idx-05/indexing/-"]
+    _same_links(r, records, {m.host for m in hfs + idxs})
+    for h in hfs:
+        # the HEC 503s of the bursts ride on the output finding (the alert hands over the flagged hosts' HEC
+        # back-pressure replies): no hec_input finding raising dedicatedIoThreads
+        assert kv_key("%s/hec_input/-" % h.host) not in records
+        rec = records[kv_key("%s/output/-" % h.host)]
+        assert "autoLB sends a sixth of its data there" in rec["mechanism"]
+        assert "HEC refuses data during them" in rec["summary"] and rec["mechanism"] in rec["summary"]
+    assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]
+
+
+def _capped_windows_uf(m, idx, kbps=256.0):
+    """A Windows universal forwarder at limits.conf [thruput] maxKBps = 256: flat at the cap, its parsingQueue
+    full while its threads idle, ThruputProcessor saying so (as tests/scenarios' maxkbps_windows_uf)."""
+    sender(m, [(idx.ip, kbps)], blocked=False, uf=True)
+    for i, t in enumerate(times(MINUTES)):
+        m.snap.metric(t + 0.004, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=900.0, "
+                                 "average_kbps=%.3f, total_k_processed=%d, kb=%.3f, ev=27000, load_average=0.4"
+                      % (kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 30))
+        if i % 3 == 0:
+            m.snap.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
+                                "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding "
+                                "may be throttled. Consider increasing the value of maxKBps in limits.conf."
+                                % round(kbps + 1), tid=5512)
+    m.snap.metrics.sort()
+
+
+def test_capped_windows_forwarders_are_their_own_roots_on_the_search_head_as_on_the_cli(sh, tls, tmp_path):
+    idx = Member("indexer", "idx-01", "10.23.1.11", 1200)
+    ufs = [Member("win-%d" % k, "win-%02d" % k, "10.23.0.%d" % (10 + k), 1200 + k) for k in (1, 2, 3)]
+    receiver(idx, [(u, 256.0) for u in ufs], fwd_type="uf")
+    for u in ufs:
+        _capped_windows_uf(u, idx)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, ufs + [idx])
+    assert sorted(r["root_causes"]) == ["win-0%d/output/-" % k for k in (1, 2, 3)]
+    for k in (1, 2, 3):
+        cli_f, rec = by_id(r, "win-0%d/output/-" % k), records[kv_key("win-0%d/output/-" % k)]
+        assert rec["caused_by"] == "" and rec["component"] == cli_f["component"]
+        assert "limits.conf [thruput] maxKBps caps this instance at 257 KB/s" in rec["summary"]
+        [adv] = json.loads(rec["recommendations"])
+        assert (adv["conf_file"], adv["stanza"], adv["setting"], adv["suggested"]) == ("limits.conf", "thruput",
+                                                                                      "maxKBps", "0")
+    assert sorted(sh.messages.shown) == sorted(message_name("win-0%d/output/-" % k) for k in (1, 2, 3))
+
+
+def test_the_alerts_maxkbps_rex_is_the_readers_pattern():
+    """One pattern for the rate: the Queues alert's rex is read/splunkdlog.py's, with the rate as `kbps`."""
+    spl = SAVED[QUEUES]["search"]
+    [rex] = re.findall(r'\| rex "\(\?i\)([^"]+)"', spl)
+    assert rex.replace("(?<kbps>", "(") == splunkdlog.MAXKBPS_RX

@@ -455,7 +455,7 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
         cause = caused.get(f.id)
         if not cause or cause not in byid or f.id in rep_caused:
             return byid.get(f.id, f)
-        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
+        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)], mechanisms.get(f.id, ""))
 
     return ([fix(f) for f in findings],
             [replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],

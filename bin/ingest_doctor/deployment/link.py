@@ -94,8 +94,11 @@ def root_of(fid: str, caused: Dict[str, Optional[str]]) -> str:
     return fid
 
 
-def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
-    """The symptom as the cause makes it: its summary names the cause, its advice is to act there."""
+def explain(f: Finding, cause: Finding, root: Finding, mechanism: str = "") -> Finding:
+    """The symptom as the cause makes it: its summary names the cause (and how, given the `mechanism`), its
+    advice is to act there."""
+    if mechanism:
+        return causes.symptom(f, cause, root, mechanism)
     if f.bottleneck == model.HEC_INPUT:
         return causes.symptom(f, cause, root, causes.hec_mechanism(cause.host or "-"))
     through = "" if root.id == cause.id else " (itself held back by %s)" % where(root)
