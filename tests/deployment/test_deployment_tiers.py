@@ -24,6 +24,7 @@ from ingest_doctor import cli, exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.deployment import link
+from ingest_doctor.deployment.judge import first_action
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 from ingest_doctor.read import splunkdlog
@@ -520,3 +521,34 @@ def test_the_alerts_maxkbps_rex_is_the_readers_pattern():
     spl = SAVED[QUEUES]["search"]
     [rex] = re.findall(r'\| rex "\(\?i\)([^"]+)"', spl)
     assert rex.replace("(?<kbps>", "(") == splunkdlog.MAXKBPS_RX
+
+
+def test_a_roots_compression_advice_is_never_handed_down_a_chain(tmp_path):
+    """The heavy forwarder is held back by its own link (its indexer idle): compressing its output is its own
+    advice, for its link only; the universal forwarder behind it is told to act on it, never to compress."""
+    uf = Member("u", "uf-01", "10.24.0.3", 1301)
+    hf = Member("h", "hf-01", "10.24.0.5", 1302)
+    idx = Member("i", "idx-01", "10.24.1.11", 1303)
+    receiver(idx, [(hf, 1000.0)])
+    sender(hf, [(idx.ip, 1000.0)], blocked=True)
+    for i, t in enumerate(times(MINUTES)):
+        tcpin_line(hf, t, i, uf, 800.0, "uf")
+    sender(uf, [(hf.ip, 800.0)], blocked=True, uf=True)
+    r = diagnose(write(str(tmp_path / "dep"), [uf, hf, idx]))
+    root = by_id(r, "hf-01/output/-")
+    assert root["caused_by"] is None and "compressed" in settings(root)
+    f = by_id(r, "uf-01/output/-")
+    assert f["caused_by"] == "hf-01/output/-"
+    said = " ".join([f["summary"]] + [x["action"] for x in f["recommendations"]])
+    assert "compressed" not in said and "useClientSSLCompression" not in said and settings(f) == [None], said
+    assert "act on hf-01 output: Check the link between this host and its receivers" in said
+
+
+def test_first_action_skips_link_only_compression_advice():
+    comp = Recommendation("Compress forwarded data.", "outputs.conf", "tcpout", "compressed", "false", "true")
+    ssl = Recommendation("Turn SSL compression back on.", "outputs.conf", "tcpout", "useClientSSLCompression",
+                         "false", "true")
+    other = Recommendation("Check the link's bandwidth; this is not a setting.")
+    f = Finding("output", "critical", "hf-01", None, "tcpout", "tcpout is full.", [], [comp, ssl, other])
+    assert first_action(f) == "Check the link's bandwidth; this is not a setting."
+    assert first_action(Finding("output", "critical", "hf-01", None, "tcpout", "x", [], [comp])) == ""
