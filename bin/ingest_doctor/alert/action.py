@@ -38,10 +38,12 @@ Issue 23 (nothing lost, nothing forged):
   under the lock, posted after it, and their outcome saved under it again: sent,
   still pending (retried on every run of this alert), or failed with why.
 
-A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections, the findings of
-the run are linked across instances (deployment/link.py): a sender's blocked output whose receivers
-are saturated is stored with `caused_by` and a summary naming the cause; only root causes get a Splunk
-Web message (naming how many instances they hold back) and a webhook (carrying their symptoms).
+A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections or cluster peers'
+`replication` lines, the findings of the run are linked across instances (deployment/link.py): waiting peers
+to their replication target first, then a sender's blocked output (or HEC refusals) to its saturated
+receiver; each symptom is stored with `caused_by`, its `mechanism` and a summary naming the cause; only root
+causes get a Splunk Web message (naming how many instances they hold back) and a webhook (carrying their
+symptoms, each with its mechanism).
 """
 from __future__ import annotations
 
