@@ -21,6 +21,8 @@ from fakes.searches import SAVED
 from fakes.shsearch import queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
+from ingest_doctor.alert import rows as rows_mod
+from ingest_doctor.alert.results import Row
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.deployment import link
@@ -413,13 +415,15 @@ def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unr
 QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 
 
-def _as_cli_and_action(sh, tls, tmp_path, members, peers=()):
+def _as_cli_and_action(sh, tls, tmp_path, members, peers=(), hook=False):
     """(the CLI's report, the KV records the action stored) for one deployment: `peers` are the members the
-    search head has as search peers (the indexer cluster)."""
+    search head has as search peers (the indexer cluster); `hook`: with the app's webhook set."""
     with_pipelineset_lines(members)
     r = diagnose(write(str(tmp_path / "dep"), members))
     rows = queues_alert_rows(members, SH_NOW + 1, {p.guid: p.host for p in peers})
-    procs = execute(AlertDispatch(QUEUES, str(tmp_path)).run(rows, SH_NOW + 1), sh.fake, tls, None)
+    conf = {"webhook_url": sh.fake.url + "/hook"} if hook else {}
+    env = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None
+    procs = execute(AlertDispatch(QUEUES, str(tmp_path)).run(rows, SH_NOW + 1), sh.fake, tls, env, **conf)
     assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
     return r, sh.kv.records
 
@@ -444,7 +448,7 @@ def _same_links(r, records, hosts):
 
 def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cli_does(sh, tls, tmp_path):
     members, hfs, idxs, target = _cluster("", "10.21", 1000)
-    r, records = _as_cli_and_action(sh, tls, tmp_path, members, idxs)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, members, idxs, hook=True)
     assert r["root_causes"] == ["idx-04/indexing/-"]
     _same_links(r, records, {m.host for m in members})
     root = records[kv_key("idx-04/indexing/-")]
@@ -457,6 +461,12 @@ def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cl
     assert sorted(sh.messages.shown) == [message_name("idx-04/indexing/-")]
     [ev] = [e["event"] for e in sh.events if e["event"]["id"] == "idx-01/indexing/-"]
     assert ev["caused_by"] == "idx-04/indexing/-" and ev["mechanism"].startswith("its replication queue")
+    # One webhook, for the root, its symptoms each with its mechanism.
+    [hook] = sh.hooks
+    assert hook["id"] == "idx-04/indexing/-" and hook["caused_by"] is None and hook["mechanism"] is None
+    by = {x["id"]: x["mechanism"] for x in hook["symptoms"]}
+    assert by["idx-02/indexing/-"] == records[kv_key("idx-02/indexing/-")]["mechanism"]
+    assert by["hf-01/output/-"].startswith("its output blocks on idx-01")
 
 
 def test_without_the_search_peers_names_the_waiting_peers_stay_their_own_causes(sh, tls, tmp_path):
@@ -552,3 +562,24 @@ def test_first_action_skips_link_only_compression_advice():
     f = Finding("output", "critical", "hf-01", None, "tcpout", "tcpout is full.", [], [comp, ssl, other])
     assert first_action(f) == "Check the link's bandwidth; this is not a setting."
     assert first_action(Finding("output", "critical", "hf-01", None, "tcpout", "x", [], [comp])) == ""
+
+
+@pytest.mark.parametrize("row, says", [
+    ({"signal": "replication", "host": "idx-01", "peer": "", "lines": "3"}, "needs column peer"),
+    ({"signal": "replication", "host": "idx-01", "peer": "f8bb", "lines": "2.5"}, "is not a count"),
+    ({"signal": "thruput_capped", "host": "uf-01", "lines": "-1"}, "is not a count"),
+    ({"signal": "thruput_capped", "host": "uf-01", "lines": "4", "kbps": "fast"}, "is not a number"),
+])
+def test_a_bad_cross_tier_row_is_refused_with_its_column(row, says):
+    with pytest.raises(rows_mod.RowError, match=says):
+        rows_mod.collect([Row(1, row, {})], SH_NOW)
+
+
+def test_cross_tier_rows_become_the_readers_records():
+    c = rows_mod.collect([Row(1, {"signal": "replication", "host": "idx-01", "peer": "f8bb-0e", "lines": "3",
+                                  "target": "idx-04", "last_time": str(SH_NOW)}, {}),
+                          Row(2, {"signal": "thruput_capped", "host": "uf-01", "lines": "2", "kbps": "257",
+                                  "last_time": str(SH_NOW)}, {})], SH_NOW)
+    assert [(s.kind, s.receiver) for s in c["idx-01"].log_signals] == [("replication_queue_full", "f8bb-0e")] * 3
+    assert [(s.kind, s.state) for s in c["uf-01"].log_signals] == [("thruput_capped", "257")] * 2
+    assert c.cluster_peers == [("f8bb-0e", "idx-04", "", "")]
