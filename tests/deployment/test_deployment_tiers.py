@@ -18,7 +18,7 @@ from fakes.kvstore import Splunkd
 from fakes.splunkd import FakeSplunkd
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.searches import SAVED
-from fakes.shsearch import queues_alert_rows, with_pipelineset_lines
+from fakes.shsearch import hec_busy_rows, queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
 from ingest_doctor.alert import rows as rows_mod
@@ -583,3 +583,36 @@ def test_cross_tier_rows_become_the_readers_records():
     assert [(s.kind, s.receiver) for s in c["idx-01"].log_signals] == [("replication_queue_full", "f8bb-0e")] * 3
     assert [(s.kind, s.state) for s in c["uf-01"].log_signals] == [("thruput_capped", "257")] * 2
     assert c.cluster_peers == [("f8bb-0e", "idx-04", "", "")]
+
+
+HEC_BUSY = "Ingest Doctor - HEC - Server busy"
+
+
+def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_linked(sh, tls, tmp_path):
+    """The HEC busy alert reads a host's HEC replies alone: judged so, an autoLB sender's 503s are a hec_input
+    root raising dedicatedIoThreads. Once the Queues alert has stored its output as the saturated peer's symptom
+    (bursts, refusals and receivers in one run), the next HEC busy run links the refusals to that peer too."""
+    hfs, idxs, bad = _autolb_hec_senders()
+    with_pipelineset_lines(hfs + idxs)
+    hec_rows = [dict(x, window_min=10, threshold=1) for x in hec_busy_rows(hfs + idxs, SH_NOW + 1)]
+    assert sorted(x["host"] for x in hec_rows) == [h.host for h in hfs]
+
+    def hec_run(at, sub):
+        procs = execute(AlertDispatch(HEC_BUSY, str(tmp_path / sub)).run(hec_rows, at), sh.fake, tls, None)
+        assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hec_run(SH_NOW + 1, "hec1")
+    first = sh.kv.records[kv_key("hf-01/hec_input/-")]
+    assert first["caused_by"] == "" and "dedicatedIoThreads" in [x["setting"] for x in json.loads(
+        first["recommendations"])]
+    rows = queues_alert_rows(hfs + idxs, SH_NOW + 61, {})
+    procs = execute(AlertDispatch(QUEUES, str(tmp_path / "q")).run(rows, SH_NOW + 61), sh.fake, tls, None)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hec_run(SH_NOW + 121, "hec2")
+    for h in hfs:
+        rec = sh.kv.records[kv_key("%s/hec_input/-" % h.host)]
+        assert rec["caused_by"] == "idx-05/indexing/-"
+        assert rec["mechanism"].startswith("its HEC answers 503 (server busy, health code 18) while its output "
+                                           "waits on idx-05: its turns on idx-05 block: autoLB sends a sixth")
+        assert [x["setting"] for x in json.loads(rec["recommendations"])] == [None]
+    # The forwarders' messages of the first run went with their roots: the peer's is the one left.
+    assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]

@@ -54,7 +54,7 @@ import time as _time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
-from ingest_doctor import exitcodes
+from ingest_doctor import exitcodes, model
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor.delivery.holds import Holds
 from ingest_doctor import thresholds as thresholds_mod
@@ -65,7 +65,7 @@ from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, 
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
                                           kv_key, mark_pending, plan, plan_resolution, plan_stale, record_finding,
                                           record_webhook_body)
-from ingest_doctor.deployment import link as link_mod, loops
+from ingest_doctor.deployment import causes, link as link_mod, loops
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
@@ -308,6 +308,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
     findings, kept, caused, mechanisms = link_deployment(by_host, findings, kept, peers)
+    findings = link_stored(port, findings, caused, mechanisms)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     webhook = payload.params.webhook_url
@@ -462,6 +463,38 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
     return ([fix(f) for f in findings],
             [replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
             {k: v for k, v in caused.items() if v}, {k: v for k, v in mechanisms.items() if caused.get(k)})
+
+
+def link_stored(port: Port, findings: List[Finding], caused: Dict[str, Optional[str]],
+                mechanisms: Dict[str, str]) -> List[Finding]:
+    """A host's HEC refusals this run could not link (the HEC busy alert reads no queues and no receivers) while
+    the store holds that host's output open as a receiver's symptom (the Queues alert saw the output's bursts, the
+    refusals and the receiver together): linked to the same receiver (link.refusals_behind), so they are no root
+    raising HEC threads. `caused` and `mechanisms` are completed in place; nothing is read without such a finding."""
+    limit = thresholds_mod.defaults().thread_busy_pct
+    loose = {f.id: f for f in findings if f.bottleneck == model.HEC_INPUT and not caused.get(f.id)
+             and causes.back_pressure(f, limit)}
+    if not loose:
+        return findings
+    out_key = {fid: kv_key("%s/output/-" % (f.host or "")) for fid, f in loose.items()}
+    outputs = port.kv_read(sorted(set(out_key.values())))
+    held = {fid: outputs[k] for fid, k in out_key.items()
+            if outputs.get(k, {}).get("status") == "open" and outputs[k].get("caused_by")}
+    if not held:
+        return findings
+    cause_recs = port.kv_read(sorted({kv_key(str(r["caused_by"])) for r in held.values()}))
+    linked: Dict[str, Finding] = {}
+    for fid, rec in sorted(held.items()):
+        crec = cause_recs.get(kv_key(str(rec["caused_by"])))
+        if not crec or crec.get("status") != "open":
+            continue
+        try:
+            cause = record_finding(crec)
+        except ValueError:
+            continue
+        linked[fid], mechanisms[fid] = link_mod.refusals_behind(loose[fid], cause, str(rec.get("mechanism") or ""))
+        caused[fid] = cause.id
+    return [linked.get(f.id, f) for f in findings]
 
 
 # Findings planned, written and saved at a time under the store's lock: action RSS budget (300 MB at 80,000 rows).

@@ -158,3 +158,12 @@ def mechanisms(findings: List[Finding], topo: Topology, caused: Dict[str, Option
         how = causes.output_mechanism(sat[0], states or sat)
         out[f.id] = causes.hec_mechanism(cause.host or "-", how) if f.bottleneck == model.HEC_INPUT else how
     return out
+
+
+def refusals_behind(f: Finding, output_cause: Finding, output_mechanism: str) -> Tuple[Finding, str]:
+    """A sender's HEC refusals judged without its queues or receivers (the HEC busy alert reads neither) while its
+    output is known as `output_cause`'s symptom (`output_mechanism`): the refusals are that receiver's symptom too,
+    as the CLI, reading both, folds them into the output (with autoLB they come from the sender's turns there).
+    The finding as that symptom, and its mechanism."""
+    how = causes.hec_mechanism(output_cause.host or "-", output_mechanism)
+    return causes.symptom(f, output_cause, output_cause, how), how
