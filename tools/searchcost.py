@@ -39,7 +39,8 @@ Assumptions beyond the reference note (each a number in this module):
 - HEC runs on the HEC heavy forwarders (none on indexers): 1 + 3 tokens series in _introspection,
   one event a minute each; 200 HEC events/s per HEC forwarder (for the sampled lag panel).
 - splunkd.log lines our searches match: 1 HttpInputDataHandler rejection a minute per HEC host
-  (a busy day; 0 when healthy), 0.1 HttpListener "Can't handle request" a minute.
+  (a busy day; 0 when healthy), 0.1 HttpListener "Can't handle request" a minute; a replication-queue
+  "full" line a minute per indexer, a ThruputProcessor maxKBps line a minute on 1 forwarder in 20.
 - The app's event index: 1 in 20 collector hosts has an open finding, re-reported every 15 minutes
   (4 events an hour); one ingest_doctor:config event per collector host a day; the app's own logs
   1 ERROR/WARN line an hour per collector host.
