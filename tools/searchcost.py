@@ -39,7 +39,8 @@ Assumptions beyond the reference note (each a number in this module):
 - HEC runs on the HEC heavy forwarders (none on indexers): 1 + 3 tokens series in _introspection,
   one event a minute each; 200 HEC events/s per HEC forwarder (for the sampled lag panel).
 - splunkd.log lines our searches match: 1 HttpInputDataHandler rejection a minute per HEC host
-  (a busy day; 0 when healthy), 0.1 HttpListener "Can't handle request" a minute.
+  (a busy day; 0 when healthy), 0.1 HttpListener "Can't handle request" a minute; a replication-queue
+  "full" line a minute per indexer, a ThruputProcessor maxKBps line a minute on 1 forwarder in 20.
 - The app's event index: 1 in 20 collector hosts has an open finding, re-reported every 15 minutes
   (4 events an hour); one ingest_doctor:config event per collector host a day; the app's own logs
   1 ERROR/WARN line an hour per collector host.
@@ -128,6 +129,7 @@ TERM_SHARE = {
     "fwdType=uf": 0.9 / 0.95,           # tcpin: universal forwarders among senders
     "fwdType=full": 0.05 / 0.95,        # tcpin: heavy forwarders among senders
     "thread=httpinputserverdatathread": 1 / 4,   # dutycycle name=ingest: one of a HEC forwarder's 4 lines
+    "thread=replicationdatareceiverthread": 1 / 9,   # dutycycle: one of an indexer's 9 lines
 }
 # An mstats over the collector's thread metric that names one thread (thread="x") reads that thread's points only.
 COLLECTOR_THREADS = 15
@@ -139,6 +141,11 @@ OTHER = {
     "hecdata": {"hec_hf": 200 * 30},                                  # HEC events, 200/s
     "splunkd.log:HttpInputDataHandler": {"hec_hf": 0.5},              # 1 rejection a minute
     "splunkd.log:HttpListener": {"hec_hf": 0.05},                     # 0.1 a minute
+    # issue 37, busy-day assumptions: a cluster peer waiting on its replication target logs its replication
+    # queue full about once a minute; 1 in 20 forwarders at its maxKBps cap writes its ThruputProcessor line
+    # about once a minute (both 0 when healthy)
+    "splunkd.log:replication": {"indexer": 0.5},
+    "splunkd.log:ThruputProcessor": {"hec_hf": 0.5 / 20, "uf": 0.5 / 20},
     "events:ingest_doctor:finding": {r: 4 / 120 / 20 for r in COLLECTOR_ROLES},
     "events:ingest_doctor:config": {r: 1 / 2880 for r in COLLECTOR_ROLES},
     "applogs": {r: 1 / 120 for r in COLLECTOR_ROLES},

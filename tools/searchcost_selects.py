@@ -48,6 +48,17 @@ SELECTS = {
     "Ingest Doctor - Queues - Blocked or saturated pipeline queues": (
         Read("tstats", ML, ("queue",), ("group=queue",) + CHAIN_QUEUES, hosts="pipeline", rows=("span", 30)),
         PIPELINE_HOSTS,
+        # issue 37: cluster peers' replication-queue lines, one row per peer and target; the search head's own
+        # list of its search peers (guid -> server name), local; the replication receiver thread; maxKBps lines
+        Read("tstats", "splunkd.log", (), ("replication", "queue", "full"), rows=("hosts", 1)),
+        Read("rest", "rest", ("/services/search/distributed/peers",), rows=("peers", 1)),
+        Read("tstats", ML, ("dutycycle",), ("group=dutycycle", "thread=replicationdatareceiverthread"),
+             rows=("span", 30), out=("hosts", 1)),
+        Read("raw", "splunkd.log", (), ("ThruputProcessor", "maxKBps"), rows=("hosts", 1)),
+        # the HEC back-pressure replies of the flagged hosts (the HEC busy alert's count): an autoLB sender's 503s
+        # meet its output's bursts and its receivers in one run
+        Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",
+                                           "reply=26", "reply=27"), rows=("hosts", 1)),
     ),
     "Ingest Doctor - HEC - Server busy": (
         Read("tstats", "splunkd.log", (), ("HttpInputDataHandler", "reply=9", "reply=18", "reply=19", "reply=20",

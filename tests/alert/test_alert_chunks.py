@@ -105,7 +105,10 @@ def test_the_store_is_whole_before_it_is_chunked(tmp_path, monkeypatch):
     assert recs["hf-01/output/-"]["caused_by"] == "idx-02/indexing/-"
     assert recs["hf-05/hec_input/-"]["detected_by"] == "alert_action,collector"
     kinds = [kind for kind, _ in runs[0][1]]
-    assert kinds[:kinds.index("pending")] == ["read", "events", "save"]     # stored at once: one of each
+    # the first read: the stored output of hf-05, whose HEC refusals no receiver of this run explains
+    # (action.link_stored); then stored at once: one of each
+    assert runs[0][1][0] == ("read", ["hf-05~2Foutput~2F-"])
+    assert kinds[1:kinds.index("pending")] == ["read", "events", "save"]
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5])

@@ -61,8 +61,9 @@ def test_the_search_head_parses_the_action_events_like_the_add_on():
 def test_the_host_transform_gives_each_event_its_own_host_or_leaves_it_to_the_request(pset):
     rx = re.compile(_transform()["REGEX"])
     for host in HOSTS:
-        event = finding_event(_finding(host, pset), "alert_action", caused_by='other"/typing/-')
-        assert list(json.loads(event)) == list(FIELDS) + ["caused_by"]
+        event = finding_event(_finding(host, pset), "alert_action", caused_by='other"/typing/-',
+                              mechanism="its output blocks on other")
+        assert list(json.loads(event)) == list(FIELDS) + ["caused_by", "mechanism"]
         m = rx.search(event[:4096])
         if host_in_event(host) and host:
             assert m and m.group(1) == host, (host, event[:200])

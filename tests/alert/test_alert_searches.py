@@ -93,9 +93,12 @@ def metric_source(metric: str) -> Set[str]:
     return fields | {"host", "_time", "metric_name", "index"}
 
 
+REST_FIXTURES = {"/services/server/introspection/indexer": "rest_introspection_indexer.json",
+                 "/services/search/distributed/peers": "rest_distributed_peers.json"}
+
+
 def rest_source(path: str) -> Set[str]:
-    body = json.load(open(os.path.join(FIX, "rest_introspection_indexer.json"), encoding="utf-8"))
-    assert path == "/services/server/introspection/indexer"
+    body = json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))
     keys = set(body["entry"][0]["content"])
     return keys | {"title", "id", "author", "updated", "splunk_server", "eai:acl"}
 
@@ -118,6 +121,10 @@ def source_of(segment: str) -> Tuple[str, Set[str]]:
             return "splunkd.log HttpInputDataHandler", log_source("splunkd_hec.log")
         if "TERM(HttpListener)" in s:
             return "splunkd.log HttpListener", log_source("splunkd_httplistener.log")
+        if "TERM(replication)" in s:
+            return "splunkd.log replication queue", log_source("splunkd_replication.log")
+        if "TERM(ThruputProcessor)" in s:
+            return "splunkd.log ThruputProcessor", log_source("splunkd_thruput.log")
     if s.startswith("mstats"):
         metrics = re.findall(r"\((ingest_doctor\.[\w.]+)\)", s)
         out: Set[str] = set()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 
 import pytest
 
@@ -16,11 +17,16 @@ from fakes.dispatch import AlertDispatch, execute
 from fakes.kvstore import Splunkd
 from fakes.splunkd import FakeSplunkd
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
+from fakes.searches import SAVED
+from fakes.shsearch import hec_busy_rows, queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
+from ingest_doctor.alert import rows as rows_mod
+from ingest_doctor.alert.results import Row
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.deployment import link
+from ingest_doctor.deployment.judge import first_action
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 from ingest_doctor.read import splunkdlog
@@ -399,3 +405,214 @@ def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unr
     # Without the peer list the guid names no instance: the waiting peers stay their own causes.
     r = diagnose(write(str(tmp_path / "dep2"), members))
     assert "idx-03/indexing/-" not in r["root_causes"] and "idx-01/indexing/-" in r["root_causes"]
+
+
+# ------------------------------------------------------------------ the same deployments through the Queues alert
+# fakes/shsearch.py runs the shipped Queues alert's SPL over the members' logs (as _internal holds them); the rows
+# go to the action as splunkd dispatches the alert (digest mode: one run, results.csv.gz). The search head sees
+# what that alert reads: the instances that run a pipeline (a universal forwarder's own findings are the silence
+# alert's) over the last 10 minutes, so a mechanism's line count is that window's, not the whole capture's.
+QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
+
+
+def _as_cli_and_action(sh, tls, tmp_path, members, peers=(), hook=False):
+    """(the CLI's report, the KV records the action stored) for one deployment: `peers` are the members the
+    search head has as search peers (the indexer cluster); `hook`: with the app's webhook set."""
+    with_pipelineset_lines(members)
+    r = diagnose(write(str(tmp_path / "dep"), members))
+    rows = queues_alert_rows(members, SH_NOW + 1, {p.guid: p.host for p in peers})
+    conf = {"webhook_url": sh.fake.url + "/hook"} if hook else {}
+    env = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None
+    procs = execute(AlertDispatch(QUEUES, str(tmp_path)).run(rows, SH_NOW + 1), sh.fake, tls, env, **conf)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    return r, sh.kv.records
+
+
+def _count_free(text):
+    return re.sub(r"\(\d+ lines? in", "(N lines in", text or "")
+
+
+def _same_links(r, records, hosts):
+    """Every serious finding the CLI gives on `hosts` is stored with the same caused_by and mechanism."""
+    for f in serious(r):
+        if f["host"] not in hosts:
+            continue
+        rec = records[kv_key(f["id"])]
+        assert rec["caused_by"] == (f["caused_by"] or ""), f["id"]
+        assert _count_free(rec["mechanism"]) == _count_free(f.get("mechanism") or ""), f["id"]
+    roots = sorted(fid for fid in r["root_causes"] if fid.split("/", 1)[0] in hosts)
+    stored = sorted(rec["id"] for rec in records.values() if rec["status"] == "open" and not rec["caused_by"]
+                    and rec["severity"] in ("warning", "critical"))
+    assert stored == roots
+
+
+def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cli_does(sh, tls, tmp_path):
+    members, hfs, idxs, target = _cluster("", "10.21", 1000)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, members, idxs, hook=True)
+    assert r["root_causes"] == ["idx-04/indexing/-"]
+    _same_links(r, records, {m.host for m in members})
+    root = records[kv_key("idx-04/indexing/-")]
+    assert root["component"] == REP and root["caused_by"] == "" and root["mechanism"] == ""
+    for p in idxs[:-1]:
+        rec = records[kv_key("%s/indexing/-" % p.host)]
+        assert rec["mechanism"].startswith("its replication queue for idx-04 is full (10 lines")
+        assert [x["setting"] for x in json.loads(rec["recommendations"])] == [None]
+    # One message, for the target; the event of a symptom carries its mechanism.
+    assert sorted(sh.messages.shown) == [message_name("idx-04/indexing/-")]
+    [ev] = [e["event"] for e in sh.events if e["event"]["id"] == "idx-01/indexing/-"]
+    assert ev["caused_by"] == "idx-04/indexing/-" and ev["mechanism"].startswith("its replication queue")
+    # One webhook, for the root, its symptoms each with its mechanism.
+    [hook] = sh.hooks
+    assert hook["id"] == "idx-04/indexing/-" and hook["caused_by"] is None and hook["mechanism"] is None
+    by = {x["id"]: x["mechanism"] for x in hook["symptoms"]}
+    assert by["idx-02/indexing/-"] == records[kv_key("idx-02/indexing/-")]["mechanism"]
+    assert by["hf-01/output/-"].startswith("its output blocks on idx-01")
+
+
+def test_without_the_search_peers_names_the_waiting_peers_stay_their_own_causes(sh, tls, tmp_path):
+    """The guid alone names no host: the search head's list of search peers is what ties it to idx-04."""
+    members, hfs, idxs, target = _cluster("", "10.22", 1100)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, members, peers=())
+    assert records[kv_key("idx-01/indexing/-")]["caused_by"] == ""
+    assert kv_key("idx-04/indexing/-") not in records
+
+
+def test_the_action_links_autolb_senders_to_the_one_saturated_peer_of_six_as_the_cli_does(sh, tls, tmp_path):
+    hfs, idxs, bad = _autolb_hec_senders()
+    r, records = _as_cli_and_action(sh, tls, tmp_path, hfs + idxs)
+    assert r["root_causes"] == ["idx-05/indexing/-"]
+    _same_links(r, records, {m.host for m in hfs + idxs})
+    for h in hfs:
+        # the HEC 503s of the bursts ride on the output finding (the alert hands over the flagged hosts' HEC
+        # back-pressure replies): no hec_input finding raising dedicatedIoThreads
+        assert kv_key("%s/hec_input/-" % h.host) not in records
+        rec = records[kv_key("%s/output/-" % h.host)]
+        assert "autoLB sends a sixth of its data there" in rec["mechanism"]
+        assert "HEC refuses data during them" in rec["summary"] and rec["mechanism"] in rec["summary"]
+    assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]
+
+
+def _capped_windows_uf(m, idx, kbps=256.0):
+    """A Windows universal forwarder at limits.conf [thruput] maxKBps = 256: flat at the cap, its parsingQueue
+    full while its threads idle, ThruputProcessor saying so (as tests/scenarios' maxkbps_windows_uf)."""
+    sender(m, [(idx.ip, kbps)], blocked=False, uf=True)
+    for i, t in enumerate(times(MINUTES)):
+        m.snap.metric(t + 0.004, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=900.0, "
+                                 "average_kbps=%.3f, total_k_processed=%d, kb=%.3f, ev=27000, load_average=0.4"
+                      % (kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 30))
+        if i % 3 == 0:
+            m.snap.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
+                                "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding "
+                                "may be throttled. Consider increasing the value of maxKBps in limits.conf."
+                                % round(kbps + 1), tid=5512)
+    m.snap.metrics.sort()
+
+
+def test_capped_windows_forwarders_are_their_own_roots_on_the_search_head_as_on_the_cli(sh, tls, tmp_path):
+    idx = Member("indexer", "idx-01", "10.23.1.11", 1200)
+    ufs = [Member("win-%d" % k, "win-%02d" % k, "10.23.0.%d" % (10 + k), 1200 + k) for k in (1, 2, 3)]
+    receiver(idx, [(u, 256.0) for u in ufs], fwd_type="uf")
+    for u in ufs:
+        _capped_windows_uf(u, idx)
+    r, records = _as_cli_and_action(sh, tls, tmp_path, ufs + [idx])
+    assert sorted(r["root_causes"]) == ["win-0%d/output/-" % k for k in (1, 2, 3)]
+    for k in (1, 2, 3):
+        cli_f, rec = by_id(r, "win-0%d/output/-" % k), records[kv_key("win-0%d/output/-" % k)]
+        assert rec["caused_by"] == "" and rec["component"] == cli_f["component"]
+        assert "limits.conf [thruput] maxKBps caps this instance at 257 KB/s" in rec["summary"]
+        [adv] = json.loads(rec["recommendations"])
+        assert (adv["conf_file"], adv["stanza"], adv["setting"], adv["suggested"]) == ("limits.conf", "thruput",
+                                                                                      "maxKBps", "0")
+    assert sorted(sh.messages.shown) == sorted(message_name("win-0%d/output/-" % k) for k in (1, 2, 3))
+
+
+def test_the_alerts_maxkbps_rex_is_the_readers_pattern():
+    """One pattern for the rate: the Queues alert's rex is read/splunkdlog.py's, with the rate as `kbps`."""
+    spl = SAVED[QUEUES]["search"]
+    [rex] = re.findall(r'\| rex "\(\?i\)([^"]+)"', spl)
+    assert rex.replace("(?<kbps>", "(") == splunkdlog.MAXKBPS_RX
+
+
+def test_a_roots_compression_advice_is_never_handed_down_a_chain(tmp_path):
+    """The heavy forwarder is held back by its own link (its indexer idle): compressing its output is its own
+    advice, for its link only; the universal forwarder behind it is told to act on it, never to compress."""
+    uf = Member("u", "uf-01", "10.24.0.3", 1301)
+    hf = Member("h", "hf-01", "10.24.0.5", 1302)
+    idx = Member("i", "idx-01", "10.24.1.11", 1303)
+    receiver(idx, [(hf, 1000.0)])
+    sender(hf, [(idx.ip, 1000.0)], blocked=True)
+    for i, t in enumerate(times(MINUTES)):
+        tcpin_line(hf, t, i, uf, 800.0, "uf")
+    sender(uf, [(hf.ip, 800.0)], blocked=True, uf=True)
+    r = diagnose(write(str(tmp_path / "dep"), [uf, hf, idx]))
+    root = by_id(r, "hf-01/output/-")
+    assert root["caused_by"] is None and "compressed" in settings(root)
+    f = by_id(r, "uf-01/output/-")
+    assert f["caused_by"] == "hf-01/output/-"
+    said = " ".join([f["summary"]] + [x["action"] for x in f["recommendations"]])
+    assert "compressed" not in said and "useClientSSLCompression" not in said and settings(f) == [None], said
+    assert "act on hf-01 output: Check the link between this host and its receivers" in said
+
+
+def test_first_action_skips_link_only_compression_advice():
+    comp = Recommendation("Compress forwarded data.", "outputs.conf", "tcpout", "compressed", "false", "true")
+    ssl = Recommendation("Turn SSL compression back on.", "outputs.conf", "tcpout", "useClientSSLCompression",
+                         "false", "true")
+    other = Recommendation("Check the link's bandwidth; this is not a setting.")
+    f = Finding("output", "critical", "hf-01", None, "tcpout", "tcpout is full.", [], [comp, ssl, other])
+    assert first_action(f) == "Check the link's bandwidth; this is not a setting."
+    assert first_action(Finding("output", "critical", "hf-01", None, "tcpout", "x", [], [comp])) == ""
+
+
+@pytest.mark.parametrize("row, says", [
+    ({"signal": "replication", "host": "idx-01", "peer": "", "lines": "3"}, "needs column peer"),
+    ({"signal": "replication", "host": "idx-01", "peer": "f8bb", "lines": "2.5"}, "is not a count"),
+    ({"signal": "thruput_capped", "host": "uf-01", "lines": "-1"}, "is not a count"),
+    ({"signal": "thruput_capped", "host": "uf-01", "lines": "4", "kbps": "fast"}, "is not a number"),
+])
+def test_a_bad_cross_tier_row_is_refused_with_its_column(row, says):
+    with pytest.raises(rows_mod.RowError, match=says):
+        rows_mod.collect([Row(1, row, {})], SH_NOW)
+
+
+def test_cross_tier_rows_become_the_readers_records():
+    c = rows_mod.collect([Row(1, {"signal": "replication", "host": "idx-01", "peer": "f8bb-0e", "lines": "3",
+                                  "target": "idx-04", "last_time": str(SH_NOW)}, {}),
+                          Row(2, {"signal": "thruput_capped", "host": "uf-01", "lines": "2", "kbps": "257",
+                                  "last_time": str(SH_NOW)}, {})], SH_NOW)
+    assert [(s.kind, s.receiver) for s in c["idx-01"].log_signals] == [("replication_queue_full", "f8bb-0e")] * 3
+    assert [(s.kind, s.state) for s in c["uf-01"].log_signals] == [("thruput_capped", "257")] * 2
+    assert c.cluster_peers == [("f8bb-0e", "idx-04", "", "")]
+
+
+HEC_BUSY = "Ingest Doctor - HEC - Server busy"
+
+
+def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_linked(sh, tls, tmp_path):
+    """The HEC busy alert reads a host's HEC replies alone: judged so, an autoLB sender's 503s are a hec_input
+    root raising dedicatedIoThreads. Once the Queues alert has stored its output as the saturated peer's symptom
+    (bursts, refusals and receivers in one run), the next HEC busy run links the refusals to that peer too."""
+    hfs, idxs, bad = _autolb_hec_senders()
+    with_pipelineset_lines(hfs + idxs)
+    hec_rows = [dict(x, window_min=10, threshold=1) for x in hec_busy_rows(hfs + idxs, SH_NOW + 1)]
+    assert sorted(x["host"] for x in hec_rows) == [h.host for h in hfs]
+
+    def hec_run(at, sub):
+        procs = execute(AlertDispatch(HEC_BUSY, str(tmp_path / sub)).run(hec_rows, at), sh.fake, tls, None)
+        assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hec_run(SH_NOW + 1, "hec1")
+    first = sh.kv.records[kv_key("hf-01/hec_input/-")]
+    assert first["caused_by"] == "" and "dedicatedIoThreads" in [x["setting"] for x in json.loads(
+        first["recommendations"])]
+    rows = queues_alert_rows(hfs + idxs, SH_NOW + 61, {})
+    procs = execute(AlertDispatch(QUEUES, str(tmp_path / "q")).run(rows, SH_NOW + 61), sh.fake, tls, None)
+    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    hec_run(SH_NOW + 121, "hec2")
+    for h in hfs:
+        rec = sh.kv.records[kv_key("%s/hec_input/-" % h.host)]
+        assert rec["caused_by"] == "idx-05/indexing/-"
+        assert rec["mechanism"].startswith("its HEC answers 503 (server busy, health code 18) while its output "
+                                           "waits on idx-05: its turns on idx-05 block: autoLB sends a sixth")
+        assert [x["setting"] for x in json.loads(rec["recommendations"])] == [None]
+    # The forwarders' messages of the first run went with their roots: the peer's is the one left.
+    assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]

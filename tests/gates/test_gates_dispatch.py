@@ -104,7 +104,7 @@ def test_gate_fails_queues_switched_back_to_per_result(tmp_path):
     problems = gate(broken_copy(tmp_path, QUEUES, alert__digest_mode="false"), str(tmp_path))
     assert problems and all(p.startswith(QUEUES + ": per result") for p in problems), problems
     text = "\n".join(problems)
-    assert "2 signals (queue_fill, tcpin)" in text
+    assert "6 signals (hec_busy, queue_fill, replication, tcpin, thread_busy, thruput_capped)" in text
     # run both ways: per result, the forwarder's finding is stored without its cause
     assert "finding hf-01/output/-" in text and "'idx-02/indexing/-'" in text
 

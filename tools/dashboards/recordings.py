@@ -694,13 +694,13 @@ def findings_in_order(dep):
 
 @panel(FND, "ds_findings_table", *ORDER)
 def findings_records(dep):
-    fields = ["severity", "cause", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings",
+    fields = ["severity", "cause", "mechanism", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings",
               "evidence_dashboard"]
     rows = findings_table(dep, fields, findings_in_order(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
-    return result(["severity", "cause", "host", "bottleneck", "set", "summary", "what to do", "setting -> suggested",
-                   "_evidence_dashboard"], rows)
+    return result(["severity", "cause", "how", "host", "bottleneck", "set", "summary", "what to do",
+                   "setting -> suggested", "_evidence_dashboard"], rows)
 
 
 @panel(FND, "ds_findings_evidence", *ORDER)

@@ -401,10 +401,13 @@ class Deployment:
                      evidence_text="tcpout_paused=41 lines; receiver_saturated=idx-07/typing/1 finding",
                      advice="Nothing to change on this instance: act on idx-07 typing, pipeline set 1.", settings="",
                      first_seen=INCIDENT + 1500, last_seen=END - 40, count="6", detected="collector", resolution="",
-                     caused_by="%s/typing/%s" % (HOT_HOST, HOT_SET)),
+                     caused_by="%s/typing/%s" % (HOT_HOST, HOT_SET),
+                     mechanism="its output blocks on %s, which takes data no faster than its bottleneck (%s typing, "
+                               "pipeline set %s) lets it through" % (HOT_HOST, HOT_HOST, HOT_SET)),
             ]
         for f in out:
             f.setdefault("caused_by", "")
+            f.setdefault("mechanism", "")
             f["id"] = "%s/%s/%s" % (f["host"], f["bottleneck"], f["pipeline_set"])
             parts = f["caused_by"].split("/")
             f["cause"] = "" if not f["caused_by"] else "caused by %s %s%s" % (

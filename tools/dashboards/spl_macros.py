@@ -25,8 +25,10 @@ FINDINGS_EVAL = (
     "| eval caused_by=if(isnull(caused_by), \"\", caused_by), cause_parts=split(caused_by, \"/\")\n"
     "| eval cause=if(caused_by==\"\", \"\", \"caused by \".mvindex(cause_parts, 0).\" \".mvindex(cause_parts, 1)"
     ".if(mvindex(cause_parts, 2)==\"-\", \"\", \", set \".mvindex(cause_parts, 2))), root=if(caused_by==\"\", id, caused_by)\n"
+    # how the cause produces the symptom (contract section 5: a finding with a caused_by carries its mechanism)
+    "| eval mechanism=if(caused_by==\"\" OR isnull(mechanism), \"\", mechanism)\n"
     "| fields id host bottleneck pipeline_set component severity severity_rank status summary evidence_text advice settings "
-    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard caused_by cause root"
+    "first_seen last_seen last_seen_epoch count detected resolution evidence_dashboard caused_by cause mechanism root"
 )
 
 

@@ -38,10 +38,12 @@ Issue 23 (nothing lost, nothing forged):
   under the lock, posted after it, and their outcome saved under it again: sent,
   still pending (retried on every run of this alert), or failed with why.
 
-A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections, the findings of
-the run are linked across instances (deployment/link.py): a sender's blocked output whose receivers
-are saturated is stored with `caused_by` and a summary naming the cause; only root causes get a Splunk
-Web message (naming how many instances they hold back) and a webhook (carrying their symptoms).
+A deployment (contract section 5): when the rows carry `tcpin`/`tcpout` connections or cluster peers'
+`replication` lines, the findings of the run are linked across instances (deployment/link.py): waiting peers
+to their replication target first, then a sender's blocked output (or HEC refusals) to its saturated
+receiver; each symptom is stored with `caused_by`, its `mechanism` and a summary naming the cause; only root
+causes get a Splunk Web message (naming how many instances they hold back) and a webhook (carrying their
+symptoms, each with its mechanism).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ import time as _time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
-from ingest_doctor import exitcodes
+from ingest_doctor import exitcodes, model
 from ingest_doctor.delivery import messages as messages_mod
 from ingest_doctor.delivery.holds import Holds
 from ingest_doctor import thresholds as thresholds_mod
@@ -63,7 +65,7 @@ from ingest_doctor.alert.rows import KNOWN_COLUMNS, Collected, Reported, Stale, 
 from ingest_doctor.delivery.store import (Upsert, claim, claimable, delivery_result, finding_event, host_in_event,
                                           kv_key, mark_pending, plan, plan_resolution, plan_stale, record_finding,
                                           record_webhook_body)
-from ingest_doctor.deployment import link as link_mod, loops
+from ingest_doctor.deployment import causes, link as link_mod, loops
 from ingest_doctor.deployment import topology
 from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report, severity_rank
@@ -268,6 +270,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     collected, reported = split_rows(rows if rows is not None else read_rows(payload.results_file, KNOWN_COLUMNS),
                                      now, stale)
     by_host = collected.light          # each host's evidence without its samples (they stay numbers)
+    peers = collected.cluster_peers    # replication targets by guid, as the search head's search peers name them
     # Hosts that only appear in connection rows (tcpin/tcpout: who sends to whom) are not judged.
     measured = collected.only(h for h, ev in by_host.items() if ev.sources)
     del collected       # action RSS budget (300 MB at 80,000 rows): `measured` alone holds the samples judge frees
@@ -304,7 +307,8 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
         findings = [f for f in findings if plausible_host(f.host)]
     kept = [r for r in reported if r.status == "resolved" or severity_rank(r.finding.severity) >= floor]
     summary.below_min += len(reported) - len(kept)
-    findings, kept, caused = link_deployment(by_host, findings, kept)
+    findings, kept, caused, mechanisms = link_deployment(by_host, findings, kept, peers)
+    findings = link_stored(port, findings, caused, mechanisms)
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     webhook = payload.params.webhook_url
@@ -324,7 +328,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     try:
         # 2. and 3.: read, events, records, a chunk at a time
         planned, changes = _store(port, items, index, now, now - 60.0 * th.resolve_after_min, payload, summary,
-                                  caused, bool(webhook), holds)
+                                  caused, bool(webhook), holds, mechanisms)
         if webhook:
             claimed = [claim(r, run_id, now) for r in port.kv_pending(payload.search_name).values()
                        if claimable(r, payload.search_name, now) and not _snoozed(r, holds, payload.search_name)]
@@ -346,7 +350,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
         byid = {f.id: f for f in findings + [r.finding for r in kept]}
         symptoms = {kv_key(f.id): [byid[s] for s in link_mod.symptoms(f.id, caused) if s in byid]
                     for f in planned}
-        deliver(port, payload, claimed, keys, run_id, now, summary, symptoms)
+        deliver(port, payload, claimed, keys, run_id, now, summary, symptoms, mechanisms)
     return summary
 
 
@@ -369,7 +373,8 @@ def _unlock(port: Port, run_id: str) -> None:
 
 
 def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_run: set, run_id: str, now: float,
-            summary: Summary, symptoms: Optional[Dict[str, List[Finding]]] = None) -> None:
+            summary: Summary, symptoms: Optional[Dict[str, List[Finding]]] = None,
+            mechanisms: Optional[Dict[str, str]] = None) -> None:
     """Post each claimed delivery; then, under the lock, save what became of it. A receiver that is
     down stops this run's posting (the rest stay pending); one that refuses fails that state."""
     outcomes: List[Tuple[Dict[str, Any], str, str]] = []
@@ -382,7 +387,8 @@ def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_ru
         link = payload.results_link if rec.get("_key") in this_run else ""
         try:
             port.webhook(payload.params.webhook_url, record_webhook_body(rec, payload.search_name, link,
-                                                                         (symptoms or {}).get(rec.get("_key"), ())))
+                                                                         (symptoms or {}).get(rec.get("_key"), ()),
+                                                                         mechanisms))
             outcomes.append((rec, "sent", ""))
             summary.webhooks += 1
         except AlertError as e:
@@ -408,22 +414,40 @@ def deliver(port: Port, payload: Payload, claimed: List[Dict[str, Any]], this_ru
         raise BadConfig(refused)
 
 
-def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], reported: List[Reported]
-                    ) -> Tuple[List[Finding], List[Reported], Dict[str, Optional[str]]]:
-    """Link the run's findings across instances when the rows say who sends to whom; otherwise unchanged."""
+def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], reported: List[Reported],
+                    cluster_peers: Sequence[Tuple[str, str, str, str]] = ()
+                    ) -> Tuple[List[Finding], List[Reported], Dict[str, Optional[str]], Dict[str, str]]:
+    """Link the run's findings across instances when the rows say who sends to whom, or which cluster peers
+    wait on which replication target (`cluster_peers`: the targets' guids as the search peers name them);
+    otherwise unchanged. Returns the findings (a replication target's receiver thread added when it holds its
+    peers back), the reported rows, caused_by and each linked finding's mechanism."""
     hosts = dict(by_host)
     for r in reported:
         h = r.finding.host or ""
         if h and h not in hosts:
             hosts[h] = Evidence(host=h)
-    topo = topology.build([topology.Instance(h, ev) for h, ev in sorted(hosts.items())])
+    instances = [topology.Instance(h, ev) for h, ev in sorted(hosts.items())]
+    if instances and cluster_peers:
+        # The search head's list of its search peers, not any instance's: handed to the topology as a cluster
+        # manager's peer list is (deployment/topology.py ties each guid to the instance of that name).
+        instances[0] = replace(instances[0], cluster_peers=list(cluster_peers))
+    topo = topology.build(instances)
 
     def hosts_ev(host: Optional[str]) -> Evidence:
         return hosts.get(host or "") or Evidence(host=host)
-    if not topo.receivers:
-        return findings, reported, {}
+    if not topo.receivers and not topo.replication:
+        return findings, reported, {}, {}
+    ids = {f.id for f in findings} | {r.finding.id for r in reported}
+    linked, rep_caused, mechanisms = link_mod.replication(
+        findings + [r.finding for r in reported if r.status == "open"], topo, instances)
+    rewritten = {f.id: f for f in linked}
+    findings = [rewritten.get(f.id, f) for f in findings] + [f for f in linked if f.id not in ids]
+    reported = [replace(r, finding=rewritten[r.finding.id]) if r.status == "open" and r.finding.id in rewritten
+                else r for r in reported]
     open_findings = findings + [r.finding for r in reported if r.status == "open"]
     caused = link_mod.link(open_findings, topo)
+    caused.update(rep_caused)       # the waiting peers first: a sender's chain ends at their target
+    mechanisms.update(link_mod.mechanisms(open_findings, topo, caused))
     # A forwarding loop's root is rewritten as the loop first: its symptoms' advice names the loop's fix.
     looped = {fid: loops.loop_finding(f, hosts, hosts_ev(f.host).config.tcpout_servers)
               for fid, hosts in link_mod.loop_roots(open_findings, topo, caused).items()
@@ -432,13 +456,45 @@ def link_deployment(by_host: Dict[str, Evidence], findings: List[Finding], repor
 
     def fix(f: Finding) -> Finding:
         cause = caused.get(f.id)
-        if not cause or cause not in byid:
+        if not cause or cause not in byid or f.id in rep_caused:
             return byid.get(f.id, f)
-        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)])
+        return link_mod.explain(f, byid[cause], byid[link_mod.root_of(f.id, caused)], mechanisms.get(f.id, ""))
 
     return ([fix(f) for f in findings],
             [replace(r, finding=fix(r.finding)) if r.status == "open" else r for r in reported],
-            {k: v for k, v in caused.items() if v})
+            {k: v for k, v in caused.items() if v}, {k: v for k, v in mechanisms.items() if caused.get(k)})
+
+
+def link_stored(port: Port, findings: List[Finding], caused: Dict[str, Optional[str]],
+                mechanisms: Dict[str, str]) -> List[Finding]:
+    """A host's HEC refusals this run could not link (the HEC busy alert reads no queues and no receivers) while
+    the store holds that host's output open as a receiver's symptom (the Queues alert saw the output's bursts, the
+    refusals and the receiver together): linked to the same receiver (link.refusals_behind), so they are no root
+    raising HEC threads. `caused` and `mechanisms` are completed in place; nothing is read without such a finding."""
+    limit = thresholds_mod.defaults().thread_busy_pct
+    loose = {f.id: f for f in findings if f.bottleneck == model.HEC_INPUT and not caused.get(f.id)
+             and causes.back_pressure(f, limit)}
+    if not loose:
+        return findings
+    out_key = {fid: kv_key("%s/output/-" % (f.host or "")) for fid, f in loose.items()}
+    outputs = port.kv_read(sorted(set(out_key.values())))
+    held = {fid: outputs[k] for fid, k in out_key.items()
+            if outputs.get(k, {}).get("status") == "open" and outputs[k].get("caused_by")}
+    if not held:
+        return findings
+    cause_recs = port.kv_read(sorted({kv_key(str(r["caused_by"])) for r in held.values()}))
+    linked: Dict[str, Finding] = {}
+    for fid, rec in sorted(held.items()):
+        crec = cause_recs.get(kv_key(str(rec["caused_by"])))
+        if not crec or crec.get("status") != "open":
+            continue
+        try:
+            cause = record_finding(crec)
+        except ValueError:
+            continue
+        linked[fid], mechanisms[fid] = link_mod.refusals_behind(loose[fid], cause, str(rec.get("mechanism") or ""))
+        caused[fid] = cause.id
+    return [linked.get(f.id, f) for f in findings]
 
 
 # Findings planned, written and saved at a time under the store's lock: action RSS budget (300 MB at 80,000 rows).
@@ -450,8 +506,8 @@ Item = Tuple[str, Optional[Finding], Optional[Reported], Optional[Stale]]
 
 
 def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float, payload: Payload,
-           summary: Summary, caused: Dict[str, Optional[str]], webhook: bool, holds: Holds
-           ) -> Tuple[List[Finding], List[messages_mod.Change]]:
+           summary: Summary, caused: Dict[str, Optional[str]], webhook: bool, holds: Holds,
+           mechanisms: Optional[Dict[str, str]] = None) -> Tuple[List[Finding], List[messages_mod.Change]]:
     """Steps 2 and 3 under the findings store's lock, PLAN_CHUNK items at a time: read the chunk's records,
     plan them (a record planned twice in one run builds on itself), write the events of its judged
     findings, then save the records whose every item is planned. A record waits for a later chunk when its
@@ -483,7 +539,7 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
         planned: List[Tuple[Finding, Upsert, bool]] = []
         for it in chunk:
             n = len(changes)
-            p = _plan_item(it, existing, now, cutoff, note, payload, summary, caused, hosts, changes)
+            p = _plan_item(it, existing, now, cutoff, note, payload, summary, caused, hosts, changes, mechanisms)
             if p is None:
                 continue
             planned.append(p)
@@ -497,7 +553,7 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
                 wait = max(wait, last.get(kv_key(f.id), -1), last.get(kv_key(root), -1),
                            stale_last if root != f.id else -1)
             held.setdefault(up.key, []).append((f, up, wait))
-        _write_events(port, index, planned, caused, summary)
+        _write_events(port, index, planned, caused, summary, mechanisms)
         saves: List[Dict[str, Any]] = []
         for key in [k for k, entries in held.items() if max(w for _, _, w in entries) <= end]:
             entries = held.pop(key)
@@ -524,7 +580,8 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
 
 
 def _write_events(port: Port, index: str, planned: List[Tuple[Finding, Upsert, bool]],
-                  caused: Dict[str, Optional[str]], summary: Summary) -> None:
+                  caused: Dict[str, Optional[str]], summary: Summary, mechanisms: Optional[Dict[str, str]] = None
+                  ) -> None:
     """The events of the judged findings planned. Events that name their host (the index-time transform sets
     it from the event) go out together: a few requests on one kept-alive connection, whatever the number of
     hosts; any other host's events get a request of their own, with the host as its parameter."""
@@ -532,7 +589,7 @@ def _write_events(port: Port, index: str, planned: List[Tuple[Finding, Upsert, b
     alone: Dict[str, List[str]] = {}
     for f, up, judged in planned:
         if judged:
-            event = finding_event(f, DETECTED_BY, caused.get(f.id), up.finding)
+            event = finding_event(f, DETECTED_BY, caused.get(f.id), up.finding, (mechanisms or {}).get(f.id))
             if host_in_event(f.host):
                 batch.append(event)
             else:
@@ -544,7 +601,8 @@ def _write_events(port: Port, index: str, planned: List[Tuple[Finding, Upsert, b
 
 def _plan_item(it: Item, existing: Dict[str, Dict[str, Any]], now: float, cutoff: float, note: str,
                payload: Payload, summary: Summary, caused: Dict[str, Optional[str]], hosts: Dict[str, str],
-               changes: List[messages_mod.Change]) -> Optional[Tuple[Finding, Upsert, bool]]:
+               changes: List[messages_mod.Change], mechanisms: Optional[Dict[str, str]] = None
+               ) -> Optional[Tuple[Finding, Upsert, bool]]:
     """One item's upsert (None: nothing to write), counted in `summary`, its state change appended to
     `changes`; `existing[key]` becomes the planned record, so a key planned again builds on it."""
     key, f, rep, st = it
@@ -556,10 +614,10 @@ def _plan_item(it: Item, existing: Dict[str, Dict[str, Any]], now: float, cutoff
                              rep.detected_by)
     elif rep is not None:
         up = plan(existing.get(key), f, now, payload.sid, payload.search_name, rep.detected_by, rep.time,
-                  caused.get(fid))
+                  caused.get(fid), (mechanisms or {}).get(fid))
     else:
         up = plan(existing.get(key), f, now, payload.sid, payload.search_name, DETECTED_BY,
-                  caused_by=caused.get(fid))
+                  caused_by=caused.get(fid), mechanism=(mechanisms or {}).get(fid))
     if up is None:
         summary.unchanged += 1
         return None

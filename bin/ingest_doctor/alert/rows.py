@@ -33,10 +33,12 @@ from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.samples import Interned, Lean, Samples
 from ingest_doctor.evidence import (Evidence, HecError, HecProbe, IndexerStatus, LogSignal, TcpinConnection,
-                                   TcpoutConnection)
+                                   TcpoutConnection, ThreadSample)
+from ingest_doctor.deployment.causes import REPLICATION_THREAD
 from ingest_doctor.engine import silence
 from ingest_doctor.engine.finite import samples_finite
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
+from ingest_doctor.read import splunkdlog
 
 # Columns every alert may output (for the admin reading the alert or for throttling).
 COMMON = ("signal", "host", "component", "pipeline_set", "stage", "label", "bottleneck", "source",
@@ -74,6 +76,13 @@ SIGNALS: Dict[str, Signal] = {s.name: s for s in (
     Signal("tcpin", ("peer",), ("peer_ip", "guid", "fwd_type", "kbps")),
     # a sender's metrics.log group=tcpout_connections, one row per receiver: destIp:destPort (dest), _tcp_KBps
     Signal("tcpout", ("dest",), ("kbps",)),
+    # a cluster peer's splunkd.log `replication queue for peer=<guid> full` lines (issue 37): the target's guid
+    # (peer), the lines of the window, and the target's server name as the search head's search peers list
+    # it (target; empty when that list does not name the guid)
+    Signal("replication", ("peer", "lines"), ("target",)),
+    # ThruputProcessor "Current data throughput (<kbps> kb/s) has reached maxKBps" lines of one host (issue 37):
+    # the lines of the window and the rate the newest states
+    Signal("thruput_capped", ("lines",), ("kbps",)),
     # an instance that stopped reporting (engine/silence.py): why (connected_idle | gone), when it was
     # last heard, what its receivers got from it over the window; `threshold` is silence_kb
     Signal("silence", ("reason", "last_heard"), ("silent_min", "kb_recent", "receivers")),
@@ -311,7 +320,13 @@ def _thread(ev: Evidence, smp: Samples, row: Row, ctx: Context, name: Interned) 
     avg = _num(row, "busy_pct", row.get("busy_pct"), required=True)
     src = name(ctx.source) if ctx.source else _DUTYCYCLE
     times, values, _ = _timed(row, "samples", row.values("samples"), ctx)
-    if times:
+    if thread == REPLICATION_THREAD:
+        # Kept on the host's light evidence, not as numbers: the deployment's linker reads a replication
+        # target's receiver thread after every host is judged and its numbers freed (action.link_deployment).
+        ev.threads.extend(ThreadSample(t, thread, v, pset, "sample", src) for t, v in zip(times, values))
+        if not times:
+            ev.threads.append(ThreadSample(ctx.last_time, thread, float(avg or 0.0), pset, _window(ctx), src))
+    elif times:
         smp.add(False, name(thread), pset, "sample", src, times, values)
     else:
         # Only the window average is known: hand it over as such, the core decides what it means.
@@ -408,10 +423,37 @@ def _tcpout(ev: Evidence, row: Row, ctx: Context) -> None:
                                       source=ctx.source or "%s group=tcpout_connections" % _METRICS))
 
 
+def _lines(row: Row) -> int:
+    n = _num(row, "lines", row.get("lines"), required=True)
+    if n is None or n < 0 or n != int(n):
+        raise _fail(row, "column lines=%r is not a count" % row.get("lines"))
+    return min(int(n), MAX_COUNTED)
+
+
+def _replication(ev: Evidence, row: Row, ctx: Context) -> None:
+    guid = (row.get("peer") or "").strip()
+    if not guid:
+        raise _fail(row, "column peer is empty")
+    src = ctx.source or "%s BucketReplicator" % _SPLUNKD
+    for t in _times(ctx.last_time, ctx.span_s, _lines(row)):
+        ev.log_signals.append(splunkdlog.replication_full(t, guid, src))
+    ev.saw(_SPLUNKD)
+
+
+def _thruput_capped(ev: Evidence, row: Row, ctx: Context) -> None:
+    kbps = _num(row, "kbps", row.get("kbps"))
+    said = "" if kbps is None else "%g" % kbps
+    src = ctx.source or "%s ThruputProcessor" % _SPLUNKD
+    for t in _times(ctx.last_time, ctx.span_s, _lines(row)):
+        ev.log_signals.append(splunkdlog.thruput_capped(t, said, src))
+    ev.saw(_SPLUNKD)
+
+
 # Rows whose samples stay numbers until their host is judged (alert/samples.py), and the others.
 _SAMPLED = {"thread_busy": (_thread, 30.0), "queue_fill": (_queue, 30.0)}
 _HANDLERS = {"hec_busy": (_hec_busy, 60.0), "hec_latency": (_hec_latency, 10.0), "hec_listener": (_hec_listener, 1.0),
-             "indexer_throttled": (_indexer, 10.0), "tcpin": (_tcpin, 30.0), "tcpout": (_tcpout, 30.0)}
+             "indexer_throttled": (_indexer, 10.0), "tcpin": (_tcpin, 30.0), "tcpout": (_tcpout, 30.0),
+             "replication": (_replication, 1.0), "thruput_capped": (_thruput_capped, 1.0)}
 
 
 class Collected(Mapping[str, Evidence]):
@@ -426,6 +468,9 @@ class Collected(Mapping[str, Evidence]):
     def __init__(self) -> None:
         self.light: Dict[str, Evidence] = {}
         self.samples: Dict[str, Samples] = {}
+        # Replication targets by guid as the search head's search peers name them (`replication` rows'
+        # target): (guid, server name, "", ""), the shape of a cluster manager's peer list (topology.Instance).
+        self.cluster_peers: List[Tuple[str, str, str, str]] = []
 
     def __getitem__(self, host: str) -> Evidence:
         ev = self.light[host]
@@ -459,6 +504,7 @@ class Collected(Mapping[str, Evidence]):
     def only(self, hosts: Iterable[str]) -> "Collected":
         """The same rows for `hosts` only (no copy of their samples)."""
         out = Collected()
+        out.cluster_peers = self.cluster_peers
         for h in hosts:
             out.light[h] = self.light[h]
             if h in self.samples:
@@ -497,6 +543,11 @@ def collect(rows: Iterable[Row], now: Optional[float] = None) -> Collected:
         else:
             handler, span = _HANDLERS[sig_name]
             handler(ev, row, _context(row, now, span))
+            target = (row.get("target") or "").strip() if sig_name == "replication" else ""
+            if target and (row.get("peer") or "").strip():
+                peer = ((row.get("peer") or "").strip(), target, "", "")
+                if peer not in out.cluster_peers:
+                    out.cluster_peers.append(peer)
     return out
 
 

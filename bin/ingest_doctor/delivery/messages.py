@@ -194,7 +194,8 @@ def plan(changes: Iterable[Change], cap: int = MAX_PER_RUN, floor: str = "warnin
 
 
 def stale(shown: Dict[str, str], records: Dict[str, Dict[str, object]], keep: Iterable[str] = ()) -> List[str]:
-    """Names of our finding messages still shown whose finding is resolved or gone from the store.
+    """Names of our finding messages still shown whose finding is resolved, gone from the store, or now another
+    instance's symptom (`caused_by`: its root's message names it; a root stored before its cause was known).
 
     `records`: KV store records by `_key` (message name minus NAME_PREFIX); `keep`: names this run posts.
     Catches findings resolved by the "resolve when not seen" search, which posts nothing.
@@ -205,7 +206,7 @@ def stale(shown: Dict[str, str], records: Dict[str, Dict[str, object]], keep: It
         if not name.startswith(NAME_PREFIX) or name in kept:
             continue
         rec = records.get(name[len(NAME_PREFIX):])
-        if rec is None or rec.get("status") == "resolved":
+        if rec is None or rec.get("status") == "resolved" or rec.get("caused_by"):
             out.append(name)
     return out
 

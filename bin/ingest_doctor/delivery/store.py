@@ -55,7 +55,8 @@ DELIVERY_FIELDS = ("delivery", "delivery_state", "delivery_error", "delivery_sin
                    "delivery_search", "delivery_claim")
 FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "status", "summary",
           "evidence", "recommendations", "first_seen", "last_seen", "count", "resolved_at",
-          "detected_by", "last_search", "last_sid", "resolution", "opened_by", "version", "caused_by") + DELIVERY_FIELDS
+          "detected_by", "last_search", "last_sid", "resolution", "opened_by", "version", "caused_by",
+          "mechanism") + DELIVERY_FIELDS
 DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
 CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
 MAX_ERROR = 300
@@ -74,8 +75,9 @@ def _dumps(value: Any) -> str:
 
 
 def record_content(finding: Finding, caused_by: Optional[str] = None,
-                   as_dict: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    """`caused_by`: the id of the finding on another instance that explains this one (contract section 5);
+                   as_dict: Optional[Dict[str, Any]] = None, mechanism: Optional[str] = None) -> Dict[str, Any]:
+    """`caused_by`: the id of the finding on another instance that explains this one (contract section 5),
+    `mechanism`: with a cause, the sentence saying how it produces this symptom (empty without a cause);
     `as_dict`: finding.to_dict(), when the caller has it already."""
     d = finding.to_dict() if as_dict is None else as_dict
     # The findings lookup is exported to spreadsheets: its free-text cells are formula-safe (the JSON cells
@@ -88,6 +90,7 @@ def record_content(finding: Finding, caused_by: Optional[str] = None,
         "evidence": _dumps([e.to_dict() for e in finding.evidence]),
         "recommendations": _dumps([r.to_dict() for r in finding.recommendations]),
         "caused_by": formula_safe(caused_by or ""),
+        "mechanism": formula_safe(mechanism or "") if caused_by else "",
     }
 
 
@@ -137,7 +140,7 @@ def _float(value: Any, default: float) -> float:
 
 def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: str, search_name: str,
          detected_by: str = "alert_action", event_time: Optional[float] = None,
-         caused_by: Optional[str] = None) -> Optional[Upsert]:
+         caused_by: Optional[str] = None, mechanism: Optional[str] = None) -> Optional[Upsert]:
     """What to save for `finding`; None when this exact run (or this reported event) is already saved.
 
     `event_time`: the time of the collector's event that reported the finding; it is then the
@@ -145,7 +148,7 @@ def plan(existing: Optional[Dict[str, Any]], finding: Finding, now: float, sid: 
     """
     key = kv_key(finding.id)
     as_dict = finding.to_dict()
-    content = record_content(finding, caused_by, as_dict)
+    content = record_content(finding, caused_by, as_dict, mechanism)
     seen = now if event_time is None else event_time
     if existing:
         same_run = bool(sid) and existing.get("last_sid") == sid
@@ -322,14 +325,15 @@ _PLAIN_KEY_BYTES = len(quote_plus(_dumps({"_key": ""})))
 
 
 def finding_event(finding: Finding, detected_by: str = "alert_action", caused_by: Optional[str] = None,
-                  as_dict: Optional[Dict[str, Any]] = None) -> str:
-    """The `ingest_doctor:finding` event: the contract's finding object plus detected_by (and caused_by when
-    another instance's finding explains it); `as_dict`: finding.to_dict(), when the caller has it already
-    (a plan's Upsert.finding)."""
+                  as_dict: Optional[Dict[str, Any]] = None, mechanism: Optional[str] = None) -> str:
+    """The `ingest_doctor:finding` event: the contract's finding object plus detected_by (and caused_by with
+    its mechanism when another instance's finding explains it); `as_dict`: finding.to_dict(), when the caller
+    has it already (a plan's Upsert.finding)."""
     d = finding.to_dict() if as_dict is None else dict(as_dict)
     d["detected_by"] = detected_by
     if caused_by:
         d["caused_by"] = caused_by
+        d["mechanism"] = mechanism or ""
     return json.dumps(d, separators=(",", ":"))
 
 
@@ -364,9 +368,9 @@ def webhook_body(finding: Finding, record: Dict[str, Any], search_name: str, res
 
 
 def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: str,
-                        symptoms: Sequence[Finding] = ()) -> bytes:
+                        symptoms: Sequence[Finding] = (), mechanisms: Optional[Dict[str, str]] = None) -> bytes:
     """The webhook body from a stored record (a delivery retried in a later run has only that); the
-    root cause's symptoms when this run knows them."""
+    root cause's symptoms when this run knows them, each with its mechanism (`mechanisms`: id -> sentence)."""
     try:
         recs = json.loads(record.get("recommendations") or "[]")
     except ValueError:
@@ -382,8 +386,9 @@ def record_webhook_body(record: Dict[str, Any], search_name: str, results_link: 
         "resolution": record.get("resolution") or None,
         "search_name": search_name, "results_link": results_link or None,
         "caused_by": record.get("caused_by") or None,
-        "symptoms": [{"id": s.id, "host": s.host, "bottleneck": s.bottleneck, "severity": s.severity}
-                     for s in symptoms],
+        "mechanism": (record.get("mechanism") or None) if record.get("caused_by") else None,
+        "symptoms": [{"id": s.id, "host": s.host, "bottleneck": s.bottleneck, "severity": s.severity,
+                      "mechanism": (mechanisms or {}).get(s.id) or None} for s in symptoms],
     }
     body = {k: ([({kk: hook_value(vv) for kk, vv in x.items()} if isinstance(x, dict) else hook_value(x))
                  for x in v] if isinstance(v, list) else hook_value(v)) for k, v in body.items()}

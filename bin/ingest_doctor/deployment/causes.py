@@ -51,19 +51,28 @@ def symptom(f: Finding, cause: Finding, root: Finding, mechanism: str) -> Findin
     """`f` as its cause makes it: the summary names the cause and how, no configuration change here."""
     through = "" if root.id == cause.id else " (itself held back by %s)" % where(root)
     head = f.summary.split(". ", 1)[0].rstrip(".")
-    act = _first_action(root)
+    act = first_action(root)
     rec = Recommendation("Nothing to change on this instance: act on %s%s; this is not a setting here."
                          % (where(root), ": " + act if act else ""))
     return replace(f, summary="%s. Caused by %s%s: %s." % (head, where(cause), through, mechanism.rstrip(".")),
                    recommendations=[rec])
 
 
-def _first_action(f: Finding) -> str:
-    for r in f.recommendations:
+# A root's compression advice holds for its own link only (its receivers idle, no SSL where `compressed` does not
+# apply: engine/advice.compression), so it is never handed down a chain (issue 37): a finding the root holds back
+# is told to act on the root with its first other advice.
+LINK_ONLY = ("compressed", "useClientSSLCompression")
+
+
+def first_action(f: Finding) -> str:
+    """The first thing to change at `f`, in words, for the findings it holds back: its first setting, else its
+    first advice; never its link-only compression advice (LINK_ONLY)."""
+    recs = [r for r in f.recommendations if r.setting not in LINK_ONLY]
+    for r in recs:
         if r.setting:
             return "%s [%s] %s = %s" % (r.conf_file, r.stanza or "", r.setting,
                                         r.suggested if r.suggested is not None else "(see its finding)")
-    return f.recommendations[0].action if f.recommendations else ""
+    return recs[0].action if recs else ""
 
 
 def _target_finding(target: str, busy: Tuple[float, str], peers: List[Edge], severity: str) -> Finding:

@@ -28,6 +28,7 @@ from ingest_doctor.evidence import ReceiverState
 from ingest_doctor.read.snapshot import nothing_to_judge
 from ingest_doctor.findings import Finding, Headroom, Report, Flat, severity_rank
 from ingest_doctor.deployment import causes, loops, topology as topo_mod
+from ingest_doctor.deployment.causes import first_action
 from ingest_doctor.deployment.topology import Instance, Topology
 
 # A receiver's finding on one of these stages stops it taking data from its senders.
@@ -41,14 +42,6 @@ def where(f: Finding) -> str:
     """'idx-02 indexing, pipeline set 1'."""
     return "%s %s%s" % (f.host or "-", f.bottleneck, "" if f.pipeline_set is None else ", pipeline set %d"
                         % f.pipeline_set)
-
-
-def first_action(f: Finding) -> str:
-    for r in f.recommendations:
-        if r.setting:
-            return "%s [%s] %s = %s" % (r.conf_file, r.stanza or "", r.setting,
-                                        r.suggested if r.suggested is not None else "(see its finding)")
-    return f.recommendations[0].action if f.recommendations else ""
 
 
 @dataclass

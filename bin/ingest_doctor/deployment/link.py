@@ -7,18 +7,22 @@ the collectors) and the topology from the rows' tcpin/tcpout connections, not ev
 it links the findings as they are and rewrites the symptom's summary and advice to name the cause. A
 forwarding loop is broken as judge.py breaks it (loops.py): `loop_roots` names each loop's root. A sender's
 `hec_input` finding made of HEC refusals (not its own pegged thread) is linked as its output is (causes.py).
+Cluster peers waiting on their replication target (`replication` edges from their replication-queue lines) are
+linked first, by the CLI's own causes.replication (`replication`), so a sender's chain ends at the target; every
+link has its `mechanism` (`mechanisms`), the sentence the CLI gives the same link.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ingest_doctor import model
 from ingest_doctor import thresholds as thresholds_mod
 from ingest_doctor.deployment import causes, loops
 from ingest_doctor.deployment.judge import LINKED, SERIOUS, blocking, first_action, where
-from ingest_doctor.deployment.topology import Topology
-from ingest_doctor.findings import Finding, Recommendation, severity_rank
+from ingest_doctor.deployment.topology import Instance, Topology
+from ingest_doctor.evidence import ReceiverState
+from ingest_doctor.findings import Finding, Recommendation, Report, severity_rank
 
 
 def _worst(fs: List[Finding]) -> Optional[Finding]:
@@ -89,8 +93,11 @@ def root_of(fid: str, caused: Dict[str, Optional[str]]) -> str:
     return fid
 
 
-def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
-    """The symptom as the cause makes it: its summary names the cause, its advice is to act there."""
+def explain(f: Finding, cause: Finding, root: Finding, mechanism: str = "") -> Finding:
+    """The symptom as the cause makes it: its summary names the cause (and how, given the `mechanism`), its
+    advice is to act there."""
+    if mechanism:
+        return causes.symptom(f, cause, root, mechanism)
     if f.bottleneck == model.HEC_INPUT:
         return causes.symptom(f, cause, root, causes.hec_mechanism(cause.host or "-"))
     through = "" if root.id == cause.id else " (itself held back by %s)" % where(root)
@@ -105,3 +112,57 @@ def explain(f: Finding, cause: Finding, root: Finding) -> Finding:
 
 def symptoms(root: str, caused: Dict[str, Optional[str]]) -> List[str]:
     return sorted(fid for fid, c in caused.items() if c and fid != root and root_of(fid, caused) == root)
+
+
+def replication(findings: List[Finding], topo: Topology, instances: Sequence[Instance]
+                ) -> Tuple[List[Finding], Dict[str, Optional[str]], Dict[str, str]]:
+    """The waiting cluster peers' findings linked to their replication target as the CLI links them
+    (causes.replication over the findings as reports): the findings rewritten as symptoms, plus the target's
+    replication receiver thread as a finding of its own when it holds its peers back without a blocking finding
+    of its own (appended); and caused_by and mechanism of each waiting peer's finding."""
+    if not topo.replication:
+        return findings, {}, {}
+    reports = {i.host: Report(i.host, [f for f in findings if (f.host or "") == i.host]) for i in instances}
+    caused: Dict[str, Optional[str]] = {}
+    mechanisms: Dict[str, str] = {}
+    causes.replication(list(instances), topo, reports, caused, mechanisms)
+    byid = {f.id: f for r in reports.values() for f in r.findings}
+    known = {f.id for f in findings}
+    out = [byid.get(f.id, f) for f in findings] + [f for f in byid.values() if f.id not in known]
+    return out, {k: v for k, v in caused.items() if v}, mechanisms
+
+
+def mechanisms(findings: List[Finding], topo: Topology, caused: Dict[str, Optional[str]]) -> Dict[str, str]:
+    """The mechanism of each finding `link` tied to a receiver (a sender's output or HEC refusals), in the
+    CLI's words (causes.output_mechanism, causes.hec_mechanism): its receivers' states from their findings."""
+    by_host: Dict[str, List[Finding]] = {}
+    for f in findings:
+        by_host.setdefault(f.host or "", []).append(f)
+    byid = {f.id: f for f in findings}
+    out: Dict[str, str] = {}
+    for f in findings:
+        cause = byid.get(caused.get(f.id) or "")
+        if cause is None or not linkable(f):
+            continue
+        states = []
+        for address, rcv in topo.receivers.get(f.host or "", []):
+            if rcv is None:
+                states.append(ReceiverState(address, None, "absent"))
+                continue
+            w = cause if rcv == cause.host else _worst(by_host.get(rcv, []))
+            states.append(ReceiverState(address, rcv, "saturated", w.id, where(w)) if w is not None
+                          else ReceiverState(address, rcv, "idle"))
+        sat = [s for s in states if s.host == cause.host] or [
+            ReceiverState(cause.host or "-", cause.host, "saturated", cause.id, where(cause))]
+        how = causes.output_mechanism(sat[0], states or sat)
+        out[f.id] = causes.hec_mechanism(cause.host or "-", how) if f.bottleneck == model.HEC_INPUT else how
+    return out
+
+
+def refusals_behind(f: Finding, output_cause: Finding, output_mechanism: str) -> Tuple[Finding, str]:
+    """A sender's HEC refusals judged without its queues or receivers (the HEC busy alert reads neither) while its
+    output is known as `output_cause`'s symptom (`output_mechanism`): the refusals are that receiver's symptom too,
+    as the CLI, reading both, folds them into the output (with autoLB they come from the sender's turns there).
+    The finding as that symptom, and its mechanism."""
+    how = causes.hec_mechanism(output_cause.host or "-", output_mechanism)
+    return causes.symptom(f, output_cause, output_cause, how), how

@@ -48,7 +48,9 @@ _TCPOUT_STATES = (
 # limits.conf [thruput] maxKBps reached, as ThruputProcessor writes it (Splunk Answers threads quote it:
 # "Current data throughput (256 kb/s) has reached maxKBps. As a result, data forwarding may be throttled.
 # Consider increasing the value of maxKBps in limits.conf."). The rate is kept as the signal's state.
-_MAXKBPS = re.compile(r"throughput \((\d+(?:\.\d+)?) ?kb/s\) has reached maxKBps", re.I)
+MAXKBPS_RX = r"throughput \((\d+(?:\.\d+)?) ?kb/s\) has reached maxKBps"
+_MAXKBPS = re.compile(MAXKBPS_RX, re.I)
+MAXKBPS_TEXT = "Current data throughput (%s kb/s) has reached maxKBps."
 
 _SIGNALS = (
     ("HttpListener", "Can't handle request", "hec_listener_overwhelmed"),
@@ -59,6 +61,19 @@ _SIGNALS = (
 # An indexer-cluster peer whose queue of replicated slices to another peer is full names that target by
 # guid (`replication queue for peer=<guid> full`): the deployment's replication edge (deployment/topology.py).
 _REPLICATION_FULL = re.compile(r"replication queue for peer=([\w.:-]+?)[.,:]?\s+(?:is\s+)?full", re.I)
+REPLICATION_TEXT = "replication queue for peer=%s full"
+
+
+def thruput_capped(t: Optional[float], kbps: str, source: str, msg: str = "") -> LogSignal:
+    """The record of one "has reached maxKBps" line (`kbps`: the rate it states): the CLI's reader and the
+    search head's rows (alert/rows.py, from the queue alert's count per host) make the same one."""
+    return LogSignal(t, "thruput_capped", msg[:300] or MAXKBPS_TEXT % kbps, source, "", kbps)
+
+
+def replication_full(t: Optional[float], guid: str, source: str, msg: str = "") -> LogSignal:
+    """The record of one `replication queue for peer=<guid> full` line (the target's guid), for the CLI's reader
+    and the search head's rows alike."""
+    return LogSignal(t, "replication_queue_full", msg[:300] or REPLICATION_TEXT % guid, source, guid)
 
 
 def receiver(msg: str) -> str:
@@ -121,8 +136,7 @@ class SplunkdLogParser(WindowedParser):
             return
         cap = _MAXKBPS.search(msg)
         if cap:
-            self.ev.log_signals.append(LogSignal(t, "thruput_capped", msg[:300], "%s %s" % (self.source, comp), "",
-                                                 cap.group(1)))
+            self.ev.log_signals.append(thruput_capped(t, cap.group(1), "%s %s" % (self.source, comp), msg))
             self.stats.used += 1
             return
         state = tcpout_failure(comp, msg)
@@ -133,8 +147,7 @@ class SplunkdLogParser(WindowedParser):
             return
         rep = _REPLICATION_FULL.search(msg)
         if rep:
-            self.ev.log_signals.append(LogSignal(t, "replication_queue_full", msg[:300], "%s %s" % (self.source, comp),
-                                                 rep.group(1)))
+            self.ev.log_signals.append(replication_full(t, rep.group(1), "%s %s" % (self.source, comp), msg))
             self.stats.used += 1
             return
         for want_comp, text, kind in _SIGNALS:

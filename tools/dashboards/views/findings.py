@@ -62,8 +62,9 @@ def _searches(d: Dash) -> None:
              ".(held-1).\" instance\".if(held>2, \"s\", \"\"), cause)\n"
              "| sort root_rank root symptom severity_rank - last_seen_epoch\n")
     d.chain("ds_findings_table", "Findings with their recommendations", "ds_findings",
-            order + "| table severity cause host bottleneck pipeline_set summary advice settings evidence_dashboard\n"
-            "| rename advice AS \"what to do\" settings AS \"setting -> suggested\" pipeline_set AS set "
+            order + "| table severity cause mechanism host bottleneck pipeline_set summary advice settings "
+            "evidence_dashboard\n"
+            "| rename mechanism AS how advice AS \"what to do\" settings AS \"setting -> suggested\" pipeline_set AS set "
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_evidence", "Findings with their evidence and history", "ds_findings",
