@@ -686,6 +686,8 @@ def findings_in_order(dep):
         held = len({x["host"] for x in g})
         cause = f["cause"] if f["caused_by"] or held <= 1 else \
             "root cause: holds back %d instance%s" % (held - 1, "s" if held > 2 else "")
+        if f.get("mechanism"):
+            cause = "%s: %s" % (cause, f["mechanism"])
         out.append(dict(f, cause=cause, status=resolved_status(f), symptom=1 if f["caused_by"] else 0,
                         root_rank=min(x["severity_rank"] for x in g)))
     out.sort(key=lambda f: (f["root_rank"], f["root"], f["symptom"], f["severity_rank"], -f["last_seen"]))
@@ -694,12 +696,12 @@ def findings_in_order(dep):
 
 @panel(FND, "ds_findings_table", *ORDER)
 def findings_records(dep):
-    fields = ["severity", "cause", "mechanism", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings",
+    fields = ["severity", "cause", "host", "bottleneck", "pipeline_set", "summary", "advice", "settings",
               "evidence_dashboard"]
     rows = findings_table(dep, fields, findings_in_order(dep), NO_FINDING)
     if isinstance(rows, dict):
         return rows
-    return result(["severity", "cause", "how", "host", "bottleneck", "set", "summary", "what to do",
+    return result(["severity", "cause", "host", "bottleneck", "set", "summary", "what to do",
                    "setting -> suggested", "_evidence_dashboard"], rows)
 
 

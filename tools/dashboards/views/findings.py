@@ -60,11 +60,14 @@ def _searches(d: Dash) -> None:
     order = ("| eventstats dc(host) AS held min(severity_rank) AS root_rank BY root\n"
              "| eval symptom=if(caused_by==\"\", 0, 1), cause=if(caused_by==\"\" AND held>1, \"root cause: holds back \""
              ".(held-1).\" instance\".if(held>2, \"s\", \"\"), cause)\n"
+             # A symptom's mechanism (how its cause holds it back) beside the cause, not a column of its own:
+             # the table stays within the page's width.
+             "| eval cause=if(len(mechanism)>0, cause.\": \".mechanism, cause)\n"
              "| sort root_rank root symptom severity_rank - last_seen_epoch\n")
     d.chain("ds_findings_table", "Findings with their recommendations", "ds_findings",
-            order + "| table severity cause mechanism host bottleneck pipeline_set summary advice settings "
+            order + "| table severity cause host bottleneck pipeline_set summary advice settings "
             "evidence_dashboard\n"
-            "| rename mechanism AS how advice AS \"what to do\" settings AS \"setting -> suggested\" pipeline_set AS set "
+            "| rename advice AS \"what to do\" settings AS \"setting -> suggested\" pipeline_set AS set "
             "evidence_dashboard AS _evidence_dashboard\n"
             + NO_FINDINGS)
     d.chain("ds_findings_evidence", "Findings with their evidence and history", "ds_findings",
@@ -116,8 +119,8 @@ def _panels(d: Dash) -> None:
           "A forwarder held back by a saturated indexer is listed under it (cause: caused by <host> <stage>). "
           "Recommendations name the conf file, stanza, setting, current and suggested value. Click a row for its "
           "evidence.",
-          {"columnFormat": {"severity": severity_column(), "cause": {"width": 140}, "bottleneck": {"width": 180},
-                            "summary": {"width": 310}, "what to do": {"width": 310},
+          {"columnFormat": {"severity": severity_column(), "cause": {"width": 200}, "bottleneck": {"width": 180},
+                            "summary": {"width": 260}, "what to do": {"width": 260},
                             "setting -> suggested": {"width": 200}},
            "showInternalFields": False},
           context=severity_colors(), eventHandlers=drill)
