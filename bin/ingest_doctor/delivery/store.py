@@ -85,8 +85,8 @@ def record_content(finding: Finding, caused_by: Optional[str] = None,
         "pipeline_set": "" if d["pipeline_set"] is None else str(d["pipeline_set"]),
         "component": formula_safe(d["component"] or ""), "severity": d["severity"],
         "summary": formula_safe(d["summary"]),
-        "evidence": _dumps([e.to_dict() for e in finding.evidence]),
-        "recommendations": _dumps([r.to_dict() for r in finding.recommendations]),
+        "evidence": _dumps(d["evidence"]),
+        "recommendations": _dumps(d["recommendations"]),
         "caused_by": formula_safe(caused_by or ""),
     }
 
