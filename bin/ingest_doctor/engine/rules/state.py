@@ -7,6 +7,7 @@ hidden attributes or through the wording of a sentence.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
@@ -116,6 +117,10 @@ class QueueState:
         return queue_source(source or self.source, self.queue, self.pipeline_set)
 
 
+# One string per (source, queue, set), shared by every evidence item that names it: 70,000 findings at 10,000
+# hosts hold about 350,000 such items, and a string of their own each took 20 MB of the action's peak RSS
+# (309 MB against its 300 MB budget; 288 MB shared).
+@functools.lru_cache(maxsize=1024)
 def queue_source(src: str, queue: str, pset: Optional[int]) -> str:
     if src.startswith("rest"):
         return "%s %s" % (src, queue if pset is None else "%s.%d" % (queue, pset))
