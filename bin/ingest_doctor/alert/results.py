@@ -150,9 +150,6 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
         check_header(header, known, path)
         plain = [(i, h) for i, h in enumerate(header) if not h.startswith(MV_PREFIX)]
         mv_cols = [(i, h[len(MV_PREFIX):]) for i, h in enumerate(header) if h.startswith(MV_PREFIX)]
-        # splunkd writes the plain columns first, then the __mv_ ones: a row's plain values are then its
-        # first values, paired with their names at C speed (zip stops where a short row does).
-        names = [h for _, h in plain] if all(i == k for k, (i, _) in enumerate(plain)) else None
         count = 0
         while True:
             try:
@@ -167,7 +164,7 @@ def read_rows(path: str, known: Iterable[str]) -> Iterator[Row]:
             if not any(rec):
                 continue
             n = len(rec)
-            single = dict(zip(names, rec)) if names is not None else {h: rec[i] for i, h in plain if i < n}
+            single = {h: rec[i] for i, h in plain if i < n}
             multi: Dict[str, List[str]] = {}
             for i, name in mv_cols:
                 value = rec[i] if i < n else ""

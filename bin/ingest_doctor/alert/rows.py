@@ -25,7 +25,6 @@ import re
 import time as _time
 from dataclasses import dataclass, replace
 from itertools import repeat
-from operator import gt, le
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from ingest_doctor import model
@@ -218,15 +217,7 @@ def _timed_text(row: Row, name: str, tokens: List[str], ctx: "Context", shown: O
 
 
 def _oldest_first(times: List[float], values: List[float], blocked: Optional[bytes]) -> Series:
-    """The series sorted oldest first (stable: equal times keep their order). The two orders a series
-    comes in are recognised by one pairwise pass each (times are never NaN: the tokens' pattern has none)."""
-    later = times[1:]
-    if all(map(le, times, later)):              # oldest first already
-        return times, values, blocked
-    if all(map(gt, times, later)):              # newest first, as the searches write them (no equal times)
-        times.reverse()
-        values.reverse()
-        return times, values, blocked[::-1] if blocked is not None else None
+    """The series sorted oldest first (stable: equal times keep their order)."""
     order = sorted(range(len(times)), key=times.__getitem__)
     return ([times[i] for i in order], [values[i] for i in order],
             bytes([blocked[i] for i in order]) if blocked is not None else None)
