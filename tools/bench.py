@@ -71,11 +71,14 @@ BUDGETS = (
     Budget("alert_action", "action_500_hosts_s", 2, "s", "action: 500 hosts (4,000 rows), wall, as splunkd runs it",
            "keep-alive; events in a few batched requests"),
     Budget("alert_action", "action_10k_hosts_s", 20, "s", "action: 10,000 hosts (80,000 rows), wall",
-           "GC pause during the action; samples as arrays"),
+           "GC pause during the action; samples as arrays; multivalue split when no value holds a $; "
+           "a queue row's series read at once; sample tokens read by counts in one match; number texts parsed once"),
     Budget("alert_action", "action_10k_rss_mb", 300, "MB", "action: 10,000 hosts, peak resident memory",
-           "samples as arrays; samples freed as each host is judged; findings stored a chunk at a time"),
+           "samples as arrays; samples freed as each host is judged; findings stored a chunk at a time; "
+           "one evidence source string per queue"),
     Budget("diagnose", "diagnose_rest_s", 0.5, "s", "diagnose: REST-only snapshot, wall (CLI process)", "-"),
-    Budget("diagnose", "diagnose_30m_s", 1, "s", "diagnose: 30-minute snapshot (50,000 log lines), wall", "-"),
+    Budget("diagnose", "diagnose_30m_s", 1, "s", "diagnose: 30-minute snapshot (50,000 log lines), wall",
+           "tcpin_connections lines skipped when one instance is judged"),
     Budget("diagnose", "diagnose_1m_lines_s", 5, "s", "diagnose: 1M metrics.log lines, wall",
            "timestamp-prefix skip of lines before the judged window"),
     Budget("diagnose", "diagnose_rss_growth_mb", 20, "MB", "diagnose: peak memory, 1M lines minus 30 minutes (flat)",

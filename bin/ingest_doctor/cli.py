@@ -163,7 +163,7 @@ def cmd_diagnose(args, stdout: IO[str], stderr: IO[str]) -> int:
     if isinstance(loaded, int):
         return loaded
     th, problems = loaded
-    ev = load_snapshot(args.snapshot_dir, th)
+    ev = load_snapshot(args.snapshot_dir, th, connections=False)     # one instance: no topology to build
     ev.problems.extend(problems)
     return _report_one(ev, th, args, args.snapshot_dir, stdout, stderr)
 

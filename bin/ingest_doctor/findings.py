@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 from ingest_doctor import model
@@ -19,7 +19,10 @@ class Flat:
     """A dataclass of plain values, whose dict is every field by its name, in the order declared."""
 
     def to_dict(self) -> Dict[str, Any]:
-        return asdict(self)
+        # Its fields' values as they are: they are plain already, so dataclasses.asdict's recursive copy of
+        # each cost about 1 s of the action's 10,000-host run (380,000 evidence items and recommendations).
+        # Not vars(self): that makes each instance keep a __dict__ of its own (+20 MB of the action's RSS).
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass

@@ -96,3 +96,15 @@ def test_a_host_judged_from_runs_is_judged_as_from_objects():
         want = diagnose(objects, th).to_dict()
         assert diagnose(lean, th).to_dict() == want
         assert diagnose(lean, th, finite=True).to_dict() == want
+
+
+def test_a_queue_s_evidence_source_is_one_string_shared_by_every_finding_that_names_it():
+    """Action RSS budget (300 MB at 10,000 hosts): the ~350,000 evidence items of 70,000 findings share
+    their source strings; a string each put the peak at 309 MB."""
+    def sources(host):
+        ev = Evidence(host=host, queues=[QueueSample(100.0 + i, "typingQueue", 1, 99.0, "sample", True,
+                                                     "logs/metrics.log group=queue") for i in range(8)])
+        report = diagnose(ev, thresholds_mod.defaults())
+        return [e.source for f in report.findings for e in f.evidence if "name=typingqueue" in e.source]
+    one, two = sources("idx-01"), sources("idx-02")
+    assert one and two and one[0] == two[0] and one[0] is two[0]

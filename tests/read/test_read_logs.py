@@ -166,6 +166,31 @@ def test_lines_outside_the_window_are_skipped_by_their_timestamp_without_reading
     assert read == ["group=dutycycle, name=misc, tail=0.2"]
 
 
+TCPIN = ("group=tcpin_connections, 10.1.0.7:50000:9997, connectionType=cooked, sourcePort=50000, "
+         "sourceHost=10.1.0.7, sourceIp=10.1.0.7, destPort=9997, _tcp_KBps=50.0, hostname=uf007, "
+         "guid=00000000-0000-0000-0000-000000000007, fwdType=uf, lastIndexer=None")
+
+
+def test_one_instance_s_diagnosis_skips_connection_lines_by_their_group_a_deployment_reads_them(tmp_path, monkeypatch):
+    """The skip the 30-minute diagnose budget rests on: the senders' connection lines, which only a deployment's
+    topology reads, are not parsed when one instance is judged (`connections=False`, the CLI's single snapshot)."""
+    from ingest_doctor.read.snapshot import load_snapshot
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
+    lines = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s\n" % (s, body)
+             for s in (0, 30) for body in (TCPIN, "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=1")]
+    (tmp_path / "logs" / "metrics.log").write_text("".join(lines))
+    read = []
+    real = metricslog.pairs
+    monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
+    deployment = load_snapshot(str(tmp_path))
+    assert [c.hostname for c in deployment.tcpin] == ["uf007", "uf007"] and len(read) == 4
+    del read[:]
+    one = load_snapshot(str(tmp_path), connections=False)
+    assert not one.tcpin and len(one.queues) == 2 and len(read) == 2
+    assert not [n for n in one.not_judged + one.problems if "usable" in n], one.not_judged + one.problems
+
+
 SPLUNKD = [
     '10-03-2021 08:48:24.792 +1000 ERROR HttpInputDataHandler [2394001 HttpInputServerDataThread] - Failed processing '
     'http input, token name=test, channel=n/a, source_IP=10.0.0.123, reply=9, events_processed=0, '

@@ -144,7 +144,6 @@ class Collector:
         self._good: Set[str] = set()                  # config endpoints with a good reading
         self._config_parts: Dict[str, Evidence] = {}  # config endpoint -> its last good reading
         self._config_read_at: Dict[str, float] = {}   # config endpoint -> when that reading was taken
-        self._parsed: Dict[str, Any] = {}             # config endpoint -> its last body and reading (readstep)
         self._config_key: Optional[str] = None
         self._config_last: Optional[Config] = None       # the last poll's config and its `config_key`
         self._config_last_key = ""
@@ -267,7 +266,7 @@ class Collector:
         res = PollResult()
         errors: List[Tuple[str, str]] = []
         due = self._due(now)
-        reading = readstep.read(self._fetch, due, now, MAX_BODY_BYTES, self.check_stop, parsed=self._parsed)
+        reading = readstep.read(self._fetch, due, now, MAX_BODY_BYTES, self.check_stop)
         ev, lat = reading.evidence, dict(reading.latency_ms)
         faulted = {fault.path: fault.kind for fault in reading.faults}
         for ep in due:

@@ -47,8 +47,11 @@ def judge(points: Sequence[Tuple[Optional[float], float]], threshold: float, th:
     untimed ones (a snapshot's REST body) count as the newest."""
     if not points:
         return Judgement(OK, 0.0, 0.0, "", 0)
-    timed = sorted((p for p in points if p[0] is not None), key=_time)
-    values = [v for _, v in timed] + [v for t, v in points if t is None]
+    timed = [p for p in points if p[0] is not None]
+    timed.sort(key=_time)
+    values = [v for _, v in timed]
+    if len(timed) < len(points):
+        values.extend(v for t, v in points if t is None)
     peak = max(values)
     n_need, of = int(th.sustained_samples), int(th.sustained_of_samples)
     last = values[-of:]

@@ -60,13 +60,12 @@ class Reading:
 
 def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = None,
          max_bytes: int = MAX_BODY_BYTES, check_stop: Callable[[], None] = lambda: None,
-         evidence: Optional[Evidence] = None, parsed: Optional[Dict[str, Any]] = None) -> Reading:
+         evidence: Optional[Evidence] = None) -> Reading:
     """Read `endpoints` in order. `time` stamps runtime samples (the collector's poll time; None for
     a snapshot read once). Runtime readings go into `evidence` when given.
 
-    `parsed` (the collector's, kept across reads): configuration endpoint -> (its last good body, what
-    it was read as). A configuration body the same, byte for byte, as the last one is not parsed again:
-    its reading is the last one's (configuration parsers take no time, so the reading is the same)."""
+    Every body is parsed as it comes: the collector reads at most one configuration endpoint a poll (each
+    once a minute), and the largest, 100 HEC tokens, parses in about 0.6 ms (docs/performance.md)."""
     out = Reading(evidence if evidence is not None else Evidence())
     for ep in endpoints:
         check_stop()
@@ -77,14 +76,6 @@ def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = No
             kind, f = "too_large", Fetched(f.status, b"", f.elapsed_ms, None, "%d bytes" % len(f.body))
         if kind is not None:
             out.faults.append(Fault(ep, kind, f))
-            continue
-        last = parsed.get(ep.path) if parsed is not None and ep.config else None
-        if last is not None and last[0] == f.body:
-            out.bodies[ep.path] = f.body
-            if ep.apply is None:
-                out.macros = dict(last[1])
-            else:
-                out.config[ep.path] = last[1]
             continue
         target = Evidence() if ep.config else out.evidence
         try:
@@ -99,8 +90,6 @@ def read(fetch: Fetch, endpoints: Sequence[Endpoint], time: Optional[float] = No
         out.bodies[ep.path] = f.body
         if ep.config and ep.apply is not None:
             out.config[ep.path] = target
-        if parsed is not None and ep.config:
-            parsed[ep.path] = (f.body, target if ep.apply is not None else dict(out.macros or {}))
     return out
 
 

@@ -193,7 +193,9 @@ PARSERS = {"metrics.log": metricslog.MetricsLogParser, "splunkd.log": splunkdlog
            "resource_usage.log": resourceusage.ResourceUsageParser}
 
 
-def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float) -> None:
+def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], window_min: float,
+              skip: Tuple[str, ...] = ()) -> None:
+    """One log of the snapshot into `ev`; `skip`: metrics.log groups not read."""
     fname = os.path.join(root, "logs", name)
     if not os.path.lexists(fname):
         return
@@ -204,7 +206,7 @@ def _load_log(root: str, ev: Evidence, name: str, captured_at: Optional[float], 
         with open_regular(fname) as f:
             last = logtime.last_time(fname, limit=MAX_LOG_BYTES)
             since, until = _log_window(last, captured_at, window_min) if last is not None else (None, None)
-            parser = parser_cls(ev, since, until, rel)
+            parser = parser_cls(ev, since, until, rel, skip) if skip else parser_cls(ev, since, until, rel)
             size = os.fstat(f.fileno()).st_size
             if size > MAX_LOG_BYTES:
                 f.seek(size - MAX_LOG_BYTES)
@@ -250,10 +252,11 @@ def _load_hec(root: str, ev: Evidence) -> None:
 
 
 def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = None,
-                  clock_offset: float = 0.0) -> Evidence:
+                  clock_offset: float = 0.0, connections: bool = True) -> Evidence:
     """Read a snapshot folder. Raises SnapshotError only when `path` is not a folder. `clock_offset`: seconds
     the instance's clock runs ahead of the capture's (a deployment measures it): its logs' window ends at the
-    capture time on its own clock."""
+    capture time on its own clock. `connections`: read metrics.log's group=tcpin_connections (who sends here),
+    which only a deployment's topology reads; one instance's diagnosis skips them (metricslog.CONNECTIONS)."""
     _folder(path)
     th = thresholds or thresholds_mod.defaults()
     ev = Evidence()
@@ -265,7 +268,7 @@ def load_snapshot(path: str, thresholds: Optional[thresholds_mod.Thresholds] = N
         captured_at += clock_offset
     _read_rest(path, SNAPSHOT, ev)
     window = float(th.log_window_min)
-    _load_log(path, ev, "metrics.log", captured_at, window)
+    _load_log(path, ev, "metrics.log", captured_at, window, () if connections else (metricslog.CONNECTIONS,))
     _load_log(path, ev, "splunkd.log", captured_at, window)
     _load_log(path, ev, "resource_usage.log", captured_at, window)     # introspection's, when a snapshot has it
     _load_hec(path, ev)

@@ -38,17 +38,9 @@ def _most(st: State, psets: List[int]) -> Optional[Tuple[int, float]]:
     return (top, sh[top]) if sh[top] >= max(0.5, UNEVEN / n) else None
 
 
-def _psets(st: State) -> List[int]:
-    psets = st.memo.get("psets")
-    if psets is None:       # asked by several rules a host (hot_set)
-        psets = st.memo["psets"] = sorted(
-            p for p in st.psets_of("queues") | st.psets_of("pipelinesets") | st.psets_of("threads") if p is not None)
-    return psets
-
-
 def hot_set(st: State) -> Optional[Tuple[int, float, int]]:
     """(set, share of the throughput, number of sets) when one pipeline set carries most of the load."""
-    psets = _psets(st)
+    psets = st.psets
     if len(psets) < 2:
         return None
     most = _most(st, psets)
@@ -57,7 +49,7 @@ def hot_set(st: State) -> Optional[Tuple[int, float, int]]:
 
 def run(st: State) -> None:
     ev = st.ev
-    psets = _psets(st)
+    psets = st.psets
     if len(psets) < 2:
         return
     saturated = sorted({k[1] for k, d in st.drafts.items()
