@@ -236,3 +236,9 @@ def test_messages_are_for_admins_unless_configured_and_a_bad_role_name_is_refuse
             action_params({"message_roles": bad})
         with pytest.raises(params_mod.ParamError, match="message_roles: .* is not a Splunk role name"):
             params_mod.parse_params({"message_roles": bad})
+
+
+def test_a_finding_id_is_one_segment_of_the_kv_path():
+    """`/`, spaces, `~` and every non-ASCII character become ~XX per UTF-8 byte; [A-Za-z0-9_.-] stay."""
+    assert kv_key("idx-01.corp_a/typing/1") == "idx-01.corp_a~2Ftyping~2F1"
+    assert kv_key("hé st~x/output/-") == "h~C3~A9~20st~7Ex~2Foutput~2F-"

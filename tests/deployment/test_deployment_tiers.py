@@ -616,3 +616,14 @@ def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_lin
         assert [x["setting"] for x in json.loads(rec["recommendations"])] == [None]
     # The forwarders' messages of the first run went with their roots: the peer's is the one left.
     assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]
+
+
+def test_symptoms_are_listed_under_the_root_of_their_chain_once_for_the_whole_run():
+    """UF -> intermediate forwarder -> indexer -> replication target: every link of the chain is listed under
+    the one root, sorted; a root, an unlinked finding and a cycle's members list nothing of their own. Built
+    once for a run (the action's 10,000-host budget: asking every root's chains again grew with the square)."""
+    caused = {"uf-1/output/-": "if-1/output/-", "uf-2/output/-": "if-1/output/-", "if-1/output/-": "idx-1/indexing/0",
+              "idx-1/indexing/0": "idx-9/replication/-", "idx-9/replication/-": None, "idx-2/typing/1": None,
+              "a/output/-": "b/output/-", "b/output/-": "a/output/-"}
+    assert link.symptoms(caused) == {
+        "idx-9/replication/-": ["idx-1/indexing/0", "if-1/output/-", "uf-1/output/-", "uf-2/output/-"]}

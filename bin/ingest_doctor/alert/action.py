@@ -348,8 +348,8 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     # 5. the webhook: this run's state changes and the earlier ones still pending
     if claimed:
         byid = {f.id: f for f in findings + [r.finding for r in kept]}
-        symptoms = {kv_key(f.id): [byid[s] for s in link_mod.symptoms(f.id, caused) if s in byid]
-                    for f in planned}
+        held_by = link_mod.symptoms(caused)
+        symptoms = {kv_key(f.id): [byid[s] for s in held_by.get(f.id, ()) if s in byid] for f in planned}
         deliver(port, payload, claimed, keys, run_id, now, summary, symptoms, mechanisms)
     return summary
 
@@ -521,6 +521,7 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
     stale_last = max((i for i, it in enumerate(items) if it[3] is not None), default=-1)
     note = "resolved: not seen for %d minutes (ingest_doctor_resolve_after_min)" % round((now - cutoff) / 60.0)
     hosts = {it[1].id: it[1].host or "-" for it in items if it[1] is not None} if caused else {}
+    held_by = link_mod.symptoms(caused)                          # root id -> the ids it holds back
     existing: Dict[str, Dict[str, Any]] = {}
     read: set = set()
     held: Dict[str, List[Tuple[Finding, Upsert, int]]] = {}      # key -> its planned items, each with its wait
@@ -539,7 +540,8 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
         planned: List[Tuple[Finding, Upsert, bool]] = []
         for it in chunk:
             n = len(changes)
-            p = _plan_item(it, existing, now, cutoff, note, payload, summary, caused, hosts, changes, mechanisms)
+            p = _plan_item(it, existing, now, cutoff, note, payload, summary, caused, hosts, held_by, changes,
+                           mechanisms)
             if p is None:
                 continue
             planned.append(p)
@@ -601,7 +603,8 @@ def _write_events(port: Port, index: str, planned: List[Tuple[Finding, Upsert, b
 
 def _plan_item(it: Item, existing: Dict[str, Dict[str, Any]], now: float, cutoff: float, note: str,
                payload: Payload, summary: Summary, caused: Dict[str, Optional[str]], hosts: Dict[str, str],
-               changes: List[messages_mod.Change], mechanisms: Optional[Dict[str, str]] = None
+               held_by: Dict[str, List[str]], changes: List[messages_mod.Change],
+               mechanisms: Optional[Dict[str, str]] = None
                ) -> Optional[Tuple[Finding, Upsert, bool]]:
     """One item's upsert (None: nothing to write), counted in `summary`, its state change appended to
     `changes`; `existing[key]` becomes the planned record, so a key planned again builds on it."""
@@ -634,7 +637,7 @@ def _plan_item(it: Item, existing: Dict[str, Dict[str, Any]], now: float, cutoff
         summary.reopened += 1
     kind = "new" if up.new else "reopened" if up.reopened else "escalated" if up.escalated else "updated"
     if not caused.get(fid):         # a symptom has no message: its root cause's message names it
-        held = tuple(sorted({hosts.get(s, s.split("/", 1)[0]) for s in link_mod.symptoms(fid, caused)}))
+        held = tuple(sorted({hosts.get(s, s.split("/", 1)[0]) for s in held_by.get(fid, ())}))
         changes.append(messages_mod.Change(f, kind, "", held))
     return f, up, rep is None
 

@@ -60,13 +60,13 @@ FIELDS = ("id", "host", "bottleneck", "pipeline_set", "component", "severity", "
 DELIVERY_EXPIRY_S = 24 * 3600.0    # a notification still pending after this is failed ("expired")
 CLAIM_TTL_S = 180.0                # a claim older than this (its run died) is taken over
 MAX_ERROR = 300
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def kv_key(finding_id: str) -> str:
     """A finding id as a KV store `_key`: each character outside [A-Za-z0-9_.-] as `~XX` per UTF-8 byte,
     so the key is one segment of the REST path (`/` would split it)."""
-    return "".join(ch if ch in _SAFE else "".join("~%02X" % b for b in ch.encode("utf-8")) for ch in finding_id)
+    return _UNSAFE.sub(lambda m: "".join("~%02X" % b for b in m.group().encode("utf-8")), finding_id)
 
 
 def _dumps(value: Any) -> str:

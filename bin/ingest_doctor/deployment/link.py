@@ -110,8 +110,15 @@ def explain(f: Finding, cause: Finding, root: Finding, mechanism: str = "") -> F
     return replace(f, summary=summary, recommendations=[rec])
 
 
-def symptoms(root: str, caused: Dict[str, Optional[str]]) -> List[str]:
-    return sorted(fid for fid, c in caused.items() if c and fid != root and root_of(fid, caused) == root)
+def symptoms(caused: Dict[str, Optional[str]]) -> Dict[str, List[str]]:
+    """root cause id -> the ids of the findings it holds back, sorted: built once for a run (a lookup per
+    finding, where asking each finding's chain again per root grows with the square of the findings)."""
+    out: Dict[str, List[str]] = {}
+    for fid in sorted(f for f, c in caused.items() if c):
+        root = root_of(fid, caused)
+        if root != fid:
+            out.setdefault(root, []).append(fid)
+    return out
 
 
 def replication(findings: List[Finding], topo: Topology, instances: Sequence[Instance]
