@@ -17,7 +17,7 @@ from fakes.deploytiers import (SH_NOW, as_cli_and_action, diagnose, healthy_twen
                                two_sites)
 from fakes.dispatch import AlertDispatch, execute
 from fakes.shsearch import queues_alert_rows
-from fakes.snapbuilder import times
+from fakes.snapbuilder import thruput_lines, times
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
@@ -97,6 +97,11 @@ def _useack_senders_and_a_hung_receiver():
     for m in idxs[:2]:
         receiver(m, [(h, 4000.0) for h in hfs])
     receiver(hung, [(h, 0.0) for h in hfs], held=True)
+    # it indexes nothing either: its index_thruput lines at 0 KB/s, in place of the builder's steady load
+    hung.snap.metrics = [x for x in hung.snap.metrics if "thruput, " not in x]
+    for t in times(MINUTES):
+        thruput_lines(hung.snap, t, None, {"linux:audit": 0.0})
+    hung.snap.metrics.sort()
     for h in hfs:
         sender(h, [(m.ip, 0.0 if m is hung else 4000.0) for m in idxs], blocked=True)
         h.snap.tcpout("false", ",".join("%s:9997" % m.ip for m in idxs), ack="true")
