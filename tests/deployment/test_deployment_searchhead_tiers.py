@@ -87,8 +87,8 @@ def test_two_independent_roots_in_two_sites_on_the_search_head_as_on_the_cli(sh,
 # ------------------------------------------------------------------ 3. a hung receiver with useACK senders
 def _useack_senders_and_a_hung_receiver():
     """Two heavy forwarders with useACK, autoLB over three indexers at 4,000 KB/s each; idx-03 is hung: it
-    accepts their connections but takes nothing (its tcpin and their tcpout connections at 0 KB/s), its own
-    queues are full up to indexQueue while its threads idle (stuck below its pipeline), and the senders'
+    accepts their connections but takes and indexes nothing (its tcpin, their tcpout connections and its
+    index_thruput at 0 KB/s), its own queues are full up to indexQueue while its threads idle, and the senders'
     splunkd.log says "Read operation timed out expecting ACK from <idx-03>:9997 in 300 seconds" (the real line,
     tests/scenarios' output_hung_useack). Their outputs wait on the ACKs: tcpout blocked."""
     hfs = [Member("hf-%d" % n, "hf-0%d" % n, "10.25.0.%d" % (5 + n), 1400 + n) for n in (1, 2)]
