@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from fakes.action_run import deployment_rows, relay_deployment_rows
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
-from fakes.splunkd import FakeSplunkd
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
@@ -35,12 +31,6 @@ def dispatched(sh, tls, tmp_path, name, rows, extra_env=None, **conf):
 
 def record(sh, fid):
     return sh.kv.records[kv_key(fid)]
-
-
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake)
 
 
 def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_post_one_message(sh, tls, tmp_path):

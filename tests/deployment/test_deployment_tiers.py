@@ -5,7 +5,6 @@ shapes) and runs `diagnose <deployment>` in-process as the CLI does.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -13,14 +12,14 @@ import re
 import pytest
 
 from fakes.action_run import collector_finding_row, tcpin_row
-from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
-from fakes.splunkd import FakeSplunkd
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
+from fakes.deploytiers import (QUEUES, REP, SH_NOW, SNAT, as_cli_and_action, autolb_hec_senders, capped_windows_uf,
+                               cluster, diagnose, healthy_twenty, serious, same_links, two_sites)
+from fakes.dispatch import AlertDispatch, execute
 from fakes.searches import SAVED
 from fakes.shsearch import hec_busy_rows, queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.alert import rows as rows_mod
 from ingest_doctor.alert.results import Row
 from ingest_doctor.delivery.messages import message_name
@@ -30,43 +29,6 @@ from ingest_doctor.deployment.judge import first_action
 from ingest_doctor.deployment.topology import Topology
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 from ingest_doctor.read import splunkdlog
-
-REP = "replicationdatareceiverthread"
-
-
-def diagnose(root, fmt="json"):
-    out, err = io.StringIO(), io.StringIO()
-    rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
-    assert rc == exitcodes.OK, err.getvalue()
-    return json.loads(out.getvalue()) if fmt == "json" else out.getvalue()
-
-
-def serious(r):
-    return [f for f in r["findings"] if f["severity"] in ("warning", "critical")]
-
-
-def _cluster(prefix, net, n0, peers=4, senders=2, kbps=2000.0, uf=None):
-    """An indexer cluster of `peers` peers whose last peer's replication receiver thread is pegged: the others
-    wait on their replication queue to it (queues full, threads idle, splunkd.log naming its guid). `senders`
-    heavy forwarders send to every peer (autoLB), blocked; `uf` (a Member) sends to the first forwarder."""
-    hfs = [Member("%shf-%d" % (prefix, k), "%shf-0%d" % (prefix, k), "%s.0.%d" % (net, 5 + k), n0 + k)
-           for k in range(1, senders + 1)]
-    idxs = [Member("%speer-%d" % (prefix, k), "%sidx-0%d" % (prefix, k), "%s.1.%d" % (net, 10 + k), n0 + 10 + k)
-            for k in range(1, peers + 1)]
-    target = idxs[-1]
-    for p in idxs[:-1]:
-        receiver(p, [(h, kbps) for h in hfs], held=True, threads={REP: 0.12})
-        replication_full(p, target)
-    receiver(target, [(h, kbps) for h in hfs], threads={REP: 0.99})
-    for h in hfs:
-        sender(h, [(p.ip, kbps) for p in idxs], blocked=True)
-    members = hfs + idxs
-    if uf is not None:
-        for i, t in enumerate(times(MINUTES)):
-            tcpin_line(hfs[0], t, i, uf, 800.0, "uf")
-        sender(uf, [(hfs[0].ip, 800.0)], blocked=True, uf=True)
-        members.append(uf)
-    return members, hfs, idxs, target
 
 
 def test_the_replication_receiver_line_names_the_target_by_guid():
@@ -81,7 +43,7 @@ def test_the_replication_receiver_line_names_the_target_by_guid():
 
 def test_an_indexer_cluster_waits_on_its_replication_target_at_99_percent(tmp_path):
     uf = Member("uf", "uf-01", "10.7.0.3", 90)
-    members, hfs, idxs, target = _cluster("", "10.7", 100, uf=uf)
+    members, hfs, idxs, target = cluster("", "10.7", 100, uf=uf)
     r = diagnose(write(str(tmp_path / "dep"), members))
     # One root: the target's replication receiver thread, judged as the indexing it does for its peers.
     assert r["root_causes"] == ["idx-04/indexing/-"]
@@ -125,46 +87,8 @@ def test_peers_without_a_pegged_target_stay_their_own_causes(tmp_path):
     assert (e["from"], e["to"], e["blocked"]) == ("idx-01", "idx-02", False)
 
 
-SNAT = "10.9.9.250"  # the load balancer in front of the heavy forwarders: its address for every HEC client
-
-
-def _autolb_hec_senders(saturated_at=4):
-    """Three heavy forwarders taking HEC, autoLB over six indexers of which one is saturated: during their
-    turns on it their tcpout fills (bursts), splunkd.log says the output paused towards it, and HEC answers
-    reply=9 / health code 18."""
-    hfs = [Member("hf-%d" % n, "hf-0%d" % n, "10.9.0.%d" % (5 + n), 300 + n) for n in (1, 2, 3)]
-    idxs = [Member("idx-%d" % n, "idx-0%d" % n, "10.9.1.%d" % (10 + n), 310 + n) for n in range(1, 7)]
-    for k, m in enumerate(idxs):
-        receiver(m, [(h, 500.0) for h in hfs], saturated="indexing" if k == saturated_at else None)
-    bad = idxs[saturated_at]
-    for h in hfs:
-        sender(h, [(m.ip, 500.0) for m in idxs], blocked=False)
-        h.snap.probes = []
-        for i, t in enumerate(times(MINUTES)):
-            turn = i % 6 == 4
-            if turn:
-                h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                                         "current_size=511800, largest_size=512000, smallest_size=505112")
-                h.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
-                                    "The TCP output processor has paused the data flow. Forwarding to host_dest=%s "
-                                    "inside output group splunk_indexers from host_src=%s has been blocked for "
-                                    "blocked_seconds=10. This can stall the data flow towards indexing and other "
-                                    "network outputs. Review the receiving system's health in the Splunk Monitoring "
-                                    "Console. It is probably not accepting data." % (bad.ip, h.host), tid=3001)
-                for j in range(12):
-                    h.snap.splunkd_line(t + 3 + j * 0.5, "ERROR", "HttpInputDataHandler", "HttpDedicatedIoThread-0",
-                                        "Failed processing http input, token name=app, channel=n/a, "
-                                        "source_IP=%s, reply=9, events_processed=0, "
-                                        "http_input_body_size=4096" % SNAT)
-            h.snap.probes.append({"time": t, "status": 503 if turn else 200, "rtt_ms": 3.0,
-                                  "body": {"text": "Server is busy" if turn else "HEC is healthy",
-                                           "code": 18 if turn else 17}})
-        h.snap.metrics.sort()
-    return hfs, idxs, bad
-
-
 def test_autolb_senders_with_one_saturated_peer_of_six_link_their_hec_503s_to_it(tmp_path):
-    hfs, idxs, bad = _autolb_hec_senders()
+    hfs, idxs, bad = autolb_hec_senders()
     r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
     assert r["root_causes"] == ["idx-05/indexing/-"]
     for h in hfs:
@@ -200,22 +124,7 @@ def test_the_receiver_the_paused_lines_name_is_the_cause_not_the_first_by_name(t
 
 
 def test_a_healthy_20_instance_deployment_with_transient_blips_has_no_root(tmp_path):
-    hfs = [Member("hf-%d" % n, "hf-%02d" % n, "10.11.0.%d" % (5 + n), 500 + n) for n in range(1, 7)]
-    idxs = [Member("idx-%d" % n, "idx-%02d" % n, "10.11.1.%d" % (10 + n), 520 + n) for n in range(1, 15)]
-    for m in idxs:
-        receiver(m, [(h, 300.0) for h in hfs], threads={REP: 0.15})
-    for h in hfs:
-        sender(h, [(m.ip, 300.0) for m in idxs], blocked=False)
-    # Blips: one tcpout sample full on two senders, one queue sample full on one indexer, one replication line.
-    t = times(MINUTES)[5]
-    for h in hfs[:2]:
-        h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                                 "current_size=511800, largest_size=512000, smallest_size=505112")
-        h.snap.metrics.sort()
-    idxs[3].snap.metric(t + 0.004, "group=queue, name=indexqueue, blocked=true, max_size_kb=512, current_size_kb=511, "
-                                   "current_size=2044, largest_size=2051, smallest_size=1500")
-    idxs[3].snap.metrics.sort()
-    replication_full(idxs[2], idxs[7], every=100)
+    hfs, idxs = healthy_twenty()
     r = diagnose(write(str(tmp_path / "dep"), hfs + idxs))
     assert len(r["hosts"]) == 20
     assert r["healthy"] is True and r["root_causes"] == []
@@ -226,12 +135,8 @@ def test_a_healthy_20_instance_deployment_with_transient_blips_has_no_root(tmp_p
 
 
 def test_two_independent_roots_in_two_sites(tmp_path):
-    site_a, _, _, _ = _cluster("a", "10.12", 600, peers=3, senders=2)
-    hb = Member("bhf", "bhf-01", "10.13.0.5", 700)
-    ib = Member("bidx", "bidx-01", "10.13.1.11", 701)
-    receiver(ib, [(hb, 1500.0)], saturated="typing")
-    sender(hb, [(ib.ip, 1500.0)], blocked=True)
-    r = diagnose(write(str(tmp_path / "dep"), site_a + [hb, ib]))
+    members, _ = two_sites()
+    r = diagnose(write(str(tmp_path / "dep"), members))
     assert sorted(r["root_causes"]) == ["aidx-03/indexing/-", "bidx-01/typing/-"]
     assert by_id(r, "bhf-01/output/-")["caused_by"] == "bidx-01/typing/-"
     for fid in ("aidx-01/indexing/-", "aidx-02/indexing/-"):
@@ -337,14 +242,7 @@ def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
 
 # ------------------------------------------------------------------ as the search-head action sees them
 
-SH_NOW = 1763805600.0
 RELAY = "Ingest Doctor - Findings - Collector findings"
-
-
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake)
 
 
 def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, tls, tmp_path):
@@ -393,7 +291,7 @@ def _peer_list(manager, peers):
 
 
 def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unreadable(tmp_path):
-    members, hfs, idxs, target = _cluster("", "10.20", 950, peers=3, senders=1)
+    members, hfs, idxs, target = cluster("", "10.20", 950, peers=3, senders=1)
     manager = Member("cm", "cm-01", "10.20.2.2", 960)
     manager.snap.server_info(8, ["cluster_master"])
     _peer_list(manager, idxs)
@@ -412,45 +310,11 @@ def test_the_managers_peer_list_names_a_replication_target_whose_own_guid_is_unr
 # go to the action as splunkd dispatches the alert (digest mode: one run, results.csv.gz). The search head sees
 # what that alert reads: the instances that run a pipeline (a universal forwarder's own findings are the silence
 # alert's) over the last 10 minutes, so a mechanism's line count is that window's, not the whole capture's.
-QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
-
-
-def _as_cli_and_action(sh, tls, tmp_path, members, peers=(), hook=False):
-    """(the CLI's report, the KV records the action stored) for one deployment: `peers` are the members the
-    search head has as search peers (the indexer cluster); `hook`: with the app's webhook set."""
-    with_pipelineset_lines(members)
-    r = diagnose(write(str(tmp_path / "dep"), members))
-    rows = queues_alert_rows(members, SH_NOW + 1, {p.guid: p.host for p in peers})
-    conf = {"webhook_url": sh.fake.url + "/hook"} if hook else {}
-    env = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None
-    procs = execute(AlertDispatch(QUEUES, str(tmp_path)).run(rows, SH_NOW + 1), sh.fake, tls, env, **conf)
-    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
-    return r, sh.kv.records
-
-
-def _count_free(text):
-    return re.sub(r"\(\d+ lines? in", "(N lines in", text or "")
-
-
-def _same_links(r, records, hosts):
-    """Every serious finding the CLI gives on `hosts` is stored with the same caused_by and mechanism."""
-    for f in serious(r):
-        if f["host"] not in hosts:
-            continue
-        rec = records[kv_key(f["id"])]
-        assert rec["caused_by"] == (f["caused_by"] or ""), f["id"]
-        assert _count_free(rec["mechanism"]) == _count_free(f.get("mechanism") or ""), f["id"]
-    roots = sorted(fid for fid in r["root_causes"] if fid.split("/", 1)[0] in hosts)
-    stored = sorted(rec["id"] for rec in records.values() if rec["status"] == "open" and not rec["caused_by"]
-                    and rec["severity"] in ("warning", "critical"))
-    assert stored == roots
-
-
 def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cli_does(sh, tls, tmp_path):
-    members, hfs, idxs, target = _cluster("", "10.21", 1000)
-    r, records = _as_cli_and_action(sh, tls, tmp_path, members, idxs, hook=True)
+    members, hfs, idxs, target = cluster("", "10.21", 1000)
+    r, records = as_cli_and_action(sh, tls, str(tmp_path), members, idxs, hook=True)
     assert r["root_causes"] == ["idx-04/indexing/-"]
-    _same_links(r, records, {m.host for m in members})
+    same_links(r, records, {m.host for m in members})
     root = records[kv_key("idx-04/indexing/-")]
     assert root["component"] == REP and root["caused_by"] == "" and root["mechanism"] == ""
     for p in idxs[:-1]:
@@ -471,17 +335,17 @@ def test_the_action_links_an_indexer_cluster_to_its_replication_target_as_the_cl
 
 def test_without_the_search_peers_names_the_waiting_peers_stay_their_own_causes(sh, tls, tmp_path):
     """The guid alone names no host: the search head's list of search peers is what ties it to idx-04."""
-    members, hfs, idxs, target = _cluster("", "10.22", 1100)
-    r, records = _as_cli_and_action(sh, tls, tmp_path, members, peers=())
+    members, hfs, idxs, target = cluster("", "10.22", 1100)
+    r, records = as_cli_and_action(sh, tls, str(tmp_path), members, peers=())
     assert records[kv_key("idx-01/indexing/-")]["caused_by"] == ""
     assert kv_key("idx-04/indexing/-") not in records
 
 
 def test_the_action_links_autolb_senders_to_the_one_saturated_peer_of_six_as_the_cli_does(sh, tls, tmp_path):
-    hfs, idxs, bad = _autolb_hec_senders()
-    r, records = _as_cli_and_action(sh, tls, tmp_path, hfs + idxs)
+    hfs, idxs, bad = autolb_hec_senders()
+    r, records = as_cli_and_action(sh, tls, str(tmp_path), hfs + idxs)
     assert r["root_causes"] == ["idx-05/indexing/-"]
-    _same_links(r, records, {m.host for m in hfs + idxs})
+    same_links(r, records, {m.host for m in hfs + idxs})
     for h in hfs:
         # the HEC 503s of the bursts ride on the output finding (the alert hands over the flagged hosts' HEC
         # back-pressure replies): no hec_input finding raising dedicatedIoThreads
@@ -492,29 +356,13 @@ def test_the_action_links_autolb_senders_to_the_one_saturated_peer_of_six_as_the
     assert sorted(sh.messages.shown) == [message_name("idx-05/indexing/-")]
 
 
-def _capped_windows_uf(m, idx, kbps=256.0):
-    """A Windows universal forwarder at limits.conf [thruput] maxKBps = 256: flat at the cap, its parsingQueue
-    full while its threads idle, ThruputProcessor saying so (as tests/scenarios' maxkbps_windows_uf)."""
-    sender(m, [(idx.ip, kbps)], blocked=False, uf=True)
-    for i, t in enumerate(times(MINUTES)):
-        m.snap.metric(t + 0.004, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=900.0, "
-                                 "average_kbps=%.3f, total_k_processed=%d, kb=%.3f, ev=27000, load_average=0.4"
-                      % (kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 30))
-        if i % 3 == 0:
-            m.snap.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
-                                "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding "
-                                "may be throttled. Consider increasing the value of maxKBps in limits.conf."
-                                % round(kbps + 1), tid=5512)
-    m.snap.metrics.sort()
-
-
 def test_capped_windows_forwarders_are_their_own_roots_on_the_search_head_as_on_the_cli(sh, tls, tmp_path):
     idx = Member("indexer", "idx-01", "10.23.1.11", 1200)
     ufs = [Member("win-%d" % k, "win-%02d" % k, "10.23.0.%d" % (10 + k), 1200 + k) for k in (1, 2, 3)]
     receiver(idx, [(u, 256.0) for u in ufs], fwd_type="uf")
     for u in ufs:
-        _capped_windows_uf(u, idx)
-    r, records = _as_cli_and_action(sh, tls, tmp_path, ufs + [idx])
+        capped_windows_uf(u, idx)
+    r, records = as_cli_and_action(sh, tls, str(tmp_path), ufs + [idx])
     assert sorted(r["root_causes"]) == ["win-0%d/output/-" % k for k in (1, 2, 3)]
     for k in (1, 2, 3):
         cli_f, rec = by_id(r, "win-0%d/output/-" % k), records[kv_key("win-0%d/output/-" % k)]
@@ -592,7 +440,7 @@ def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_lin
     """The HEC busy alert reads a host's HEC replies alone: judged so, an autoLB sender's 503s are a hec_input
     root raising dedicatedIoThreads. Once the Queues alert has stored its output as the saturated peer's symptom
     (bursts, refusals and receivers in one run), the next HEC busy run links the refusals to that peer too."""
-    hfs, idxs, bad = _autolb_hec_senders()
+    hfs, idxs, bad = autolb_hec_senders()
     with_pipelineset_lines(hfs + idxs)
     hec_rows = [dict(x, window_min=10, threshold=1) for x in hec_busy_rows(hfs + idxs, SH_NOW + 1)]
     assert sorted(x["host"] for x in hec_rows) == [h.host for h in hfs]

@@ -79,6 +79,17 @@ def test_the_same_output_without_ssl_is_offered_compression_only_if_the_receiver
     assert r.action.startswith("Only if the receivers are idle") and "uses SSL" not in f.summary
 
 
+def test_the_same_output_whose_outputs_conf_was_not_read_is_offered_no_compression_setting():
+    """Unread, the output may be SSL (this one is): no `compressed` to set, whatever the condition in front of it
+    (the search head's action, whose rows carry no configuration, posted "Change compressed = true" here)."""
+    def unread(ev):
+        ev.config.tcpout_ssl = ev.config.tcpout_ssl_compression = ev.config.tcpout_compressed = None
+    f = serious("output_ssl_cloud", unread)
+    assert not {"compressed", "useClientSSLCompression"} & set(settings(f))
+    [r] = [r for r in f.recommendations if "compress" in r.action]
+    assert r.setting is None and r.action.startswith("Read this instance's outputs.conf before any compression")
+
+
 def test_the_ack_timeout_line_names_its_receiver():
     ev = splunkdlog.parse_lines(["11-22-2025 09:59:30.000 +0000 WARN  TcpOutputProc [7812 indexerPipe] - Read "
                                  "operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds."])

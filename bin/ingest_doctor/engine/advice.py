@@ -420,12 +420,18 @@ def compression(ev: Evidence) -> List[Recommendation]:
                 "The output uses SSL, where `compressed` does not apply: turn SSL compression back on (the "
                 "receiver must allow it).", "outputs.conf", "tcpout", "useClientSSLCompression", "false", "true")]
         return []
+    if cfg.tcpout_ssl is None:
+        # outputs.conf was not read (the search head's alert rows carry no configuration and the instance sent no
+        # ingest_doctor:config event; a snapshot without conf-outputs): whether `compressed` applies is unknown,
+        # and an SSL output (a Splunk Cloud stack's) must never be told to set it. Say what decides instead.
+        return [Recommendation(
+            "Read this instance's outputs.conf before any compression change (it was not read; the collector on "
+            "the instance sends it): `compressed` does not apply to SSL outputs, which useClientSSLCompression, on "
+            "by default, already compresses; this is not a setting.")]
     if cfg.tcpout_compressed is True:
         return []
-    unsure = " If the outputs use SSL, `compressed` does not apply there (outputs.conf was not read)." \
-        if cfg.tcpout_ssl is None else ""
     return [Recommendation(
-        "Compress forwarded data (the receiving splunktcp input must allow it).%s" % unsure,
+        "Compress forwarded data (the receiving splunktcp input must allow it).",
         "outputs.conf", "tcpout", "compressed", _s(cfg.tcpout_compressed).lower()
         if cfg.tcpout_compressed is not None else None, "true")]
 
