@@ -7,7 +7,8 @@ from ingest_doctor.engine import advice
 from ingest_doctor import model
 from ingest_doctor.findings import EvidenceItem
 from ingest_doctor.engine.rules import imbalance
-from ingest_doctor.engine.rules.state import Draft, State, r1
+from ingest_doctor.engine.rules.state import THREAD, Draft, State, r1
+from ingest_doctor.engine.series import OK
 
 
 TYPING_SOURCE = "logs/metrics.log group=pipeline name=typing"
@@ -87,8 +88,27 @@ def _line_handling(st: State, d: Draft, pset: Optional[int], more: bool, headroo
         d.recommendations.extend(more_pipelines(st, headroom, d.bottleneck, pset, d))
 
 
+def _waits(st: State, stage: str, pset: Optional[int]) -> Optional[float]:
+    """The busiest share of one core of the stage's threads when every one is measured and none reached its
+    threshold even once (a spike counts as busy): the full queue before it is held by something other than
+    CPU (storage, a hung process, a replication target), where another pipeline set adds nothing. None
+    otherwise."""
+    threads = [t for t in st.threads if t.kind == THREAD and t.stage is not None and t.stage.name == stage
+               and t.pipeline_set == pset]
+    if not threads or any(t.judgement.level != OK for t in threads):
+        return None
+    return max(t.judgement.value for t in threads)
+
+
 def _indexing(st: State, d: Draft, pset: Optional[int], more: bool, headroom: Optional[bool]) -> None:
     latest, _ = st.host_cpu()
+    waiting = _waits(st, "indexing", pset)
+    if waiting is not None:
+        more = False
+        d.detail("The indexing thread is %.0f%% busy: indexQueue is held by something other than CPU (storage, "
+                 "or a process that takes nothing), and more pipeline sets will not help." % waiting)
+        d.recommendations.extend(advice.indexing(st.ev, None, False, st.cores(), latest))
+        return
     if more:
         d.recommendations.extend(stream_first(st, pset, d))
     d.recommendations.extend(advice.indexing(st.ev, headroom, more, st.cores(), latest))
