@@ -11,7 +11,7 @@ import pytest
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
-from fakes.browser import Browser, missing
+from fakes.browser import missing
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkweb import FakeSplunkWeb
 
@@ -19,13 +19,6 @@ pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser av
 
 VIEW = "ingest_doctor_hold"
 TYPING = "idx-01/typing/1"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    b = Browser()
-    yield b
-    b.close()
 
 
 @pytest.fixture

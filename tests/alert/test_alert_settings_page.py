@@ -17,7 +17,7 @@ from ingest_doctor import exitcodes
 from ingest_doctor.alert.payload import BadConfig, validate_webhook_url
 from ingest_doctor.delivery import outbound
 from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
-from fakes.browser import Browser, missing
+from fakes.browser import missing
 from fakes.kvstore import NS, Splunkd, write_results
 from fakes.splunkweb import FakeSplunkWeb
 
@@ -28,13 +28,6 @@ STORED = "ingest_doctor:webhook_url:"
 VIEW = "ingest_doctor_notifications"
 ALLOW = "ingest_doctor_webhook_allow"
 SEVERITY = "ingest_doctor_min_severity"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    b = Browser()
-    yield b
-    b.close()
 
 
 @pytest.fixture
