@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fakes.browser import Browser
+from fakes.splunkweb import FakeSplunkWeb
 
 
 @pytest.fixture(scope="module")
@@ -12,3 +13,17 @@ def browser():
     b = Browser()
     yield b
     b.close()
+
+
+@pytest.fixture
+def splunk_web():
+    """Start a fake Splunk Web in front of a fake splunkd: `splunk_web(fake)`; each is stopped after the test."""
+    made = []
+
+    def start(fake):
+        web = FakeSplunkWeb(fake).start()
+        made.append(web)
+        return web
+    yield start
+    for web in made:
+        web.stop()

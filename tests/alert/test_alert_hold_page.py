@@ -13,7 +13,6 @@ from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
 from fakes.browser import missing
 from fakes.kvstore import Splunkd, write_results
-from fakes.splunkweb import FakeSplunkWeb
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
@@ -22,21 +21,15 @@ TYPING = "idx-01/typing/1"
 
 
 @pytest.fixture
-def site(fake_splunkd, tls, tmp_path):
+def site(fake_splunkd, tls, tmp_path, splunk_web):
     """(the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk Web in front of it)."""
-    made = []
-
     def make(**kw):
         sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
         res = write_results(str(tmp_path / "run1.csv.gz"), [queue_row()])
         assert run_action(payload(fake_splunkd, res, sid="run1"), tls).returncode == exitcodes.OK
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
-        web = FakeSplunkWeb(fake_splunkd).start()
-        made.append(web)
-        return sd, web
-    yield make
-    for web in made:
-        web.stop()
+        return sd, splunk_web(fake_splunkd)
+    return make
 
 
 def open_page(browser, web, query=""):

@@ -19,7 +19,6 @@ from ingest_doctor.delivery import outbound
 from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
 from fakes.browser import missing
 from fakes.kvstore import NS, Splunkd, write_results
-from fakes.splunkweb import FakeSplunkWeb
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
@@ -31,18 +30,11 @@ SEVERITY = "ingest_doctor_min_severity"
 
 
 @pytest.fixture
-def site(fake_splunkd):
+def site(fake_splunkd, splunk_web):
     """(the fake splunkd's search-head routes, the Splunk Web in front of it); a test sets the user."""
-    made = []
-
     def make(**kw):
-        sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
-        web = FakeSplunkWeb(fake_splunkd).start()
-        made.append(web)
-        return sd, web
-    yield make
-    for web in made:
-        web.stop()
+        return Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw), splunk_web(fake_splunkd)
+    return make
 
 
 def open_page(browser, web):
