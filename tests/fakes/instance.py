@@ -217,6 +217,16 @@ class Instance:
         return Response(200, body, content_type="text/xml; charset=UTF-8")
 
 
+def webhook_passwords_atom(base: str, secret: str) -> str:
+    """storage/passwords' Atom feed (the recorded template) holding the add-on's webhook auth header `secret`."""
+    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
+        text = f.read()
+    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
+            .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
+                                                     "{&quot;auth_header&quot;: &quot;%s&quot;}" % secret)
+            .replace("{base}", base))
+
+
 def input_xml(server_uri: str, params: Dict[str, str], server_host: str = "idx-01",
               session_key: str = SESSION_KEY, checkpoint_dir: str = "/tmp") -> str:
     with open(os.path.join(TEMPLATES, "input.xml"), encoding="utf-8") as f:

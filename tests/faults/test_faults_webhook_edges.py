@@ -26,22 +26,12 @@ from ingest_doctor.findings import Finding
 from ingest_doctor_ports import notifier as notifier_mod, webhook
 from ingest_doctor_ports.splunkd import Http, unverified
 
-from fakes.instance import TEMPLATES
+from fakes.instance import webhook_passwords_atom
 
 KEY = "0123456789abcdef-fake-session-key"
 SECRET = "Bearer s3cr3t-hook-token"
 PASSWORDS = "/servicesNS/nobody/TA-ingest_doctor/storage/passwords"
 BIN = os.path.join(os.path.dirname(__file__), "..", "..", "bin")
-
-
-def passwords_atom(base: str, secret: str) -> str:
-    """storage/passwords' Atom feed (the recorded template) holding the webhook's auth header."""
-    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-        text = f.read()
-    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
-            .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
-                                                     "{&quot;auth_header&quot;: &quot;%s&quot;}" % secret)
-            .replace("{base}", base))
 
 
 def _finding(n: int, severity: str = "critical") -> Finding:
@@ -138,7 +128,7 @@ def _drain(n, rec, want):
 def test_a_storage_passwords_503_at_the_refresh_keeps_the_auth_header(tls, tmp_path):
     with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
         fake.route("GET", SETTINGS_PATH, _settings_route(fake, rec.url))
-        fake.route("GET", PASSWORDS, lambda req: Response(200, passwords_atom(fake.url, SECRET),
+        fake.route("GET", PASSWORDS, lambda req: Response(200, webhook_passwords_atom(fake.url, SECRET),
                                                           content_type="text/xml; charset=UTF-8"))
         n = _notifier(fake, tmp_path, tls)
         n._refresh(force=True)
@@ -156,7 +146,7 @@ def test_a_storage_passwords_503_at_the_refresh_keeps_the_auth_header(tls, tmp_p
 def test_a_finding_opened_while_the_first_settings_read_fails_is_sent_once_read(tls, tmp_path):
     with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
         fake.route("GET", SETTINGS_PATH, Response(503, '{"messages":[{"type":"ERROR","text":"busy"}]}'))
-        fake.route("GET", PASSWORDS, lambda req: Response(200, passwords_atom(fake.url, SECRET),
+        fake.route("GET", PASSWORDS, lambda req: Response(200, webhook_passwords_atom(fake.url, SECRET),
                                                           content_type="text/xml; charset=UTF-8"))
         n = _notifier(fake, tmp_path, tls)
         n._refresh(force=True)                              # the first read fails

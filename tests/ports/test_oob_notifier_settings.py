@@ -4,12 +4,11 @@ header from storage/passwords (solnlib), against the loopback HTTPS fake splunkd
 in the settings is said, not used; the header reaches the receiver, never a log line."""
 from __future__ import annotations
 
-import os
 import ssl
 import time
 
 from fakes.collector_run import SETTINGS_PATH
-from fakes.instance import TEMPLATES
+from fakes.instance import webhook_passwords_atom
 from fakes.splunkd import FakeSplunkd, Response, envelope, trickle, wait_for
 from fakes.hookreceiver import HookReceiver
 from ingest_doctor.delivery.messages import Change
@@ -22,12 +21,7 @@ SECRET = "Bearer s3cr3t-hook-token"
 
 
 def _passwords_atom(base: str) -> str:
-    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-        text = f.read()
-    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
-            .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
-                                                     "{&quot;auth_header&quot;: &quot;%s&quot;}" % SECRET)
-            .replace("{base}", base))
+    return webhook_passwords_atom(base, SECRET)
 
 
 def _serve(fake, url, allow="127.0.0.1", header="******"):
