@@ -16,6 +16,7 @@ import textwrap
 import pytest
 
 from confcheck import read_conf
+from fakes.gates_helpers import copy_of
 from fakes.paths import ROOT, need_ta_build
 from ingest_doctor.collector import params as params_mod
 
@@ -172,13 +173,11 @@ def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
     for part in ("package", "instance_inputs.conf"):
         p = os.path.join(ROOT, "ta", part)
         (shutil.copytree if os.path.isdir(p) else shutil.copyfile)(p, str(src / "ta" / part))
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
     import manifest
     for f in manifest.bin_files(manifest.TA, os.path.join(ROOT, "bin")):
         (src / "bin" / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
-    shutil.copytree(os.path.join(ROOT, "default"), str(src / "default"))
-    shutil.copytree(os.path.join(ROOT, "static"), str(src / "static"))      # the icons the add-on ships too
+    copy_of(src, "default", "static")      # static/: the icons the add-on ships too
     shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))
     proc = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "build_ta.py"), "--src", str(src),
                            "--ucc-python", os.path.join(ROOT, ".venv", "ucc", "bin", "python"),
