@@ -3,16 +3,14 @@ lookups, views, dashboard recordings) into a temporary folder and fails on any d
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import generate
+from fakes.gates_helpers import run_tool
 from fakes.paths import ROOT
 
 
 def test_every_generated_file_is_current():
-    r = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "generate.py"), "--check"],
-                       capture_output=True, text=True)
+    r = run_tool("generate.py", "--check")
     assert r.returncode == 0, r.stderr
 
 

@@ -1,12 +1,11 @@
 """The SPL checker bites: each broken search is rejected with a message naming the problem."""
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from fakes.gates_helpers import run_tool
 from fakes.paths import ROOT, TOOLS
 
 import splcheck
@@ -195,8 +194,7 @@ def test_cli_fails_on_problems_and_on_nothing_to_check(tmp_path):
     empty = tmp_path / "empty"
     (empty / "default").mkdir(parents=True)
     for tree, says in ((app, ("unknown command 'statz'", "searches")), (empty, ("no search found",))):
-        proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "splcheck.py"), str(tree)],
-                              capture_output=True, text=True)
+        proc = run_tool("splcheck.py", tree)
         assert proc.returncode == 1 and all(s in proc.stdout for s in says), (tree, proc.stdout)
 
 

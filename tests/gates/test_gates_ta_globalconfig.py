@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 from confcheck import read_conf
-from fakes.gates_helpers import copy_of
+from fakes.gates_helpers import build_ta, copy_of
 from fakes.paths import ROOT, need_ta_build
 from ingest_doctor.collector import params as params_mod
 
@@ -179,10 +179,6 @@ def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
     copy_of(src, "default", "static")      # static/: the icons the add-on ships too
     shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))
-    proc = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "build_ta.py"), "--src", str(src),
-                           "--ucc-python", os.path.join(ROOT, ".venv", "ucc", "bin", "python"),
-                           "--lib", os.path.join(ROOT, "bin", "lib"), "--ta-lib", os.path.join(ROOT, "build", "ta-lib"),
-                           "--out", str(tmp_path / "out" / "TA-ingest_doctor")], capture_output=True, text=True,
-                          timeout=300)
+    proc = build_ta(tmp_path / "out" / "TA-ingest_doctor", "--src", src)
     assert proc.returncode == 1 and "ucc-gen failed" in proc.stderr + proc.stdout
     assert not (tmp_path / "out" / "TA-ingest_doctor").exists()

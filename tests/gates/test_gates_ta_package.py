@@ -8,14 +8,11 @@ import filecmp
 import os
 import re
 import subprocess
-import sys
 
 from confcheck import read_conf
-from fakes.paths import APP_BUILD, ROOT, TOOLS, need_build, need_ta_build
+from fakes.gates_helpers import build_ta, run_tool
+from fakes.paths import APP_BUILD, ROOT, need_build, need_ta_build
 from ingest_doctor.collector import params as params_mod
-
-UCC_PY = os.path.join(ROOT, ".venv", "ucc", "bin", "python")
-
 
 def files(base):
     out = set()
@@ -100,13 +97,10 @@ def test_both_packages_get_their_code_from_the_manifest_not_from_git():
 
 
 def _build_ta(out):
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "build_ta.py"), "--ucc-python", UCC_PY,
-                           "--lib", os.path.join(ROOT, "bin", "lib"), "--ta-lib", os.path.join(ROOT, "build", "ta-lib"),
-                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    proc = build_ta(out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tgz = str(out) + ".tgz"
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "package.py"), str(out), tgz],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_tool("package.py", out, tgz, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(tgz, "rb") as fh:
         return fh.read()
