@@ -1,7 +1,15 @@
 """The benches' in-memory ports keep up with the ports they stand in for: a method the core
 starts calling must exist there too, or `make bench` breaks while every test passes."""
+import http.client
 import inspect
+import os
+import sys
 
+import bench
+import gen_bench_snapshot
+from fakes.memory_port import MemoryPort
+from fakes.paths import ROOT
+from fakes.splunkd import FakeSplunkd, Response
 from ingest_doctor.alert import action as alert
 
 
@@ -10,7 +18,6 @@ def _methods(cls):
 
 
 def test_the_alert_bench_port_has_every_method_of_the_alert_port():
-    from fakes.memory_port import MemoryPort
     missing = _methods(alert.Port) - _methods(MemoryPort)
     assert not missing, "tests/fakes/memory_port.py MemoryPort lacks %s" % sorted(missing)
 
@@ -18,9 +25,6 @@ def test_the_alert_bench_port_has_every_method_of_the_alert_port():
 def test_the_keep_alive_bench_server_keeps_its_connections():
     # The keep-alive bench compares a poll with bare requests on kept connections: if the fake closed them
     # (as it once did silently after a refactor), both sides would pay a handshake a request.
-    import http.client
-    from fakes.splunkd import FakeSplunkd, Response
-
     for keep in (True, False):
         with FakeSplunkd(keep_alive=keep) as fake:
             fake.route("GET", "/services/server/info", Response(200, b"{}"))
@@ -38,23 +42,13 @@ def test_the_keep_alive_bench_server_keeps_its_connections():
                 assert seen == [None, None]
 
 
-def _tool(name):
-    import importlib
-    import sys
-    from fakes.paths import TOOLS
-    if TOOLS not in sys.path:
-        sys.path.insert(0, TOOLS)
-    return importlib.import_module(name)
-
-
 def test_the_long_bench_log_puts_earlier_copies_before_the_judged_half_hour(tmp_path):
-    gen = _tool("gen_bench_snapshot")
     logs = tmp_path / "logs"
     logs.mkdir()
     own = ["11-22-2025 09:59:30.100 +0000 INFO  Metrics - group=queue, name=parsingqueue, current_size_kb=1\n",
            "11-22-2025 10:00:00.100 +0000 INFO  Metrics - group=queue, name=parsingqueue, current_size_kb=2\n"]
     (logs / "metrics.log").write_text("".join(own))
-    assert gen.earlier(str(tmp_path), 2) == 6
+    assert gen_bench_snapshot.earlier(str(tmp_path), 2) == 6
     lines = (logs / "metrics.log").read_text().splitlines(keepends=True)
     assert lines[4:] == own                 # the judged window is the log's own, unchanged
     assert [ln[:23] for ln in lines[:4]] == ["11-22-2025 08:59:30.100", "11-22-2025 09:00:00.100",
@@ -63,7 +57,6 @@ def test_the_long_bench_log_puts_earlier_copies_before_the_judged_half_hour(tmp_
 
 
 def test_the_budget_table_gives_min_median_max_and_judges_the_median():
-    bench = _tool("bench")
     b = bench.Budget("t", "x_s", 2, "s", "the thing, wall", "keep-alive")
     met = bench.table({"t": {"x_s": [3.0, 1.0, 1.5]}}, [b]).splitlines()
     missed = bench.table({"t": {"x_s": [2.5, 1.0, 2.1]}}, [b]).splitlines()
@@ -73,7 +66,6 @@ def test_the_budget_table_gives_min_median_max_and_judges_the_median():
 
 
 def test_a_budget_its_bench_did_not_measure_is_not_met():
-    bench = _tool("bench")
     b = bench.Budget("t", "x_s", 2, "s", "the thing, wall", "-")
     for results in ({}, {"t": {}}, {"t": {"x_s": []}}):
         assert bench.table(results, [b]).splitlines()[2] == \
@@ -84,7 +76,6 @@ def test_a_budget_its_bench_did_not_measure_is_not_met():
 
 
 def test_every_budget_is_measured_by_a_registered_bench():
-    bench = _tool("bench")
     bench.discover()
     assert {b.bench for b in bench.BUDGETS} <= set(bench.REGISTRY)
     assert len({(b.bench, b.key) for b in bench.BUDGETS}) == len(bench.BUDGETS)
@@ -92,9 +83,6 @@ def test_every_budget_is_measured_by_a_registered_bench():
 
 def test_docs_performance_has_the_one_budget_table():
     """docs/performance.md quotes the table make bench prints: the same budgets, limits and needs, in order."""
-    import os
-    from fakes.paths import ROOT
-    bench = _tool("bench")
     with open(os.path.join(ROOT, "docs", "performance.md"), encoding="utf-8") as fh:
         text = fh.read()
     start = text.index(bench.TABLE_HEAD[0])
@@ -108,8 +96,6 @@ def test_docs_performance_has_the_one_budget_table():
 
 
 def test_measured_reports_the_childs_own_peak_memory():
-    import sys
-    bench = _tool("bench")
     small = bench.measured([sys.executable, "-c", "pass"])
     big = bench.measured([sys.executable, "-c", "import sys; b = bytearray(120 * 2**20); b[::4096] = b'x' * len(b[::4096]); sys.exit(3)"])
     assert small.returncode == 0 and big.returncode == 3

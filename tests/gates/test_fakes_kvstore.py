@@ -1,44 +1,50 @@
 """The alert action's fakes of the search head (tests/fakes/kvstore.py) answer as splunkd does."""
 import json
+import ssl
+import urllib.error
+import urllib.parse
+import urllib.request
 
-import pytest
+from fakes.kvstore import KV_BASE, KVStore, Splunkd, spl_args, write_results
+from ingest_doctor import exitcodes
+from ingest_doctor.alert.results import read_rows
 
-from fakes.kvstore import KV_BASE, KVStore, write_results
+
+def _call(fake, tls, method, path, form=None, body=None, timeout=60):
+    """(status, parsed body) of one request to the fake splunkd: a form encoded as splunkd takes it, or a
+    JSON body as the KV store takes it."""
+    data = urllib.parse.urlencode(form).encode() if form is not None else body
+    req = urllib.request.Request(fake.url + path, data=data, method=method,
+                                 headers={"Authorization": "Splunk s3cr3t-session-key"})
+    try:
+        with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=tls[0]), timeout=timeout) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
 
 
 def test_kv_fake_upserts_by_key(fake_splunkd, tls):
-    import ssl
-    import urllib.request
     kv = KVStore().install(fake_splunkd)
-    ctx = ssl.create_default_context(cafile=tls[0])
 
     def call(method, path, body=None):
-        req = urllib.request.Request(fake_splunkd.url + path, data=body, method=method)
-        return json.load(urllib.request.urlopen(req, context=ctx, timeout=5))
+        return _call(fake_splunkd, tls, method, path, body=body, timeout=5)
 
     docs = json.dumps([{"_key": "a", "n": 1}, {"_key": "b", "n": 2}]).encode()
-    assert call("POST", KV_BASE + "/batch_save", docs) == ["a", "b"]
+    assert call("POST", KV_BASE + "/batch_save", docs) == (200, ["a", "b"])
     call("POST", KV_BASE + "/batch_save", json.dumps([{"_key": "a", "n": 3}]).encode())
     assert len(kv.records) == 2 and kv.records["a"]["n"] == 3
-    q = json.dumps({"$or": [{"_key": "a"}, {"_key": "zz"}]})
-    from urllib.parse import quote
-    assert [r["_key"] for r in call("GET", KV_BASE + "?query=" + quote(q))] == ["a"]
+    q = urllib.parse.quote(json.dumps({"$or": [{"_key": "a"}, {"_key": "zz"}]}))
+    assert [r["_key"] for r in call("GET", KV_BASE + "?query=" + q)[1]] == ["a"]
 
 
 def test_kv_twin_answers_503(fake_splunkd, tls):
-    import ssl
-    import urllib.error
-    import urllib.request
     KVStore(unavailable=-1).install(fake_splunkd)
-    ctx = ssl.create_default_context(cafile=tls[0])
-    with pytest.raises(urllib.error.HTTPError) as e:
-        urllib.request.urlopen(fake_splunkd.url + KV_BASE, context=ctx, timeout=5)
-    assert e.value.code == 503
-    assert "KV Store is initializing" in e.value.read().decode()
+    status, body = _call(fake_splunkd, tls, "GET", KV_BASE, timeout=5)
+    assert status == 503
+    assert "KV Store is initializing" in body["messages"][0]["text"]
 
 
 def test_results_writer_round_trip(tmp_path):
-    from ingest_doctor.alert.results import read_rows
     p = write_results(str(tmp_path / "r.csv.gz"), [{"signal": "thread_busy", "host": "a", "samples": ["1", "2$"]},
                                                    {"signal": "thread_busy", "host": "b", "samples": ["3"]}])
     rows = list(read_rows(p, ["signal", "host", "samples"]))
@@ -46,27 +52,10 @@ def test_results_writer_round_trip(tmp_path):
 
 
 # ---------------------------------------------------------------------------- storage/passwords, macros, sendalert
-def _call(fake, tls, method, path, form=None):
-    """(status, parsed body) of one request to the fake splunkd, form-encoded as splunkd takes it."""
-    import ssl
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-    data = urllib.parse.urlencode(form).encode() if form is not None else None
-    req = urllib.request.Request(fake.url + path, data=data, method=method,
-                                 headers={"Authorization": "Splunk s3cr3t-session-key"})
-    try:
-        with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=tls[0]), timeout=60) as r:
-            return r.status, json.loads(r.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
-
-
 PW = "/servicesNS/nobody/ingest_doctor/storage/passwords"
 
 
 def test_passwords_create_409_update_404_delete_and_the_field_filter(fake_splunkd, tls):
-    from fakes.kvstore import Splunkd
     sd = Splunkd(fake_splunkd)
     form = {"name": "webhook_url", "realm": "ingest_doctor", "password": "https://h.example.com/t"}
     assert _call(fake_splunkd, tls, "POST", PW, form)[0] == 201
@@ -86,7 +75,6 @@ def test_passwords_create_409_update_404_delete_and_the_field_filter(fake_splunk
 
 
 def test_passwords_and_macros_answer_403_without_the_capability(fake_splunkd, tls):
-    from fakes.kvstore import Splunkd
     sd = Splunkd(fake_splunkd, user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
     status, body = _call(fake_splunkd, tls, "POST", PW, {"name": "webhook_url", "realm": "ingest_doctor",
                                                         "password": "https://h.example.com/t"})
@@ -98,7 +86,6 @@ def test_passwords_and_macros_answer_403_without_the_capability(fake_splunkd, tl
 
 
 def test_a_macro_written_is_what_the_list_answers(fake_splunkd, tls):
-    from fakes.kvstore import Splunkd
     Splunkd(fake_splunkd)
     base = "/servicesNS/nobody/ingest_doctor/configs/conf-macros"
     assert _call(fake_splunkd, tls, "POST", base + "/ingest_doctor_min_severity", {"definition": "critical"})[0] == 200
@@ -108,17 +95,15 @@ def test_a_macro_written_is_what_the_list_answers(fake_splunkd, tls):
 
 
 def test_kv_comparison_operators(fake_splunkd, tls):
-    from urllib.parse import quote
     kv = KVStore().install(fake_splunkd)
     kv.records = {"a": {"_key": "a", "time": 5}, "b": {"_key": "b", "time": 9}, "c": {"_key": "c"}}
-    q = quote(json.dumps({"time": {"$gte": 6}}))
+    q = urllib.parse.quote(json.dumps({"time": {"$gte": 6}}))
     assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?query=" + q)[1]] == ["b"]
     assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?sort=time:-1&limit=2")[1]] == ["b", "a"]
     assert [r["_key"] for r in _call(fake_splunkd, tls, "GET", KV_BASE + "?sort=time")[1]] == ["c", "a", "b"]
 
 
 def test_spl_arguments_are_read_as_splunk_quotes_them():
-    from fakes.kvstore import spl_args
     assert spl_args(r' param.op=ack param.note="say \"hi\" \\ ok | x" param.v=idx-01') == [
         ("param.op", "ack"), ("param.note", 'say "hi" \\ ok | x'), ("param.v", "idx-01")]
     assert spl_args(' param.note="open') == "Unbalanced quotes."
@@ -126,8 +111,6 @@ def test_spl_arguments_are_read_as_splunk_quotes_them():
 
 
 def test_sendalert_runs_the_hold_action_and_fails_the_search_with_its_exit_code(fake_splunkd, tls):
-    from fakes.kvstore import Splunkd
-    from ingest_doctor import exitcodes
     sd = Splunkd(fake_splunkd)
     jobs = "/servicesNS/nobody/ingest_doctor/search/jobs"
     spl = ('| makeresults | sendalert ingest_doctor_hold param.op=snooze param.scope=host param.value=idx-01 '

@@ -19,25 +19,23 @@ import sys
 import pytest
 
 import ingest_doctor_cli as cli
-from fakes.action_run import payload, run_action, signal_rows
+from fakes.action_run import NOW, payload, run_action, signal_rows
 from fakes.invariants import limits_of, violations
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import BIN, TESTS
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.read.snapshot import load_snapshot, recorded_thresholds
 
-HERE = TESTS
 CLI = os.path.join(BIN, "ingest_doctor_cli.py")
-NOW = 1763805600.0
 
 
 def snapshot_dirs():
     """Every snapshot folder in tests/: a folder holding snapshot.json or rest/ (not inside another one)."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(HERE):
+    for dirpath, dirnames, filenames in os.walk(TESTS):
         dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "node_modules"))
         if "snapshot.json" in filenames or "rest" in dirnames:
-            out.append(os.path.relpath(dirpath, HERE))
+            out.append(os.path.relpath(dirpath, TESTS))
             dirnames[:] = []
     return sorted(out)
 
@@ -63,7 +61,7 @@ def instance_limits(path):
 
 @pytest.mark.parametrize("rel", SNAPSHOTS)
 def test_cli_reports_keep_the_invariants(rel):
-    path = os.path.join(HERE, rel)
+    path = os.path.join(TESTS, rel)
     report = json.loads(cli_run("diagnose", path, "--format", "json"))
     text = cli_run("diagnose", path, "--format", "text")
     th, _ = recorded_thresholds(path)
@@ -71,7 +69,7 @@ def test_cli_reports_keep_the_invariants(rel):
 
 
 def test_the_cli_as_a_subprocess_gives_the_same_report():
-    path = os.path.join(HERE, "scenarios", "host_busy_searches")
+    path = os.path.join(TESTS, "scenarios", "host_busy_searches")
     p = subprocess.run([sys.executable, CLI, "diagnose", path, "--format", "json"], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == exitcodes.OK, p.stderr
@@ -80,7 +78,7 @@ def test_the_cli_as_a_subprocess_gives_the_same_report():
 
 
 def test_a_healthy_busy_instance_carries_headroom_and_the_contract_fields():
-    report = json.loads(cli_run("diagnose", os.path.join(HERE, "scenarios", "typing_headroom")))
+    report = json.loads(cli_run("diagnose", os.path.join(TESTS, "scenarios", "typing_headroom")))
     assert report["healthy"] is True
     assert set(report) == {"host", "healthy", "not_judged", "findings", "headroom"}
     typing = [h for h in report["headroom"] if h["stage"] == "typing"][0]
@@ -128,7 +126,6 @@ def queue_row(host, pset, fills):
 
 
 def alert_rows():
-    t = NOW
     return [
         thread_row("hf-io2", "httpinputserverdatathread", "hec_input", 98.0),
         thread_row("hf-io6", "httpinputserverdatathread", "hec_input", 98.0),
@@ -140,7 +137,7 @@ def alert_rows():
         thread_row("idx-i", "indexerpipe", "indexing", 97.0),
         queue_row("idx-q", "0", [97, 98, 100, 4]),
         queue_row("idx-q", "1", [98, 97, 99, 100]),
-        *signal_rows(busy="hf-busy", slow="hf-slow", listener="hf-io6", throttled="idx-thr", t=t),
+        *signal_rows(busy="hf-busy", slow="hf-slow", listener="hf-io6", throttled="idx-thr"),
     ]
 
 
@@ -158,7 +155,6 @@ def test_alert_action_findings_keep_the_invariants(fake_splunkd, tls, tmp_path, 
     assert p.returncode == exitcodes.OK, p.stderr
     findings = [e["event"] for e in sd.events]
     assert len({f["host"] for f in findings}) >= 9, findings
-    from ingest_doctor import thresholds
     th = thresholds.load({"thread_busy_pct": tuned} if tuned else None)
     assert violations(findings, th=th) == []
     hec = {f["host"]: f for f in findings if f["bottleneck"] == "hec_input"}
@@ -246,7 +242,7 @@ PLANTED = {
 }
 
 
-GOLDEN = os.path.join(HERE, "fixtures", "golden")
+GOLDEN = os.path.join(TESTS, "fixtures", "golden")
 
 
 def golden_reports():
@@ -258,19 +254,19 @@ def golden_reports():
     return out
 
 
+def golden_report(rel):
+    with open(os.path.join(GOLDEN, rel), encoding="utf-8") as f:
+        return json.load(f)
+
+
 @pytest.mark.parametrize("rel", golden_reports())
 def test_every_scenario_and_deployment_report_keeps_the_invariants(rel):
-    with open(os.path.join(GOLDEN, rel), encoding="utf-8") as f:
-        report = json.load(f)
-    assert violations(report) == []
+    assert violations(golden_report(rel)) == []
 
 
 def test_the_golden_reports_cover_deployments_with_symptoms():
-    def findings(rel):
-        with open(os.path.join(GOLDEN, rel), encoding="utf-8") as f:
-            return json.load(f)["findings"]
     linked = [rel for rel in golden_reports() if rel.startswith("deployments/")
-              and any(f.get("caused_by") for f in findings(rel))]
+              and any(f.get("caused_by") for f in golden_report(rel)["findings"])]
     assert len(linked) >= 3, linked
 
 

@@ -1,11 +1,10 @@
 """The conf gate bites: a misspelled setting in a copy of default/ is reported with file, stanza and line."""
-import os
-import shutil
 import textwrap
 
 import pytest
 
-from fakes.paths import ROOT, slim_specs
+from fakes.gates_helpers import copy_of
+from fakes.paths import slim_specs
 
 import confcheck
 
@@ -14,17 +13,9 @@ needs_specs = pytest.mark.skipif(SPECS is None, reason="the tools venv (.venv/to
                                                        "is absent; `make test` creates it before pytest")
 
 
-def app_copy(tmp_path):
-    app = tmp_path / "ingest_doctor"
-    shutil.copytree(os.path.join(ROOT, "default"), str(app / "default"))
-    if os.path.isdir(os.path.join(ROOT, "README")):
-        shutil.copytree(os.path.join(ROOT, "README"), str(app / "README"))
-    return app
-
-
 @needs_specs
 def test_misspelled_setting_in_a_copy_is_rejected(tmp_path):
-    app = app_copy(tmp_path)
+    app = copy_of(tmp_path / "ingest_doctor", "default", "README")
     conf = app / "default" / "macros.conf"
     lines = conf.read_text().split("\n")
     at = lines.index("iseval = 0")

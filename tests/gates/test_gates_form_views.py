@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 import formviews
+from fakes.gates_helpers import copy_of, edit
 from fakes.paths import ROOT
 
 
@@ -21,16 +22,7 @@ def test_the_shipped_views_are_studio_or_a_named_form_view_and_the_form_views_pa
 
 @pytest.fixture
 def app(tmp_path):
-    for sub in (formviews.VIEWS, formviews.STATIC):
-        shutil.copytree(os.path.join(ROOT, sub), str(tmp_path / sub))
-    return tmp_path
-
-
-def _edit(path, old, new):
-    text = open(path, encoding="utf-8").read()
-    assert old in text, (path, old)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text.replace(old, new, 1))
+    return copy_of(tmp_path, formviews.VIEWS, formviews.STATIC)
 
 
 VIEW = os.path.join(formviews.VIEWS, "ingest_doctor_notifications.xml")
@@ -53,7 +45,7 @@ JS = os.path.join(formviews.STATIC, "ingest_doctor_forms.js")
      "reaches a URL off the search head"),
 ])
 def test_each_check_bites(app, where, old, new, said):
-    _edit(str(app / where), old, new)
+    edit(app / where, old, new)
     found = formviews.problems(str(app))
     assert any(said in p for p in found), found
 

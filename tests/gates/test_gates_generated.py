@@ -3,16 +3,15 @@ lookups, views, dashboard recordings) into a temporary folder and fails on any d
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
+import doccounts
 import generate
+from fakes.gates_helpers import copy_of, run_tool
 from fakes.paths import ROOT
 
 
 def test_every_generated_file_is_current():
-    r = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "generate.py"), "--check"],
-                       capture_output=True, text=True)
+    r = run_tool("generate.py", "--check")
     assert r.returncode == 0, r.stderr
 
 
@@ -51,15 +50,13 @@ def test_every_generated_file_says_so_or_is_in_the_registry():
 def test_the_counts_in_the_docs_are_the_shipped_files(tmp_path):
     """A count of alerts, searches, views or dashboards written in README.md or docs/*.md is checked
     against default/savedsearches.conf and the views (tools/doccounts.py); generate.py sets it."""
-    import shutil
-    import doccounts
     have = doccounts.counts(ROOT)
     assert have["views"] == len(os.listdir(os.path.join(ROOT, "default", "data", "ui", "views")))
     assert have["dashboards"] < have["views"]                # Setup is a view, not a dashboard
     assert have["detection_alerts"] == have["alerts"] - 1    # all alerts but the relay
     assert doccounts.problems(ROOT) == []
     # a copy whose README and a doc say otherwise fails, naming the line, and is then fixed in words and digits
-    shutil.copytree(os.path.join(ROOT, "default"), str(tmp_path / "default"))
+    copy_of(tmp_path, "default")
     (tmp_path / "docs").mkdir()
     (tmp_path / "README.md").write_text("# x\n\nThe app's Six detection alerts and %d views.\n" % (have["views"] + 1))
     (tmp_path / "docs" / "a.md").write_text("%d saved searches; twenty alerts\n" % have["saved_searches"])

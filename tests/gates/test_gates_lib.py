@@ -2,6 +2,7 @@
 a clean Python 3.9 and 3.13, and the search-head app ships no bin/lib and runs on the standard
 library alone."""
 import glob
+import io
 import json
 import os
 import subprocess
@@ -74,14 +75,10 @@ def test_prune_lib_rejects_compiled_extensions(tmp_path):
     (tmp_path / "pkg" / "fast.cpython-313-x86_64-linux-gnu.so").write_bytes(b"x")
     (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
     (tmp_path / "bin").mkdir()
-    messages = []
-
-    class Out:
-        def write(self, s):
-            messages.append(s)
-    compiled = prune_lib.prune(str(tmp_path), Out())
+    out = io.StringIO()
+    compiled = prune_lib.prune(str(tmp_path), out)
     assert compiled == [os.path.join("pkg", "fast.cpython-313-x86_64-linux-gnu.so")]
-    assert "not pure Python" in "".join(messages)
+    assert "not pure Python" in out.getvalue()
     left = sorted(os.path.relpath(p, tmp_path) for p in glob.glob(str(tmp_path / "**"), recursive=True))
     assert left == [".", "pkg", os.path.join("pkg", "m.py")]
 

@@ -4,19 +4,18 @@ vermin lives in the tools venv (.venv/tools, which `make test` creates before py
 gate runs as `make test-minpy` does: tools/minpy.py under .venv/tools/bin/python.
 """
 import os
-import subprocess
 
 import pytest
 
-from fakes.paths import ROOT, TOOLS_PY
+from fakes.gates_helpers import run_tool
+from fakes.paths import TOOLS_PY
 
 pytestmark = pytest.mark.skipif(not os.path.exists(TOOLS_PY),
                                 reason="the tools venv .venv/tools is absent (make test creates it first)")
 
 
 def minpy(*paths):
-    return subprocess.run([TOOLS_PY, "-B", os.path.join(ROOT, "tools", "minpy.py")] + [str(p) for p in paths],
-                          capture_output=True, text=True, timeout=120)
+    return run_tool("minpy.py", *paths, python=TOOLS_PY, timeout=120)
 
 
 @pytest.mark.parametrize("code, says", [

@@ -3,13 +3,12 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tarfile
 
 import pytest
 
-from fakes.paths import ROOT, TOOLS, need_build
+from fakes.gates_helpers import run_tool
+from fakes.paths import ROOT, need_build
 
 import build as build_tool
 import package
@@ -23,25 +22,20 @@ def app_copy(tmp_path):
     return dest
 
 
-def run_package(tree, out):
-    return subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "package.py"), str(tree), str(out)],
-                          capture_output=True, text=True, timeout=120)
-
-
 def test_two_packages_are_byte_identical(app_copy, tmp_path):
     a, b = tmp_path / "a.tgz", tmp_path / "b.tgz"
-    assert run_package(app_copy, a).returncode == 0
+    assert run_tool("package.py", app_copy, a, timeout=120).returncode == 0
     # touch every file: mtimes must not leak into the archive
     for dirpath, _, files in os.walk(str(app_copy)):
         for f in files:
             os.utime(os.path.join(dirpath, f), (1, 1))
-    assert run_package(app_copy, b).returncode == 0
+    assert run_tool("package.py", app_copy, b, timeout=120).returncode == 0
     assert a.read_bytes() == b.read_bytes()
 
 
 def test_archive_layout(app_copy, tmp_path):
     out = tmp_path / "x.tgz"
-    assert run_package(app_copy, out).returncode == 0
+    assert run_tool("package.py", app_copy, out, timeout=120).returncode == 0
     data = out.read_bytes()
     assert data[4:8] == b"\0\0\0\0", "gzip mtime must be 0"
     assert data[3] & 0x08 == 0, "gzip header must not carry a file name"
@@ -70,7 +64,7 @@ def test_package_refuses_pyc_and_local(app_copy, tmp_path):
     (app_copy / "local").mkdir()
     (app_copy / "local" / "macros.conf").write_text("[x]\ndefinition = 1\n")
     out = tmp_path / "refused.tgz"
-    proc = run_package(app_copy, out)
+    proc = run_tool("package.py", app_copy, out, timeout=120)
     assert proc.returncode == 1
     assert "bin/ingest_doctor/__pycache__/: compiled Python cache must not ship" in proc.stderr
     assert "bin/stray.pyc: compiled Python must not ship" in proc.stderr
@@ -84,7 +78,7 @@ def test_package_refuses_local_meta_spaces_and_version_mismatch(app_copy, tmp_pa
     manifest = json.loads((app_copy / "app.manifest").read_text())
     manifest["info"]["id"]["version"] = "0.2.0"
     (app_copy / "app.manifest").write_text(json.dumps(manifest))
-    proc = run_package(app_copy, tmp_path / "refused.tgz")
+    proc = run_tool("package.py", app_copy, tmp_path / "refused.tgz", timeout=120)
     assert proc.returncode == 1
     assert "metadata/local.meta: local.meta must not ship" in proc.stderr
     assert "lookups/my lookup.csv: file name contains a space" in proc.stderr
@@ -117,8 +111,7 @@ def test_build_refuses_local_and_stray_pyc(app_copy, tmp_path):
     assert any(p.startswith("local/: a local/ folder is in the source") for p in found)
     assert "default/thing.pyc: compiled Python outside __pycache__ must not ship" in found
     assert "metadata/local.meta: local.meta must not ship (use metadata/default.meta)" in found
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "build.py"), "--src", str(app_copy),
-                           "--out", str(tmp_path / "out" / "ingest_doctor")], capture_output=True, text=True)
+    proc = run_tool("build.py", "--src", app_copy, "--out", tmp_path / "out" / "ingest_doctor")
     assert proc.returncode == 1 and "build: refused" in proc.stderr
     assert not (tmp_path / "out" / "ingest_doctor").exists()
 
@@ -134,8 +127,7 @@ def test_build_copies_only_the_allow_list(app_copy, tmp_path):
     (app_copy / "bin" / "lib" / "splunklib").mkdir(parents=True)
     (app_copy / "bin" / "lib" / "splunklib" / "client.py").write_text("")
     out = tmp_path / "out" / "ingest_doctor"
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "build.py"), "--src", str(app_copy),
-                           "--out", str(out)], capture_output=True, text=True)
+    proc = run_tool("build.py", "--src", app_copy, "--out", out)
     assert proc.returncode == 0, proc.stderr
     top = sorted(os.listdir(str(out)))
     assert set(top) <= set(build_tool.ALLOW), top

@@ -3,10 +3,10 @@
 files, and the scheduled searches meet issue 35's budgets at 10,000 instances."""
 import io
 import os
-import shutil
 
 import pytest
 
+from fakes.gates_helpers import copy_of, edit
 from fakes.paths import ROOT
 
 import searchcost
@@ -65,19 +65,12 @@ def test_a_segment_too_many_or_too_few_fails():
                for m in searchcost.mismatches(table=table))
 
 
-def _app_copy(tmp_path):
-    app = tmp_path / "app"
-    for sub in ("default", "lookups"):
-        shutil.copytree(os.path.join(ROOT, sub), app / sub)
-    return app
-
-
 def _by_key(root):
     return {(r.key, r.size): r for r in searchcost.rows(str(root))}
 
 
 def test_the_cron_and_the_range_are_read_from_the_conf(tmp_path):
-    app = _app_copy(tmp_path)
+    app = copy_of(tmp_path / "app", "default", "lookups")
     conf = app / "default" / "savedsearches.conf"
     text = conf.read_text(encoding="utf-8")
     name = "Ingest Doctor - HEC - Request latency high"
@@ -96,11 +89,10 @@ def test_the_cron_and_the_range_are_read_from_the_conf(tmp_path):
 
 
 def test_a_views_default_range_is_read_from_the_view(tmp_path):
-    app = _app_copy(tmp_path)
+    app = copy_of(tmp_path / "app", "default", "lookups")
     view = app / "default" / "data" / "ui" / "views" / "ingest_doctor_pipeline_sets.xml"
-    text = view.read_text(encoding="utf-8")
-    assert text.count('"defaultValue": "-4h@m,now"') == 1
-    view.write_text(text.replace('"defaultValue": "-4h@m,now"', '"defaultValue": "-1h@m,now"'), encoding="utf-8")
+    assert view.read_text(encoding="utf-8").count('"defaultValue": "-4h@m,now"') == 1
+    edit(view, '"defaultValue": "-4h@m,now"', '"defaultValue": "-1h@m,now"')
     key = "ingest_doctor_pipeline_sets/ds_queues"
     before, after = _by_key(ROOT)[(key, 1000)], _by_key(app)[(key, 1000)]
     assert after.per_run.index_only == pytest.approx(before.per_run.index_only / 4)
@@ -146,13 +138,11 @@ def test_every_subsearch_of_a_scheduled_search_stays_below_its_limit():
 
 def test_the_scheduled_budget_gate_bites(tmp_path):
     """Silence back on a 24-hour tstats of every thruput line every 5 minutes blows the budget."""
-    app = _app_copy(tmp_path)
+    app = copy_of(tmp_path / "app", "default", "lookups")
     conf = app / "default" / "savedsearches.conf"
-    text = conf.read_text(encoding="utf-8")
     old = "search = | tstats max(_time) AS heard WHERE `ingest_doctor_metrics_log` TERM(group=thruput) TERM(name=thruput) BY host"
-    assert old in text
-    conf.write_text(text.replace(old, old.replace(" TERM(name=thruput)", "")).replace(
-        "dispatch.earliest_time = -7m", "dispatch.earliest_time = -24h"), encoding="utf-8")
+    edit(conf, old, old.replace(" TERM(name=thruput)", ""), -1)
+    edit(conf, "dispatch.earliest_time = -7m", "dispatch.earliest_time = -24h", -1)
     table = dict(searchcost.selects())
     key = "Ingest Doctor - Lookups - Known hosts"
     table[key] = (table[key][0]._replace(terms=("group=thruput",)),) + table[key][1:]
@@ -184,10 +174,8 @@ def test_the_docs_tables_follow_the_searches(tmp_path):
     """tools/generate.py writes docs/searches.md's tables from the model; a changed schedule changes them."""
     doc = open(os.path.join(ROOT, searchcost.DOCS), encoding="utf-8").read()
     assert searchcost.docs_text(doc) == doc                         # current (generate.py --check says so too)
-    app = _app_copy(tmp_path)
-    conf = app / "default" / "savedsearches.conf"
-    text = conf.read_text(encoding="utf-8")
-    conf.write_text(text.replace("cron_schedule = 4-59/5 * * * *", "cron_schedule = 4 * * * *"), encoding="utf-8")
+    app = copy_of(tmp_path / "app", "default", "lookups")
+    edit(app / "default" / "savedsearches.conf", "cron_schedule = 4-59/5 * * * *", "cron_schedule = 4 * * * *", -1)
     changed = searchcost.docs_text(doc, str(app))
     assert changed != doc and "| Ingest Doctor - HEC - Request latency high | 24 |" in changed
     with pytest.raises(ValueError, match="no"):

@@ -10,12 +10,12 @@ dashboard gates (tools/dashboards/validate.js, render.js) take every view in the
 """
 import json
 import os
-import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import splcheck
+from confcheck import read_conf
 from fakes import paths
 from fakes.paths import ROOT
 from fakes.searches import final_fields
@@ -78,10 +78,9 @@ def test_the_view_is_in_the_nav():
 
 
 def test_one_place_routes_every_alerts_notifications():
-    text = open(os.path.join(ROOT, "default", "savedsearches.conf"), encoding="utf-8").read()
-    alerts = [s for s in re.split(r"(?m)^\[", text)[1:] if re.search(r"(?m)^action\.ingest_doctor_flag\s*=\s*1", s)]
+    saved = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
+    alerts = [name for name, st in saved.items() if st.get("action.ingest_doctor_flag", "").strip() == "1"]
     assert len(alerts) >= 6
-    for stanza in alerts:
-        assert not re.search(r"(?m)^action\.ingest_doctor_flag\.param\.webhook_url", stanza), stanza.split("]")[0]
-    actions = open(os.path.join(ROOT, "default", "alert_actions.conf"), encoding="utf-8").read()
-    assert re.search(r"(?m)^param\.webhook_url\s*=", actions)
+    for name in alerts:
+        assert not [k for k in saved[name] if k.startswith("action.ingest_doctor_flag.param.webhook_url")], name
+    assert "param.webhook_url" in read_conf(os.path.join(ROOT, "default", "alert_actions.conf"))["ingest_doctor_flag"]

@@ -9,6 +9,7 @@ stubbed: it exists only inside splunkd) and validate as the page will.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,7 @@ import textwrap
 import pytest
 
 from confcheck import read_conf
+from fakes.gates_helpers import build_ta, copy_of
 from fakes.paths import ROOT, need_ta_build
 from ingest_doctor.collector import params as params_mod
 
@@ -163,27 +165,16 @@ def test_generated_rest_handlers_import_from_the_addon_and_validate(python, tmp_
 
 def test_ucc_gen_refuses_an_invalid_globalconfig(tmp_path):
     """ucc-gen validates globalConfig against its schema on every build: a broken one stops it."""
-    src = tmp_path / "src"
-    os.makedirs(str(src / "ta"))
+    src = copy_of(tmp_path / "src", "default", "static", os.path.join("ta", "package"))  # static/: the add-on's icons
     gc = global_config()
     gc["pages"]["inputs"]["services"][0]["entity"][1]["type"] = "no_such_entity_type"
     (src / "ta" / "globalConfig.json").write_text(json.dumps(gc))
-    import shutil
-    for part in ("package", "instance_inputs.conf"):
-        p = os.path.join(ROOT, "ta", part)
-        (shutil.copytree if os.path.isdir(p) else shutil.copyfile)(p, str(src / "ta" / part))
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
     import manifest
     for f in manifest.bin_files(manifest.TA, os.path.join(ROOT, "bin")):
         (src / "bin" / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(os.path.join(ROOT, "bin", f), str(src / "bin" / f))
-    shutil.copytree(os.path.join(ROOT, "default"), str(src / "default"))
-    shutil.copytree(os.path.join(ROOT, "static"), str(src / "static"))      # the icons the add-on ships too
-    shutil.copyfile(os.path.join(ROOT, "LICENSE"), str(src / "LICENSE"))
-    proc = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "tools", "build_ta.py"), "--src", str(src),
-                           "--ucc-python", os.path.join(ROOT, ".venv", "ucc", "bin", "python"),
-                           "--lib", os.path.join(ROOT, "bin", "lib"), "--ta-lib", os.path.join(ROOT, "build", "ta-lib"),
-                           "--out", str(tmp_path / "out" / "TA-ingest_doctor")], capture_output=True, text=True,
-                          timeout=300)
+    for f in (os.path.join("ta", "instance_inputs.conf"), "LICENSE"):
+        shutil.copyfile(os.path.join(ROOT, f), str(src / f))
+    proc = build_ta(tmp_path / "out" / "TA-ingest_doctor", "--src", src)
     assert proc.returncode == 1 and "ucc-gen failed" in proc.stderr + proc.stdout
     assert not (tmp_path / "out" / "TA-ingest_doctor").exists()

@@ -8,15 +8,11 @@ import filecmp
 import os
 import re
 import subprocess
-import sys
 
 from confcheck import read_conf
-from fakes.paths import APP_BUILD, ROOT, need_ta_build
-from fakes.paths import TOOLS, need_build
+from fakes.gates_helpers import build_ta, run_tool
+from fakes.paths import APP_BUILD, ROOT, need_build, need_ta_build
 from ingest_doctor.collector import params as params_mod
-
-UCC_PY = os.path.join(ROOT, ".venv", "ucc", "bin", "python")
-
 
 def files(base):
     out = set()
@@ -75,8 +71,8 @@ def test_the_search_head_app_has_no_collector_and_no_index_time_settings():
                                      "TRANSFORMS-ingest_doctor_finding_host"}, st
             continue
         assert set(settings) == {"KV_MODE"}, st          # search time only
-    with open(os.path.join(app, "default", "savedsearches.conf"), encoding="utf-8") as fh:
-        assert re.search(r"^enableSched\s*=\s*1\s*$", fh.read(), re.M)       # the schedules live here
+    saved = read_conf(os.path.join(app, "default", "savedsearches.conf"))
+    assert any(st.get("enableSched", "").strip() == "1" for st in saved.values())      # the schedules live here
 
 
 def test_both_packages_get_their_code_from_the_manifest_not_from_git():
@@ -101,13 +97,10 @@ def test_both_packages_get_their_code_from_the_manifest_not_from_git():
 
 
 def _build_ta(out):
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "build_ta.py"), "--ucc-python", UCC_PY,
-                           "--lib", os.path.join(ROOT, "bin", "lib"), "--ta-lib", os.path.join(ROOT, "build", "ta-lib"),
-                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    proc = build_ta(out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tgz = str(out) + ".tgz"
-    proc = subprocess.run([sys.executable, "-B", os.path.join(TOOLS, "package.py"), str(out), tgz],
-                          capture_output=True, text=True, timeout=120)
+    proc = run_tool("package.py", out, tgz, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(tgz, "rb") as fh:
         return fh.read()
@@ -138,20 +131,18 @@ def test_manifests_state_the_tiers_truthfully():
 def test_shipped_schedules_are_staggered_with_a_window():
     """Not every search at minute 0/5: each one has its own offset within its period, a
     schedule_window below that period, and the offsets are spread."""
-    text = open(os.path.join(ROOT, "default", "savedsearches.conf"), encoding="utf-8").read()
     offsets = []
-    for stanza in re.split(r"(?m)^\[", text)[1:]:
-        name = stanza.split("]", 1)[0]
-        if not re.search(r"(?m)^enableSched\s*=\s*1\s*$", stanza):
+    for name, stanza in read_conf(os.path.join(ROOT, "default", "savedsearches.conf")).items():
+        if stanza.get("enableSched", "").strip() != "1":
             continue
-        cron = re.search(r"(?m)^cron_schedule\s*=\s*(.+)$", stanza).group(1).split()
+        cron = stanza["cron_schedule"].split()
         m = re.match(r"^(\d+)-59/(\d+)$", cron[0])
         if not m:                       # an every-minute search has nothing to stagger
             assert cron[0] in ("*", "*/1"), (name, cron)
             continue
         offset, every = int(m.group(1)), int(m.group(2))
         assert 0 < offset < every and offset % 5 != 0, name
-        window = re.search(r"(?m)^schedule_window\s*=\s*(\d+)\s*$", stanza)
-        assert window and 0 < int(window.group(1)) < every, name
+        window = stanza.get("schedule_window", "").strip()
+        assert window.isdigit() and 0 < int(window) < every, name
         offsets.append(offset % every)
     assert len(offsets) >= 7 and len(set(offsets)) >= 4
