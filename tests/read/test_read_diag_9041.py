@@ -8,8 +8,9 @@ import json
 import os
 import tarfile
 
+from fakes.engine_helpers import diagnose_cli
 from fakes.paths import FIXTURES
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.read import diag
 
 REAL = os.path.join(FIXTURES, "diag_9041")
@@ -49,8 +50,6 @@ def test_the_real_9041_diag_reads_without_error(tmp_path):
     assert ev.host_cpu.cores == 4 and ev.host_cpu.splunkd_cpu_pct is not None
     assert ev.config.hec_enabled is False and ev.config.dedicated_io_threads == 2
     assert ev.host == "codespaces-1e503f"
-    out, err = io.StringIO(), io.StringIO()
-    for fmt in ("json", "text"):
-        rc = cli.run(["diagnose", path, "--format", fmt], io.StringIO(), out, err, {}, None)
-        assert rc == exitcodes.OK, err.getvalue()
-    assert "DIAG_REDACTED" not in out.getvalue() and json.loads(out.getvalue().split("\n}\n")[0] + "\n}")
+    reports = [diagnose_cli(path, "--format", fmt) for fmt in ("json", "text")]
+    assert [rc for rc, _, _ in reports] == [exitcodes.OK, exitcodes.OK], reports
+    assert not [out for _, out, _ in reports if "DIAG_REDACTED" in out] and json.loads(reports[0][1])

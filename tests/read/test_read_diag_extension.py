@@ -3,7 +3,7 @@
 `diagnose` preferring that live data when the diag carries it."""
 from __future__ import annotations
 
-import io
+import importlib.util
 import json
 import os
 import ssl
@@ -11,9 +11,10 @@ import urllib.error
 import urllib.request
 
 from fakes import diagbuilder
+from fakes.engine_helpers import diagnose_cli
 from fakes.paths import BIN, SCENARIOS
 from fakes.splunkd import FakeSplunkd, Response
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.read import diag as diagread
 from ingest_doctor.read.endpoints import SNAPSHOT
 
@@ -55,12 +56,19 @@ class Callback:
         self.rest = True
 
 
-def _script():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("ingest_doctor_diag", os.path.join(BIN, "ingest_doctor_diag.py"))
+def _load(path, name="ingest_doctor_diag"):
+    """The script at `path` imported as a module, as splunk diag imports an extension."""
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _report(path):
+    """`diagnose` of `path` through the CLI, which must exit OK: the report as JSON."""
+    rc, out, err = diagnose_cli(path)
+    assert rc == exitcodes.OK, err
+    return json.loads(out)
 
 
 def _serve_scenario(fake):
@@ -73,7 +81,7 @@ def _serve_scenario(fake):
 
 def _collect(tls, tmp_path) -> FakeDiag:
     """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
-    mod = _script()
+    mod = _load(os.path.join(BIN, "ingest_doctor_diag.py"))
     cb = Callback()
     mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
     assert cb.rest
@@ -106,26 +114,17 @@ def test_diagnose_prefers_the_extensions_live_data(tls, tmp_path):
     with_live = diagbuilder.write_tar(str(tmp_path), "diag-%s-2025-11-22_10-00-00" % host, parts)
     (tmp_path / "plain").mkdir()
     plain = diagbuilder.from_snapshot(SCEN, str(tmp_path / "plain"))
-
-    def report(path):
-        out, err = io.StringIO(), io.StringIO()
-        assert cli.run(["diagnose", path], io.StringIO(), out, err, {}, None) == exitcodes.OK, err.getvalue()
-        return json.loads(out.getvalue())
-    live, logs = report(with_live), report(plain)
+    live, logs = _report(with_live), _report(plain)
     assert diagread.CANNOT_SHOW[0] not in live["not_judged"] and diagread.CANNOT_SHOW[0] in logs["not_judged"]
-    snap = io.StringIO()
-    cli.run(["diagnose", SCEN], io.StringIO(), snap, io.StringIO(), {}, None)
     ids = lambda r: sorted((f["id"], f["severity"]) for f in r["findings"])     # noqa: E731
-    assert ids(live) == ids(json.loads(snap.getvalue()))
+    assert ids(live) == ids(_report(SCEN))
 
 
 def test_a_failed_extension_is_named(tmp_path):
     parts = diagbuilder.members(SCEN, "h")
     parts.insert(-2, ("app_ext/TA-ingest_doctor/data_collect_exception.output", b"Traceback...\nURLError: refused\n"))
     path = diagbuilder.write_tar(str(tmp_path), "diag-h-2025-11-22_10-00-00", parts)
-    out = io.StringIO()
-    assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
-    assert any("diag extension failed (URLError: refused)" in n for n in json.loads(out.getvalue())["not_judged"])
+    assert any("diag extension failed (URLError: refused)" in n for n in _report(path)["not_judged"])
 
 
 def test_the_built_addon_declares_the_extension_and_ships_it():
@@ -137,9 +136,7 @@ def test_the_built_addon_declares_the_extension_and_ships_it():
     script = diag_stanza["extension_script"].strip()
     assert "/" not in script and os.path.isfile(os.path.join(ta, "bin", script))
     assert diag_stanza["data_limit"].strip() == "16MB"
-    spec = __import__("importlib.util").util.spec_from_file_location("built_diag", os.path.join(ta, "bin", script))
-    mod = __import__("importlib.util").util.module_from_spec(spec)
-    spec.loader.exec_module(mod)        # imports from the built add-on's own bin/, as diag imports it
+    mod = _load(os.path.join(ta, "bin", script), "built_diag")     # from the built add-on's own bin/, as diag does
     assert callable(mod.setup) and callable(mod.collect_diag_info)
 
 
@@ -193,9 +190,4 @@ def test_a_diag_with_the_collector_log_reads_as_one_without(tmp_path):
     parts.insert(-2, ("app_ext/TA-ingest_doctor/" + diagread.COLLECTOR_LOG,
                       b"# ingest_doctor_collector.log\n2025-11-22 10:00:00,000 INFO category=poll\n"))
     with_log = diagbuilder.write_tar(str(tmp_path / "b"), "diag-h-2025-11-22_10-00-00", parts)
-
-    def report(path):
-        out = io.StringIO()
-        assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
-        return json.loads(out.getvalue())
-    assert report(with_log) == report(plain)
+    assert _report(with_log) == _report(plain)
