@@ -1,6 +1,4 @@
 """Issue 18, point by point, on the scenarios in real shapes (tests/scenarios/*), with the negative cases."""
-from __future__ import annotations
-
 import os
 
 from ingest_doctor.diagnose import diagnose

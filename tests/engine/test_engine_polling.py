@@ -6,7 +6,7 @@ import pytest
 from ingest_doctor.read import endpoints
 from ingest_doctor import thresholds
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.evidence import Evidence, ThreadSample
+from ingest_doctor.evidence import Evidence, HecProbe, ThreadSample
 from fakes.snapbuilder import Snap
 
 QUIET = {"parsingQueue": (3, 3, 3, 3), "aggQueue": (1, 1, 1, 1), "typingQueue": (2, 2, 2, 2),
@@ -80,7 +80,6 @@ def test_thresholds_reach_the_engine_as_settings_or_macro_names():
 
 
 def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
-    from ingest_doctor.evidence import HecProbe
     ev = Evidence()
     for i in range(4):
         t = 1000.0 + 10 * i
@@ -93,7 +92,6 @@ def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
 
 
 def test_health_probe_round_trip_stands_in_without_event_probes():
-    from ingest_doctor.evidence import HecProbe
     ev = Evidence()
     for i in range(4):
         ev.hec_probes.append(HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health"))

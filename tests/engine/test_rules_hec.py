@@ -3,7 +3,7 @@ from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, HecError, HecProbe, LogSignal
 from ingest_doctor.engine.rules import hec_latency, hec_symptoms, queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import HEC_SYMPTOM
-from fakes.rules import T0, queue, run
+from fakes.rules import T0, queue, run, thread
 
 
 def busy(n=5):
@@ -51,7 +51,6 @@ def test_listener_overwhelmed_names_the_listener():
 
 
 def test_pegged_hec_thread_raised_to_critical_by_its_own_refusals():
-    from fakes.rules import thread
     ev = Evidence(host="hf", threads=thread(model.HEC_THREAD), hec_errors=busy())
     st = run(ev, queue_chain.run, thread_saturation.run, hec_symptoms.run)
     d = st.drafts[("hec_input", None)]

@@ -4,11 +4,10 @@ Every scenario's snapshot, laid out as a diag, gives the same findings (id, seve
 what a diag cannot carry is named in not_judged. Deployment cases give the same root causes. Bad input is named
 on stderr with its exit code, and a deployment's other diags are still judged.
 """
-from __future__ import annotations
-
 import io
 import json
 import os
+import shutil
 import tarfile
 
 import pytest
@@ -253,7 +252,6 @@ def test_resource_usage_log_in_the_real_layout():
 
 
 def test_resource_usage_log_in_a_snapshot_is_read(tmp_path):
-    import shutil
     snap = str(tmp_path / "s")
     shutil.copytree(os.path.join(SCENARIOS, "busy_healthy"), snap)
     with open(os.path.join(snap, "snapshot.json")) as f:
@@ -301,7 +299,6 @@ def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
 def test_a_renamed_diag_is_read_and_a_stray_tarball_leaves_a_snapshot_alone(tmp_path):
     """`splunk diag --diag-name` can name the tarball anything: its content decides. A snapshot or deployment
     folder holding a tarball is still judged as the folder it is."""
-    import shutil
     snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
     path = diagbuilder.from_snapshot(snap, str(tmp_path))
     renamed = str(tmp_path / "case-0042.tar.gz")

@@ -1,8 +1,6 @@
 """Issue 38: a real Splunk 9.0.4.1 install's logs and configuration (tests/fixtures/diag_9041/PROVENANCE.md),
 laid out as a diag, read without error: the `dutycycle name=ingest` layout, tcpouteloop's two `ratio=`,
 zero-size queues (inputs that are off), resource_usage.log, etc/ precedence and redacted values."""
-from __future__ import annotations
-
 import io
 import json
 import os

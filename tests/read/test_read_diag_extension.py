@@ -1,12 +1,11 @@
 """Issue 38: the add-on's diag extension (bin/ingest_doctor_diag.py), called as splunk diag calls it, with a fake
 `diag` object whose add_rest_endpoint asks the loopback fake splunkd (as diag asks the local splunkd), and
 `diagnose` preferring that live data when the diag carries it."""
-from __future__ import annotations
-
 import importlib.util
 import json
 import os
 import ssl
+import time
 import urllib.error
 import urllib.request
 
@@ -141,14 +140,12 @@ def test_the_built_addon_declares_the_extension_and_ships_it():
 
 
 def _stamp(t):
-    import time
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + ",123"     # logging's asctime, local time
 
 
 def test_the_extension_saves_the_collector_logs_last_hour_bounded_and_without_secrets(tls, tmp_path, monkeypatch):
     """The collector's window is in its process's memory: the extension saves its log file's tail instead, the
     last hour and at most COLLECTOR_TAIL_BYTES of a file of any size, with no secret in it."""
-    import time
     from ingest_doctor_ports import logs
     home = tmp_path / "splunk"
     folder = home / "var" / "log" / "splunk"

@@ -1,7 +1,11 @@
 """metrics.log and splunkd.log parsing, by key, as streams (lines in the log.cfg layouts)."""
+import io
+import random
+
 import pytest
 
 from ingest_doctor.read import logtime, metricslog, splunkdlog
+from ingest_doctor.read.snapshot import bounded_lines, load_snapshot
 from ingest_doctor.evidence import Evidence
 
 H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "
@@ -139,7 +143,6 @@ def test_queues_of_inputs_that_are_off_are_read_not_unusable():
 
 
 def test_a_normal_metrics_log_with_queues_off_names_no_unusable_lines(tmp_path):
-    from ingest_doctor.read.snapshot import load_snapshot
     (tmp_path / "logs").mkdir()
     (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
     lines = ["11-22-2025 09:%02d:%02d.000 +0000 INFO  Metrics - %s\n" % (m, s, body)
@@ -174,7 +177,6 @@ TCPIN = ("group=tcpin_connections, 10.1.0.7:50000:9997, connectionType=cooked, s
 def test_one_instance_s_diagnosis_skips_connection_lines_by_their_group_a_deployment_reads_them(tmp_path, monkeypatch):
     """The skip the 30-minute diagnose budget rests on: the senders' connection lines, which only a deployment's
     topology reads, are not parsed when one instance is judged (`connections=False`, the CLI's single snapshot)."""
-    from ingest_doctor.read.snapshot import load_snapshot
     (tmp_path / "logs").mkdir()
     (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
     lines = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s\n" % (s, body)
@@ -216,8 +218,6 @@ def test_splunkd_log_hec_replies_and_signals():
 
 @pytest.mark.parametrize("max_line", [1, 4, 9, 30])
 def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_line):
-    import io
-    from ingest_doctor.read.snapshot import bounded_lines
     data = b"ab\ncaf\xc3\xa9 \xff\r\n\n" + b"x" * 40 + b"\n" + b"y" * 8 + b"\n\xc3" + b"\nlast"
     lines = data.split(b"\n")
     want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
@@ -231,9 +231,6 @@ def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_lin
 @pytest.mark.parametrize("max_line", [1, 4, 9, 30, 64])
 def test_bounded_lines_measure_bytes_whatever_the_characters(max_line):
     """Lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded alone."""
-    import io
-    import random
-    from ingest_doctor.read.snapshot import bounded_lines
     rnd = random.Random(max_line)
     pieces = [b"ab", b"caf\xc3\xa9", b"\xe2\x82\xac" * 5, b"\xff", b"\xc3", b"\xed\xb2\x80", b"\r", b"", b"x" * 40,
               b"z" * (max_line - 1), b"z" * max_line]

@@ -3,8 +3,7 @@ import json
 
 import pytest
 
-from ingest_doctor.read import rest
-from ingest_doctor.read import endpoints
+from ingest_doctor.read import endpoints, rest
 from ingest_doctor.evidence import Evidence
 from fakes.paths import SCENARIOS
 from fakes.snapbuilder import Snap, envelope, queue_content
@@ -151,7 +150,6 @@ def test_health_tree_is_flattened():
 
 
 def test_every_contract_path_is_known():
-    from ingest_doctor.read import endpoints
     assert {e.path for e in endpoints.SNAPSHOT} == {
         "services/server/info", "services/server/introspection/queues", "services/server/introspection/indexer",
         "services/server/pipelinesets", "services/server/status/resource-usage/splunk-processes",
