@@ -6,11 +6,14 @@ from ingest_doctor.read import splunkdlog
 from fakes.engine_helpers import scenario, serious, settings
 
 
-def the_serious_one(name, change=None):
-    """Scenario `name`'s one finding that warns, once `change` (if any) has changed its Evidence."""
+def the_serious_one(name, change=None, **config):
+    """Scenario `name`'s one finding that warns, once `change` (if any) has changed its Evidence and `config`
+    its configuration's fields."""
     ev = scenario(name)
     if change:
         change(ev)
+    for field, value in config.items():
+        setattr(ev.config, field, value)
     [f] = serious(diagnose(ev))
     return f
 
@@ -57,18 +60,14 @@ def test_an_ssl_output_to_a_cloud_stack_gets_no_compression_advice():
 
 
 def test_an_ssl_output_with_ssl_compression_off_gets_that_setting_not_compressed():
-    def off(ev):
-        ev.config.tcpout_ssl_compression = False
-    f = the_serious_one("output_ssl_cloud", off)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl_compression=False)
     [r] = [r for r in f.recommendations if r.setting == "useClientSSLCompression"]
     assert (r.conf_file, r.current, r.suggested) == ("outputs.conf", "false", "true")
     assert r.action.startswith("Only if the receivers are idle") and "compressed" not in settings(f)
 
 
 def test_the_same_output_without_ssl_is_offered_compression_only_if_the_receivers_idle():
-    def plain(ev):
-        ev.config.tcpout_ssl = False
-    f = the_serious_one("output_ssl_cloud", plain)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl=False)
     [r] = [r for r in f.recommendations if r.setting == "compressed"]
     assert r.action.startswith("Only if the receivers are idle") and "uses SSL" not in f.summary
 
@@ -76,9 +75,7 @@ def test_the_same_output_without_ssl_is_offered_compression_only_if_the_receiver
 def test_the_same_output_whose_outputs_conf_was_not_read_is_offered_no_compression_setting():
     """Unread, the output may be SSL (this one is): no `compressed` to set, whatever the condition in front of it
     (the search head's action, whose rows carry no configuration, posted "Change compressed = true" here)."""
-    def unread(ev):
-        ev.config.tcpout_ssl = ev.config.tcpout_ssl_compression = ev.config.tcpout_compressed = None
-    f = the_serious_one("output_ssl_cloud", unread)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl=None, tcpout_ssl_compression=None, tcpout_compressed=None)
     assert not {"compressed", "useClientSSLCompression"} & set(settings(f))
     [r] = [r for r in f.recommendations if "compress" in r.action]
     assert r.setting is None and r.action.startswith("Read this instance's outputs.conf before any compression")
@@ -115,7 +112,5 @@ def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding(
 
 def test_paused_lines_naming_the_only_receiver_decide_nothing():
     # One server in outputs.conf (by name) and every paused line naming its address: nothing to compare with.
-    def one(ev):
-        ev.config.tcpout_servers = "idx1:9997"
-    f = the_serious_one("output_blocked", one)
+    f = the_serious_one("output_blocked", tcpout_servers="idx1:9997")
     assert "cannot be told" in f.summary and "every paused line names it" not in f.summary
