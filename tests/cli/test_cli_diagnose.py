@@ -1,5 +1,4 @@
 """`diagnose` in-process and as a subprocess, exactly as the contract's section 3 says."""
-import io
 import json
 import os
 import shutil
@@ -8,19 +7,10 @@ import sys
 
 import pytest
 
-import ingest_doctor_cli as cli
 from ingest_doctor import exitcodes, thresholds
 
-from fakes.paths import BIN, SCENARIOS
-
-SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
-SCEN = SCENARIOS
-
-
-def run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(argv, io.StringIO(), out, err)
-    return code, out.getvalue(), err.getvalue()
+from fakes.engine_helpers import CLI_SCRIPT, cli_main as run
+from fakes.paths import SCENARIOS as SCEN
 
 
 def test_unhealthy_snapshot_exits_zero_with_the_contract_json():
@@ -129,11 +119,11 @@ def test_subprocess(scenario, healthy, tmp_path):
     snap = str(tmp_path / scenario)
     shutil.copytree(os.path.join(SCEN, scenario), snap)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    r = subprocess.run([sys.executable, SCRIPT, "diagnose", snap], capture_output=True, text=True, env=env,
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "diagnose", snap], capture_output=True, text=True, env=env,
                        timeout=60, cwd=str(tmp_path))
     assert r.returncode == exitcodes.OK, r.stderr
     assert json.loads(r.stdout)["healthy"] is healthy
-    r = subprocess.run([sys.executable, SCRIPT, "diagnose", snap + "-missing"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "diagnose", snap + "-missing"], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == exitcodes.BAD_INPUT and r.stderr.count("\n") == 1 and r.stdout == ""
 

@@ -1,5 +1,4 @@
 """`snapshot` against the loopback HTTPS fake splunkd: token or password, TLS verified, faults, no secrets."""
-import io
 import json
 import os
 import subprocess
@@ -8,14 +7,11 @@ import time
 
 import pytest
 
-import ingest_doctor_cli as cli
+from fakes.engine_helpers import CLI_SCRIPT, cli_main as run
 from fakes.splunkd import Response, envelope, fault
 from ingest_doctor import exitcodes, thresholds
 from fakes.snapbuilder import Snap, dutycycle_wide, times
 
-from fakes.paths import BIN
-
-SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
 HEC_TOKEN = "00000000-0000-0000-0000-000000000001"
 
 
@@ -38,12 +34,6 @@ def serve(fake, s, skip=()):
     export = "".join(json.dumps({"preview": False, "offset": i, "result": {"_time": "%.3f" % (now - i), "_raw": raw}})
                      + "\n" for i, raw in enumerate(reversed(s.metrics)))
     fake.route("POST", "/services/search/jobs/export", Response(200, export))
-
-
-def run(argv, stdin=""):
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(argv, io.StringIO(stdin), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def base(fake, tmp_path, *extra):
@@ -165,7 +155,7 @@ def test_usage_errors(argv, words, monkeypatch, tmp_path):
 def test_snapshot_as_a_subprocess(fake_splunkd, tls, tmp_path):
     serve(fake_splunkd, instance())
     env = dict(os.environ, SPLUNK_TOKEN="k", PYTHONDONTWRITEBYTECODE="1")
-    r = subprocess.run([sys.executable, SCRIPT, "snapshot", "--uri", fake_splunkd.url, "--out", str(tmp_path / "s"),
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "snapshot", "--uri", fake_splunkd.url, "--out", str(tmp_path / "s"),
                         "--token-env", "SPLUNK_TOKEN", "--ca-file", tls[0], "--metrics-log-minutes", "5"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == exitcodes.OK, r.stderr

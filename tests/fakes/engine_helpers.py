@@ -1,9 +1,11 @@
-"""What the engine's and the readers' tests share: a scenario's Evidence (tests/scenarios/<name>), the findings
-of a report that warn, one signal or the settings of a finding, and `diagnose` run through the CLI in process."""
+"""What the engine's, the readers' and the CLI's tests share: a scenario's Evidence (tests/scenarios/<name>), the
+findings of a report that warn, one signal or the settings of a finding, and the CLI run in process."""
 import io
 import os
 
-from fakes.paths import SCENARIOS
+import ingest_doctor_cli
+
+from fakes.paths import BIN, SCENARIOS
 from ingest_doctor import cli
 from ingest_doctor.read.snapshot import load_snapshot
 
@@ -28,6 +30,16 @@ def signal(finding, name):
 def settings(finding):
     """The setting of each recommendation of `finding` (None for advice without one), in order."""
     return [rc.setting for rc in finding.recommendations]
+
+
+CLI_SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
+
+
+def cli_main(argv, stdin=""):
+    """The CLI script's main() in process, as an admin's shell runs it: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = ingest_doctor_cli.main(argv, io.StringIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
 
 
 def diagnose_cli(*argv):
