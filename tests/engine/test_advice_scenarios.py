@@ -8,6 +8,7 @@ from ingest_doctor.evidence import Evidence, LogSignal
 from ingest_doctor.read import splunkdlog
 from ingest_doctor.read.snapshot import load_snapshot, recorded_thresholds
 
+from fakes.engine_helpers import signal
 from fakes.paths import SCENARIOS as SCEN
 
 
@@ -25,10 +26,6 @@ def only(r, bottleneck, pset=None):
 
 def settings(f):
     return [(x.stanza, x.setting) for x in f.recommendations if x.setting]
-
-
-def signal(f, name):
-    return [e for e in f.evidence if e.signal == name]
 
 
 # ---------------------------------------------------------------------------- HEC I/O threads vs physical cores
@@ -66,7 +63,7 @@ def test_every_tcpout_failure_wording_names_its_receiver_and_state():
                                                       "connections the lines do not name"):
         assert said in f.summary, f.summary
     assert "unnamed receiver" not in f.summary
-    counts = {e.source.split(" ", 1)[1]: e.value for e in signal(f, "tcpout_connect_failures")}
+    counts = {e.source.split(" ", 1)[1]: e.value for e in f.evidence if e.signal == "tcpout_connect_failures"}
     assert sum(counts.values()) == 8 + 6 + 12 + 4 + 3
     assert "10.0.0.21:9997, 10.0.0.22:9997, 10.0.0.23:9997, 10.0.0.24:9997" in f.recommendations[0].action
     assert "compressed" not in [r.setting for r in f.recommendations]
@@ -100,7 +97,7 @@ def test_a_line_without_address_goes_to_the_only_configured_server():
 # ---------------------------------------------------------------------------- parsing from the configured props
 def test_utf8_costs_most_so_charset_and_an_explicit_line_breaker_is_not_a_default():
     f = only(report("parsing_utf8_explicit_breaker"), "parsing")
-    share = signal(f, "processor_cpu_share_pct")[0]
+    share = signal(f, "processor_cpu_share_pct")
     assert share.source.endswith("processor=utf8") and 65 < share.value < 80
     assert "The utf8 processor takes 72% of the parsing pipeline's CPU" in f.summary
     assert "default line breaking" not in f.summary
@@ -131,7 +128,7 @@ def test_busy_host_names_ingestion_and_searches_and_never_looks_idle():
     h = only(r, "host_cpu")
     assert "splunkd's ingestion process (the server) uses 290% of one core" in h.summary
     assert "18 search processes use" in h.summary
-    assert signal(h, "search_processes")[0].value == 18
+    assert signal(h, "search_processes").value == 18
     assert h.recommendations[0].action.startswith("Searches take more of the CPU than ingestion")
     t = only(r, "typing")
     assert "idle" not in t.summary and "the host itself is busy (96% CPU)" in t.summary
@@ -195,7 +192,7 @@ def test_a_pegged_stage_has_none_left_in_json_text_and_evidence():
     assert parsing["pegged"] and parsing["headroom_eps"] == 0 and parsing["headroom"] == "none left"
     assert parsing["at_load_x"] == 1.0
     f = only(r, "parsing")
-    assert signal(f, "headroom_eps")[0].value == 0
+    assert signal(f, "headroom_eps").value == 0
     assert "parsing: 98% of one core for 1,600 events/s: at its limit, no headroom" in " ".join(render(r).split())
 
 
