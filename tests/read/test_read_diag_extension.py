@@ -1,7 +1,6 @@
 """Issue 38: the add-on's diag extension (bin/ingest_doctor_diag.py), called as splunk diag calls it, with a fake
 `diag` object whose add_rest_endpoint asks the loopback fake splunkd (as diag asks the local splunkd), and
 `diagnose` preferring that live data when the diag carries it."""
-import importlib.util
 import json
 import os
 import ssl
@@ -10,7 +9,7 @@ import urllib.error
 import urllib.request
 
 from fakes import diagbuilder
-from fakes.engine_helpers import diagnose_cli
+from fakes.engine_helpers import diagnose_cli, load_script
 from fakes.paths import BIN, SCENARIOS
 from fakes.splunkd import FakeSplunkd, Response
 from ingest_doctor import exitcodes
@@ -55,14 +54,6 @@ class Callback:
         self.rest = True
 
 
-def _load(path, name="ingest_doctor_diag"):
-    """The script at `path` imported as a module, as splunk diag imports an extension."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _report(path):
     """`diagnose` of `path` through the CLI, which must exit OK: the report as JSON."""
     rc, out, err = diagnose_cli(path)
@@ -80,7 +71,7 @@ def _serve_scenario(fake):
 
 def _collect(tls, tmp_path) -> FakeDiag:
     """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
-    mod = _load(os.path.join(BIN, "ingest_doctor_diag.py"))
+    mod = load_script(os.path.join(BIN, "ingest_doctor_diag.py"), "ingest_doctor_diag")
     cb = Callback()
     mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
     assert cb.rest
@@ -135,7 +126,7 @@ def test_the_built_addon_declares_the_extension_and_ships_it():
     script = diag_stanza["extension_script"].strip()
     assert "/" not in script and os.path.isfile(os.path.join(ta, "bin", script))
     assert diag_stanza["data_limit"].strip() == "16MB"
-    mod = _load(os.path.join(ta, "bin", script), "built_diag")     # from the built add-on's own bin/, as diag does
+    mod = load_script(os.path.join(ta, "bin", script), "built_diag")    # from the built add-on's own bin/, as diag
     assert callable(mod.setup) and callable(mod.collect_diag_info)
 
 
