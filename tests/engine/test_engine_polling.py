@@ -92,7 +92,6 @@ def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
 
 
 def test_health_probe_round_trip_stands_in_without_event_probes():
-    ev = Evidence()
-    for i in range(4):
-        ev.hec_probes.append(HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health"))
+    ev = Evidence(hec_probes=[HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health")
+                              for i in range(4)])
     assert ("hec_input", "warning") in warnings(diagnose(ev).to_dict())
