@@ -15,11 +15,9 @@ FULL_NOW = {"parsingQueue": (100, 60, 20, 15), "aggQueue": (99, 60, 20, 15), "ty
             "indexQueue": (100, 80, 30, 25)}
 
 
-def poll(ev, t, queues, hec_busy, pipelinesets=None):
+def poll(ev, t, queues, hec_busy):
     s = Snap("hf-01").server_info(16, ["heavyweight_forwarder"]).resources(16, 20.0, 105.0).http("2")
     s.queues({None: queues})
-    if pipelinesets:
-        s.pipelinesets(pipelinesets)
     for path, body in s.rest_bodies.items():
         endpoints.apply_rest(ev, path, body, time=t)
     ev.threads.append(ThreadSample(t, "httpinputserverdatathread", hec_busy, source="proc"))
