@@ -1,6 +1,8 @@
 """Issue 18, point by point, on the scenarios in real shapes (tests/scenarios/*), with the negative cases."""
 import os
 
+import pytest
+
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.engine.rules import headroom as headroom_rule
 from ingest_doctor.engine.textreport import render
@@ -69,20 +71,28 @@ def test_every_tcpout_failure_wording_names_its_receiver_and_state():
     assert "compressed" not in [r.setting for r in f.recommendations]
 
 
-def test_each_wording_parses_to_an_address_and_a_state():
-    lines = {
-        "ERROR TcpOutputFd [1 TcpOutEloop] - Connection to host=10.1.2.3:9997 failed": ("10.1.2.3:9997", "failed"),
-        "WARN  TcpOutputFd [1 TcpOutEloop] - Connect to 10.1.2.4:9997 failed. Connection refused":
-            ("10.1.2.4:9997", "refused"),
-        "WARN  AutoLoadBalancedConnectionStrategy [1 TcpOutEloop] - Cooked connection to ip=10.1.2.5:9997 timed out":
-            ("10.1.2.5:9997", "timed out"),
-        "WARN  AutoLoadBalancedConnectionStrategy [1 TcpOutEloop] - Applying quarantine to ip=10.1.2.6 port=9997 "
-        "connid=0 _numberOfFailures=2": ("10.1.2.6:9997", "quarantined"),
-        "ERROR TcpOutputFd [1 TcpOutEloop] - Read error. Connection reset by peer": ("", "reset by peer"),
-    }
-    for line, want in lines.items():
-        ev = splunkdlog.parse_lines(["11-22-2026 10:00:00.000 +0000 " + line])
-        assert [(s.kind, s.receiver, s.state) for s in ev.log_signals] == [("tcpout_connect_failed",) + want], line
+STAMP = "11-22-2026 10:00:00.000 +0000 "
+
+
+@pytest.mark.parametrize("line, receiver, state", [
+    (STAMP + "ERROR TcpOutputFd [1 TcpOutEloop] - Connection to host=10.1.2.3:9997 failed", "10.1.2.3:9997", "failed"),
+    (STAMP + "WARN  TcpOutputFd [1 TcpOutEloop] - Connect to 10.1.2.4:9997 failed. Connection refused",
+     "10.1.2.4:9997", "refused"),
+    (STAMP + "WARN  AutoLoadBalancedConnectionStrategy [1 TcpOutEloop] - Cooked connection to ip=10.1.2.5:9997 "
+     "timed out", "10.1.2.5:9997", "timed out"),
+    (STAMP + "WARN  AutoLoadBalancedConnectionStrategy [1 TcpOutEloop] - Applying quarantine to ip=10.1.2.6 port=9997 "
+     "connid=0 _numberOfFailures=2", "10.1.2.6:9997", "quarantined"),
+    (STAMP + "ERROR TcpOutputFd [1 TcpOutEloop] - Read error. Connection reset by peer", "", "reset by peer"),
+    # the real 2025 line (data-shapes.md section 3.1)
+    ("06-06-2025 18:36:25.618 +0100 WARN  AutoLoadBalancedConnectionStrategy [107804 TcpOutEloop] - Cooked "
+     "connection to ip=192.168.1.84:9997 timed out", "192.168.1.84:9997", "timed out"),
+    # issue 37: a receiver connected, with useACK on, that does not acknowledge
+    ("11-22-2025 09:59:30.000 +0000 WARN  TcpOutputProc [7812 indexerPipe] - Read operation timed out expecting ACK "
+     "from 10.0.2.13:9997 in 300 seconds.", "10.0.2.13:9997", "ACK timed out"),
+], ids=["failed", "refused", "timed_out", "quarantined", "reset_by_peer", "real_2025_timed_out", "ack_timed_out"])
+def test_each_wording_parses_to_an_address_and_a_state(line, receiver, state):
+    ev = splunkdlog.parse_lines([line])
+    assert [(s.kind, s.receiver, s.state) for s in ev.log_signals] == [("tcpout_connect_failed", receiver, state)]
 
 
 def test_a_line_without_address_goes_to_the_only_configured_server():

@@ -194,17 +194,12 @@ def test_output_blocked_whose_paused_lines_all_name_one_receiver_of_two_names_it
 
 
 def test_tcpout_lines_are_parsed_by_key():
-    from ingest_doctor.read import metricslog, splunkdlog
+    from ingest_doctor.read import metricslog
     ev = metricslog.parse_lines([
         "11-22-2025 09:59:30.000 +0000 INFO  Metrics - group=tcpout_connections, name=grp:10.0.0.5:9997:0, "
         "sourcePort=4001, destIp=10.0.0.5, destPort=9997, _tcp_Bps=1024.00, _tcp_KBps=1.00, kb=30.00"])
     [c] = ev.tcpout
     assert (c.receiver, c.kbps, c.group) == ("10.0.0.5:9997", 1.0, "grp")
-    # The real 2025 line (data-shapes.md section 3.1).
-    ev = splunkdlog.parse_lines(["06-06-2025 18:36:25.618 +0100 WARN  AutoLoadBalancedConnectionStrategy "
-                                 "[107804 TcpOutEloop] - Cooked connection to ip=192.168.1.84:9997 timed out"])
-    [s] = ev.log_signals
-    assert (s.kind, s.receiver) == ("tcpout_connect_failed", "192.168.1.84:9997")
 
 
 def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_numbers():

@@ -1,7 +1,6 @@
 """Issue 37, rules side: the receiver or the link decided by comparing a sender's connections, the paused and
 connection-failure lines' destinations counted, and compression advised only where it applies."""
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.read import splunkdlog
 
 from fakes.engine_helpers import scenario, serious, settings
 
@@ -79,13 +78,6 @@ def test_the_same_output_whose_outputs_conf_was_not_read_is_offered_no_compressi
     assert not {"compressed", "useClientSSLCompression"} & set(settings(f))
     [r] = [r for r in f.recommendations if "compress" in r.action]
     assert r.setting is None and r.action.startswith("Read this instance's outputs.conf before any compression")
-
-
-def test_the_ack_timeout_line_names_its_receiver():
-    ev = splunkdlog.parse_lines(["11-22-2025 09:59:30.000 +0000 WARN  TcpOutputProc [7812 indexerPipe] - Read "
-                                 "operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds."])
-    [s] = ev.log_signals
-    assert (s.kind, s.receiver, s.state) == ("tcpout_connect_failed", "10.0.2.13:9997", "ACK timed out")
 
 
 def test_hec_refusals_during_output_bursts_are_the_outputs_symptom_not_a_hec_root():
