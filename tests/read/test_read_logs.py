@@ -12,13 +12,18 @@ H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "
 T = 1763805570.0
 
 
-def parse(*bodies):
+def feed(lines, **window):
+    """`lines` fed one by one to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
     ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for b in bodies:
-        p.feed(H + b + "\n")
-    p.finish()
-    return ev, p.stats
+    p = metricslog.MetricsLogParser(ev, **window)
+    for line in lines:
+        p.feed(line)
+    return ev, p.finish()
+
+
+def parse(*bodies):
+    """Metrics lines of these bodies, each at 09:59:30 UTC and ending its line, fed as `feed` does."""
+    return feed([H + b + "\n" for b in bodies])
 
 
 def test_queue_kb_bytes_blocked_and_no_ingest_pipe():
@@ -44,13 +49,9 @@ def test_dutycycle_long_and_wide_forms_case_insensitive():
 
 
 def test_pipeline_cpu_interval_measured_from_batches():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for sec in ("00", "20", "40"):
-        p.feed("11-22-2025 09:59:%s.000 +0000 INFO  Metrics - group=pipeline, name=indexerpipe, processor=indexer, "
-               "cpu_seconds=19.5, executes=10, cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0"
-               % sec)
-    p.finish()
+    ev, _ = feed(["11-22-2025 09:59:%s.000 +0000 INFO  Metrics - group=pipeline, name=indexerpipe, processor=indexer, "
+                  "cpu_seconds=19.5, executes=10, cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0"
+                  % sec for sec in ("00", "20", "40")])
     assert [x.interval_s for x in ev.processors] == [20.0, 20.0, 20.0]
     assert ev.processors[0].write_cpu_seconds == 11.0 and ev.processors[0].pipeline == "indexerpipe"
 
@@ -71,27 +72,20 @@ def test_pipelineset_thruput_and_regex_cpu():
 
 
 def test_garbage_unknown_groups_and_garbled_lines_are_counted_not_fatal():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for line in ("not a metrics line", "\x00\xff\x01", "",
-                 H + "group=mpool, max_used_interval=11259, max_used=95646",
-                 H + "group=queue, name=parsingqueue",     # no sizes
-                 # the partly garbled real UF line shape
-                 H + 'group=thruput, name=cooked_output, instantaneous_kbps="0.000", total_k_processed="337.000"'
-                     '="0.000", ev=0',
-                 # read since issue 19 (the deployment's topology), but without sourceIp/sourceHost it is unusable
-                 H + "group=tcpin_connections, 10.1.1.1:50000:9997, connectionType=cooked, kb=1.0"):
-        p.feed(line)
-    st = p.finish()
+    _, st = feed(["not a metrics line", "\x00\xff\x01", "",
+                  H + "group=mpool, max_used_interval=11259, max_used=95646",
+                  H + "group=queue, name=parsingqueue",     # no sizes
+                  # the partly garbled real UF line shape
+                  H + 'group=thruput, name=cooked_output, instantaneous_kbps="0.000", total_k_processed="337.000"'
+                      '="0.000", ev=0',
+                  # read since issue 19 (the deployment's topology), but without sourceIp/sourceHost it is unusable
+                  H + "group=tcpin_connections, 10.1.1.1:50000:9997, connectionType=cooked, kb=1.0"])
     assert st.unknown_groups == 1 and st.garbage == 4 and st.used == 1
 
 
 def test_window_bounds_lines():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, since=T - 10, until=T + 10)
-    p.feed("11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=dutycycle, name=misc, tail=0.1")
-    p.feed(H + "group=dutycycle, name=misc, tail=0.2")
-    st = p.finish()
+    ev, st = feed(["11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=dutycycle, name=misc, tail=0.1",
+                   H + "group=dutycycle, name=misc, tail=0.2"], since=T - 10, until=T + 10)
     assert st.outside_window == 1 and [round(t.busy_pct) for t in ev.threads] == [20]
 
 
