@@ -1,7 +1,6 @@
 """`diagnose` in-process and as a subprocess, exactly as the contract's section 3 says."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -9,7 +8,7 @@ import pytest
 
 from ingest_doctor import exitcodes, thresholds
 
-from fakes.engine_helpers import CLI_SCRIPT, cli_main as run
+from fakes.engine_helpers import CLI_SCRIPT, cli_main as run, copy_scenario
 from fakes.paths import SCENARIOS as SCEN
 
 
@@ -88,8 +87,7 @@ def test_recorded_threshold_macros_are_honoured_and_threshold_overrides_them(tmp
     """The snapshot records its splunkd's tuned macros (rest/services/configs/conf-macros.json):
     busy_healthy's threads are below the default 90% but above a tuned 70%."""
     from fakes.snapbuilder import Snap
-    snap = str(tmp_path / "snap")
-    shutil.copytree(os.path.join(SCEN, "busy_healthy"), snap)
+    snap = copy_scenario(tmp_path, "busy_healthy")
 
     def record(macros):
         rest_only = Snap("x")
@@ -116,8 +114,7 @@ def test_help_goes_to_stdout():
 @pytest.mark.parametrize("scenario,healthy", [("hec_503_downstream", False), ("transient_spike", True)])
 def test_subprocess(scenario, healthy, tmp_path):
     """As an admin runs it: a fresh interpreter (this test runs under the 3.9 and the 3.13 venv)."""
-    snap = str(tmp_path / scenario)
-    shutil.copytree(os.path.join(SCEN, scenario), snap)
+    snap = copy_scenario(tmp_path, scenario)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     r = subprocess.run([sys.executable, CLI_SCRIPT, "diagnose", snap], capture_output=True, text=True, env=env,
                        timeout=60, cwd=str(tmp_path))

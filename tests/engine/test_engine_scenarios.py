@@ -8,6 +8,7 @@ import pytest
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.findings import BOTTLENECKS, SEVERITIES
 from ingest_doctor.read.snapshot import load_snapshot
+from fakes.engine_helpers import copy_scenario
 from fakes.paths import SCENARIOS as SCEN
 
 
@@ -185,8 +186,7 @@ def test_empty_snapshot_says_nothing_was_judged(tmp_path):
 
 def test_rest_only_snapshot_still_localises_from_the_lookback_averages(tmp_path):
     import shutil
-    snap = str(tmp_path / "rest_only")
-    shutil.copytree(os.path.join(SCEN, "indexing_headroom"), snap)
+    snap = copy_scenario(tmp_path, "indexing_headroom")
     shutil.rmtree(os.path.join(snap, "logs"))
     r = diagnose(load_snapshot(snap)).to_dict()
     f = only(r, "indexing")

@@ -1,8 +1,10 @@
-"""What the engine's, the readers' and the CLI's tests share: a scenario's Evidence (tests/scenarios/<name>), the
-findings of a report that warn, one signal or the settings of a finding, and the CLI run in process."""
+"""What the engine's, the readers' and the CLI's tests share: a scenario's Evidence (tests/scenarios/<name>) or a
+copy of its folder, the findings of a report that warn, one signal or the settings of a finding, the CLI run in
+process."""
 import importlib.util
 import io
 import os
+import shutil
 
 import ingest_doctor_cli
 
@@ -14,6 +16,13 @@ from ingest_doctor.read.snapshot import load_snapshot
 def scenario(name):
     """Scenario `name`'s Evidence, read from its snapshot folder."""
     return load_snapshot(os.path.join(SCENARIOS, name))
+
+
+def copy_scenario(folder, name):
+    """A copy of scenario `name`'s snapshot folder, for a test to change, at `folder`/`name`: its path."""
+    dst = str(folder / name)
+    shutil.copytree(os.path.join(SCENARIOS, name), dst)
+    return dst
 
 
 def serious(report):

@@ -14,7 +14,7 @@ import pytest
 
 from fakes import diagbuilder
 from fakes.deploybuilder import Member, receiver, sender, write
-from fakes.engine_helpers import diagnose_cli
+from fakes.engine_helpers import copy_scenario, diagnose_cli
 from fakes.paths import SCENARIOS
 from ingest_doctor import exitcodes
 from ingest_doctor.read import conffile, diag, readstep, resourceusage
@@ -249,8 +249,7 @@ def test_resource_usage_log_in_the_real_layout():
 
 
 def test_resource_usage_log_in_a_snapshot_is_read(tmp_path):
-    snap = str(tmp_path / "s")
-    shutil.copytree(os.path.join(SCENARIOS, "busy_healthy"), snap)
+    snap = copy_scenario(tmp_path, "busy_healthy")
     with open(os.path.join(snap, "snapshot.json")) as f:
         assert json.load(f)["captured_at"] == "2025-11-22T10:00:00Z"      # the stamp below is 10 s before it
     with open(os.path.join(snap, "logs", "resource_usage.log"), "w") as f:
@@ -300,8 +299,7 @@ def test_a_renamed_diag_is_read_and_a_stray_tarball_leaves_a_snapshot_alone(tmp_
     os.rename(path, renamed)
     rc, out, err = diagnose_cli(renamed)
     assert rc == exitcodes.OK and diag.CANNOT_SHOW[0] in json.loads(out)["not_judged"]
-    copy = str(tmp_path / "snap")
-    shutil.copytree(snap, copy)
+    copy = copy_scenario(tmp_path, "hec_pegged_default_io")
     shutil.copy(renamed, copy)
     assert json.loads(diagnose_cli(copy)[1]) == json.loads(diagnose_cli(snap)[1])
     root, diags = _deployment(tmp_path / "d")
