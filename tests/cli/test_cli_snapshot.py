@@ -73,10 +73,7 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     assert code == exitcodes.OK, err
     req = fake_splunkd.requests_to("/services/server/info")[0]
     assert req.headers["Authorization"].startswith("Bearer eyJ")
-    blob = ""
-    for dirpath, _, files in os.walk(str(tmp_path / "snap")):
-        for f in files:
-            blob += open(os.path.join(dirpath, f), encoding="utf-8").read()
+    blob = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "snap").rglob("*") if p.is_file())
     assert HEC_TOKEN not in blob and "eyJzdWIiOiJhZG1pbiJ9" not in blob
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
     http = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http.json").read_text())
