@@ -31,13 +31,6 @@ def settings(f):
 
 
 # ---------------------------------------------------------------------------- HEC I/O threads vs physical cores
-def test_below_the_physical_cores_raise_to_them_exactly_first():
-    f = only(report("hec_pegged_default_io"), "hec_input")          # 16 logical, 8 physical cores
-    first = f.recommendations[0]
-    assert (first.setting, first.current, first.suggested) == ("dedicatedIoThreads", "2", "8")
-    assert "8 physical cores" in first.action and "more threads on this one do not" not in f.summary
-
-
 def test_raised_and_still_pegged_only_scales_out_with_the_numbers():
     f = only(report("hec_io_raised_below_cores"), "hec_input")      # 4 threads, 16 physical cores
     assert [r.setting for r in f.recommendations] == [None]

@@ -79,8 +79,11 @@ def test_hec_thread_pegged_with_default_io_threads():
     assert f["severity"] == "warning"
     assert any(e["signal"] == "thread_busy_pct" and e["value"] >= 95 and "dutycycle" in e["source"]
                for e in f["evidence"])
+    # issue 18: below the host's 8 physical cores (16 logical), raised to them exactly, first
     r_io = rec(f, "dedicatedIoThreads")
     assert change(r_io) == ("inputs.conf", "http", "2", "8")
+    assert f["recommendations"][0] == r_io and "8 physical cores" in r_io["action"]
+    assert "more threads on this one do not" not in f["summary"]
     # one core pegged on a 16-core host that looks idle: splunkd at 6.5% of the host is one core's worth
     share = [e["value"] for e in f["evidence"] if e["signal"] == "splunkd_cpu_pct_of_host"]
     assert share == [6.5] and round(share[0] * 16 / 100.0) == 1
