@@ -118,13 +118,6 @@ def test_linebreaker_costs_most_so_line_breaker_never_charset_when_named():
     assert "CHARSET" not in [s for _, s in settings(f)] and "TRUNCATE" not in [s for _, s in settings(f)]
 
 
-def test_merging_stays_on_the_aggregator_settings():
-    f = only(report("merging_linemerge"), "merging")
-    assert "aggregator processor takes" in f.summary
-    assert ("custom:java", "SHOULD_LINEMERGE") == settings(f)[0]
-    assert not [s for s in settings(f) if s[1] == "CHARSET"]
-
-
 # ---------------------------------------------------------------------------- a busy host says who is busy
 def test_busy_host_names_ingestion_and_searches_and_never_looks_idle():
     r = report("host_busy_searches")

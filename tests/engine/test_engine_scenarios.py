@@ -113,10 +113,12 @@ def test_typing_regex_bound_with_hidden_single_core_saturation():
 
 def test_merging_on_line_merging_defaults_names_the_sourcetypes():
     f = only(run("merging_linemerge"), "merging")
+    assert "aggregator processor takes" in f["summary"]         # it stays on the aggregator's settings
     merge = [x for x in f["recommendations"] if x["setting"] == "SHOULD_LINEMERGE"]
     assert [x["stanza"] for x in merge] == ["custom:java", "app:log"]
     assert all(x["suggested"] == "false" and x["current"] == "True" for x in merge)
-    settings = {(x["stanza"], x["setting"]) for x in f["recommendations"]}
+    settings = [(x["stanza"], x["setting"]) for x in f["recommendations"] if x["setting"]]
+    assert settings[0] == ("custom:java", "SHOULD_LINEMERGE") and not [s for s in settings if s[1] == "CHARSET"]
     assert ("custom:java", "LINE_BREAKER") in settings and ("custom:java", "TIME_FORMAT") in settings
     assert ("custom:java", "MAX_TIMESTAMP_LOOKAHEAD") in settings
     assert not any(x["stanza"] == "access_combined" for x in f["recommendations"])
