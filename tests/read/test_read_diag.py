@@ -88,8 +88,11 @@ def causes(report):
                   for c in report.get("root_causes", []))
 
 
-def test_a_deployment_of_diags_gives_the_deployment_folders_root_causes(tmp_path):
-    root, diags = _deployment(tmp_path)
+@pytest.mark.parametrize("received", [True, False], ids=["receiver_named_by_tcpin", "receiver_known_by_address"])
+def test_a_deployment_of_diags_gives_the_deployment_folders_root_causes(tmp_path, received):
+    """Also when no tcpin line names the receiver (it took nothing): the sender's outputs.conf names it by IP, and
+    only the receiver's systeminfo.txt (ifconfig) says that IP is its own, as a snapshot's management URI does."""
+    root, diags = _deployment(tmp_path, received)
     rc_f, out_f, _ = diagnose_cli(root)
     rc_d, out_d, err = diagnose_cli(diags)
     assert rc_f == rc_d == exitcodes.OK, err
@@ -98,6 +101,7 @@ def test_a_deployment_of_diags_gives_the_deployment_folders_root_causes(tmp_path
     # and the same given one by one on the command line
     rc, out, err = diagnose_cli(*sorted(str(diags / n) for n in os.listdir(diags)))
     assert rc == exitcodes.OK and causes(json.loads(out)) == causes(a)
+    assert diag.scan(str(diags / sorted(os.listdir(diags))[1])).addresses == ["10.0.0.11"]
 
 
 def test_a_bad_diag_in_a_deployment_is_named_and_the_others_judged(tmp_path):
@@ -254,15 +258,6 @@ def test_resource_usage_log_in_a_snapshot_is_read(tmp_path):
     from ingest_doctor.read.snapshot import load_snapshot
     ev = load_snapshot(snap)
     assert "logs/resource_usage.log" in ev.sources and ev.host_cpu.splunkd_cpu_pct == 42.4
-
-
-def test_a_receiver_known_only_by_the_address_its_sender_names_is_linked(tmp_path):
-    """No tcpin line names the receiver (it took nothing): the sender's outputs.conf names it by IP, and only the
-    receiver's systeminfo.txt (ifconfig) says that IP is its own, as a snapshot's management URI does."""
-    root, out = _deployment(tmp_path, received=False)
-    a, b = json.loads(diagnose_cli(root)[1]), json.loads(diagnose_cli(out)[1])
-    assert a["root_causes"] and causes(b) == causes(a)
-    assert diag.scan(str(out / sorted(os.listdir(out))[1])).addresses == ["10.0.0.11"]
 
 
 def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
