@@ -4,6 +4,7 @@ zero-size queues (inputs that are off), resource_usage.log, etc/ precedence and 
 import io
 import json
 import os
+import pathlib
 import tarfile
 
 from fakes.engine_helpers import diagnose_cli
@@ -17,12 +18,8 @@ ORDER = ("etc/", "log/", "introspection/")     # splunk diag's member order; dia
 
 
 def _diag(tmp_path) -> str:
-    files = []
-    for dirpath, _, names in os.walk(REAL):
-        for n in names:
-            rel = os.path.relpath(os.path.join(dirpath, n), REAL).replace(os.sep, "/")
-            if rel != "PROVENANCE.md":
-                files.append(rel)
+    files = [p.relative_to(REAL).as_posix() for p in pathlib.Path(REAL).rglob("*") if p.is_file()]
+    files.remove("PROVENANCE.md")
     # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
     files.sort(key=lambda r: ([i for i, p in enumerate(ORDER) if r.startswith(p)] or [9], r))
     path = str(tmp_path / (TOP + ".tar.gz"))
