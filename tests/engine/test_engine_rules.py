@@ -102,10 +102,8 @@ def test_stage_cpu_from_processors_alone():
 
 
 def test_imbalance_from_pipelineset_loads():
-    loads = []
-    for i in range(4):
-        for p in range(3):
-            loads.append(PipelineSetLoad(1000.0 + 30 * i, p, "indexerpipe", 99.0 if p == 0 else 5.0))
+    loads = [PipelineSetLoad(1000.0 + 30 * i, p, "indexerpipe", 99.0 if p == 0 else 5.0)
+             for i in range(4) for p in range(3)]
     r = diagnose(Evidence(host="i", pipelinesets=loads))
     assert ("indexing", "warning") in bottlenecks(r) and ("pipeline_set_imbalance", "warning") in bottlenecks(r)
     assert [f.pipeline_set for f in r.findings if f.bottleneck == "indexing"] == [0]
