@@ -52,9 +52,7 @@ def test_one_poll_spike_is_info_at_most():
 
 def test_queues_full_for_three_polls_localise_within_three_polls():
     ev = Evidence()
-    seen = []
-    for i in range(4):
-        seen.append(warnings(poll(ev, 2000.0 + 10 * i, FULL_NOW if i else QUIET, 30)))
+    seen = [warnings(poll(ev, 2000.0 + 10 * i, FULL_NOW if i else QUIET, 30)) for i in range(4)]
     assert seen[:3] == [[], [], []]
     assert seen[3] == [("indexing", "warning")]
 
