@@ -26,10 +26,8 @@ def instance():
 
 def serve(fake, s, skip=()):
     for path, body in s.rest_bodies.items():
-        if path in skip:
-            continue
-        entries = [(e["name"], e["content"]) for e in body["entry"]]
-        fake.route("GET", "/" + path, envelope("/" + path, entries))
+        if path not in skip:
+            fake.route("GET", "/" + path, envelope("/" + path, [(e["name"], e["content"]) for e in body["entry"]]))
     now = time.time()
     export = "".join(json.dumps({"preview": False, "offset": i, "result": {"_time": "%.3f" % (now - i), "_raw": raw}})
                      + "\n" for i, raw in enumerate(reversed(s.metrics)))
