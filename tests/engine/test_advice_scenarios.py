@@ -164,8 +164,10 @@ def test_a_hot_set_moves_its_stream_before_another_pipeline_set():
     assert "Set 0 carries 80% of the throughput of 3 sets" in f.summary
 
 
-def test_an_even_load_gets_no_stream_advice():
-    f = only(report("two_sets_two_stages"), "typing", 0)
+def test_an_even_load_is_no_imbalance_and_gets_no_stream_advice():
+    r = report("two_sets_two_stages")
+    assert not [f for f in r.findings if f.bottleneck == "pipeline_set_imbalance"]
+    f = only(r, "typing", 0)
     assert "pipelineSetSelectionPolicy" not in [x.setting for x in f.recommendations]
 
 

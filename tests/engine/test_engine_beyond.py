@@ -267,10 +267,6 @@ def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares(
         ["weighted_random"]
 
 
-def test_an_even_load_is_no_imbalance():
-    assert not [f for f in report("two_sets_two_stages").findings if f.bottleneck == "pipeline_set_imbalance"]
-
-
 def test_two_bottlenecks_in_two_sets_are_two_findings_each_with_its_own_set_and_stage():
     r = report("two_sets_two_stages")
     assert [(f.bottleneck, f.pipeline_set) for f in serious(r)] == [("typing", 0), ("indexing", 1)]
