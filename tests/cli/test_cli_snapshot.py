@@ -8,6 +8,7 @@ import time
 import pytest
 
 from fakes.engine_helpers import CLI_SCRIPT, cli_main as run
+from fakes.hookreceiver import free_port
 from fakes.splunkd import Response, envelope, fault
 from ingest_doctor import exitcodes, thresholds
 from fakes.snapbuilder import Snap, dutycycle_wide, times
@@ -175,13 +176,8 @@ def test_out_must_be_new_or_empty_and_logs_can_be_skipped(fake_splunkd, tls, tmp
 
 
 def test_unreachable_splunkd_is_transient(tmp_path, monkeypatch):
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
     monkeypatch.setenv("TOK", "k")
-    code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % port, "--out", str(tmp_path / "s"),
+    code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % free_port(), "--out", str(tmp_path / "s"),
                         "--token-env", "TOK", "--insecure"])
     assert code == exitcodes.TRANSIENT and "cannot reach" in err and err.count("\n") == 1
 
