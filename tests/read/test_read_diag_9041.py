@@ -1,36 +1,28 @@
 """Issue 38: a real Splunk 9.0.4.1 install's logs and configuration (tests/fixtures/diag_9041/PROVENANCE.md),
 laid out as a diag, read without error: the `dutycycle name=ingest` layout, tcpouteloop's two `ratio=`,
 zero-size queues (inputs that are off), resource_usage.log, etc/ precedence and redacted values."""
-import io
 import json
-import os
 import pathlib
-import tarfile
 
+from fakes import diagbuilder
 from fakes.engine_helpers import diagnose_cli
 from fakes.paths import FIXTURES
 from ingest_doctor import exitcodes
 from ingest_doctor.read import diag
 
-REAL = os.path.join(FIXTURES, "diag_9041")
+REAL = pathlib.Path(FIXTURES, "diag_9041")
 TOP = "diag-codespaces-1e503f-2023-05-02_10-40-00"
 ORDER = ("etc/", "log/", "introspection/")     # splunk diag's member order; diag.log last
+DIAG_LOG = b"Collecting components: etc, log, introspection\n"
 
 
 def _diag(tmp_path) -> str:
-    files = [p.relative_to(REAL).as_posix() for p in pathlib.Path(REAL).rglob("*") if p.is_file()]
+    files = [p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()]
     files.remove("PROVENANCE.md")
-    # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
     files.sort(key=lambda r: ([i for i, p in enumerate(ORDER) if r.startswith(p)] or [9], r))
-    path = str(tmp_path / (TOP + ".tar.gz"))
-    with tarfile.open(path, "w:gz") as tf:
-        for rel in files:
-            tf.add(os.path.join(REAL, rel), "%s/%s" % (TOP, rel.replace("/_local/", "/local/")))
-        log = b"Collecting components: etc, log, introspection\n"
-        ti = tarfile.TarInfo(TOP + "/diag.log")
-        ti.size = len(log)
-        tf.addfile(ti, io.BytesIO(log))
-    return path
+    # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
+    parts = [(rel.replace("/_local/", "/local/"), (REAL / rel).read_bytes()) for rel in files]
+    return diagbuilder.write_tar(str(tmp_path), TOP, parts + [("diag.log", DIAG_LOG)])
 
 
 def test_the_real_9041_diag_reads_without_error(tmp_path):
