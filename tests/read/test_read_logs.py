@@ -7,6 +7,7 @@ import pytest
 from ingest_doctor.read import logtime, metricslog, splunkdlog
 from ingest_doctor.read.snapshot import bounded_lines, load_snapshot
 from ingest_doctor.evidence import Evidence
+from fakes.snapbuilder import Snap
 
 H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "
 T = 1763805570.0
@@ -130,12 +131,10 @@ def test_queues_of_inputs_that_are_off_are_read_not_unusable():
 
 
 def test_a_normal_metrics_log_with_queues_off_names_no_unusable_lines(tmp_path):
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
-    lines = ["11-22-2025 09:%02d:%02d.000 +0000 INFO  Metrics - %s\n" % (m, s, body)
-             for m in range(50, 60) for s in (0, 30) for body in QUEUES_OFF]
-    (tmp_path / "logs" / "metrics.log").write_text("".join(lines))
-    ev = load_snapshot(str(tmp_path))
+    s = Snap("idx")         # captured at 10:00 UTC
+    s.metrics = ["11-22-2025 09:%02d:%02d.000 +0000 INFO  Metrics - %s" % (m, sec, body)
+                 for m in range(50, 60) for sec in (0, 30) for body in QUEUES_OFF]
+    ev = load_snapshot(s.write(str(tmp_path)))
     assert "logs/metrics.log" in ev.sources and len(ev.queues) == 40
     assert not [n for n in ev.not_judged + ev.problems if "usable" in n], ev.not_judged + ev.problems
 
@@ -164,18 +163,17 @@ TCPIN = ("group=tcpin_connections, 10.1.0.7:50000:9997, connectionType=cooked, s
 def test_one_instance_s_diagnosis_skips_connection_lines_by_their_group_a_deployment_reads_them(tmp_path, monkeypatch):
     """The skip the 30-minute diagnose budget rests on: the senders' connection lines, which only a deployment's
     topology reads, are not parsed when one instance is judged (`connections=False`, the CLI's single snapshot)."""
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
-    lines = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s\n" % (s, body)
-             for s in (0, 30) for body in (TCPIN, "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=1")]
-    (tmp_path / "logs" / "metrics.log").write_text("".join(lines))
+    s = Snap("idx")         # captured at 10:00 UTC
+    s.metrics = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s" % (sec, body) for sec in (0, 30)
+                 for body in (TCPIN, "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=1")]
+    root = s.write(str(tmp_path))
     read = []
     real = metricslog.pairs
     monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
-    deployment = load_snapshot(str(tmp_path))
+    deployment = load_snapshot(root)
     assert [c.hostname for c in deployment.tcpin] == ["uf007", "uf007"] and len(read) == 4
     del read[:]
-    one = load_snapshot(str(tmp_path), connections=False)
+    one = load_snapshot(root, connections=False)
     assert not one.tcpin and len(one.queues) == 2 and len(read) == 2
     assert not [n for n in one.not_judged + one.problems if "usable" in n], one.not_judged + one.problems
 
