@@ -57,10 +57,7 @@ def test_rest_file_that_is_a_directory_or_unreadable(tmp_path):
 
 def test_a_log_far_larger_than_its_window_is_streamed(tmp_path):
     """Two hours of old lines before the 30-minute window: only the window is kept, memory stays small."""
-    s = Snap("hf-big")
-    s.server_info(16, ["heavyweight_forwarder"]).http("2")
-    snap = str(tmp_path / "big")
-    s.write(snap)
+    snap = Snap("hf-big").server_info(16, ["heavyweight_forwarder"]).http("2").write(str(tmp_path / "big"))
     log = os.path.join(snap, "logs", "metrics.log")
     os.makedirs(os.path.dirname(log))
     filler = ", ".join("thread%02d=0.010" % i for i in range(30))
