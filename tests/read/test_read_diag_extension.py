@@ -10,7 +10,7 @@ import urllib.request
 
 from fakes import diagbuilder
 from fakes.engine_helpers import diagnose_cli, load_script
-from fakes.paths import BIN, SCENARIOS
+from fakes.paths import BIN, SCENARIOS, need_ta_build
 from fakes.splunkd import FakeSplunkd, Response
 from ingest_doctor import exitcodes
 from ingest_doctor.read import diag as diagread
@@ -120,7 +120,6 @@ def test_a_failed_extension_is_named(tmp_path):
 def test_the_built_addon_declares_the_extension_and_ships_it():
     """app.conf [diag] names the script diag imports from the add-on's bin/ (a simple file name, app.conf.spec)."""
     from confcheck import read_conf
-    from fakes.paths import need_ta_build
     ta = need_ta_build()
     diag_stanza = read_conf(os.path.join(ta, "default", "app.conf"))["diag"]
     script = diag_stanza["extension_script"].strip()
