@@ -43,8 +43,7 @@ def test_a_scenario_as_a_diag_gives_the_snapshots_findings(name, tmp_path):
 
 
 def test_an_extracted_diag_folder_reads_as_its_tarball(tmp_path):
-    snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
-    tarball = diagbuilder.from_snapshot(snap, str(tmp_path))
+    tarball = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "hec_pegged_default_io"), str(tmp_path))
     with tarfile.open(tarball) as tf:
         tf.extractall(str(tmp_path / "x"), filter="data") if hasattr(tarfile, "data_filter") else tf.extractall(
             str(tmp_path / "x"))
