@@ -1,6 +1,6 @@
 """What the engine's, the readers' and the CLI's tests share: a scenario's Evidence (tests/scenarios/<name>) or a
-copy of its folder, the findings of a report that warn, one signal or the settings of a finding, the CLI run in
-process."""
+copy of its folder, the findings of a report that warn, one signal or the settings of a finding, a script loaded
+by its path, the CLI run in process."""
 import importlib.util
 import io
 import os
