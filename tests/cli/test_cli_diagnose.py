@@ -1,26 +1,15 @@
 """`diagnose` in-process and as a subprocess, exactly as the contract's section 3 says."""
-import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-import ingest_doctor_cli as cli
 from ingest_doctor import exitcodes, thresholds
 
-from fakes.paths import BIN, SCENARIOS
-
-SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
-SCEN = SCENARIOS
-
-
-def run(argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(argv, io.StringIO(), out, err)
-    return code, out.getvalue(), err.getvalue()
+from fakes.engine_helpers import CLI_SCRIPT, cli_main as run, copy_scenario
+from fakes.paths import SCENARIOS as SCEN
 
 
 def test_unhealthy_snapshot_exits_zero_with_the_contract_json():
@@ -98,8 +87,7 @@ def test_recorded_threshold_macros_are_honoured_and_threshold_overrides_them(tmp
     """The snapshot records its splunkd's tuned macros (rest/services/configs/conf-macros.json):
     busy_healthy's threads are below the default 90% but above a tuned 70%."""
     from fakes.snapbuilder import Snap
-    snap = str(tmp_path / "snap")
-    shutil.copytree(os.path.join(SCEN, "busy_healthy"), snap)
+    snap = copy_scenario(tmp_path, "busy_healthy")
 
     def record(macros):
         rest_only = Snap("x")
@@ -126,14 +114,13 @@ def test_help_goes_to_stdout():
 @pytest.mark.parametrize("scenario,healthy", [("hec_503_downstream", False), ("transient_spike", True)])
 def test_subprocess(scenario, healthy, tmp_path):
     """As an admin runs it: a fresh interpreter (this test runs under the 3.9 and the 3.13 venv)."""
-    snap = str(tmp_path / scenario)
-    shutil.copytree(os.path.join(SCEN, scenario), snap)
+    snap = copy_scenario(tmp_path, scenario)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    r = subprocess.run([sys.executable, SCRIPT, "diagnose", snap], capture_output=True, text=True, env=env,
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "diagnose", snap], capture_output=True, text=True, env=env,
                        timeout=60, cwd=str(tmp_path))
     assert r.returncode == exitcodes.OK, r.stderr
     assert json.loads(r.stdout)["healthy"] is healthy
-    r = subprocess.run([sys.executable, SCRIPT, "diagnose", snap + "-missing"], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "diagnose", snap + "-missing"], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == exitcodes.BAD_INPUT and r.stderr.count("\n") == 1 and r.stdout == ""
 

@@ -1,5 +1,4 @@
 """`snapshot` against the loopback HTTPS fake splunkd: token or password, TLS verified, faults, no secrets."""
-import io
 import json
 import os
 import subprocess
@@ -8,14 +7,12 @@ import time
 
 import pytest
 
-import ingest_doctor_cli as cli
+from fakes.engine_helpers import CLI_SCRIPT, cli_main as run
+from fakes.hookreceiver import free_port
 from fakes.splunkd import Response, envelope, fault
 from ingest_doctor import exitcodes, thresholds
 from fakes.snapbuilder import Snap, dutycycle_wide, times
 
-from fakes.paths import BIN
-
-SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
 HEC_TOKEN = "00000000-0000-0000-0000-000000000001"
 
 
@@ -30,20 +27,12 @@ def instance():
 
 def serve(fake, s, skip=()):
     for path, body in s.rest_bodies.items():
-        if path in skip:
-            continue
-        entries = [(e["name"], e["content"]) for e in body["entry"]]
-        fake.route("GET", "/" + path, envelope("/" + path, entries))
+        if path not in skip:
+            fake.route("GET", "/" + path, envelope("/" + path, [(e["name"], e["content"]) for e in body["entry"]]))
     now = time.time()
     export = "".join(json.dumps({"preview": False, "offset": i, "result": {"_time": "%.3f" % (now - i), "_raw": raw}})
                      + "\n" for i, raw in enumerate(reversed(s.metrics)))
     fake.route("POST", "/services/search/jobs/export", Response(200, export))
-
-
-def run(argv, stdin=""):
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(argv, io.StringIO(stdin), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def base(fake, tmp_path, *extra):
@@ -83,10 +72,7 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     assert code == exitcodes.OK, err
     req = fake_splunkd.requests_to("/services/server/info")[0]
     assert req.headers["Authorization"].startswith("Bearer eyJ")
-    blob = ""
-    for dirpath, _, files in os.walk(str(tmp_path / "snap")):
-        for f in files:
-            blob += open(os.path.join(dirpath, f), encoding="utf-8").read()
+    blob = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "snap").rglob("*") if p.is_file())
     assert HEC_TOKEN not in blob and "eyJzdWIiOiJhZG1pbiJ9" not in blob
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
     http = json.loads((tmp_path / "snap" / "rest" / "services" / "data" / "inputs" / "http.json").read_text())
@@ -165,7 +151,7 @@ def test_usage_errors(argv, words, monkeypatch, tmp_path):
 def test_snapshot_as_a_subprocess(fake_splunkd, tls, tmp_path):
     serve(fake_splunkd, instance())
     env = dict(os.environ, SPLUNK_TOKEN="k", PYTHONDONTWRITEBYTECODE="1")
-    r = subprocess.run([sys.executable, SCRIPT, "snapshot", "--uri", fake_splunkd.url, "--out", str(tmp_path / "s"),
+    r = subprocess.run([sys.executable, CLI_SCRIPT, "snapshot", "--uri", fake_splunkd.url, "--out", str(tmp_path / "s"),
                         "--token-env", "SPLUNK_TOKEN", "--ca-file", tls[0], "--metrics-log-minutes", "5"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == exitcodes.OK, r.stderr
@@ -190,13 +176,8 @@ def test_out_must_be_new_or_empty_and_logs_can_be_skipped(fake_splunkd, tls, tmp
 
 
 def test_unreachable_splunkd_is_transient(tmp_path, monkeypatch):
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
     monkeypatch.setenv("TOK", "k")
-    code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % port, "--out", str(tmp_path / "s"),
+    code, _, err = run(["snapshot", "--uri", "https://127.0.0.1:%d" % free_port(), "--out", str(tmp_path / "s"),
                         "--token-env", "TOK", "--insecure"])
     assert code == exitcodes.TRANSIENT and "cannot reach" in err and err.count("\n") == 1
 

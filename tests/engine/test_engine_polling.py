@@ -6,7 +6,7 @@ import pytest
 from ingest_doctor.read import endpoints
 from ingest_doctor import thresholds
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.evidence import Evidence, ThreadSample
+from ingest_doctor.evidence import Evidence, HecProbe, ThreadSample
 from fakes.snapbuilder import Snap
 
 QUIET = {"parsingQueue": (3, 3, 3, 3), "aggQueue": (1, 1, 1, 1), "typingQueue": (2, 2, 2, 2),
@@ -15,11 +15,9 @@ FULL_NOW = {"parsingQueue": (100, 60, 20, 15), "aggQueue": (99, 60, 20, 15), "ty
             "indexQueue": (100, 80, 30, 25)}
 
 
-def poll(ev, t, queues, hec_busy, pipelinesets=None):
+def poll(ev, t, queues, hec_busy):
     s = Snap("hf-01").server_info(16, ["heavyweight_forwarder"]).resources(16, 20.0, 105.0).http("2")
     s.queues({None: queues})
-    if pipelinesets:
-        s.pipelinesets(pipelinesets)
     for path, body in s.rest_bodies.items():
         endpoints.apply_rest(ev, path, body, time=t)
     ev.threads.append(ThreadSample(t, "httpinputserverdatathread", hec_busy, source="proc"))
@@ -54,9 +52,7 @@ def test_one_poll_spike_is_info_at_most():
 
 def test_queues_full_for_three_polls_localise_within_three_polls():
     ev = Evidence()
-    seen = []
-    for i in range(4):
-        seen.append(warnings(poll(ev, 2000.0 + 10 * i, FULL_NOW if i else QUIET, 30)))
+    seen = [warnings(poll(ev, 2000.0 + 10 * i, FULL_NOW if i else QUIET, 30)) for i in range(4)]
     assert seen[:3] == [[], [], []]
     assert seen[3] == [("indexing", "warning")]
 
@@ -80,7 +76,6 @@ def test_thresholds_reach_the_engine_as_settings_or_macro_names():
 
 
 def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
-    from ingest_doctor.evidence import HecProbe
     ev = Evidence()
     for i in range(4):
         t = 1000.0 + 10 * i
@@ -93,8 +88,6 @@ def test_slow_hec_requests_are_not_hidden_by_fast_health_probes():
 
 
 def test_health_probe_round_trip_stands_in_without_event_probes():
-    from ingest_doctor.evidence import HecProbe
-    ev = Evidence()
-    for i in range(4):
-        ev.hec_probes.append(HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health"))
+    ev = Evidence(hec_probes=[HecProbe(1000.0 + 10 * i, 200, 17, 2500.0, kind="health", source="collector health")
+                              for i in range(4)])
     assert ("hec_input", "warning") in warnings(diagnose(ev).to_dict())

@@ -2,18 +2,16 @@
 import math
 import random
 
+import pytest
+
 from ingest_doctor import model
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import (Config, CpuSample, Evidence, HecError, HecProbe, IndexerStatus, LogSignal,
-                                    PipelineSetLoad, ProcessorCpu, QueueSample, ThreadSample)
+                                    PipelineSetLoad, ProcessorCpu, QueueSample, ThreadSample, Thruput)
 from ingest_doctor.engine.series import SPIKE, SUSTAINED, judge
 from ingest_doctor.thresholds import defaults
 
-from fakes.rules import bottlenecks
-
-
-def sustained_thread(thread, pct=99.0, pset=None, n=4, t0=1000.0):
-    return [ThreadSample(t0 + 30 * i, thread, pct, pset, source="logs/metrics.log group=dutycycle") for i in range(n)]
+from fakes.rules import bottlenecks, thread
 
 
 def test_series_rule():
@@ -28,7 +26,7 @@ def test_series_rule():
 
 
 def test_listener_overwhelmed_adds_max_threads_and_sockets():
-    ev = Evidence(host="hf", threads=sustained_thread(model.HEC_THREAD),
+    ev = Evidence(host="hf", threads=thread(model.HEC_THREAD),
                   config=Config(dedicated_io_threads=2, max_threads=0, max_sockets=0),
                   log_signals=[LogSignal(1000.0, "hec_listener_overwhelmed", "Can't handle request",
                                          "logs/splunkd.log HttpListener")])
@@ -48,40 +46,52 @@ def test_hec_busy_without_queue_data_is_a_hec_input_finding_that_says_so():
     assert "no queue data" in f.summary
 
 
-def test_one_unhealthy_probe_is_info():
-    ev = Evidence(host="hf", hec_probes=[HecProbe(1000.0, 200, 17, 3.0), HecProbe(1010.0, 503, 18, 3.0),
-                                         HecProbe(1020.0, 200, 17, 3.0)])
-    assert bottlenecks(diagnose(ev)) == [("hec_input", "info")]
+PAUSED = [LogSignal(1000.0 + 10 * i, "tcpout_blocked", "paused", "logs/splunkd.log TcpOutputProc") for i in range(4)]
+
+
+@pytest.mark.parametrize("ev, want", [
+    pytest.param(Evidence(host="hf", hec_probes=[HecProbe(1000.0, 200, 17, 3.0), HecProbe(1010.0, 503, 18, 3.0),
+                                                 HecProbe(1020.0, 200, 17, 3.0)]),
+                 [("hec_input", "info")], id="one_unhealthy_probe_is_info"),
+    pytest.param(Evidence(host="idx", indexer=IndexerStatus("stopped", "", 0.0, "rest x"),
+                          queues=[QueueSample(None, "indexQueue", None, 100.0, "10m", source="rest q")]),
+                 [("indexer_throttled", "critical")], id="indexer_stopped_absorbs_the_indexing_symptom"),
+    pytest.param(Evidence(host="h", cpu=[CpuSample(1000.0 + 10 * i, v, None, 8) for i, v in enumerate([30, 97, 30])]),
+                 [("host_cpu", "info")], id="host_cpu_one_timed_spike_is_info"),
+    pytest.param(Evidence(host="h", cpu=[CpuSample(1000.0 + 10 * i, 97.0, None, 8) for i in range(4)]),
+                 [("host_cpu", "warning")], id="host_cpu_sustained_is_warning"),
+    # window averages from alert rows count as sustained when they span the sustained window
+    pytest.param(Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "10m", "alert")]),
+                 [("hec_input", "warning")], id="alert_row_10m_thread_average_is_sustained"),
+    pytest.param(Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "5m", "alert")]),
+                 [("hec_input", "info")], id="alert_row_5m_thread_average_is_not"),
+    pytest.param(Evidence(host="i", queues=[QueueSample(1000.0, "typingQueue", 1, 97.0, "30m", source="alert")]),
+                 [("typing", "warning")], id="alert_row_30m_queue_average_is_sustained"),
+    pytest.param(Evidence(host="uf", log_signals=PAUSED), [("output", "warning")],
+                 id="tcpout_paused_without_queue_data_is_an_output_warning"),
+    pytest.param(Evidence(host="uf", log_signals=PAUSED[:1], queues=[
+                     QueueSample(1000.0 + 30 * i, "parsingQueue", None, 5.0, source="m") for i in range(4)]),
+                 [("output", "info")], id="one_tcpout_pause_with_quiet_queues_is_info"),
+])
+def test_plain_evidence_gives_its_bottlenecks(ev, want):
+    assert bottlenecks(diagnose(ev)) == want
 
 
 def test_unknown_pegged_thread_is_listed_not_dropped():
-    r = diagnose(Evidence(host="x", threads=sustained_thread("replicationdatareceiverthread")))
+    r = diagnose(Evidence(host="x", threads=thread("replicationdatareceiverthread")))
     assert r.findings == []
     assert any("replicationdatareceiverthread" in n and "not part of the ingestion pipeline" in n
                for n in r.not_judged)
 
 
-def test_indexer_stopped_absorbs_the_indexing_symptom():
-    ev = Evidence(host="idx", indexer=IndexerStatus("stopped", "", 0.0, "rest x"),
-                  queues=[QueueSample(None, "indexQueue", None, 100.0, "10m", source="rest q")])
-    assert bottlenecks(diagnose(ev)) == [("indexer_throttled", "critical")]
-
-
 def test_hidden_single_core_sentence():
-    ev = Evidence(host="hf", threads=sustained_thread("typing"), cpu=[CpuSample(None, 5.0, 100.0, 24)])
+    ev = Evidence(host="hf", threads=thread("typing"), cpu=[CpuSample(None, 5.0, 100.0, 24)])
     ev.host_cpu.cores, ev.host_cpu.splunkd_cpu_pct, ev.host_cpu.host_cpu_pct = 24, 100.0, 5.0
     (f,) = diagnose(ev).findings
     # the sentence of the README's example (the "4% of 24 cores is one core pegged" trap)
     assert "splunkd uses about 4% of 24 cores, which is one core pegged" in f.summary
     assert [(e.signal, e.value) for e in f.evidence if e.signal == "splunkd_cpu_pct_of_host"] == \
         [("splunkd_cpu_pct_of_host", 4.2)]
-
-
-def test_host_cpu_one_timed_spike_is_info_sustained_is_warning():
-    spike = Evidence(host="h", cpu=[CpuSample(1000.0 + 10 * i, v, None, 8) for i, v in enumerate([30, 97, 30])])
-    assert bottlenecks(diagnose(spike)) == [("host_cpu", "info")]
-    busy = Evidence(host="h", cpu=[CpuSample(1000.0 + 10 * i, 97.0, None, 8) for i in range(4)])
-    assert bottlenecks(diagnose(busy)) == [("host_cpu", "warning")]
 
 
 def test_stage_cpu_from_processors_alone():
@@ -92,10 +102,8 @@ def test_stage_cpu_from_processors_alone():
 
 
 def test_imbalance_from_pipelineset_loads():
-    loads = []
-    for i in range(4):
-        for p in range(3):
-            loads.append(PipelineSetLoad(1000.0 + 30 * i, p, "indexerpipe", 99.0 if p == 0 else 5.0))
+    loads = [PipelineSetLoad(1000.0 + 30 * i, p, "indexerpipe", 99.0 if p == 0 else 5.0)
+             for i in range(4) for p in range(3)]
     r = diagnose(Evidence(host="i", pipelinesets=loads))
     assert ("indexing", "warning") in bottlenecks(r) and ("pipeline_set_imbalance", "warning") in bottlenecks(r)
     assert [f.pipeline_set for f in r.findings if f.bottleneck == "indexing"] == [0]
@@ -130,8 +138,7 @@ def test_random_evidence_never_crashes():
 
 
 def test_parsing_stage_advice_is_about_line_breaking():
-    from ingest_doctor.evidence import Thruput
-    ev = Evidence(host="hf", threads=sustained_thread("parsing"),
+    ev = Evidence(host="hf", threads=thread("parsing"),
                   thruput=[Thruput(1000.0, "sourcetype", "vendor:raw", 900.0)],
                   config=Config(parallel_ingestion_pipelines=1,
                                 props={"vendor:raw": {"LINE_BREAKER": "([\\r\\n]+)", "CHARSET": "AUTO"}}))
@@ -140,22 +147,6 @@ def test_parsing_stage_advice_is_about_line_breaking():
     assert got[("vendor:raw", "CHARSET")].suggested == "UTF-8"
     assert ("vendor:raw", "LINE_BREAKER") in got and ("vendor:raw", "SHOULD_LINEMERGE") not in got
     assert got[("general", "parallelIngestionPipelines")].suggested == "2"
-
-
-def test_window_averages_from_alert_rows_count_as_sustained():
-    avg = Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "10m", "alert")])
-    assert bottlenecks(diagnose(avg)) == [("hec_input", "warning")]
-    short = Evidence(host="hf", threads=[ThreadSample(1000.0, model.HEC_THREAD, 96.0, None, "5m", "alert")])
-    assert bottlenecks(diagnose(short)) == [("hec_input", "info")]
-    q = Evidence(host="i", queues=[QueueSample(1000.0, "typingQueue", 1, 97.0, "30m", source="alert")])
-    assert bottlenecks(diagnose(q)) == [("typing", "warning")]
-
-
-def test_tcpout_paused_without_queue_data_is_an_output_finding():
-    sig = [LogSignal(1000.0 + 10 * i, "tcpout_blocked", "paused", "logs/splunkd.log TcpOutputProc") for i in range(4)]
-    assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig))) == [("output", "warning")]
-    quiet = [QueueSample(1000.0 + 30 * i, "parsingQueue", None, 5.0, source="m") for i in range(4)]
-    assert bottlenecks(diagnose(Evidence(host="uf", log_signals=sig[:1], queues=quiet))) == [("output", "info")]
 
 
 def test_hec_latency_sustained_is_a_warning_a_single_slow_probe_is_info():

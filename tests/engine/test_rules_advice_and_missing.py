@@ -2,7 +2,7 @@
 from ingest_doctor import model
 from ingest_doctor.evidence import Config, Evidence, ProcessorCpu
 from ingest_doctor.engine.rules import not_judged, queue_chain, stage_advice, thread_saturation
-from fakes.rules import T0, cpu, queue, run, thread
+from fakes.rules import T0, cpu, queue, run, state, thread
 
 
 def test_typing_advice_carries_the_regex_share():
@@ -51,7 +51,6 @@ def test_not_judged_names_every_missing_source_once():
 
 
 def test_missing_configuration_is_named_in_the_pipelines_order_whatever_order_the_stages_were_drafted():
-    from fakes.rules import state
     notes = []
     for order in (("output", "typing", "indexing", "merging"), ("merging", "indexing", "typing", "output")):
         st = state(Evidence(host="hf", queues=queue("typingQueue", 99.0)))

@@ -3,7 +3,7 @@ from ingest_doctor import model
 from ingest_doctor.evidence import Evidence, HecError, HecProbe, LogSignal
 from ingest_doctor.engine.rules import hec_latency, hec_symptoms, queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import HEC_SYMPTOM
-from fakes.rules import T0, queue, run
+from fakes.rules import T0, queue, run, thread
 
 
 def busy(n=5):
@@ -51,7 +51,6 @@ def test_listener_overwhelmed_names_the_listener():
 
 
 def test_pegged_hec_thread_raised_to_critical_by_its_own_refusals():
-    from fakes.rules import thread
     ev = Evidence(host="hf", threads=thread(model.HEC_THREAD), hec_errors=busy())
     st = run(ev, queue_chain.run, thread_saturation.run, hec_symptoms.run)
     d = st.drafts[("hec_input", None)]
@@ -81,8 +80,7 @@ def test_one_slow_probe_is_info_and_full_queues_take_the_latency():
 
 
 def test_429_code_26_health_answers_with_indexing_saturated_are_an_indexing_finding():
-    ev = Evidence(host="hf", queues=queue("indexQueue", 99.0),
-                  hec_probes=[HecProbe(T0 + 10 * i, 429, 26, 3.0) for i in range(4)])
+    ev = Evidence(host="hf", queues=queue("indexQueue", 99.0), hec_probes=health([26] * 4, status=429))
     st = run(ev, queue_chain.run, hec_symptoms.run)
     assert ("hec_input", None) not in st.drafts
     d = st.drafts[("indexing", None)]
@@ -94,8 +92,7 @@ def test_429_code_26_health_answers_with_indexing_saturated_are_an_indexing_find
 
 
 def test_sustained_429_without_queue_data_is_a_hec_input_warning_and_reply_26_counts_as_busy():
-    st = run(Evidence(host="hf", hec_probes=[HecProbe(T0 + 10 * i, 429, 27, 3.0) for i in range(4)]),
-             queue_chain.run, hec_symptoms.run)
+    st = run(Evidence(host="hf", hec_probes=health([27] * 4, status=429)), queue_chain.run, hec_symptoms.run)
     assert st.drafts[("hec_input", None)].severity == "warning"
     errs = [HecError(T0 + i, 26, "app", "", "logs/splunkd.log") for i in range(5)]
     st = run(Evidence(host="hf", queues=queue("typingQueue", 99.0), hec_errors=errs), queue_chain.run,

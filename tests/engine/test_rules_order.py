@@ -1,4 +1,6 @@
 """The rule list: one visible order, explicit state, and room for new rules."""
+import pathlib
+
 from ingest_doctor import model
 from ingest_doctor.engine import rules
 from ingest_doctor.diagnose import diagnose
@@ -50,15 +52,7 @@ def test_bottleneck_names_come_from_the_model():
 def test_a_rule_reads_grouped_series_and_judges_in_at_most_150_lines():
     """Issue 36: the grouping lives in engine/grouping.py; every module of the rules package (the rules,
     and the helpers beside them, but the shared State) stays short enough to read as one judgement."""
-    import glob
-    import os
-    folder = os.path.dirname(rules.__file__)
-    long = {}
-    for path in glob.glob(os.path.join(folder, "*.py")):
-        if os.path.basename(path) in ("state.py", "__init__.py"):
-            continue
-        with open(path, encoding="utf-8") as f:
-            n = sum(1 for _ in f)
-        if n > 150:
-            long[os.path.basename(path)] = n
+    lengths = {p.name: len(p.read_text(encoding="utf-8").splitlines())
+               for p in pathlib.Path(rules.__file__).parent.glob("*.py") if p.name not in ("state.py", "__init__.py")}
+    long = {name: n for name, n in lengths.items() if n > 150}
     assert not long, long

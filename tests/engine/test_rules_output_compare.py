@@ -1,29 +1,25 @@
 """Issue 37, rules side: the receiver or the link decided by comparing a sender's connections, the paused and
 connection-failure lines' destinations counted, and compression advised only where it applies."""
-import os
-
 from ingest_doctor.diagnose import diagnose
-from ingest_doctor.read import splunkdlog
-from ingest_doctor.read.snapshot import load_snapshot
 
-from fakes.paths import SCENARIOS as SCEN
+from fakes.engine_helpers import scenario, serious, settings
 
 
-def serious(name, change=None):
-    ev = load_snapshot(os.path.join(SCEN, name))
+def the_serious_one(name, change=None, **config):
+    """Scenario `name`'s one finding that warns, once `change` (if any) has changed its Evidence and `config`
+    its configuration's fields."""
+    ev = scenario(name)
     if change:
         change(ev)
-    [f] = [f for f in diagnose(ev).findings if f.severity in ("warning", "critical")]
+    for field, value in config.items():
+        setattr(ev.config, field, value)
+    [f] = serious(diagnose(ev))
     return f
-
-
-def settings(f):
-    return [r.setting for r in f.recommendations]
 
 
 def test_one_receiver_of_six_taking_almost_nothing_is_named_by_comparison():
     # 10.0.1.14 takes ~30 KB/s (over the absolute 1 KB/s) while five others take ~6,000 KB/s each.
-    f = serious("output_one_of_six")
+    f = the_serious_one("output_one_of_six")
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "10.0.1.14:9997 connected but taking 30 KB/s while another receiver of this output takes 5,992 KB/s" \
         in f.summary and "it is the one holding the output back" in f.summary
@@ -40,12 +36,12 @@ def test_the_same_six_all_at_the_full_rate_leave_the_link_or_the_drain():
         for c in ev.tcpout:
             if c.receiver.startswith("10.0.1.14"):
                 c.kbps = 6000.0
-    f = serious("output_one_of_six", even)
+    f = the_serious_one("output_one_of_six", even)
     assert "10.0.1.14:9997 connected" not in f.summary and "link or the receivers' drain rate" in f.summary
 
 
 def test_a_hung_receiver_with_useack_is_named_as_hung_not_unreachable():
-    f = serious("output_hung_useack")
+    f = the_serious_one("output_hung_useack")
     assert "10.0.2.13:9997 ACK timed out 6 times (connected but not acknowledging what it received, with " \
            "useACK on" in f.summary
     assert [(e.signal, e.value) for e in f.evidence if e.signal == "tcpout_connect_failures"] == [
@@ -56,25 +52,21 @@ def test_a_hung_receiver_with_useack_is_named_as_hung_not_unreachable():
 
 
 def test_an_ssl_output_to_a_cloud_stack_gets_no_compression_advice():
-    f = serious("output_ssl_cloud")
+    f = the_serious_one("output_ssl_cloud")
     assert "link or the receivers' drain rate" in f.summary
     assert "The output uses SSL: `compressed` does not apply there" in f.summary
     assert not {"compressed", "useClientSSLCompression"} & set(settings(f))
 
 
 def test_an_ssl_output_with_ssl_compression_off_gets_that_setting_not_compressed():
-    def off(ev):
-        ev.config.tcpout_ssl_compression = False
-    f = serious("output_ssl_cloud", off)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl_compression=False)
     [r] = [r for r in f.recommendations if r.setting == "useClientSSLCompression"]
     assert (r.conf_file, r.current, r.suggested) == ("outputs.conf", "false", "true")
     assert r.action.startswith("Only if the receivers are idle") and "compressed" not in settings(f)
 
 
 def test_the_same_output_without_ssl_is_offered_compression_only_if_the_receivers_idle():
-    def plain(ev):
-        ev.config.tcpout_ssl = False
-    f = serious("output_ssl_cloud", plain)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl=False)
     [r] = [r for r in f.recommendations if r.setting == "compressed"]
     assert r.action.startswith("Only if the receivers are idle") and "uses SSL" not in f.summary
 
@@ -82,25 +74,16 @@ def test_the_same_output_without_ssl_is_offered_compression_only_if_the_receiver
 def test_the_same_output_whose_outputs_conf_was_not_read_is_offered_no_compression_setting():
     """Unread, the output may be SSL (this one is): no `compressed` to set, whatever the condition in front of it
     (the search head's action, whose rows carry no configuration, posted "Change compressed = true" here)."""
-    def unread(ev):
-        ev.config.tcpout_ssl = ev.config.tcpout_ssl_compression = ev.config.tcpout_compressed = None
-    f = serious("output_ssl_cloud", unread)
+    f = the_serious_one("output_ssl_cloud", tcpout_ssl=None, tcpout_ssl_compression=None, tcpout_compressed=None)
     assert not {"compressed", "useClientSSLCompression"} & set(settings(f))
     [r] = [r for r in f.recommendations if "compress" in r.action]
     assert r.setting is None and r.action.startswith("Read this instance's outputs.conf before any compression")
 
 
-def test_the_ack_timeout_line_names_its_receiver():
-    ev = splunkdlog.parse_lines(["11-22-2025 09:59:30.000 +0000 WARN  TcpOutputProc [7812 indexerPipe] - Read "
-                                 "operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds."])
-    [s] = ev.log_signals
-    assert (s.kind, s.receiver, s.state) == ("tcpout_connect_failed", "10.0.2.13:9997", "ACK timed out")
-
-
 def test_hec_refusals_during_output_bursts_are_the_outputs_symptom_not_a_hec_root():
     # autoLB over six, one saturated: tcpout fills one sample in four, HEC answers 503/code 18 then, its thread
     # 20-41% busy. Once a hec_input root with dedicatedIoThreads 2 -> 8.
-    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    ev = scenario("hec_503_output_bursts")
     r = diagnose(ev)
     assert [(f.bottleneck, f.severity) for f in r.findings if f.severity != "info"] == [("output", "warning")]
     [f] = [f for f in r.findings if f.bottleneck == "output"]
@@ -111,7 +94,7 @@ def test_hec_refusals_during_output_bursts_are_the_outputs_symptom_not_a_hec_roo
 
 
 def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding():
-    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    ev = scenario("hec_503_output_bursts")
     for t in ev.threads:
         if "httpinput" in t.thread.lower():
             t.busy_pct = 97.0
@@ -121,7 +104,5 @@ def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding(
 
 def test_paused_lines_naming_the_only_receiver_decide_nothing():
     # One server in outputs.conf (by name) and every paused line naming its address: nothing to compare with.
-    def one(ev):
-        ev.config.tcpout_servers = "idx1:9997"
-    f = serious("output_blocked", one)
+    f = the_serious_one("output_blocked", tcpout_servers="idx1:9997")
     assert "cannot be told" in f.summary and "every paused line names it" not in f.summary

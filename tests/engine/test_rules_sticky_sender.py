@@ -1,17 +1,15 @@
 """Issue 37: a sender autoLB never moves off one receiver is named as the cause of the stickiness, with
 EVENT_BREAKER_ENABLE/EVENT_BREAKER and forceTimebasedAutoLB."""
-import os
 from dataclasses import replace
 
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import LogSignal
-from ingest_doctor.read.snapshot import load_snapshot
 
-from fakes.paths import SCENARIOS as SCEN
+from fakes.engine_helpers import scenario
 
 
 def uf():
-    return load_snapshot(os.path.join(SCEN, "sticky_uf_one_receiver"))
+    return scenario("sticky_uf_one_receiver")
 
 
 def outputs(ev):

@@ -1,6 +1,6 @@
 """thread_saturation: pegged threads and stage CPU make their stage a bottleneck."""
 from ingest_doctor import model
-from ingest_doctor.evidence import Evidence, ProcessorCpu, ThreadSample
+from ingest_doctor.evidence import Evidence, PipelineSetLoad, ProcessorCpu, ThreadSample
 from ingest_doctor.engine.rules import queue_chain, thread_saturation
 from ingest_doctor.engine.rules.state import HEC_SYMPTOM, STAGE_CPU, THREAD
 from fakes.rules import T0, queue, run, thread
@@ -53,7 +53,6 @@ def test_thread_outside_the_pipeline_is_named_not_judged():
 
 
 def test_pipeline_set_busiest_thread_counts_for_its_set():
-    from ingest_doctor.evidence import PipelineSetLoad
     loads = [PipelineSetLoad(T0 + 30 * i, 1, "typing", 97.0, source="rest pipelinesets") for i in range(4)]
     st = run(Evidence(host="hf", pipelinesets=loads, threads=[ThreadSample(T0, "typing", 1.0, 0)]),
              thread_saturation.run)

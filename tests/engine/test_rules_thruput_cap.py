@@ -1,6 +1,5 @@
 """Issue 37: limits.conf [thruput] maxKBps reached is a root of its own, with the setting and its value
 (once diagnosed as a parsing bottleneck)."""
-import os
 from dataclasses import replace
 
 from ingest_doctor import thresholds
@@ -9,9 +8,8 @@ from ingest_doctor.engine import rules
 from ingest_doctor.engine.rules import thruput_cap
 from ingest_doctor.evidence import LogSignal
 from ingest_doctor.read import splunkdlog
-from ingest_doctor.read.snapshot import load_snapshot
 
-from fakes.paths import SCENARIOS as SCEN
+from fakes.engine_helpers import scenario, serious
 
 LINE = ("11-22-2025 09:59:37.000 +0000 INFO  ThruputProcessor [5512 parsing] - Current data throughput (257 kb/s) "
         "has reached maxKBps. As a result, data forwarding may be throttled. Consider increasing the value of "
@@ -19,11 +17,7 @@ LINE = ("11-22-2025 09:59:37.000 +0000 INFO  ThruputProcessor [5512 parsing] - C
 
 
 def uf():
-    return load_snapshot(os.path.join(SCEN, "maxkbps_windows_uf"))
-
-
-def serious(report):
-    return [f for f in report.findings if f.severity in ("warning", "critical")]
+    return scenario("maxkbps_windows_uf")
 
 
 def test_the_maxkbps_line_is_read_with_its_rate():
@@ -76,7 +70,7 @@ def test_below_the_cap_and_no_line_is_not_the_cap():
 
 
 def test_receivers_holding_the_output_back_come_first_the_cap_second():
-    ev = load_snapshot(os.path.join(SCEN, "output_receivers_down"))
+    ev = scenario("output_receivers_down")
     ev.log_signals += [LogSignal(1763805000.0 + 60 * i, "thruput_capped", "", "logs/splunkd.log ThruputProcessor",
                                  "", "256") for i in range(3)]
     [f] = serious(diagnose(ev))
@@ -88,7 +82,7 @@ def test_receivers_holding_the_output_back_come_first_the_cap_second():
 def test_the_cap_over_output_bursts_is_a_warning_not_info():
     # The cap reached while tcpout only filled in bursts (an info finding): the cap takes the output finding
     # over and warns.
-    ev = load_snapshot(os.path.join(SCEN, "hec_503_output_bursts"))
+    ev = scenario("hec_503_output_bursts")
     ev.hec_errors, ev.hec_probes = [], []
     ev.log_signals += [LogSignal(1763805000.0 + 60 * i, "thruput_capped", "", "logs/splunkd.log ThruputProcessor",
                                  "", "256") for i in range(3)]

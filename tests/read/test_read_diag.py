@@ -4,29 +4,23 @@ Every scenario's snapshot, laid out as a diag, gives the same findings (id, seve
 what a diag cannot carry is named in not_judged. Deployment cases give the same root causes. Bad input is named
 on stderr with its exit code, and a deployment's other diags are still judged.
 """
-from __future__ import annotations
-
 import io
 import json
 import os
+import shutil
 import tarfile
 
 import pytest
 
 from fakes import diagbuilder
 from fakes.deploybuilder import Member, receiver, sender, write
+from fakes.engine_helpers import copy_scenario, diagnose_cli
 from fakes.paths import SCENARIOS
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.read import conffile, diag, readstep, resourceusage
 from ingest_doctor.evidence import Evidence
 
 NAMES = sorted(n for n in os.listdir(SCENARIOS) if os.path.isdir(os.path.join(SCENARIOS, n)))
-
-
-def run(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    rc = cli.run(["diagnose"] + [str(a) for a in argv], io.StringIO(), out, err, {}, None)
-    return rc, out.getvalue(), err.getvalue()
 
 
 def judged(report):
@@ -39,8 +33,8 @@ def test_a_scenario_as_a_diag_gives_the_snapshots_findings(name, tmp_path):
     snap = os.path.join(SCENARIOS, name)
     tarball = diagbuilder.from_snapshot(snap, str(tmp_path))
     assert os.path.basename(tarball).startswith("diag-") and tarball.endswith(".tar.gz")
-    rc_s, out_s, _ = run(snap)
-    rc_d, out_d, err = run(tarball)
+    rc_s, out_s, _ = diagnose_cli(snap)
+    rc_d, out_d, err = diagnose_cli(tarball)
     assert rc_d == rc_s == exitcodes.OK, err
     a, b = json.loads(out_s), json.loads(out_d)
     assert judged(b) == judged(a) and b["healthy"] == a["healthy"]
@@ -49,13 +43,12 @@ def test_a_scenario_as_a_diag_gives_the_snapshots_findings(name, tmp_path):
 
 
 def test_an_extracted_diag_folder_reads_as_its_tarball(tmp_path):
-    snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
-    tarball = diagbuilder.from_snapshot(snap, str(tmp_path))
+    tarball = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "hec_pegged_default_io"), str(tmp_path))
     with tarfile.open(tarball) as tf:
         tf.extractall(str(tmp_path / "x"), filter="data") if hasattr(tarfile, "data_filter") else tf.extractall(
             str(tmp_path / "x"))
     folder = tmp_path / "x" / os.path.basename(tarball)[:-len(".tar.gz")]
-    assert json.loads(run(folder)[1])["findings"] == json.loads(run(tarball)[1])["findings"]
+    assert json.loads(diagnose_cli(folder)[1])["findings"] == json.loads(diagnose_cli(tarball)[1])["findings"]
 
 
 def test_the_diag_is_never_extracted_and_is_read_as_a_stream(tmp_path, monkeypatch):
@@ -69,15 +62,17 @@ def test_the_diag_is_never_extracted_and_is_read_as_a_stream(tmp_path, monkeypat
     tarball = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "busy_healthy"), str(tmp_path))
     monkeypatch.setattr(tarfile, "open", spy)
     before = set(os.listdir(tmp_path))
-    assert run(tarball)[0] == exitcodes.OK
+    assert diagnose_cli(tarball)[0] == exitcodes.OK
     assert opened and all(m == "r|*" for m in opened)
     assert set(os.listdir(tmp_path)) == before
 
 
-def _deployment(tmp_path):
+def _deployment(tmp_path, received=True):
+    """A heavy forwarder blocked on its saturated indexer, as a deployment folder and as a folder of their diags;
+    `received=False`: no tcpin line names the forwarder (the indexer took nothing from it)."""
     hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
     idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
-    receiver(idx, [(hf, 5900.0)], saturated="indexing")
+    receiver(idx, [(hf, 5900.0)] if received else [], saturated="indexing")
     sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
     root = write(str(tmp_path / "dep"), [hf, idx])
     out = tmp_path / "diags"
@@ -92,22 +87,26 @@ def causes(report):
                   for c in report.get("root_causes", []))
 
 
-def test_a_deployment_of_diags_gives_the_deployment_folders_root_causes(tmp_path):
-    root, diags = _deployment(tmp_path)
-    rc_f, out_f, _ = run(root)
-    rc_d, out_d, err = run(diags)
+@pytest.mark.parametrize("received", [True, False], ids=["receiver_named_by_tcpin", "receiver_known_by_address"])
+def test_a_deployment_of_diags_gives_the_deployment_folders_root_causes(tmp_path, received):
+    """Also when no tcpin line names the receiver (it took nothing): the sender's outputs.conf names it by IP, and
+    only the receiver's systeminfo.txt (ifconfig) says that IP is its own, as a snapshot's management URI does."""
+    root, diags = _deployment(tmp_path, received)
+    rc_f, out_f, _ = diagnose_cli(root)
+    rc_d, out_d, err = diagnose_cli(diags)
     assert rc_f == rc_d == exitcodes.OK, err
     a, b = json.loads(out_f), json.loads(out_d)
     assert a["root_causes"] and causes(b) == causes(a)
     # and the same given one by one on the command line
-    rc, out, err = run(*sorted(str(diags / n) for n in os.listdir(diags)))
+    rc, out, err = diagnose_cli(*sorted(str(diags / n) for n in os.listdir(diags)))
     assert rc == exitcodes.OK and causes(json.loads(out)) == causes(a)
+    assert diag.scan(str(diags / sorted(os.listdir(diags))[1])).addresses == ["10.0.0.11"]
 
 
 def test_a_bad_diag_in_a_deployment_is_named_and_the_others_judged(tmp_path):
     _, diags = _deployment(tmp_path)
     (diags / "diag-broken-2025-11-22_10-00-00.tar.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"junk" * 10)
-    rc, out, err = run(diags)
+    rc, out, err = diagnose_cli(diags)
     assert rc == exitcodes.BAD_INPUT and "diag-broken" in err
     assert json.loads(out)["root_causes"]
 
@@ -122,38 +121,35 @@ def _tar(tmp_path, infos, name="diag-h-2025-11-22_10-00-00.tar.gz"):
     return path
 
 
-def _file(name, data=b"", **kw):
+def _file(name, data=b""):
     ti = tarfile.TarInfo(name)
     ti.size = len(data)
-    for k, v in kw.items():
-        setattr(ti, k, v)
     return ti, data
 
 
 def test_not_a_diag_empty_truncated_and_corrupt_are_named(tmp_path):
     good = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "busy_healthy"), str(tmp_path))
     data = open(good, "rb").read()
-    cases = {"diag-empty-2025-11-22.tar.gz": b"", "diag-trunc-2025-11-22.tar.gz": data[:len(data) // 2],
-             "diag-enc-2025-11-22.tar.gz": b"Salted__" + os.urandom(64)}
-    for name, body in cases.items():
+    cases = {"diag-empty-2025-11-22.tar.gz": (b"", "empty file"),
+             "diag-trunc-2025-11-22.tar.gz": (data[:len(data) // 2], "truncated"),
+             "diag-enc-2025-11-22.tar.gz": (b"Salted__" + os.urandom(64), "")}
+    for name, (body, words) in cases.items():
         (tmp_path / name).write_bytes(body)
-        rc, out, err = run(tmp_path / name)
-        assert rc == exitcodes.BAD_INPUT and name in err and out == "", (name, err)
-    assert "empty file" in run(tmp_path / "diag-empty-2025-11-22.tar.gz")[2]
-    assert "truncated" in run(tmp_path / "diag-trunc-2025-11-22.tar.gz")[2]
-    rc, _, err = run(_tar(tmp_path, [], "diag-none-2025-11-22.tar.gz"))
+        rc, out, err = diagnose_cli(tmp_path / name)
+        assert rc == exitcodes.BAD_INPUT and name in err and words in err and out == "", (name, err)
+    rc, _, err = diagnose_cli(_tar(tmp_path, [], "diag-none-2025-11-22.tar.gz"))
     assert rc == exitcodes.BAD_INPUT and "empty archive" in err
-    rc, _, err = run(_tar(tmp_path, [_file("diag-x/notes.txt", b"hi")], "diag-x-2025-11-22.tar.gz"))
+    rc, _, err = diagnose_cli(_tar(tmp_path, [_file("diag-x/notes.txt", b"hi")], "diag-x-2025-11-22.tar.gz"))
     assert rc == exitcodes.BAD_INPUT and "not a diag" in err
     (tmp_path / "plain").mkdir()
-    rc, _, err = run(tmp_path / "plain", tmp_path / "plain")
+    rc, _, err = diagnose_cli(tmp_path / "plain", tmp_path / "plain")
     assert rc == exitcodes.BAD_INPUT and "not a diag" in err
 
 
 @pytest.mark.parametrize("bad", ["/etc/passwd", "diag-h/../../escape", "../x"])
 def test_a_member_outside_the_folder_is_refused_and_nothing_written(tmp_path, bad):
     path = _tar(tmp_path, [_file("diag-h/log/metrics.log", b""), _file(bad, b"owned")])
-    rc, out, err = run(path)
+    rc, out, err = diagnose_cli(path)
     assert rc == exitcodes.BAD_INPUT and "outside the diag's folder" in err
     assert not os.path.exists(str(tmp_path / "escape")) and not os.path.exists(str(tmp_path.parent / "x"))
 
@@ -163,7 +159,7 @@ def test_a_symlink_member_is_named_not_followed(tmp_path):
     link = tarfile.TarInfo("diag-h-2025-11-22_10-00-00/log/splunkd.log.2")
     link.type, link.linkname = tarfile.SYMTYPE, "/etc/shadow"
     path = diagbuilder.write_tar(str(tmp_path), "diag-h-2025-11-22_10-00-00", parts, [link])
-    rc, out, err = run(path)
+    rc, out, err = diagnose_cli(path)
     assert rc == exitcodes.OK
     assert any("splunkd.log.2: a link" in n for n in json.loads(out)["not_judged"])
 
@@ -171,13 +167,13 @@ def test_a_symlink_member_is_named_not_followed(tmp_path):
 def test_a_huge_member_is_skipped_unread(tmp_path, monkeypatch):
     monkeypatch.setattr(diag, "MAX_MEMBER_BYTES", 1000)
     path = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "busy_healthy"), str(tmp_path))
-    rc, out, err = run(path)
+    rc, out, err = diagnose_cli(path)
     assert any("larger than any file splunk diag keeps" in n for n in json.loads(out)["not_judged"])
 
 
 def test_a_universal_forwarders_diag_without_introspection_is_judged_and_says_so(tmp_path):
     path = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "output_blocked"), str(tmp_path), introspection=False)
-    rc, out, err = run(path)
+    rc, out, err = diagnose_cli(path)
     report = json.loads(out)
     assert rc == exitcodes.OK and any(n.startswith("no introspection/") for n in report["not_judged"])
     assert not report["healthy"]
@@ -186,31 +182,28 @@ def test_a_universal_forwarders_diag_without_introspection_is_judged_and_says_so
 # -- the window
 
 def test_at_and_window_choose_the_stretch_judged(tmp_path):
-    path = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "hec_pegged_default_io"), str(tmp_path))
-    assert not json.loads(run(path)[1])["healthy"]
-    rc, out, err = run(path, "--at", "2025-11-21T10:00:00Z")       # a day before: no metrics.log lines
-    assert rc == exitcodes.OK and "nothing to judge" in err
-    assert run(path, "--at", "yesterday")[0] == exitcodes.USAGE
-    assert run(path, "--window", "0")[0] == exitcodes.USAGE
     snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
-    assert run(snap, "--window", "5")[0] == exitcodes.USAGE
+    path = diagbuilder.from_snapshot(snap, str(tmp_path))
+    assert not json.loads(diagnose_cli(path)[1])["healthy"]
+    rc, out, err = diagnose_cli(path, "--at", "2025-11-21T10:00:00Z")       # a day before: no metrics.log lines
+    assert rc == exitcodes.OK and "nothing to judge" in err
+    assert diagnose_cli(path, "--at", "yesterday")[0] == exitcodes.USAGE
+    assert diagnose_cli(path, "--window", "0")[0] == exitcodes.USAGE
+    assert diagnose_cli(snap, "--window", "5")[0] == exitcodes.USAGE
 
 
 def test_diags_that_do_not_overlap_are_judged_each_on_its_own_and_it_is_said(tmp_path):
     _, diags = _deployment(tmp_path)
     first = sorted(os.listdir(diags))[0]
     # Shift one diag's logs a day back: the two no longer overlap.
-    src = str(diags / first)
-    with tarfile.open(src) as tf:
+    with tarfile.open(str(diags / first)) as tf:
         parts = [(ti, tf.extractfile(ti).read() if ti.isfile() else None) for ti in tf.getmembers()]
-    os.remove(src)
-    with tarfile.open(src, "w:gz") as tf:
-        for ti, data in parts:
-            if data is not None and "/log/" in ti.name:
-                data = data.replace(b"11-22-2025", b"11-21-2025")
-                ti.size = len(data)
-            tf.addfile(ti, io.BytesIO(data) if data is not None else None)
-    rc, out, err = run(diags)
+    for i, (ti, data) in enumerate(parts):
+        if data is not None and "/log/" in ti.name:
+            parts[i] = ti, data.replace(b"11-22-2025", b"11-21-2025")
+            ti.size = len(parts[i][1])
+    _tar(diags, parts, first)       # written anew in its place
+    rc, out, err = diagnose_cli(diags)
     report = json.loads(out)
     assert any("do not overlap in time" in n for n in report["not_judged"])
 
@@ -235,7 +228,7 @@ def test_redacted_tokens_are_counted_and_never_shown(tmp_path):
     path = diagbuilder.from_snapshot(os.path.join(SCENARIOS, "hec_pegged_default_io"), str(tmp_path))
     s = diag.scan(path)
     ev = diag.load(s, *diag.window(s, 15))
-    assert ev.config.hec_tokens and "DIAG_REDACTED" not in json.dumps(run(path)[1])
+    assert ev.config.hec_tokens and "DIAG_REDACTED" not in json.dumps(diagnose_cli(path)[1])
 
 
 REAL_RU = ('{"datetime":"05-02-2023 10:00:48.392 +0000","log_level":"INFO","component":"Hostwide","data":{'
@@ -256,35 +249,14 @@ def test_resource_usage_log_in_the_real_layout():
 
 
 def test_resource_usage_log_in_a_snapshot_is_read(tmp_path):
-    import shutil
-    snap = str(tmp_path / "s")
-    shutil.copytree(os.path.join(SCENARIOS, "busy_healthy"), snap)
+    snap = copy_scenario(tmp_path, "busy_healthy")
     with open(os.path.join(snap, "snapshot.json")) as f:
-        captured = json.load(f)["captured_at"]
-    stamp = "11-22-2025 09:59:50.000 +0000" if captured == "2025-11-22T10:00:00Z" else None
-    assert stamp
+        assert json.load(f)["captured_at"] == "2025-11-22T10:00:00Z"      # the stamp below is 10 s before it
     with open(os.path.join(snap, "logs", "resource_usage.log"), "w") as f:
-        f.write(REAL_RU.replace("05-02-2023 10:00:48.392 +0000", stamp))
+        f.write(REAL_RU.replace("05-02-2023 10:00:48.392 +0000", "11-22-2025 09:59:50.000 +0000"))
     from ingest_doctor.read.snapshot import load_snapshot
     ev = load_snapshot(snap)
     assert "logs/resource_usage.log" in ev.sources and ev.host_cpu.splunkd_cpu_pct == 42.4
-
-
-def test_a_receiver_known_only_by_the_address_its_sender_names_is_linked(tmp_path):
-    """No tcpin line names the receiver (it took nothing): the sender's outputs.conf names it by IP, and only the
-    receiver's systeminfo.txt (ifconfig) says that IP is its own, as a snapshot's management URI does."""
-    hf = Member("heavy-a", "hf-01", "10.0.0.5", 1)
-    idx = Member("indexer-1", "idx-01", "10.0.0.11", 2)
-    receiver(idx, [], saturated="indexing")
-    sender(hf, [("10.0.0.11", 5900.0)], blocked=True)
-    root = write(str(tmp_path / "dep"), [hf, idx])
-    out = tmp_path / "diags"
-    out.mkdir()
-    for m in (hf, idx):
-        diagbuilder.from_snapshot(os.path.join(root, m.folder), str(out), host=m.host)
-    a, b = json.loads(run(root)[1]), json.loads(run(out)[1])
-    assert a["root_causes"] and causes(b) == causes(a)
-    assert diag.scan(str(out / sorted(os.listdir(out))[1])).addresses == ["10.0.0.11"]
 
 
 def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
@@ -312,20 +284,18 @@ def test_a_diag_of_very_many_members_holds_no_header_and_names_a_few(tmp_path):
 def test_a_renamed_diag_is_read_and_a_stray_tarball_leaves_a_snapshot_alone(tmp_path):
     """`splunk diag --diag-name` can name the tarball anything: its content decides. A snapshot or deployment
     folder holding a tarball is still judged as the folder it is."""
-    import shutil
     snap = os.path.join(SCENARIOS, "hec_pegged_default_io")
     path = diagbuilder.from_snapshot(snap, str(tmp_path))
     renamed = str(tmp_path / "case-0042.tar.gz")
     os.rename(path, renamed)
-    rc, out, err = run(renamed)
+    rc, out, err = diagnose_cli(renamed)
     assert rc == exitcodes.OK and diag.CANNOT_SHOW[0] in json.loads(out)["not_judged"]
-    copy = str(tmp_path / "snap")
-    shutil.copytree(snap, copy)
+    copy = copy_scenario(tmp_path, "hec_pegged_default_io")
     shutil.copy(renamed, copy)
-    assert json.loads(run(copy)[1]) == json.loads(run(snap)[1])
+    assert json.loads(diagnose_cli(copy)[1]) == json.loads(diagnose_cli(snap)[1])
     root, diags = _deployment(tmp_path / "d")
     shutil.copy(renamed, root)
-    rc, out, err = run(root)
+    rc, out, err = diagnose_cli(root)
     report = json.loads(out)
     assert rc == exitcodes.OK and report["deployment"] is True and report["name"] == "prod-ingest"
     assert report["hosts"] == ["hf-01", "idx-01"] and "case-0042" not in out
@@ -335,15 +305,15 @@ def test_several_snapshot_folders_or_a_mix_with_diags_on_the_command_line_are_on
     """Contract section 5, deployment inputs: several snapshot folders on the command line are judged as their
     deployment folder is; a diag may stand for one of them."""
     root, diags = _deployment(tmp_path)
-    a = json.loads(run(root)[1])
-    rc, out, err = run(os.path.join(root, "heavy-a"), os.path.join(root, "indexer-1"))
+    a = json.loads(diagnose_cli(root)[1])
+    rc, out, err = diagnose_cli(os.path.join(root, "heavy-a"), os.path.join(root, "indexer-1"))
     assert rc == exitcodes.OK, err
     assert causes(json.loads(out)) == causes(a)
     idx_diag = [n for n in os.listdir(diags) if "idx-01" in n][0]
-    rc, out, err = run(os.path.join(root, "heavy-a"), diags / idx_diag)
+    rc, out, err = diagnose_cli(os.path.join(root, "heavy-a"), diags / idx_diag)
     assert rc == exitcodes.OK, err
     assert causes(json.loads(out)) == causes(a)
-    rc, _, err = run(os.path.join(root, "heavy-a"), tmp_path / "nothing-here")
+    rc, _, err = diagnose_cli(os.path.join(root, "heavy-a"), tmp_path / "nothing-here")
     assert rc == exitcodes.BAD_INPUT and "nor a snapshot folder" in err
 
 
@@ -355,7 +325,7 @@ def test_a_diag_without_metrics_log_is_judged_on_its_other_logs_last_minutes(tmp
     since, until = diag.window(s, 15)
     last = max(f.last for f in s.logs)          # the latest of splunkd.log and resource_usage.log
     assert since == last - 900 and until == last + 60
-    rc, out, err = run(path)
+    rc, out, err = diagnose_cli(path)
     assert rc == exitcodes.OK and "log/metrics.log: not in the diag" in err
 
 
@@ -367,7 +337,7 @@ def test_a_maxkbps_capped_forwarders_diag_gives_its_snapshots_output_finding(tmp
     with tarfile.open(tarball) as tf:
         names = tf.getnames()
     assert any(n.endswith("/etc/apps/SplunkUniversalForwarder/default/limits.conf") for n in names)
-    (_, out_s, _), (rc, out_d, err) = run(snap), run(tarball)
+    (_, out_s, _), (rc, out_d, err) = diagnose_cli(snap), diagnose_cli(tarball)
     assert rc == exitcodes.OK, err
     a, b = json.loads(out_s)["findings"], json.loads(out_d)["findings"]
     assert [f["summary"] for f in b] == [f["summary"] for f in a]

@@ -1,40 +1,28 @@
 """Issue 38: a real Splunk 9.0.4.1 install's logs and configuration (tests/fixtures/diag_9041/PROVENANCE.md),
 laid out as a diag, read without error: the `dutycycle name=ingest` layout, tcpouteloop's two `ratio=`,
 zero-size queues (inputs that are off), resource_usage.log, etc/ precedence and redacted values."""
-from __future__ import annotations
-
-import io
 import json
-import os
-import tarfile
+import pathlib
 
+from fakes import diagbuilder
+from fakes.engine_helpers import diagnose_cli
 from fakes.paths import FIXTURES
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.read import diag
 
-REAL = os.path.join(FIXTURES, "diag_9041")
+REAL = pathlib.Path(FIXTURES, "diag_9041")
 TOP = "diag-codespaces-1e503f-2023-05-02_10-40-00"
 ORDER = ("etc/", "log/", "introspection/")     # splunk diag's member order; diag.log last
+DIAG_LOG = b"Collecting components: etc, log, introspection\n"
 
 
 def _diag(tmp_path) -> str:
-    files = []
-    for dirpath, _, names in os.walk(REAL):
-        for n in names:
-            rel = os.path.relpath(os.path.join(dirpath, n), REAL).replace(os.sep, "/")
-            if rel != "PROVENANCE.md":
-                files.append(rel)
-    # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
+    files = [p.relative_to(REAL).as_posix() for p in REAL.rglob("*") if p.is_file()]
+    files.remove("PROVENANCE.md")
     files.sort(key=lambda r: ([i for i, p in enumerate(ORDER) if r.startswith(p)] or [9], r))
-    path = str(tmp_path / (TOP + ".tar.gz"))
-    with tarfile.open(path, "w:gz") as tf:
-        for rel in files:
-            tf.add(os.path.join(REAL, rel), "%s/%s" % (TOP, rel.replace("/_local/", "/local/")))
-        log = b"Collecting components: etc, log, introspection\n"
-        ti = tarfile.TarInfo(TOP + "/diag.log")
-        ti.size = len(log)
-        tf.addfile(ti, io.BytesIO(log))
-    return path
+    # etc/system/local is kept as _local in the repository (no local/ folder is tracked: apps ship default/)
+    parts = [(rel.replace("/_local/", "/local/"), (REAL / rel).read_bytes()) for rel in files]
+    return diagbuilder.write_tar(str(tmp_path), TOP, parts + [("diag.log", DIAG_LOG)])
 
 
 def test_the_real_9041_diag_reads_without_error(tmp_path):
@@ -49,8 +37,6 @@ def test_the_real_9041_diag_reads_without_error(tmp_path):
     assert ev.host_cpu.cores == 4 and ev.host_cpu.splunkd_cpu_pct is not None
     assert ev.config.hec_enabled is False and ev.config.dedicated_io_threads == 2
     assert ev.host == "codespaces-1e503f"
-    out, err = io.StringIO(), io.StringIO()
-    for fmt in ("json", "text"):
-        rc = cli.run(["diagnose", path, "--format", fmt], io.StringIO(), out, err, {}, None)
-        assert rc == exitcodes.OK, err.getvalue()
-    assert "DIAG_REDACTED" not in out.getvalue() and json.loads(out.getvalue().split("\n}\n")[0] + "\n}")
+    reports = [diagnose_cli(path, "--format", fmt) for fmt in ("json", "text")]
+    assert [rc for rc, _, _ in reports] == [exitcodes.OK, exitcodes.OK], reports
+    assert not [out for _, out, _ in reports if "DIAG_REDACTED" in out] and json.loads(reports[0][1])

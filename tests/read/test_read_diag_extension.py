@@ -1,19 +1,18 @@
 """Issue 38: the add-on's diag extension (bin/ingest_doctor_diag.py), called as splunk diag calls it, with a fake
 `diag` object whose add_rest_endpoint asks the loopback fake splunkd (as diag asks the local splunkd), and
 `diagnose` preferring that live data when the diag carries it."""
-from __future__ import annotations
-
-import io
 import json
 import os
 import ssl
+import time
 import urllib.error
 import urllib.request
 
 from fakes import diagbuilder
-from fakes.paths import BIN, SCENARIOS
+from fakes.engine_helpers import diagnose_cli, load_script
+from fakes.paths import BIN, SCENARIOS, need_ta_build
 from fakes.splunkd import FakeSplunkd, Response
-from ingest_doctor import cli, exitcodes
+from ingest_doctor import exitcodes
 from ingest_doctor.read import diag as diagread
 from ingest_doctor.read.endpoints import SNAPSHOT
 
@@ -55,12 +54,11 @@ class Callback:
         self.rest = True
 
 
-def _script():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("ingest_doctor_diag", os.path.join(BIN, "ingest_doctor_diag.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _report(path):
+    """`diagnose` of `path` through the CLI, which must exit OK: the report as JSON."""
+    rc, out, err = diagnose_cli(path)
+    assert rc == exitcodes.OK, err
+    return json.loads(out)
 
 
 def _serve_scenario(fake):
@@ -73,7 +71,7 @@ def _serve_scenario(fake):
 
 def _collect(tls, tmp_path) -> FakeDiag:
     """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
-    mod = _script()
+    mod = load_script(os.path.join(BIN, "ingest_doctor_diag.py"), "ingest_doctor_diag")
     cb = Callback()
     mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
     assert cb.rest
@@ -106,52 +104,38 @@ def test_diagnose_prefers_the_extensions_live_data(tls, tmp_path):
     with_live = diagbuilder.write_tar(str(tmp_path), "diag-%s-2025-11-22_10-00-00" % host, parts)
     (tmp_path / "plain").mkdir()
     plain = diagbuilder.from_snapshot(SCEN, str(tmp_path / "plain"))
-
-    def report(path):
-        out, err = io.StringIO(), io.StringIO()
-        assert cli.run(["diagnose", path], io.StringIO(), out, err, {}, None) == exitcodes.OK, err.getvalue()
-        return json.loads(out.getvalue())
-    live, logs = report(with_live), report(plain)
+    live, logs = _report(with_live), _report(plain)
     assert diagread.CANNOT_SHOW[0] not in live["not_judged"] and diagread.CANNOT_SHOW[0] in logs["not_judged"]
-    snap = io.StringIO()
-    cli.run(["diagnose", SCEN], io.StringIO(), snap, io.StringIO(), {}, None)
     ids = lambda r: sorted((f["id"], f["severity"]) for f in r["findings"])     # noqa: E731
-    assert ids(live) == ids(json.loads(snap.getvalue()))
+    assert ids(live) == ids(_report(SCEN))
 
 
 def test_a_failed_extension_is_named(tmp_path):
     parts = diagbuilder.members(SCEN, "h")
     parts.insert(-2, ("app_ext/TA-ingest_doctor/data_collect_exception.output", b"Traceback...\nURLError: refused\n"))
     path = diagbuilder.write_tar(str(tmp_path), "diag-h-2025-11-22_10-00-00", parts)
-    out = io.StringIO()
-    assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
-    assert any("diag extension failed (URLError: refused)" in n for n in json.loads(out.getvalue())["not_judged"])
+    assert any("diag extension failed (URLError: refused)" in n for n in _report(path)["not_judged"])
 
 
 def test_the_built_addon_declares_the_extension_and_ships_it():
     """app.conf [diag] names the script diag imports from the add-on's bin/ (a simple file name, app.conf.spec)."""
     from confcheck import read_conf
-    from fakes.paths import need_ta_build
     ta = need_ta_build()
     diag_stanza = read_conf(os.path.join(ta, "default", "app.conf"))["diag"]
     script = diag_stanza["extension_script"].strip()
     assert "/" not in script and os.path.isfile(os.path.join(ta, "bin", script))
     assert diag_stanza["data_limit"].strip() == "16MB"
-    spec = __import__("importlib.util").util.spec_from_file_location("built_diag", os.path.join(ta, "bin", script))
-    mod = __import__("importlib.util").util.module_from_spec(spec)
-    spec.loader.exec_module(mod)        # imports from the built add-on's own bin/, as diag imports it
+    mod = load_script(os.path.join(ta, "bin", script), "built_diag")    # from the built add-on's own bin/, as diag
     assert callable(mod.setup) and callable(mod.collect_diag_info)
 
 
 def _stamp(t):
-    import time
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t)) + ",123"     # logging's asctime, local time
 
 
 def test_the_extension_saves_the_collector_logs_last_hour_bounded_and_without_secrets(tls, tmp_path, monkeypatch):
     """The collector's window is in its process's memory: the extension saves its log file's tail instead, the
     last hour and at most COLLECTOR_TAIL_BYTES of a file of any size, with no secret in it."""
-    import time
     from ingest_doctor_ports import logs
     home = tmp_path / "splunk"
     folder = home / "var" / "log" / "splunk"
@@ -193,9 +177,4 @@ def test_a_diag_with_the_collector_log_reads_as_one_without(tmp_path):
     parts.insert(-2, ("app_ext/TA-ingest_doctor/" + diagread.COLLECTOR_LOG,
                       b"# ingest_doctor_collector.log\n2025-11-22 10:00:00,000 INFO category=poll\n"))
     with_log = diagbuilder.write_tar(str(tmp_path / "b"), "diag-h-2025-11-22_10-00-00", parts)
-
-    def report(path):
-        out = io.StringIO()
-        assert cli.run(["diagnose", path], io.StringIO(), out, io.StringIO(), {}, None) == exitcodes.OK
-        return json.loads(out.getvalue())
-    assert report(with_log) == report(plain)
+    assert _report(with_log) == _report(plain)

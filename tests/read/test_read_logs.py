@@ -1,27 +1,30 @@
 """metrics.log and splunkd.log parsing, by key, as streams (lines in the log.cfg layouts)."""
+import io
+import random
+
 import pytest
 
 from ingest_doctor.read import logtime, metricslog, splunkdlog
+from ingest_doctor.read.snapshot import bounded_lines, load_snapshot
 from ingest_doctor.evidence import Evidence
+from fakes.snapbuilder import Snap
 
 H = "11-22-2025 09:59:30.000 +0000 INFO  Metrics - "
 T = 1763805570.0
 
 
-def parse(*bodies):
+def feed(lines, **window):
+    """`lines` fed one by one to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
     ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for b in bodies:
-        p.feed(H + b + "\n")
-    p.finish()
-    return ev, p.stats
+    p = metricslog.MetricsLogParser(ev, **window)
+    for line in lines:
+        p.feed(line)
+    return ev, p.finish()
 
 
-def test_timestamp_with_and_without_zone():
-    assert logtime.parse_prefix("11-22-2025 09:59:30.000 +0000 INFO")[0] == T
-    assert logtime.parse_prefix("11-22-2025 10:59:30.250 +0100 INFO")[0] == T + 0.25
-    assert logtime.parse_prefix("11-22-2025 09:59:30.000 INFO")[0] == T
-    assert logtime.parse_prefix("garbage")[0] is None
+def parse(*bodies):
+    """Metrics lines of these bodies, each at 09:59:30 UTC and ending its line, fed as `feed` does."""
+    return feed([H + b + "\n" for b in bodies])
 
 
 def test_queue_kb_bytes_blocked_and_no_ingest_pipe():
@@ -47,13 +50,9 @@ def test_dutycycle_long_and_wide_forms_case_insensitive():
 
 
 def test_pipeline_cpu_interval_measured_from_batches():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for sec in ("00", "20", "40"):
-        p.feed("11-22-2025 09:59:%s.000 +0000 INFO  Metrics - group=pipeline, name=indexerpipe, processor=indexer, "
-               "cpu_seconds=19.5, executes=10, cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0"
-               % sec)
-    p.finish()
+    ev, _ = feed(["11-22-2025 09:59:%s.000 +0000 INFO  Metrics - group=pipeline, name=indexerpipe, processor=indexer, "
+                  "cpu_seconds=19.5, executes=10, cumulative_hits=99, write_cpu_seconds=11.0, service_cpu_seconds=3.0"
+                  % sec for sec in ("00", "20", "40")])
     assert [x.interval_s for x in ev.processors] == [20.0, 20.0, 20.0]
     assert ev.processors[0].write_cpu_seconds == 11.0 and ev.processors[0].pipeline == "indexerpipe"
 
@@ -74,27 +73,20 @@ def test_pipelineset_thruput_and_regex_cpu():
 
 
 def test_garbage_unknown_groups_and_garbled_lines_are_counted_not_fatal():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev)
-    for line in ("not a metrics line", "\x00\xff\x01", "",
-                 H + "group=mpool, max_used_interval=11259, max_used=95646",
-                 H + "group=queue, name=parsingqueue",     # no sizes
-                 # the partly garbled real UF line shape
-                 H + 'group=thruput, name=cooked_output, instantaneous_kbps="0.000", total_k_processed="337.000"'
-                     '="0.000", ev=0',
-                 # read since issue 19 (the deployment's topology), but without sourceIp/sourceHost it is unusable
-                 H + "group=tcpin_connections, 10.1.1.1:50000:9997, connectionType=cooked, kb=1.0"):
-        p.feed(line)
-    st = p.finish()
+    _, st = feed(["not a metrics line", "\x00\xff\x01", "",
+                  H + "group=mpool, max_used_interval=11259, max_used=95646",
+                  H + "group=queue, name=parsingqueue",     # no sizes
+                  # the partly garbled real UF line shape
+                  H + 'group=thruput, name=cooked_output, instantaneous_kbps="0.000", total_k_processed="337.000"'
+                      '="0.000", ev=0',
+                  # read since issue 19 (the deployment's topology), but without sourceIp/sourceHost it is unusable
+                  H + "group=tcpin_connections, 10.1.1.1:50000:9997, connectionType=cooked, kb=1.0"])
     assert st.unknown_groups == 1 and st.garbage == 4 and st.used == 1
 
 
 def test_window_bounds_lines():
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, since=T - 10, until=T + 10)
-    p.feed("11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=dutycycle, name=misc, tail=0.1")
-    p.feed(H + "group=dutycycle, name=misc, tail=0.2")
-    st = p.finish()
+    ev, st = feed(["11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=dutycycle, name=misc, tail=0.1",
+                   H + "group=dutycycle, name=misc, tail=0.2"], since=T - 10, until=T + 10)
     assert st.outside_window == 1 and [round(t.busy_pct) for t in ev.threads] == [20]
 
 
@@ -139,13 +131,10 @@ def test_queues_of_inputs_that_are_off_are_read_not_unusable():
 
 
 def test_a_normal_metrics_log_with_queues_off_names_no_unusable_lines(tmp_path):
-    from ingest_doctor.read.snapshot import load_snapshot
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
-    lines = ["11-22-2025 09:%02d:%02d.000 +0000 INFO  Metrics - %s\n" % (m, s, body)
-             for m in range(50, 60) for s in (0, 30) for body in QUEUES_OFF]
-    (tmp_path / "logs" / "metrics.log").write_text("".join(lines))
-    ev = load_snapshot(str(tmp_path))
+    s = Snap("idx")         # captured at 10:00 UTC
+    s.metrics = ["11-22-2025 09:%02d:%02d.000 +0000 INFO  Metrics - %s" % (m, sec, body)
+                 for m in range(50, 60) for sec in (0, 30) for body in QUEUES_OFF]
+    ev = load_snapshot(s.write(str(tmp_path)))
     assert "logs/metrics.log" in ev.sources and len(ev.queues) == 40
     assert not [n for n in ev.not_judged + ev.problems if "usable" in n], ev.not_judged + ev.problems
 
@@ -174,19 +163,17 @@ TCPIN = ("group=tcpin_connections, 10.1.0.7:50000:9997, connectionType=cooked, s
 def test_one_instance_s_diagnosis_skips_connection_lines_by_their_group_a_deployment_reads_them(tmp_path, monkeypatch):
     """The skip the 30-minute diagnose budget rests on: the senders' connection lines, which only a deployment's
     topology reads, are not parsed when one instance is judged (`connections=False`, the CLI's single snapshot)."""
-    from ingest_doctor.read.snapshot import load_snapshot
-    (tmp_path / "logs").mkdir()
-    (tmp_path / "snapshot.json").write_text('{"format": 1, "host": "idx", "captured_at": "2025-11-22T10:00:00Z"}')
-    lines = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s\n" % (s, body)
-             for s in (0, 30) for body in (TCPIN, "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=1")]
-    (tmp_path / "logs" / "metrics.log").write_text("".join(lines))
+    s = Snap("idx")         # captured at 10:00 UTC
+    s.metrics = ["11-22-2025 09:59:%02d.000 +0000 INFO  Metrics - %s" % (sec, body) for sec in (0, 30)
+                 for body in (TCPIN, "group=queue, name=parsingqueue, max_size_kb=500, current_size_kb=1")]
+    root = s.write(str(tmp_path))
     read = []
     real = metricslog.pairs
     monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
-    deployment = load_snapshot(str(tmp_path))
+    deployment = load_snapshot(root)
     assert [c.hostname for c in deployment.tcpin] == ["uf007", "uf007"] and len(read) == 4
     del read[:]
-    one = load_snapshot(str(tmp_path), connections=False)
+    one = load_snapshot(root, connections=False)
     assert not one.tcpin and len(one.queues) == 2 and len(read) == 2
     assert not [n for n in one.not_judged + one.problems if "usable" in n], one.not_judged + one.problems
 
@@ -214,42 +201,31 @@ def test_splunkd_log_hec_replies_and_signals():
     assert "logs/splunkd.log" in ev.sources
 
 
-@pytest.mark.parametrize("max_line", [1, 4, 9, 30])
-def test_bounded_lines_keeps_lines_up_to_the_limit_and_counts_the_longer(max_line):
-    import io
-    from ingest_doctor.read.snapshot import bounded_lines
-    data = b"ab\ncaf\xc3\xa9 \xff\r\n\n" + b"x" * 40 + b"\n" + b"y" * 8 + b"\n\xc3" + b"\nlast"
-    lines = data.split(b"\n")
-    want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
-    want += [lines[-1].decode()] if len(lines[-1]) <= max_line else []
-    for buffer in (1, 3, 64):
-        skipped = [0]
-        got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
-        assert got == want and skipped[0] == len(lines) - len(want)
-
-
 @pytest.mark.parametrize("max_line", [1, 4, 9, 30, 64])
-def test_bounded_lines_measure_bytes_whatever_the_characters(max_line):
-    """Lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded alone."""
-    import io
-    import random
-    from ingest_doctor.read.snapshot import bounded_lines
+def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_longer(max_line):
+    """A fixed text, then lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded
+    alone, the longer counted, whatever the size of the reader's buffer."""
     rnd = random.Random(max_line)
     pieces = [b"ab", b"caf\xc3\xa9", b"\xe2\x82\xac" * 5, b"\xff", b"\xc3", b"\xed\xb2\x80", b"\r", b"", b"x" * 40,
               b"z" * (max_line - 1), b"z" * max_line]
+    texts = [b"ab\ncaf\xc3\xa9 \xff\r\n\n" + b"x" * 40 + b"\n" + b"y" * 8 + b"\n\xc3" + b"\nlast"]
     for _ in range(300):
         data = b"\n".join(rnd.choice(pieces) + rnd.choice(pieces) for _ in range(rnd.randint(0, 8)))
-        data += rnd.choice([b"", b"\n", b"last", b"w" * (max_line + 1), b"\xc3\xa9" * max_line])
+        texts.append(data + rnd.choice([b"", b"\n", b"last", b"w" * (max_line + 1), b"\xc3\xa9" * max_line]))
+    for data in texts:
         lines = data.split(b"\n")
         want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
         want += [lines[-1].decode("utf-8", "replace")] if 0 < len(lines[-1]) <= max_line else []
-        for buffer in (1, 5, 64):
+        for buffer in (1, 3, 5, 64):
             skipped = [0]
             got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
             assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), (data, buffer)
 
 
 @pytest.mark.parametrize("line, want", [
+    # with and without the zone
+    ("11-22-2025 09:59:30.000 +0000 INFO", (T, 29)), ("11-22-2025 10:59:30.250 +0100 INFO", (T + 0.25, 29)),
+    ("11-22-2025 09:59:30.000 INFO", (T, 23)), ("garbage", (None, 0)),
     ("02-29-2024 23:59:58.500 +0000 INFO x", (1709251198.5, 29)),
     ("12-31-2024 23:59:58.000 -0130 INFO x", (1735689598.0 + 5400, 29)),
     ("02-31-2026 00:00:00.000 INFO x", (1772496000.0, 23)),        # runs on into March, as timegm counts

@@ -1,20 +1,12 @@
 """Malformed input never crashes diagnose: the bad file is named and the rest is judged."""
 import json
 import os
-import shutil
 import tracemalloc
 
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.read.snapshot import load_snapshot
+from fakes.engine_helpers import copy_scenario
 from fakes.snapbuilder import T0, Snap, dutycycle_wide, times, ts
-
-from fakes.paths import SCENARIOS as SCEN
-
-
-def copy(tmp_path, name):
-    dst = str(tmp_path / name)
-    shutil.copytree(os.path.join(SCEN, name), dst)
-    return dst
 
 
 def write(path, data, mode="w"):
@@ -24,7 +16,7 @@ def write(path, data, mode="w"):
 
 
 def test_truncated_and_html_bodies_are_named_and_the_rest_is_judged(tmp_path):
-    snap = copy(tmp_path, "hec_pegged_default_io")
+    snap = copy_scenario(tmp_path, "hec_pegged_default_io")
     rest = os.path.join(snap, "rest", "services")
     write(os.path.join(rest, "server", "introspection", "indexer.json"), '{"links":{},"entry":[{"name":"index')
     write(os.path.join(rest, "configs", "conf-server", "general.json"),
@@ -44,7 +36,7 @@ def test_truncated_and_html_bodies_are_named_and_the_rest_is_judged(tmp_path):
 
 
 def test_binary_garbage_and_unknown_lines_in_metrics_log(tmp_path):
-    snap = copy(tmp_path, "typing_regex_hidden")
+    snap = copy_scenario(tmp_path, "typing_regex_hidden")
     log = os.path.join(snap, "logs", "metrics.log")
     with open(log, "ab") as f:
         f.write(b"\x00\x9f\xff garbage\n" + (ts(T0 - 1) + " INFO  Metrics - group=brandnew, x=1\n").encode()
@@ -55,7 +47,7 @@ def test_binary_garbage_and_unknown_lines_in_metrics_log(tmp_path):
 
 
 def test_rest_file_that_is_a_directory_or_unreadable(tmp_path):
-    snap = copy(tmp_path, "hec_pegged_default_io")
+    snap = copy_scenario(tmp_path, "hec_pegged_default_io")
     target = os.path.join(snap, "rest", "services", "server", "pipelinesets.json")
     os.remove(target)
     os.makedirs(target)
@@ -65,10 +57,7 @@ def test_rest_file_that_is_a_directory_or_unreadable(tmp_path):
 
 def test_a_log_far_larger_than_its_window_is_streamed(tmp_path):
     """Two hours of old lines before the 30-minute window: only the window is kept, memory stays small."""
-    s = Snap("hf-big")
-    s.server_info(16, ["heavyweight_forwarder"]).http("2")
-    snap = str(tmp_path / "big")
-    s.write(snap)
+    snap = Snap("hf-big").server_info(16, ["heavyweight_forwarder"]).http("2").write(str(tmp_path / "big"))
     log = os.path.join(snap, "logs", "metrics.log")
     os.makedirs(os.path.dirname(log))
     filler = ", ".join("thread%02d=0.010" % i for i in range(30))

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from ingest_doctor.read import rest
-from ingest_doctor.read import endpoints
+from ingest_doctor.read import endpoints, rest
 from ingest_doctor.evidence import Evidence
+from fakes.engine_helpers import load_script
 from fakes.paths import SCENARIOS
 from fakes.snapbuilder import Snap, envelope, queue_content
 
@@ -151,7 +151,6 @@ def test_health_tree_is_flattened():
 
 
 def test_every_contract_path_is_known():
-    from ingest_doctor.read import endpoints
     assert {e.path for e in endpoints.SNAPSHOT} == {
         "services/server/info", "services/server/introspection/queues", "services/server/introspection/indexer",
         "services/server/pipelinesets", "services/server/status/resource-usage/splunk-processes",
@@ -165,12 +164,8 @@ def test_every_contract_path_is_known():
 # --------------------------------------------------------------------------- HEC global settings (issue 12)
 
 def _hec_snapshot(tmp_path, **http):
-    import importlib.util
     import os
-    path = os.path.join(SCENARIOS, "build.py")
-    spec = importlib.util.spec_from_file_location("scenario_build", path)
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+    build = load_script(os.path.join(SCENARIOS, "build.py"), "scenario_build")
     from ingest_doctor.diagnose import diagnose
     from ingest_doctor.read.snapshot import load_snapshot
     s = build.hec_forwarder("hf-09", "16")
