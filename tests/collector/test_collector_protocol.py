@@ -20,13 +20,26 @@ from ingest_doctor.collector import params as params_mod
 from ingest_doctor import exitcodes
 
 
+@pytest.fixture(params=sorted(PYTHONS))
+def python(request):
+    """The interpreter of each venv (Splunk 9's 3.9, Splunk 10's 3.13)."""
+    if not os.path.exists(PYTHONS[request.param]):
+        pytest.skip("%s venv missing (make venv)" % request.param)
+    return PYTHONS[request.param]
+
+
+def polled(runs, xml, polls):
+    """A streaming run, stopped (it exits OK) once it wrote `polls` polls."""
+    r = start(runs, xml)
+    r.wait_polls(polls)
+    assert r.terminate() == exitcodes.OK
+    return r
+
+
 # --------------------------------------------------------------------------- scheme
 
-@pytest.mark.parametrize("python", sorted(PYTHONS))
 def test_scheme_lists_every_parameter(python):
-    if not os.path.exists(PYTHONS[python]):
-        pytest.skip("%s venv missing (make venv)" % python)
-    rc, out, err = run_once(["--scheme"], python=PYTHONS[python])
+    rc, out, err = run_once(["--scheme"], python=python)
     assert rc == exitcodes.OK, err
     scheme = ET.fromstring(out)
     assert scheme.findtext("use_external_validation") == "true"
@@ -96,9 +109,7 @@ def test_indexer_with_four_pipeline_sets(fake_splunkd, runs):
     fi.Instance(fake_splunkd, host="idx-01", psets=4)
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "index": "ingest_doctor_events"})
     xml = xml.replace('<param name="index">default</param>\n', "")
-    r = start(runs, xml)
-    r.wait_polls(3)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 3)
     ET.fromstring(bytes(r.out))                   # a well-formed <stream> document
     events = r.events()
     assert all(e["stanza"] == "ingest_doctor_introspection://local" for e in events)
@@ -133,9 +144,7 @@ def test_heavy_forwarder_running_hec_utf16(fake_splunkd, tls, runs):
         fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"], hec=hec)
         xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "hec_ca_file": tls[0],
                                               "hec_token_credential": "hec_probe", "thread_cpu": "1"}, "hf-01")
-        r = start(runs, fi.utf16(xml))
-        r.wait_polls(3)
-        assert r.terminate() == exitcodes.OK
+        r = polled(runs, fi.utf16(xml), 3)
         posts = hec.requests_to("/services/collector/event", "POST")
         assert len(posts) >= 3
         assert posts[0].headers["Authorization"] == "Splunk " + fi.PROBE_TOKEN
@@ -265,14 +274,10 @@ def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs
     inst = fi.Instance(fake_splunkd, host="idx-04", psets=2)
     inst.thread_pct = {0: 85.0}                     # pipeline set 0's busiest thread: 85%, below the default 90
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"})
-    r = start(runs, xml)
-    r.wait_polls(6)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 6)
     assert not r.of("ingest_doctor:finding") and "category=thresholds" not in r.stderr()
     inst.macros = {"ingest_doctor_thread_busy_pct": "80"}
-    r = start(runs, xml)
-    r.wait_polls(6)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 6)
     f = [e["data"] for e in r.of("ingest_doctor:finding")]
     assert {(x["bottleneck"], x["pipeline_set"]) for x in f} >= {("indexing", 0)}, r.stderr()
     assert r.stderr().count("category=thresholds source=macros") == 1 and "thread_busy_pct=80" in r.stderr()
@@ -282,9 +287,7 @@ def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs
 def test_thresholds_default_when_macros_cannot_be_read_said_once(fake_splunkd, runs):
     inst = fi.Instance(fake_splunkd, host="idx-05", psets=2)
     inst.faults["macros"] = "403"
-    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}))
-    r.wait_polls(4)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}), 4)
     err = r.stderr()
     assert err.count("category=thresholds source=defaults") == 1 and "kind=403" in err
     assert "endpoint=services/configs/conf-macros kind=403" in err
@@ -318,14 +321,11 @@ except Stopped:
 '''
 
 
-@pytest.mark.parametrize("python", sorted(PYTHONS))
 def test_a_signal_inside_a_weakref_callback_still_stops_without_a_traceback(python):
     # Seen in CI: SIGTERM landed in WeakSet's _remove during a poll; Stopped was "ignored" with a traceback
     # in splunkd.log. The stop is delivered again and leaves the loop; stderr stays clean.
-    if not os.path.exists(PYTHONS[python]):
-        pytest.skip("%s venv missing (make venv)" % python)
     import subprocess
-    p = subprocess.run([PYTHONS[python], "-c", _STOP_IN_CALLBACK, TA_BIN], capture_output=True, text=True,
+    p = subprocess.run([python, "-c", _STOP_IN_CALLBACK, TA_BIN], capture_output=True, text=True,
                        timeout=60)
     assert p.stdout.strip() == "stopped", p.stderr
     assert p.stderr == ""
