@@ -81,7 +81,6 @@ def test_log_level_reader(fake_splunkd):
     assert collector_port.log_level(http, fake_splunkd.url, "k") == "FATAL"
     # solnlib's conf manager, every call over our port with the session key
     assert all(r.headers.get("Authorization") == "Splunk k" for r in fake_splunkd.requests)
-    assert [logs.level_name(v) for v in ("warning", "Error", "nonsense", None)] == ["WARN", "ERROR", "INFO", "INFO"]
 
 
 @pytest.mark.parametrize("level, seen", [("INFO", True), ("ERROR", False)])
