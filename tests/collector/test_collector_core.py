@@ -376,3 +376,16 @@ def test_unreadable_token_list_leaves_hec_tokens_unknown():
     res = collector_for(FakeHttp(r)).poll(1000.0)
     cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
     assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2
+
+
+def test_429_with_a_hec_code_is_an_answer_not_a_fault():
+    """The collector hands a 429 code-26 health answer to the rules as an answer, not as an endpoint fault."""
+    r = routes()
+    r["services/collector/health"] = (429, {"text": "HEC queue is at capacity and cannot process any more requests",
+                                            "code": 26})
+    c = collector_for(FakeHttp(r))
+    res = c.poll(1000.0)
+    errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
+    assert not [e for e in errs if "health" in e.get("endpoint", "")]
+    (probe,) = [p for p in c.window.merged().hec_probes if p.kind == "health"]
+    assert (probe.status, probe.code) == (429, 26)
