@@ -21,16 +21,8 @@ BODY = b'{"id":"hf-01/hec_input/-","severity":"critical"}'
 def _check(url: str, allow=(), addrs=None):
     t = parse_url(url)
     outbound.check_target(t, allow)
-    for a in addrs or ([t.host] if _is_ip(t.host) else []):
+    for a in addrs or ([t.host] if outbound.address_of(t.host) is not None else []):     # an IP literal
         outbound.check_address(t, ipaddress.ip_address(a), allow)
-
-
-def _is_ip(h: str) -> bool:
-    try:
-        ipaddress.ip_address(h)
-        return True
-    except ValueError:
-        return False
 
 
 # ---------------------------------------------------------------------------- the pure policy
