@@ -11,6 +11,7 @@ the inputs that must fall back to it (and its errors).
 """
 import io
 import random
+from unittest import mock
 
 import pytest
 from splunklib.modularinput import Event, EventWriter
@@ -64,23 +65,13 @@ def _events(text):
     return [(e.attrib, [(c.tag, c.text) for c in e]) for e in root]
 
 
-class CountingOut(io.StringIO):
-    def __init__(self):
-        super().__init__()
-        self.writes = 0
-
-    def write(self, s):
-        self.writes += 1
-        return super().write(s)
-
-
 def test_a_poll_is_one_write_to_stdout():
-    out = CountingOut()
+    out = mock.Mock(wraps=io.StringIO())        # a StringIO that counts its calls
     script = shell.CollectorInput(shell.Lifecycle(None), out)
     ew = EventWriter(out, io.StringIO())
     ew.header_written = True
     script._write("s", _result(), {"metrics": "m", "config": None, "finding": None}, ew)
-    assert out.writes == 1
+    assert out.write.call_count == 1
 
 
 # ------------------------------------------------------------------ multivalue decoding
