@@ -13,6 +13,7 @@ import pytest
 
 from fakes import instance as fi
 from fakes.collector_run import PYTHONS, run_once, start
+from fakes.hookreceiver import free_port
 from fakes.paths import TA_BIN
 from fakes.splunkd import FakeSplunkd, wait_for
 from ingest_doctor.read import endpoints
@@ -172,9 +173,7 @@ def test_each_fault_injected_keeps_the_rest_flowing(fake_splunkd, runs):
     inst.faults.update({"queues": "timeout", "pipelinesets": "403", "indexer": "404", "processes": "500",
                         "hostwide": "html", "info": "truncated", "queue": "reset", "tcpout": "401",
                         "general": "503"})
-    closed = FakeSplunkd(None).start()
-    refused_url = closed.url            # a port nothing listens on once stopped
-    closed.stop()
+    refused_url = "http://127.0.0.1:%d" % free_port()       # a port nothing listens on
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "request_timeout": "1",
                                           "hec_health_url": refused_url})
     r = start(runs, xml)

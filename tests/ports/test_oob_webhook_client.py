@@ -9,7 +9,7 @@ import ssl
 
 import pytest
 
-from fakes.hookreceiver import HookReceiver
+from fakes.hookreceiver import HookReceiver, free_port
 from ingest_doctor.delivery import outbound
 from ingest_doctor.delivery.outbound import Refused, parse_allow, parse_url
 from ingest_doctor_ports import webhook
@@ -162,10 +162,7 @@ def test_tls_failure_is_refused_not_retried(tls):
 
 
 def test_receiver_down_is_retried_then_failed():
-    r = HookReceiver()
-    r.start()
-    url = r.url
-    r.stop()
+    url = HookReceiver(port=free_port()).url        # never started: nothing listens there
     waits = []
     out = webhook.send(url, BODY, LOOP, attempts=3, backoff=0.1, sleep=waits.append)
     assert out.kind == "failed" and out.reason.startswith("refused") and waits == [0.1, 0.2]
