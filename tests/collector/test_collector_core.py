@@ -46,7 +46,7 @@ def test_values_parsed():
     ("hec_token_credential", "two words"), ("hec_token_credential", "a:b:c"),
     ("hec_token_credential", "11111111-2222-3333-4444-555555555555"),
     ("metrics_index", "_internal"), ("metrics_index", "Bad Index"),
-    ("hec_ca_file", "/nonexistent/ca.pem"),
+    ("hec_ca_file", "/nonexistent/ca.pem"), ("hec_sslCommonNameToCheck", "a b"),
 ])
 def test_bad_values_name_the_parameter(name, value):
     with pytest.raises(params_mod.ParamError) as e:
