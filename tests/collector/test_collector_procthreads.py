@@ -62,9 +62,8 @@ def test_new_ended_and_reused_threads(tmp_path):
 
 
 def test_comm_with_spaces_and_parentheses_and_garbage(tmp_path):
+    _write(tmp_path, 5, {6: ("odd) name (x", 10, 10)})
     task = tmp_path / "5" / "task"
-    (task / "6").mkdir(parents=True)
-    (task / "6" / "stat").write_text(_stat(6, "odd) name (x", 10, 10))
     (task / "7").mkdir()
     (task / "7" / "stat").write_text("garbage without fields")
     (task / "notatid").mkdir()
