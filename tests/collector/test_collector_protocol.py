@@ -123,9 +123,7 @@ def test_indexer_with_four_pipeline_sets(fake_splunkd, runs):
     assert {e["index"] for e in metrics} == {"ingest_doctor_metrics"}
     data = [e["data"] for e in metrics]
     samples = {(d["queue"], d["pipeline_set"]) for d in data if d.get("window") == "sample"}
-    for pset in "0123":
-        for q in fi.PIPELINE_QUEUES:
-            assert (q, pset) in samples
+    assert {(q, pset) for pset in "0123" for q in fi.PIPELINE_QUEUES} <= samples, samples
     assert ("AEQ", "none") in samples
     assert {(d["pipeline_set"], d["busiest_thread"]) for d in data if "ingest_doctor.pipelineset.dutycycle_pct" in d} \
         == {(str(i), "indexerpipe") for i in range(4)}
