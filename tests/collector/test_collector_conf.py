@@ -17,8 +17,7 @@ from splunklib.modularinput import EventWriter
 from confcheck import read_conf
 from fakes.collector_http import FakeHttp, collector_for, routes
 from fakes.paths import ROOT, need_ta_build
-from ingest_doctor.collector import metrics_events, poll as collector
-from ingest_doctor.collector import params as params_mod
+from ingest_doctor.collector import metrics_events, params as params_mod, poll as collector
 from ingest_doctor_ports import collector_input as shell
 
 

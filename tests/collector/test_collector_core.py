@@ -7,11 +7,8 @@ import os
 
 import pytest
 
-from ingest_doctor.collector import poll as collector, metrics_events
+from ingest_doctor.collector import gate, metrics_events, params as params_mod, poll as collector, window as window_mod
 from ingest_doctor.read import endpoints, readstep
-from ingest_doctor.collector import gate
-from ingest_doctor.collector import params as params_mod
-from ingest_doctor.collector import window as window_mod
 from ingest_doctor import thresholds
 from ingest_doctor.evidence import Config
 from ingest_doctor.findings import Finding, Report

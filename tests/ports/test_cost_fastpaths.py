@@ -16,8 +16,7 @@ from unittest import mock
 import pytest
 from splunklib.modularinput import Event, EventWriter
 
-from ingest_doctor.alert import results
-from ingest_doctor.alert import rows as rows_mod
+from ingest_doctor.alert import results, rows as rows_mod
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.collector import poll as collector

@@ -6,9 +6,8 @@ import pytest
 from ingest_doctor_ports import collector as port
 from fakes.hookreceiver import free_port
 from fakes.splunkd import FakeSplunkd, Response, envelope, fault
-from ingest_doctor.collector import poll as collector, tls
+from ingest_doctor.collector import params as params_mod, poll as collector, tls
 from ingest_doctor.read import endpoints
-from ingest_doctor.collector import params as params_mod
 
 
 def http(tls=None, verify=True, timeout=2.0, max_body=collector.MAX_BODY_BYTES):

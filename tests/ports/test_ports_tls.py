@@ -10,12 +10,10 @@ import subprocess
 
 import pytest
 
-from fakes import collector_run
-from fakes import instance as fi
+from fakes import collector_run, instance as fi
 from fakes.splunkd import FakeSplunkd
 from ingest_doctor_ports import collector as port
-from ingest_doctor.collector import tls
-from ingest_doctor.collector import params as params_mod
+from ingest_doctor.collector import params as params_mod, tls
 from ingest_doctor import exitcodes
 
 
