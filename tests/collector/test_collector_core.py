@@ -4,6 +4,7 @@ HTTP is a plain function here (no sockets: tests/fakes/collector_http.py); test_
 """
 import json
 import os
+from unittest import mock
 
 import pytest
 
@@ -143,21 +144,16 @@ def test_session_key_and_token_never_logged_or_emitted():
 
 
 def test_credential_failure_is_retried_later_not_every_poll():
-    calls = []
-
-    def token():
-        calls.append(1)
-        raise RuntimeError("HTTP 403 Forbidden")
-
+    token = mock.Mock(side_effect=RuntimeError("HTTP 403 Forbidden"))     # storage/passwords refuses the read
     c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "K",
                             FakeHttp(routes()), probe_token=token)
     logs = []
     for i in range(10):
         logs.extend(c.poll(1000.0 + 10 * i).logs)
-    assert len(calls) == 1
+    assert token.call_args_list == [mock.call()]
     assert any("category=endpoint_error endpoint=storage/passwords kind=credential" in line.message for line in logs)
     c.poll(1000.0 + collector.CREDENTIAL_RETRY_S + 1)
-    assert len(calls) == 2
+    assert token.call_args_list == [mock.call()] * 2
 
 
 def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
