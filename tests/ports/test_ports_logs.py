@@ -5,6 +5,7 @@ traceback of theirs on stderr (splunkd.log) when there is no folder or the file 
 import logging.handlers
 import re
 import sys
+from unittest import mock
 
 import pytest
 
@@ -85,17 +86,12 @@ def test_the_collector_logs_through_solnlib_to_its_own_file(tmp_path, monkeypatc
     (handler,) = file.handlers
     assert (handler.baseFilename, handler.maxBytes, handler.backupCount) == (
         str(folder / logs.COLLECTOR_LOG), logs.MAX_BYTES, logs.BACKUPS)
-
-    class Ew:
-        lines = []
-
-        def log(self, severity, message):
-            self.lines.append("%s %s" % (severity, message))
-    lines = collector_input.Logs(Ew(), file)
+    ew = mock.Mock(spec=["log"])         # the EventWriter's log, which splunkd files in splunkd.log
+    lines = collector_input.Logs(ew, file)
     lines.level = "WARNING"
     lines.log("INFO", "category=start input=x")
     lines.log("WARN", "category=hec_tls_unverified input=x")
     handler.flush()
     text = (folder / logs.COLLECTOR_LOG).read_text(encoding="utf-8").splitlines()
     assert [re.sub(STAMP, "", line, count=1) for line in text] == ["WARN category=hec_tls_unverified input=x"]
-    assert Ew.lines == ["WARN category=hec_tls_unverified input=x"]
+    assert ew.log.call_args_list == [mock.call("WARN", "category=hec_tls_unverified input=x")]
