@@ -11,7 +11,7 @@ import pytest
 from ingest_doctor.collector import gate, metrics_events, params as params_mod, poll as collector, window as window_mod
 from ingest_doctor.read import endpoints, readstep
 from ingest_doctor import thresholds
-from ingest_doctor.evidence import Config
+from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report
 from fakes.collector_http import MACROS, Q, FakeHttp, body, collector_for, params, queues, routes
 
@@ -307,7 +307,6 @@ def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
 
 
 def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart():
-    from ingest_doctor.evidence import Evidence
     for interval in (1.0, 10.0):
         w = window_mod.Window(window_mod.WINDOW_MAX_POLLS, 600.0, recent=4)
         for i in range(int(1800 / interval)):

@@ -11,7 +11,8 @@ import threading
 import pytest
 
 from fakes import instance as fi  # noqa: E402
-from fakes.splunkd import Response  # noqa: E402
+from fakes.collector_run import SETTINGS_PATH, start  # noqa: E402
+from fakes.splunkd import Response, envelope, trickle, wait_for  # noqa: E402
 from ingest_doctor.collector import params as params_mod  # noqa: E402
 from ingest_doctor.delivery import messages  # noqa: E402
 from ingest_doctor_ports import bounded, collector as collector_port  # noqa: E402
@@ -130,8 +131,6 @@ def test_the_collectors_webhook_header_read_is_bounded_and_off_the_first_poll(fa
     the webhook's auth header a byte a second. The first poll does not wait for it, solnlib's read
     over the notifier's port ends at request_timeout and is said in one line, and no traceback of
     solnlib's reaches stderr (splunkd.log)."""
-    from fakes.collector_run import SETTINGS_PATH, start
-    from fakes.splunkd import envelope, trickle, wait_for
     fi.Instance(fake_splunkd, host="hf-01", psets=1)
     fake_splunkd.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
         "url": "https://127.0.0.1:9/hook", "min_severity": "warning", "allow_targets": "127.0.0.1",

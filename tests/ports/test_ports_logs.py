@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 
 from ingest_doctor.alert.payload import make_logger
-from ingest_doctor_ports import logs
+from ingest_doctor_ports import collector_input, logs
 
 STAMP = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} "
 
@@ -79,7 +79,6 @@ def test_level_names(value, name):
 
 
 def test_the_collector_logs_through_solnlib_to_its_own_file(tmp_path, monkeypatch):
-    from ingest_doctor_ports import collector_input
     env, folder = home(tmp_path)
     monkeypatch.setenv("SPLUNK_HOME", env["SPLUNK_HOME"])
     file = collector_input.file_logger()
