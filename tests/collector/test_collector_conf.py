@@ -27,11 +27,6 @@ def conf(name):
     return read_conf(os.path.join(need_ta_build(), "default", name))
 
 
-def index_time_fields(raw, regex):
-    """REGEX + FORMAT = $1::$2 + REPEAT_MATCH = true, as the typing pipeline applies it."""
-    return [(m.group(1), m.group(2)) for m in re.finditer(regex, raw)]
-
-
 def emitted_metric_events():
     c = collector_for(FakeHttp(routes()))
     c.poll(1000.0)
@@ -68,7 +63,7 @@ def test_log_to_metrics_extracts_every_field_and_measures_only_the_metrics():
     assert len(events) > 20
     seen_dims = set()
     for raw, data in events:
-        got = dict(index_time_fields(raw, fields["REGEX"]))
+        got = {m.group(1): m.group(2) for m in re.finditer(fields["REGEX"], raw)}     # every match: $1::$2
         assert got == {k: str(v) for k, v in data.items()}, raw
         measures = {k for k in got if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
         assert measures == {k for k in data if k.startswith("ingest_doctor.")}

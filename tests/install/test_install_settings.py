@@ -50,11 +50,6 @@ def configurations(local_alert_actions=None):
     return out
 
 
-def effective(macros, local_alert_actions=None):
-    return {name: apply_settings(parse_params(conf), macros)
-            for name, conf in configurations(local_alert_actions).items()}
-
-
 def test_no_shipped_alert_sets_its_own_notification_settings():
     confs = configurations()
     # seven detection alerts (with Silence), the relay, and the housekeeping search that hands stale
@@ -74,7 +69,8 @@ def test_no_shipped_alert_sets_its_own_notification_settings():
 ], ids=["as-shipped-warning-and-up-without-webhook", "the-settings-macros-apply",
         "a-global-param-in-local-alert-actions-beats-the-macro"])
 def test_every_shipped_alert_follows_the_settings(macros, local_alert_actions, want):
-    for name, params in effective(shipped_macros(**macros), local_alert_actions).items():
+    for name, conf in configurations(local_alert_actions).items():
+        params = apply_settings(parse_params(conf), shipped_macros(**macros))
         assert (params.min_severity, params.webhook_url) == want, name
 
 
