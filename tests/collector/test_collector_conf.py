@@ -7,16 +7,18 @@ dimensions, so a collector change that would break log-to-metrics fails here.
 """
 import fnmatch
 import io
+import json
 import os
 import re
 
 import pytest
+from splunklib.modularinput import EventWriter
 
 from confcheck import read_conf
 from fakes.collector_http import FakeHttp, collector_for, routes
 from fakes.paths import ROOT, need_ta_build
-from ingest_doctor.collector import poll as collector
-from ingest_doctor.collector import params as params_mod
+from ingest_doctor.collector import metrics_events, params as params_mod, poll as collector
+from ingest_doctor_ports import collector_input as shell
 
 
 def conf(name):
@@ -25,29 +27,16 @@ def conf(name):
     return read_conf(os.path.join(need_ta_build(), "default", name))
 
 
-def index_time_fields(raw, regex):
-    """REGEX + FORMAT = $1::$2 + REPEAT_MATCH = true, as the typing pipeline applies it."""
-    return [(m.group(1), m.group(2)) for m in re.finditer(regex, raw)]
-
-
 def emitted_metric_events():
     c = collector_for(FakeHttp(routes()))
     c.poll(1000.0)
     res = c.poll(1070.0, threads=[type("T", (), {"tid": 4242, "thread": "httpinputserverdatathread",
                                                  "busy_pct": 97.25})()])
-    shell = _shell()
     out = io.StringIO()
     script = shell.CollectorInput(shell.Lifecycle(None), out)
-    from splunklib.modularinput import EventWriter
     script._write("ingest_doctor_introspection://local", res, {"metrics": "m", "config": None, "finding": None},
                   EventWriter(out, io.StringIO()))
-    import json
-    return [(json.dumps(o.data, separators=(",", ":")), o.data) for o in res.events if o.kind == "metrics"], out
-
-
-def _shell():
-    from ingest_doctor_ports import collector_input
-    return collector_input
+    return [(json.dumps(o.data, separators=(",", ":")), o.data) for o in res.events if o.kind == "metrics"]
 
 
 def test_props_wire_the_sourcetypes_to_their_transforms():
@@ -70,11 +59,11 @@ def test_log_to_metrics_extracts_every_field_and_measures_only_the_metrics():
     assert (fields["FORMAT"], fields["REPEAT_MATCH"], fields["WRITE_META"]) == ("$1::$2", "true", "true")
     measures_spec = transforms["metric-schema:ingest_doctor_metrics"]["METRIC-SCHEMA-MEASURES"]
     patterns = [p.strip() for p in measures_spec.split(",")]
-    events, _ = emitted_metric_events()
+    events = emitted_metric_events()
     assert len(events) > 20
     seen_dims = set()
     for raw, data in events:
-        got = dict(index_time_fields(raw, fields["REGEX"]))
+        got = {m.group(1): m.group(2) for m in re.finditer(fields["REGEX"], raw)}     # every match: $1::$2
         assert got == {k: str(v) for k, v in data.items()}, raw
         measures = {k for k in got if any(fnmatch.fnmatchcase(k, p) for p in patterns)}
         assert measures == {k for k in data if k.startswith("ingest_doctor.")}
@@ -88,7 +77,7 @@ def test_log_to_metrics_extracts_every_field_and_measures_only_the_metrics():
 def test_events_md_names_every_metric_the_collector_writes():
     with open(os.path.join(ROOT, "docs", "events.md"), encoding="utf-8") as f:
         doc = f.read()
-    events, _ = emitted_metric_events()
+    events = emitted_metric_events()
     names = {k[len("ingest_doctor."):] for _, d in events for k in d if k.startswith("ingest_doctor.")}
     for name in names:
         assert "`%s`" % name in doc, name
@@ -113,5 +102,4 @@ def test_inputs_conf_ships_one_enabled_local_instance_without_interval():
 
 @pytest.mark.parametrize("value", ['a"b', "a,b", "a}b", "a\\b", "a\nb"])
 def test_dimension_values_never_break_the_extraction(value):
-    from ingest_doctor.collector import metrics_events
     assert not set(metrics_events.dim(value)) & set('",}\\\n')

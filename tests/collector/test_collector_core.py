@@ -4,16 +4,14 @@ HTTP is a plain function here (no sockets: tests/fakes/collector_http.py); test_
 """
 import json
 import os
+from unittest import mock
 
 import pytest
 
-from ingest_doctor.collector import poll as collector, metrics_events
+from ingest_doctor.collector import gate, metrics_events, params as params_mod, poll as collector, window as window_mod
 from ingest_doctor.read import endpoints, readstep
-from ingest_doctor.collector import gate
-from ingest_doctor.collector import params as params_mod
-from ingest_doctor.collector import window as window_mod
 from ingest_doctor import thresholds
-from ingest_doctor.evidence import Config
+from ingest_doctor.evidence import Config, Evidence
 from ingest_doctor.findings import Finding, Report
 from fakes.collector_http import MACROS, Q, FakeHttp, body, collector_for, params, queues, routes
 
@@ -46,7 +44,7 @@ def test_values_parsed():
     ("hec_token_credential", "two words"), ("hec_token_credential", "a:b:c"),
     ("hec_token_credential", "11111111-2222-3333-4444-555555555555"),
     ("metrics_index", "_internal"), ("metrics_index", "Bad Index"),
-    ("hec_ca_file", "/nonexistent/ca.pem"),
+    ("hec_ca_file", "/nonexistent/ca.pem"), ("hec_sslCommonNameToCheck", "a b"),
 ])
 def test_bad_values_name_the_parameter(name, value):
     with pytest.raises(params_mod.ParamError) as e:
@@ -146,21 +144,16 @@ def test_session_key_and_token_never_logged_or_emitted():
 
 
 def test_credential_failure_is_retried_later_not_every_poll():
-    calls = []
-
-    def token():
-        calls.append(1)
-        raise RuntimeError("HTTP 403 Forbidden")
-
+    token = mock.Mock(side_effect=RuntimeError("HTTP 403 Forbidden"))     # storage/passwords refuses the read
     c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "K",
                             FakeHttp(routes()), probe_token=token)
     logs = []
     for i in range(10):
         logs.extend(c.poll(1000.0 + 10 * i).logs)
-    assert len(calls) == 1
+    assert token.call_args_list == [mock.call()]
     assert any("category=endpoint_error endpoint=storage/passwords kind=credential" in line.message for line in logs)
     c.poll(1000.0 + collector.CREDENTIAL_RETRY_S + 1)
-    assert len(calls) == 2
+    assert token.call_args_list == [mock.call()] * 2
 
 
 def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
@@ -314,7 +307,6 @@ def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
 
 
 def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart():
-    from ingest_doctor.evidence import Evidence
     for interval in (1.0, 10.0):
         w = window_mod.Window(window_mod.WINDOW_MAX_POLLS, 600.0, recent=4)
         for i in range(int(1800 / interval)):
@@ -376,3 +368,16 @@ def test_unreadable_token_list_leaves_hec_tokens_unknown():
     res = collector_for(FakeHttp(r)).poll(1000.0)
     cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
     assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2
+
+
+def test_429_with_a_hec_code_is_an_answer_not_a_fault():
+    """The collector hands a 429 code-26 health answer to the rules as an answer, not as an endpoint fault."""
+    r = routes()
+    r["services/collector/health"] = (429, {"text": "HEC queue is at capacity and cannot process any more requests",
+                                            "code": 26})
+    c = collector_for(FakeHttp(r))
+    res = c.poll(1000.0)
+    errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
+    assert not [e for e in errs if "health" in e.get("endpoint", "")]
+    (probe,) = [p for p in c.window.merged().hec_probes if p.kind == "health"]
+    assert (probe.status, probe.code) == (429, 26)

@@ -62,9 +62,8 @@ def test_new_ended_and_reused_threads(tmp_path):
 
 
 def test_comm_with_spaces_and_parentheses_and_garbage(tmp_path):
+    _write(tmp_path, 5, {6: ("odd) name (x", 10, 10)})
     task = tmp_path / "5" / "task"
-    (task / "6").mkdir(parents=True)
-    (task / "6" / "stat").write_text(_stat(6, "odd) name (x", 10, 10))
     (task / "7").mkdir()
     (task / "7" / "stat").write_text("garbage without fields")
     (task / "notatid").mkdir()
@@ -258,3 +257,33 @@ def test_a_resting_thread_reports_the_same_busy_share_as_reading_it_every_poll(t
     _write(tmp_path, 9, {})
     cpu.sample(9, 200.0)
     assert cpu._last == {} and cpu._resting == {}
+
+
+def test_unchanged_stat_lines_give_the_same_busy_as_a_fresh_reader(tmp_path, monkeypatch):
+    """A speed piece a budget needs (docs/performance.md): an idle thread's /proc line, unchanged since
+    the last poll, is not parsed again; the busy % is what parsing every line gives."""
+    task = tmp_path / "9" / "task"
+    ticks = {10: 100, 11: 5, 12: 0}
+    names = {10: "indexerPipe", 11: "TcpChannelThrea", 12: "idle (x) y"}
+
+    def write():
+        _write(tmp_path, 9, {tid: (names[tid], t, 0) for tid, t in ticks.items()})
+    parsed = []
+    real = procthreads.parse_stat
+    monkeypatch.setattr(procthreads, "parse_stat", lambda raw: parsed.append(raw) or real(raw))
+    # Every thread read every poll (rest_s=0): what is pinned here is the parse cache, not the cadence
+    # of idle unknown threads (the tests above pin that).
+    kept = procthreads.ThreadCpu(str(tmp_path), clk_tck=100, rest_s=0.0)
+    write()
+    kept.sample(9, 0.0)
+    for step in range(1, 6):
+        ticks[10] += 90
+        if step % 2:
+            ticks[11] += 3
+        write()
+        fresh = {tid: procthreads.parse_stat(open(task / str(tid) / "stat", "rb").read()) for tid in ticks}
+        del parsed[:]
+        got = kept.sample(9, float(step))
+        assert {b.tid: b.busy_pct for b in got} == {10: 90.0, 11: 3.0 if step % 2 else 0.0, 12: 0.0}
+        assert kept.files._parsed == fresh
+        assert len(parsed) == (2 if step % 2 else 1)    # the idle thread's line is never parsed again

@@ -13,6 +13,7 @@ import pytest
 
 from fakes import instance as fi
 from fakes.collector_run import PYTHONS, run_once, start
+from fakes.hookreceiver import free_port
 from fakes.paths import TA_BIN
 from fakes.splunkd import FakeSplunkd, wait_for
 from ingest_doctor.read import endpoints
@@ -20,13 +21,26 @@ from ingest_doctor.collector import params as params_mod
 from ingest_doctor import exitcodes
 
 
+@pytest.fixture(params=sorted(PYTHONS))
+def python(request):
+    """The interpreter of each venv (Splunk 9's 3.9, Splunk 10's 3.13)."""
+    if not os.path.exists(PYTHONS[request.param]):
+        pytest.skip("%s venv missing (make venv)" % request.param)
+    return PYTHONS[request.param]
+
+
+def polled(runs, xml, polls):
+    """A streaming run, stopped (it exits OK) once it wrote `polls` polls."""
+    r = start(runs, xml)
+    r.wait_polls(polls)
+    assert r.terminate() == exitcodes.OK
+    return r
+
+
 # --------------------------------------------------------------------------- scheme
 
-@pytest.mark.parametrize("python", sorted(PYTHONS))
 def test_scheme_lists_every_parameter(python):
-    if not os.path.exists(PYTHONS[python]):
-        pytest.skip("%s venv missing (make venv)" % python)
-    rc, out, err = run_once(["--scheme"], python=PYTHONS[python])
+    rc, out, err = run_once(["--scheme"], python=python)
     assert rc == exitcodes.OK, err
     scheme = ET.fromstring(out)
     assert scheme.findtext("use_external_validation") == "true"
@@ -96,9 +110,7 @@ def test_indexer_with_four_pipeline_sets(fake_splunkd, runs):
     fi.Instance(fake_splunkd, host="idx-01", psets=4)
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "index": "ingest_doctor_events"})
     xml = xml.replace('<param name="index">default</param>\n', "")
-    r = start(runs, xml)
-    r.wait_polls(3)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 3)
     ET.fromstring(bytes(r.out))                   # a well-formed <stream> document
     events = r.events()
     assert all(e["stanza"] == "ingest_doctor_introspection://local" for e in events)
@@ -111,9 +123,7 @@ def test_indexer_with_four_pipeline_sets(fake_splunkd, runs):
     assert {e["index"] for e in metrics} == {"ingest_doctor_metrics"}
     data = [e["data"] for e in metrics]
     samples = {(d["queue"], d["pipeline_set"]) for d in data if d.get("window") == "sample"}
-    for pset in "0123":
-        for q in fi.PIPELINE_QUEUES:
-            assert (q, pset) in samples
+    assert {(q, pset) for pset in "0123" for q in fi.PIPELINE_QUEUES} <= samples, samples
     assert ("AEQ", "none") in samples
     assert {(d["pipeline_set"], d["busiest_thread"]) for d in data if "ingest_doctor.pipelineset.dutycycle_pct" in d} \
         == {(str(i), "indexerpipe") for i in range(4)}
@@ -133,9 +143,7 @@ def test_heavy_forwarder_running_hec_utf16(fake_splunkd, tls, runs):
         fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"], hec=hec)
         xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "hec_ca_file": tls[0],
                                               "hec_token_credential": "hec_probe", "thread_cpu": "1"}, "hf-01")
-        r = start(runs, fi.utf16(xml))
-        r.wait_polls(3)
-        assert r.terminate() == exitcodes.OK
+        r = polled(runs, fi.utf16(xml), 3)
         posts = hec.requests_to("/services/collector/event", "POST")
         assert len(posts) >= 3
         assert posts[0].headers["Authorization"] == "Splunk " + fi.PROBE_TOKEN
@@ -163,9 +171,7 @@ def test_each_fault_injected_keeps_the_rest_flowing(fake_splunkd, runs):
     inst.faults.update({"queues": "timeout", "pipelinesets": "403", "indexer": "404", "processes": "500",
                         "hostwide": "html", "info": "truncated", "queue": "reset", "tcpout": "401",
                         "general": "503"})
-    closed = FakeSplunkd(None).start()
-    refused_url = closed.url            # a port nothing listens on once stopped
-    closed.stop()
+    refused_url = "http://127.0.0.1:%d" % free_port()       # a port nothing listens on
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "request_timeout": "1",
                                           "hec_health_url": refused_url})
     r = start(runs, xml)
@@ -265,14 +271,10 @@ def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs
     inst = fi.Instance(fake_splunkd, host="idx-04", psets=2)
     inst.thread_pct = {0: 85.0}                     # pipeline set 0's busiest thread: 85%, below the default 90
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"})
-    r = start(runs, xml)
-    r.wait_polls(6)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 6)
     assert not r.of("ingest_doctor:finding") and "category=thresholds" not in r.stderr()
     inst.macros = {"ingest_doctor_thread_busy_pct": "80"}
-    r = start(runs, xml)
-    r.wait_polls(6)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, xml, 6)
     f = [e["data"] for e in r.of("ingest_doctor:finding")]
     assert {(x["bottleneck"], x["pipeline_set"]) for x in f} >= {("indexing", 0)}, r.stderr()
     assert r.stderr().count("category=thresholds source=macros") == 1 and "thread_busy_pct=80" in r.stderr()
@@ -282,9 +284,7 @@ def test_tuned_threshold_macro_changes_the_collectors_verdict(fake_splunkd, runs
 def test_thresholds_default_when_macros_cannot_be_read_said_once(fake_splunkd, runs):
     inst = fi.Instance(fake_splunkd, host="idx-05", psets=2)
     inst.faults["macros"] = "403"
-    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}))
-    r.wait_polls(4)
-    assert r.terminate() == exitcodes.OK
+    r = polled(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}), 4)
     err = r.stderr()
     assert err.count("category=thresholds source=defaults") == 1 and "kind=403" in err
     assert "endpoint=services/configs/conf-macros kind=403" in err
@@ -318,14 +318,11 @@ except Stopped:
 '''
 
 
-@pytest.mark.parametrize("python", sorted(PYTHONS))
 def test_a_signal_inside_a_weakref_callback_still_stops_without_a_traceback(python):
     # Seen in CI: SIGTERM landed in WeakSet's _remove during a poll; Stopped was "ignored" with a traceback
     # in splunkd.log. The stop is delivered again and leaves the loop; stderr stays clean.
-    if not os.path.exists(PYTHONS[python]):
-        pytest.skip("%s venv missing (make venv)" % python)
     import subprocess
-    p = subprocess.run([PYTHONS[python], "-c", _STOP_IN_CALLBACK, TA_BIN], capture_output=True, text=True,
+    p = subprocess.run([python, "-c", _STOP_IN_CALLBACK, TA_BIN], capture_output=True, text=True,
                        timeout=60)
     assert p.stdout.strip() == "stopped", p.stderr
     assert p.stderr == ""

@@ -44,13 +44,13 @@ def _exactly_once_in_order(bodies):
     return by_id
 
 
-def test_receiver_down_restarted_mid_outage_and_collector_restarted(fake_splunkd, tls, tmp_path):
+def test_receiver_down_restarted_mid_outage_and_collector_restarted(fake_splunkd, tls, tmp_path, runs):
     inst = fi.Instance(fake_splunkd, host="hf-07", psets=1)
     rec = HookReceiver(tls, port=free_port())           # down: nothing listens on its port yet
     serve_webhook_settings(fake_splunkd, rec.url)
     xml, env = _xml(fake_splunkd, tmp_path, "hf-07"), _env(tls)
     c1 = CollectorProc(xml, env)
-    c2 = None
+    runs.append(c1)
     try:
         assert wait_for(lambda: len(c1.polls()) >= 2, 30), c1.stderr()
         inst.full_queues = set(FULL)
@@ -63,6 +63,7 @@ def test_receiver_down_restarted_mid_outage_and_collector_restarted(fake_splunkd
         # the collector restarts (same checkpoint dir): the outbox is restored, the still-open
         # finding it detects again is not queued twice
         c2 = CollectorProc(xml, env)
+        runs.append(c2)
         assert wait_for(lambda: "outbox restored" in c2.stderr() and len(c2.findings()) >= 1, 40), c2.stderr()
         rec.start()                                       # the receiver comes up
         assert wait_for(lambda: len(rec.bodies) >= len(pending), 30), c2.stderr()
@@ -77,9 +78,6 @@ def test_receiver_down_restarted_mid_outage_and_collector_restarted(fake_splunkd
         assert wait_for(lambda: len(c2.polls()) >= polls + 3, 20)      # nothing more arrives after
         assert c2.terminate() == exitcodes.OK
     finally:
-        c1.kill()
-        if c2 is not None:
-            c2.kill()
         rec.stop()
     by_id = _exactly_once_in_order(rec.bodies)
     assert set(by_id) == {f["data"]["id"] for f in c2.findings()}
@@ -87,7 +85,7 @@ def test_receiver_down_restarted_mid_outage_and_collector_restarted(fake_splunkd
     assert "Traceback" not in c1.stderr() + c2.stderr()
 
 
-def test_hanging_failing_slow_receiver_never_stalls_polling(fake_splunkd, tls, tmp_path):
+def test_hanging_failing_slow_receiver_never_stalls_polling(fake_splunkd, tls, tmp_path, runs):
     inst = fi.Instance(fake_splunkd, host="hf-08", psets=1)
     with HookReceiver(tls) as rec:
         # a hang cut at the 3 s deadline (longer than the 2 s poll interval), 500, a 503 with
@@ -95,18 +93,16 @@ def test_hanging_failing_slow_receiver_never_stalls_polling(fake_splunkd, tls, t
         rec.plan = ["hang", 500, (503, {"Retry-After": "1"}), "slow"]
         serve_webhook_settings(fake_splunkd, rec.url)
         c = CollectorProc(_xml(fake_splunkd, tmp_path, "hf-08", interval="2"), _env(tls, timeout="3"))
-        try:
-            assert wait_for(lambda: len(c.polls()) >= 2, 30), c.stderr()
-            inst.full_queues = set(FULL)
-            assert wait_for(lambda: len(rec.bodies) >= 1, 60), c.stderr()
-            inst.full_queues = set()
-            assert wait_for(lambda: _resolved(c), 60), c.stderr()
-            assert wait_for(lambda: any(b["event"] == "resolved" for b in rec.bodies), 30), c.stderr()
-            polls = len(c.polls())
-            assert wait_for(lambda: len(c.polls()) >= polls + 2, 20)
-            assert c.terminate() == exitcodes.OK
-        finally:
-            c.kill()
+        runs.append(c)
+        assert wait_for(lambda: len(c.polls()) >= 2, 30), c.stderr()
+        inst.full_queues = set(FULL)
+        assert wait_for(lambda: len(rec.bodies) >= 1, 60), c.stderr()
+        inst.full_queues = set()
+        assert wait_for(lambda: _resolved(c), 60), c.stderr()
+        assert wait_for(lambda: any(b["event"] == "resolved" for b in rec.bodies), 30), c.stderr()
+        polls = len(c.polls())
+        assert wait_for(lambda: len(c.polls()) >= polls + 2, 20)
+        assert c.terminate() == exitcodes.OK
     _exactly_once_in_order(rec.bodies)
     assert [s for _, s in rec.seen[:4]] == ["hang", 500, (503, {"Retry-After": "1"}), "slow"]
     times = c.polls()

@@ -6,13 +6,13 @@ waits for at most HANG_GUARD_S, so an unbounded call fails the test instead of h
 not a measurement: no speed is asserted). The pin: if solnlib stops sending the credential read through
 the Service our port is wired into (CredentialManager.service), the read hangs here and the test fails.
 """
-import os
 import threading
 
 import pytest
 
 from fakes import instance as fi  # noqa: E402
-from fakes.splunkd import Response  # noqa: E402
+from fakes.collector_run import SETTINGS_PATH, start  # noqa: E402
+from fakes.splunkd import Response, envelope, trickle, wait_for  # noqa: E402
 from ingest_doctor.collector import params as params_mod  # noqa: E402
 from ingest_doctor.delivery import messages  # noqa: E402
 from ingest_doctor_ports import bounded, collector as collector_port  # noqa: E402
@@ -74,9 +74,7 @@ def reader(fake, http):
 
 
 def test_probe_token_is_read_through_the_port(fake_splunkd):
-    with open(os.path.join(fi.TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as fh:
-        atom = fh.read().replace("{token}", fi.PROBE_TOKEN).replace("{base}", fake_splunkd.url)
-    fake_splunkd.route("GET", PASSWORDS, Response(200, atom, content_type="text/xml; charset=UTF-8"))
+    fi.Instance(fake_splunkd)           # its storage/passwords holds the probe token, for the session key only
     http, calls = counted(Http(5.0, {"splunkd": unverified()}))
     done, out = in_thread(reader(fake_splunkd, http))
     assert done and out.get("value") == fi.PROBE_TOKEN, out
@@ -133,14 +131,11 @@ def test_the_collectors_webhook_header_read_is_bounded_and_off_the_first_poll(fa
     the webhook's auth header a byte a second. The first poll does not wait for it, solnlib's read
     over the notifier's port ends at request_timeout and is said in one line, and no traceback of
     solnlib's reaches stderr (splunkd.log)."""
-    from fakes.collector_run import SETTINGS_PATH, start
-    from fakes.splunkd import envelope, trickle, wait_for
     fi.Instance(fake_splunkd, host="hf-01", psets=1)
     fake_splunkd.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
         "url": "https://127.0.0.1:9/hook", "min_severity": "warning", "allow_targets": "127.0.0.1",
         "auth_header": "******"})]))
-    with open(os.path.join(fi.TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as fh:
-        atom = fh.read().replace("{token}", "x").replace("{base}", fake_splunkd.url)
+    atom = fi.webhook_passwords_atom(fake_splunkd.url, "x")
     fake_splunkd.route("GET", PASSWORDS, lambda req: trickle(Response(200, atom, content_type="text/xml")))
     xml = fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0", "request_timeout": "1"}, "hf-01",
                        checkpoint_dir=str(tmp_path))

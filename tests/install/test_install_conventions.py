@@ -35,12 +35,8 @@ def test_the_alerts_menu_lists_every_alert_of_the_app():
     assert sorted(listed) == sorted(tracked) and len(listed) == 8
 
 
-def _fake_report(result="success"):
-    return {"summary": {result: 1}, "reports": [{"groups": [{"checks": [
-        {"name": "check_something", "result": result, "messages": []}]}]}]}
-
-
-def test_an_unchanged_package_is_not_inspected_again(tmp_path, monkeypatch, capsys):
+def fake_appinspect(tmp_path, monkeypatch, result):
+    """A package file, and appinspect_gate.run faked to write a one-check report of `result`; the runs made."""
     tgz = tmp_path / "ingest_doctor-0.1.0.tgz"
     tgz.write_bytes(b"package bytes")
     runs = []
@@ -48,8 +44,14 @@ def test_an_unchanged_package_is_not_inspected_again(tmp_path, monkeypatch, caps
     def fake_run(path, out_json, extra):
         runs.append((os.path.basename(path), extra))
         with open(out_json, "w", encoding="utf-8") as fh:
-            json.dump(_fake_report(), fh)
+            json.dump({"summary": {result: 1}, "reports": [{"groups": [{"checks": [
+                {"name": "check_something", "result": result, "messages": []}]}]}]}, fh)
     monkeypatch.setattr(appinspect_gate, "run", fake_run)
+    return tgz, runs
+
+
+def test_an_unchanged_package_is_not_inspected_again(tmp_path, monkeypatch, capsys):
+    tgz, runs = fake_appinspect(tmp_path, monkeypatch, "success")
     argv = ["--out", str(tmp_path / "out"), "--docs", str(tmp_path / "none.md"), str(tgz)]
     assert appinspect_gate.main(argv) == 0
     assert len(runs) == 2                                    # precert and cloud
@@ -64,13 +66,7 @@ def test_an_unchanged_package_is_not_inspected_again(tmp_path, monkeypatch, caps
 
 
 def test_a_reused_report_is_still_judged(tmp_path, monkeypatch):
-    tgz = tmp_path / "ingest_doctor-0.1.0.tgz"
-    tgz.write_bytes(b"package bytes")
-
-    def fake_run(path, out_json, extra):
-        with open(out_json, "w", encoding="utf-8") as fh:
-            json.dump(_fake_report("warning"), fh)
-    monkeypatch.setattr(appinspect_gate, "run", fake_run)
+    tgz, _ = fake_appinspect(tmp_path, monkeypatch, "warning")
     docs = tmp_path / "appinspect.md"
     docs.write_text("| check | where | why |\n|---|---|---|\n| `check_something` | | reason |\n")
     argv = ["--out", str(tmp_path / "out"), "--docs", str(docs), str(tgz)]

@@ -11,6 +11,7 @@ import os
 import re
 
 import pytest
+from packaging.specifiers import SpecifierSet
 
 from fakes.paths import ROOT, need_build, need_ta_build
 
@@ -76,24 +77,9 @@ def test_every_python_entry_point_names_the_floor_interpreter():
     assert ("TA-ingest_doctor", "restmap.conf", "version") in seen
 
 
-def _version(text):
-    return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
-
-
 def _allows(spec, python):
-    """Does a Requires-Python specifier (>=, >, <=, <, ==, !=; no wildcards but a trailing .*) allow `python`?"""
-    v = _version(python)
-    for clause in filter(None, (c.strip() for c in spec.split(","))):
-        m = re.match(r"^(>=|<=|==|!=|>|<|~=)\s*([\d.]+)(\.\*)?$", clause)
-        assert m, "unreadable Requires-Python clause %r" % clause
-        op, ver, wild = m.group(1), _version(m.group(2)), m.group(3)
-        n = len(ver)
-        cur = v[:n] if wild else v + (0,) * max(0, n - len(v))
-        ok = {">=": cur >= ver, "<=": cur <= ver, ">": cur > ver, "<": cur < ver,
-              "==": cur == ver, "!=": cur != ver, "~=": cur >= ver and cur[:n - 1] == ver[:n - 1]}[op]
-        if not ok:
-            return False
-    return True
+    """Does a Requires-Python specifier allow `python`? Read by packaging, as pip reads it."""
+    return SpecifierSet(spec).contains(python)
 
 
 def test_requires_python_reader():

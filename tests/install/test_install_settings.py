@@ -26,13 +26,8 @@ from ingest_doctor.findings import Finding, Report
 ACTION = "ingest_doctor_flag"
 
 
-def _conf(path):
-    """{stanza: {key: value}}, continuation lines joined (tools/confcheck.py's reader)."""
-    return read_conf(path)
-
-
 def shipped_macros(**local):
-    cp = _conf(os.path.join(ROOT, "default", "macros.conf"))
+    cp = read_conf(os.path.join(ROOT, "default", "macros.conf"))
     macros = {s: st["definition"] for s, st in cp.items() if "definition" in st}
     macros.update(local)          # what local/macros.conf (Splunk Web's macro editor) overrides
     return macros
@@ -40,10 +35,10 @@ def shipped_macros(**local):
 
 def configurations(local_alert_actions=None):
     """{alert: the payload's `configuration`} for every shipped alert that triggers the action."""
-    actions = _conf(os.path.join(ROOT, "default", "alert_actions.conf"))
+    actions = read_conf(os.path.join(ROOT, "default", "alert_actions.conf"))
     glob = {k[len("param."):]: v for k, v in actions[ACTION].items() if k.startswith("param.")}
     glob.update(local_alert_actions or {})
-    saved = _conf(os.path.join(ROOT, "default", "savedsearches.conf"))
+    saved = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
     out = {}
     for name, opts in saved.items():
         if opts.get("action." + ACTION, "0").strip() != "1":
@@ -53,11 +48,6 @@ def configurations(local_alert_actions=None):
         conf.update({k[len(prefix):]: v for k, v in opts.items() if k.startswith(prefix)})
         out[name] = conf
     return out
-
-
-def effective(macros, local_alert_actions=None):
-    return {name: apply_settings(parse_params(conf), macros)
-            for name, conf in configurations(local_alert_actions).items()}
 
 
 def test_no_shipped_alert_sets_its_own_notification_settings():
@@ -71,22 +61,17 @@ def test_no_shipped_alert_sets_its_own_notification_settings():
         assert conf["min_severity"] == "" and conf["webhook_url"] == ""
 
 
-def test_as_shipped_every_alert_stores_warning_and_up_without_webhook():
-    for name, params in effective(shipped_macros()).items():
-        assert (params.min_severity, params.webhook_url) == ("warning", None), name
-
-
-def test_the_settings_macros_apply_to_every_alert():
-    macros = shipped_macros(**{MIN_SEVERITY_MACRO: "critical", WEBHOOK_MACRO: "https://hooks.example.com/ingest"})
-    for name, params in effective(macros).items():
-        assert params.min_severity == "critical", name
-        assert params.webhook_url == "https://hooks.example.com/ingest", name
-
-
-def test_a_global_param_in_local_alert_actions_applies_to_every_alert_and_beats_the_macro():
-    macros = shipped_macros(**{MIN_SEVERITY_MACRO: "critical"})
-    for name, params in effective(macros, {"min_severity": "info"}).items():
-        assert params.min_severity == "info", name
+@pytest.mark.parametrize("macros, local_alert_actions, want", [
+    ({}, None, ("warning", None)),
+    ({MIN_SEVERITY_MACRO: "critical", WEBHOOK_MACRO: "https://hooks.example.com/ingest"}, None,
+     ("critical", "https://hooks.example.com/ingest")),
+    ({MIN_SEVERITY_MACRO: "critical"}, {"min_severity": "info"}, ("info", None)),
+], ids=["as-shipped-warning-and-up-without-webhook", "the-settings-macros-apply",
+        "a-global-param-in-local-alert-actions-beats-the-macro"])
+def test_every_shipped_alert_follows_the_settings(macros, local_alert_actions, want):
+    for name, conf in configurations(local_alert_actions).items():
+        params = apply_settings(parse_params(conf), shipped_macros(**macros))
+        assert (params.min_severity, params.webhook_url) == want, name
 
 
 def test_one_alerts_own_param_still_wins():
@@ -115,18 +100,18 @@ def test_the_alert_form_keeps_the_app_setting_unless_chosen():
 
 
 def test_only_admins_read_the_webhook_macro():
-    meta = _conf(os.path.join(ROOT, "metadata", "default.meta"))
+    meta = read_conf(os.path.join(ROOT, "metadata", "default.meta"))
     access = meta["macros/" + WEBHOOK_MACRO]["access"]
     assert "read : [ admin, sc_admin ]" in access and "*" not in access
 
 
 class _Port(MemoryPort):
-    """The in-memory port with the macros given, recording what a run saves, posts and logs."""
+    """The in-memory port (its KV store holds what a run saves) with the macros given, recording what it posts."""
 
     def __init__(self, macros):
         super().__init__()
         self._macros = macros
-        self.saved, self.hooks, self.logs = [], [], []
+        self.hooks = []
 
     def macros(self):
         return dict(self._macros)
@@ -134,15 +119,8 @@ class _Port(MemoryPort):
     def latest_configs(self, hosts):
         return {}
 
-    def kv_save(self, records):
-        super().kv_save(records)
-        self.saved.extend(records)
-
     def webhook(self, url, body):
         self.hooks.append(url)
-
-    def log(self, level, category, **fields):
-        self.logs.append((level, category, fields))
 
 
 def _diagnose(evidence: Evidence, thresholds=None, finite=False) -> Report:
@@ -161,5 +139,5 @@ def test_a_run_of_a_shipped_alert_follows_the_settings_macros(setting, stored):
     rows = [Row(2, {"signal": "hec_listener", "host": "hf-01", "overwhelmed": "3", "last_time": "990", "span_s": "60"},
                 {})]
     summary = action.run(payload, port, _diagnose, now=1000.0, rows=rows)
-    assert len({r["_key"] for r in port.saved}) == stored and summary.below_min == 2 - stored
+    assert len(port.kv) == stored and summary.below_min == 2 - stored
     assert port.hooks == ["https://hooks.example.com/x"] * stored

@@ -4,42 +4,30 @@ header from storage/passwords (solnlib), against the loopback HTTPS fake splunkd
 in the settings is said, not used; the header reaches the receiver, never a log line."""
 from __future__ import annotations
 
-import ssl
 import time
 
 from fakes.collector_run import SETTINGS_PATH
-from fakes.instance import webhook_passwords_atom
+from fakes.instance import SESSION_KEY as KEY, webhook_passwords_atom
 from fakes.splunkd import FakeSplunkd, Response, envelope, trickle, wait_for
 from fakes.hookreceiver import HookReceiver
 from ingest_doctor.delivery.messages import Change
 from ingest_doctor.findings import Finding
-from ingest_doctor_ports import notifier as notifier_mod, webhook
-from ingest_doctor_ports.splunkd import Http, unverified
 
-KEY = "0123456789abcdef-fake-session-key"
 SECRET = "Bearer s3cr3t-hook-token"
-
-
-def _passwords_atom(base: str) -> str:
-    return webhook_passwords_atom(base, SECRET)
 
 
 def _serve(fake, url, allow="127.0.0.1", header="******"):
     fake.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
         "url": url, "min_severity": "critical", "allow_targets": allow, "auth_header": header})]))
     fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords",
-               lambda req: Response(200, _passwords_atom(fake.url), content_type="text/xml; charset=UTF-8"))
+               lambda req: Response(200, webhook_passwords_atom(fake.url, SECRET),
+                                    content_type="text/xml; charset=UTF-8"))
 
 
-def test_settings_and_encrypted_header_reach_the_receiver(tls, tmp_path):
+def test_settings_and_encrypted_header_reach_the_receiver(tls, make_notifier):
     with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
         _serve(fake, rec.url)
-        http = Http(5.0, {"splunkd": unverified()})
-        ctx = ssl.create_default_context(cafile=tls[0])
-
-        def post(url, body, allow, headers, timeout):
-            return webhook.post(url, body, allow, headers, timeout, context=ctx)
-        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
+        n = make_notifier(fake)
         n.start()
         try:
             assert wait_for(lambda: n.read_once, 15)
@@ -58,11 +46,10 @@ def test_settings_and_encrypted_header_reach_the_receiver(tls, tmp_path):
         assert "category=webhook" in logs and "sent" in logs and SECRET not in logs and KEY not in logs
 
 
-def test_refused_target_in_the_settings_is_said_and_not_used(tls, tmp_path):
+def test_refused_target_in_the_settings_is_said_and_not_used(tls, make_notifier):
     with FakeSplunkd(tls) as fake:
         _serve(fake, "https://169.254.169.254/latest/meta-data", allow="", header="")
-        http = Http(5.0, {"splunkd": unverified()})
-        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY))
+        n = make_notifier(fake)
         n.start()
         assert wait_for(lambda: n.read_once, 15)
         n.close()
@@ -71,20 +58,16 @@ def test_refused_target_in_the_settings_is_said_and_not_used(tls, tmp_path):
         assert "webhook setting refused" in logs and "metadata" in logs
 
 
-def test_a_trickling_storage_passwords_is_cut_at_the_port_timeout_off_the_poll_path(tls, tmp_path):
+def test_a_trickling_storage_passwords_is_cut_at_the_port_timeout_off_the_poll_path(tls, make_notifier):
     """storage/passwords sends its answer a byte a second: the notifier's start returns at once, the
     header read (solnlib over the notifier's port) ends at the port's timeout and is said, and the
     changes a poll submitted meanwhile go out (without the header) once the settings are known."""
     with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
         _serve(fake, rec.url)
         fake.route("GET", "/servicesNS/nobody/TA-ingest_doctor/storage/passwords",
-                   lambda req: trickle(Response(200, _passwords_atom(fake.url), content_type="text/xml")))
-        http = Http(1.0, {"splunkd": unverified()})
-        ctx = ssl.create_default_context(cafile=tls[0])
-
-        def post(url, body, allow, headers, timeout):
-            return webhook.post(url, body, allow, headers, timeout, context=ctx)
-        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
+                   lambda req: trickle(Response(200, webhook_passwords_atom(fake.url, SECRET),
+                                                content_type="text/xml")))
+        n = make_notifier(fake, port_timeout=1.0)
         began = time.monotonic()
         n.start()
         crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")

@@ -4,7 +4,6 @@ an indexer or heavy forwarder cannot read, so the add-on's Configuration > Webho
 when it ends they go out, with no one removing it. Read from the fake splunkd as Splunk stores the tab."""
 from __future__ import annotations
 
-import ssl
 import time
 
 import pytest
@@ -15,24 +14,15 @@ from fakes.splunkd import FakeSplunkd, envelope, wait_for
 from ingest_doctor.delivery import outbound, outbox
 from ingest_doctor.delivery.messages import Change
 from ingest_doctor.findings import Finding
-from ingest_doctor_ports import notifier as notifier_mod, webhook
-from ingest_doctor_ports.splunkd import Http, unverified
-
-KEY = "0123456789abcdef-fake-session-key"
 
 
-def test_a_snoozed_instance_sends_nothing_until_the_snooze_ends(tls, tmp_path):
+def test_a_snoozed_instance_sends_nothing_until_the_snooze_ends(tls, make_notifier):
     until = time.time() + 3.0
     with FakeSplunkd(tls) as fake, HookReceiver(tls) as rec:
         fake.route("GET", SETTINGS_PATH, envelope(SETTINGS_PATH.rsplit("/", 1)[0], [("webhook", {
             "url": rec.url, "min_severity": "warning", "allow_targets": "127.0.0.1", "auth_header": "",
             "snooze_until": "%.3f" % until, "snooze_reason": "CHG-1234 rolling restart"})]))
-        ctx = ssl.create_default_context(cafile=tls[0])
-
-        def post(url, body, allow, headers, timeout):
-            return webhook.post(url, body, allow, headers, timeout, context=ctx)
-        http = Http(5.0, {"splunkd": unverified()})
-        n = notifier_mod.Notifier(str(tmp_path), "hf-01", notifier_mod.settings_reader(http, fake.url, KEY), post)
+        n = make_notifier(fake)
         n.start()
         try:
             assert wait_for(lambda: n.read_once, 15)

@@ -4,10 +4,10 @@ import ssl
 import pytest
 
 from ingest_doctor_ports import collector as port
+from fakes.hookreceiver import free_port
 from fakes.splunkd import FakeSplunkd, Response, envelope, fault
-from ingest_doctor.collector import poll as collector, tls
+from ingest_doctor.collector import params as params_mod, poll as collector, tls
 from ingest_doctor.read import endpoints
-from ingest_doctor.collector import params as params_mod
 
 
 def http(tls=None, verify=True, timeout=2.0, max_body=collector.MAX_BODY_BYTES):
@@ -36,9 +36,7 @@ def test_faults(fake_splunkd, name, status, error):
 
 
 def test_refused_and_too_large(fake_splunkd):
-    closed = FakeSplunkd(None).start()
-    url = closed.url
-    closed.stop()
+    url = "http://127.0.0.1:%d" % free_port()          # a port nothing listens on
     assert http()("GET", url + "/services/collector/health", {}, None, "hec").error == "refused"
     fake_splunkd.route("GET", "/big", Response(200, b"x" * 5000))
     f = http(max_body=1000)("GET", fake_splunkd.url + "/big", {}, None, "splunkd")

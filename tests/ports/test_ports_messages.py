@@ -1,21 +1,23 @@
 """The Splunk Web message port (bin/ingest_doctor_ports/messages.py) against the fake splunkd."""
 from __future__ import annotations
 
+import time
+from urllib.parse import parse_qs
+
 import pytest
 
 from fakes.findings import hec, typing
+from fakes.splunkd import Messages, fault
 from ingest_doctor.delivery import messages
 from ingest_doctor.delivery.messages import Change, message_name
+from ingest_doctor_ports.messages import MessageError, WebMessages
+from ingest_doctor_ports.splunkd import Http, unverified
 
 
 # ---------------------------------------------------------------------------- the message port
 def test_message_port_faults_are_reported_bounded_and_never_raised(fake_splunkd):
     """The Splunk Web messages port (/services/messages over our splunkd port): a 403 names the HTTP status, a hung splunkd
     costs the port's timeout (solnlib's own handler has none), a missing message deletes fine."""
-    import time
-    from fakes.splunkd import Messages, fault
-    from ingest_doctor_ports.messages import MessageError, WebMessages
-    from ingest_doctor_ports.splunkd import Http, unverified
     web = WebMessages(fake_splunkd.url, "KEY", Http(1.0, {"splunkd": unverified()}))
     shown = Messages(fake_splunkd)
     ok = messages.plan([Change(hec(), "new")])
@@ -37,10 +39,6 @@ def test_every_post_carries_its_roles_and_an_unknown_role_is_named(fake_splunkd)
     """splunkd shows a message posted with `role` to that role's users only: each POST carries one
     `role` field per role (admin unless configured), the summary post too; a role splunkd does not
     know is refused (HTTP 400) and the error says which roles were asked for."""
-    from urllib.parse import parse_qs
-    from fakes.splunkd import Messages
-    from ingest_doctor_ports.messages import WebMessages
-    from ingest_doctor_ports.splunkd import Http, unverified
     http = Http(1.0, {"splunkd": unverified()})
     shown = Messages(fake_splunkd, roles=Messages.ROLES + ("ops_team",))
     many = messages.plan([Change(hec(str(i)), "new") for i in range(messages.MAX_PER_RUN + 2)])
