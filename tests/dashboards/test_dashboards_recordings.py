@@ -88,9 +88,8 @@ def rec(state, view, ds_id):
     return [dict(zip(data["fields"], r)) for r in data["rows"]], data["fields"]
 
 
-def test_busy_replies_only_where_the_queues_behind_hec_are_full():
-    for state in make_fixtures.STATES:
-        dep = sim.Deployment(state == "saturated")
+def test_busy_replies_only_where_the_queues_behind_hec_are_full(deployments):
+    for state, dep in deployments.items():
         busy = [r for r in dep.hec_reply_rows() if r["reply"] == "9"]
         fullest = {}   # (host, 30 s sample) -> fullest parsingQueue over the host's sets
         for q in dep.queue_rows():
@@ -109,6 +108,7 @@ def test_busy_replies_only_where_the_queues_behind_hec_are_full():
 
 
 def test_the_saturated_set_is_visible_in_what_the_searches_compute():
+    """idx-07's pipeline set 1 is typing-bound; HEC refuses data only there, the rest is idle."""
     chain, _ = rec("saturated", "ingest_doctor_pipeline_sets", "ds_chain")
     assert (chain[0]["host"], chain[0]["ingest_pipe"], chain[0]["bottleneck"]) == ("idx-07", "1", "typing")
     assert [r["bottleneck"] for r in chain[1:]] == ["none"] * (len(chain) - 1)
@@ -122,6 +122,11 @@ def test_the_saturated_set_is_visible_in_what_the_searches_compute():
     assert {r["state"] for r in overview[1:]} == {"ok"}
     thread, fields = rec("saturated", "ingest_doctor_thread_activity", "ds_threads_time")
     assert fields[1] == "1. idx-07 set 1 typing"
+    typing = [float(r[fields[1]]) for r in thread if r[fields[1]] is not None]
+    assert max(typing) >= 90 and min(typing) < 90
+    for state, refusing in (("saturated", ["idx-07"]), ("healthy", [])):
+        errors, _ = rec(state, "ingest_doctor_hec_performance", "ds_hec_errors_table")
+        assert [r["host"] for r in errors if r["reply"].startswith("9 ")] == refusing, state
     hec, _ = rec("saturated", "ingest_doctor_hec_performance", "ds_hec_thread")
     assert max(float(v) for r in hec for k, v in r.items() if k not in ("_time", "threshold") and v) < 90
 
