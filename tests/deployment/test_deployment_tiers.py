@@ -196,15 +196,13 @@ def test_on_the_search_head_hec_refusals_behind_a_saturated_receiver_link_but_a_
                   [EvidenceItem("thread_busy_pct", 99.0, "%", "10m", "metrics.log")],
                   [Recommendation("Check the storage.")])
     busy = EvidenceItem("hec_reply_9_server_busy", 48, "errors", "window", "splunkd.log")
+    more_io = [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads", "2", "4")]
     refusing = Finding("hec_input", "warning", "hf-01", None, "httpinputserverdatathread",
                        "HEC is rejecting requests (48 reply=9 errors) while the pipeline queues drain normally.",
-                       [busy], [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http",
-                                               "dedicatedIoThreads", "2", "4")])
+                       [busy], more_io)
     pegged = Finding("hec_input", "warning", "hf-02", None, "httpinputserverdatathread",
                      "The HEC server data thread is busy 99% of one core.",
-                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy],
-                     [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads",
-                                     "2", "4")])
+                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy], more_io)
     topo = Topology(receivers={"hf-01": [("10.9.1.15:9997", "idx-05")], "hf-02": [("10.9.1.15:9997", "idx-05")]})
     caused = link.link([idx, refusing, pegged], topo)
     assert caused == {"idx-05/indexing/-": None, "hf-01/hec_input/-": "idx-05/indexing/-", "hf-02/hec_input/-": None}
