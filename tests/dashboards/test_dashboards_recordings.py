@@ -25,9 +25,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
+import recordings  # noqa: E402
 import sim  # noqa: E402
 import splcheck  # noqa: E402
-from panels import PANELS  # noqa: E402
+from panels import PANELS, top_series  # noqa: E402
 
 FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
 VIEWS = {d.name: d.definition() for d in (make() for make in gen_views.DASHBOARDS)}
@@ -138,7 +139,6 @@ def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count
     assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "2")]
     assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"]) * 1.1
     dep = sim.Deployment(False)
-    import recordings
     per_minute = recordings.cpu_rows(dep)
     assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 110 * 2
     bad = [r for r in per_minute if r["unreliable"]]
@@ -178,7 +178,6 @@ def test_the_cpu_base_reads_the_busiest_sets_per_minute_only():
     """Issue 35: ds_cpu read every processor's line of every pipeline host per second (16 M rows to the search
     head at 10,000 instances). It reads the 5 sets whose cpu_seconds sum highest (a subsearch, one row per set
     inside it), aggregated per minute inside tstats; the recordings rank the same way."""
-    import recordings
     base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
     top = base.split("[", 1)[0]
     assert "span=1s" not in base and base.rstrip().split("\n")[0].endswith("_time span=1m")
@@ -227,8 +226,6 @@ def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as
     about 417 collectors). The append reads only the 5 collectors a subsearch ranks first by the chart's own key
     (ingest_doctor_top_series: peak, then average, then the name), so the chart's 5 ranked series are those it showed
     reading every collector, ties included; only the "others" line loses the collectors ranked 6th and below."""
-    import panels
-    import recordings
     query = VIEWS["ingest_doctor_hec_performance"]["dataSources"]["ds_hec_thread"]["options"]["query"]
     append = query[query.index("| append [| mstats"):query.index("| search ingest_pipe=")]
     assert ("| stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host | head 5 "
@@ -252,7 +249,7 @@ def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as
 
     def ranked(rows):
         rows = [dict(r, series=r["host"] + (label if r["thread"] == sim.PROC_HEC_THREAD else " set 0")) for r in rows]
-        return sorted((r["series"], r["_time"], r["busy_pct"]) for r in panels.top_series(rows, "busy_pct", 5)
+        return sorted((r["series"], r["_time"], r["busy_pct"]) for r in top_series(rows, "busy_pct", 5)
                       if not r["series"].startswith("others"))
     every = ranked(data + collector)
     assert every == ranked(data + [r for r in collector if r["host"] in kept])
