@@ -15,6 +15,7 @@ from fakes.action_run import collector_finding_row, tcpin_row
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.deploytiers import (QUEUES, REP, SH_NOW, SNAT, as_cli_and_action, autolb_hec_senders, capped_windows_uf,
                                cluster, diagnose, healthy_twenty, serious, same_links, two_sites)
+from fakes.relaysim import RELAY
 from fakes.searches import SAVED
 from fakes.shsearch import hec_busy_rows, queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
@@ -237,10 +238,6 @@ def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------ as the search-head action sees them
-
-RELAY = "Ingest Doctor - Findings - Collector findings"
-
-
 def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, dispatch):
     """The relay's rows (each instance judged alone by its collector: the forwarder's HEC refusals became a
     hec_input finding raising dedicatedIoThreads), dispatched as splunkd dispatches the shipped alert."""
