@@ -11,14 +11,14 @@ import sys
 
 import pytest
 
-from fakes.action_faults import (ALERT_NAME, HF_CONFIG, NOW, RELAY_COLUMNS, RELAY_NAME, done_counts, finding, finish,
-                       hooks_of, payload, relay_row, run, start, thread_row)
+from fakes.action_faults import (ALERT_NAME, HF_CONFIG, NOW, RELAY_COLUMNS, RELAY_NAME, SCRIPT, done_counts, env,
+                                 finding, finish, hooks_of, payload, relay_row, run, start, thread_row)
 from fakes.hookreceiver import HangUp
 from fakes.faults import record, run_measured, scale
 from fakes.splunkd import FakeSplunkd, Response, fault
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.kvstore import Splunkd, write_results
+from fakes.kvstore import KVStore, Splunkd, write_results
 
 FID = "hf-01/hec_input/-"
 KEY = kv_key(FID)
@@ -120,7 +120,6 @@ def test_a_refusing_webhook_fails_the_notification_with_why(sh, tls, tmp_path):
 def test_kv_store_faults_lose_nothing(tls, tmp_path):
     """KV store initializing (503) for a while: the run retries or fails TRANSIENT, writing nothing
     half; the next run stores the finding, and its notification is sent once."""
-    from fakes.kvstore import KVStore
     cases = scale(3, 12)
     lost = dup = failures = 0
     for i in range(cases):
@@ -216,7 +215,6 @@ def test_malformed_relay_rows_are_bad_input(sh, tls, tmp_path, event, words):
 
 @pytest.mark.skipif(not scale(0, 1), reason="make fault only: a 100k-row results file")
 def test_a_100k_row_results_file_is_streamed(sh, tls, tmp_path):
-    from fakes.action_faults import SCRIPT, env
     # 100k rows as the detection searches write them: each carries its window's 20 samples (2M samples,
     # 100 hosts, 1,000 windows of 10 minutes each). The samples stay numbers until their host is judged,
     # one host at a time (alert/samples.py): 2M samples as objects were ~435 MB (issue 23).
