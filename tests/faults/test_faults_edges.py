@@ -17,7 +17,7 @@ from fakes.deploybuilder import Member, by_id, receiver, sender, tcpin_line, wri
 from fakes.kvstore import Splunkd, write_results
 from fakes.memory_port import MemoryPort
 from fakes.paths import BIN
-from fakes.snapbuilder import Snap, dutycycle_long, queue_line, times
+from fakes.snapbuilder import Snap, dutycycle_long, envelope_body, queue_line, times
 from fakes.splunkd import FakeSplunkd
 from ingest_doctor import cli, exitcodes
 from ingest_doctor.delivery.messages import message_name
@@ -482,9 +482,7 @@ def hollow_snapshots(tmp_path):
         fname = os.path.join(empty, "rest", *path.split("/")) + ".json"
         os.makedirs(os.path.dirname(fname), exist_ok=True)
         with open(fname, "w") as f:
-            json.dump({"links": {}, "origin": "https://hf:8089/" + path, "updated": "2026-11-22T10:00:00+00:00",
-                       "generator": {"build": "d8ae995bf219", "version": "9.3.2"}, "entry": [], "paging": {
-                           "total": 0, "perPage": 0, "offset": 0}, "messages": []}, f)
+            json.dump(envelope_body("https://hf:8089/" + path, "/" + path, [], updated="2026-11-22T10:00:00+00:00"), f)
     yield "REST files that are empty envelopes", empty
 
 
