@@ -124,8 +124,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert "unchanged=1" in p.stderr and kv[kv_key(FID)]["count"] == 1 and len(search_head.messages.posts) == 1
     alert_rows = [dict(queue_row(host="hf-01", pset="none", last=event_time), component="indexing",
                        bottleneck="indexing", fill_pct=["97", "97", "98", "100"],
-                       recent=[recent([97] * 10, last=event_time), recent([97] * 10, last=event_time),
-                               recent([98] * 10, last=event_time), recent([100] * 10, True, event_time)],
+                       recent=[recent([v] * 10, v == 100, event_time) for v in (97, 97, 98, 100)],
                        blocked_samples=["0", "0", "0", "10"])]
     p = alert(search_head, tls, tmp_path, QUEUES, alert_rows)
     assert list(kv) == [kv_key(FID)], sorted(kv)
