@@ -32,6 +32,7 @@ from panels import PANELS, top_series  # noqa: E402
 
 FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
 VIEWS = {d.name: d.definition() for d in (make() for make in gen_views.DASHBOARDS)}
+MACROS = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
 STEP = re.compile(r"^(stats|eventstats|streamstats|timechart|chart|bin|dedup|sort|head)\b")
 
 
@@ -153,9 +154,7 @@ def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count
 
 def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     """recordings.cpu_rows replays ingest_doctor_pipeline_cpu_rows: the SPL must say the same."""
-    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
-        conf = fh.read()
-    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
+    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", MACROS, re.M).group(1)
     assert "streamstats current=f window=1 last(last_time) AS prev_time BY host ingest_pipe pipeline processor" in macro
     assert "interval_s=if(isnull(prev_time) OR first_time-prev_time>300, 30, first_time-prev_time)" in macro
     assert "readings=round((last_time-first_time)/interval_s)+1" in macro
@@ -231,9 +230,8 @@ def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as
     assert ("| stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host | head 5 "
             "| fields host] BY host span=2m |" in append)
     assert splcheck.top_hosts_filter(append[len("| append ["):append.rindex("]")]) == 5
-    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
-        assert ("eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series | sort 0 - series_peak "
-                "- series_avg series |") in fh.read()
+    assert ("eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series | sort 0 - series_peak "
+            "- series_avg series |") in MACROS
     # 12 collectors (ties on the peak at 100 broken by the average, one tie on both broken by the name) and 3 data
     # threads from metrics.log, per 2 minutes
     t0, label = sim.HEC_START, recordings.PROC_HEC_LABEL

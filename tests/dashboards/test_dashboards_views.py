@@ -41,6 +41,7 @@ def load(name):
 
 
 VIEW_DEFS = {name: load(name)[1] for name in EXPECTED}
+MACROS = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
 
 
 def annotations(defn):
@@ -110,7 +111,7 @@ def test_metrics_log_searches_follow_the_pipeline_set_input(name):
 
 @pytest.mark.parametrize("name", EXPECTED)
 def test_thresholds_come_from_the_generated_macros(name):
-    generated = set(re.findall(r"^\[(ingest_doctor_[a-z_]+)\]", open(os.path.join(ROOT, "default", "macros.conf")).read(), re.M))
+    generated = set(re.findall(r"^\[(ingest_doctor_[a-z_]+)\]", MACROS, re.M))
     for ds_id, ds in VIEW_DEFS[name]["dataSources"].items():
         for m in re.finditer(r"threshold=([^,\n|]+)", ds["options"]["query"]):
             macro = re.fullmatch(r"`(ingest_doctor_[a-z_]+)`", m.group(1).strip())
@@ -140,8 +141,7 @@ def test_views_pass_the_spl_checker():
 
 
 def test_dashboard_macros_block_is_ours_and_checked():
-    text = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
-    block = text.split("# Dashboards\n", 1)[1].split("# END Dashboards\n", 1)[0]
+    block = MACROS.split("# Dashboards\n", 1)[1].split("# END Dashboards\n", 1)[0]
     names = re.findall(r"^\[([a-z_]+)\]", block, re.M)
     assert "ingest_doctor_dutycycle_rows" in names and "ingest_doctor_hec_data" in names
     ctx = splcheck.load_context(ROOT)
@@ -257,9 +257,8 @@ def test_pipeline_views_show_indexers_and_heavy_forwarders_unless_asked(name):
             named += 1
             assert q.count("host IN ($host$)") == q.count("(host IN ($host$) $scope$)"), (name, ds_id)
     assert named >= 1, name
-    macros = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
-    assert macros.count("[ingest_doctor_pipeline_hosts]\n") == 1      # the one the scheduled searches use
-    definition = re.search(r"^\[ingest_doctor_pipeline_hosts\]\ndefinition = (.*)$", macros, re.M).group(1)
+    assert MACROS.count("[ingest_doctor_pipeline_hosts]\n") == 1      # the one the scheduled searches use
+    definition = re.search(r"^\[ingest_doctor_pipeline_hosts\]\ndefinition = (.*)$", MACROS, re.M).group(1)
     # one row per host that runs a pipeline (indexers, heavy forwarders), aggregated inside the subsearch
     assert re.fullmatch(r"\[\| tstats count (?i:where) `ingest_doctor_metrics_log` TERM\(group=\w+\)( TERM\([\w=]+\))? "
                         r"(?i:by) host \| fields host\]", definition), definition
