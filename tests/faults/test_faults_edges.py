@@ -28,16 +28,15 @@ SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
 NOW = 1763805600.0
 
 
-def diagnose(root, fmt="json", code=exitcodes.OK):
+def diagnose(root, fmt="json"):
     out, err = io.StringIO(), io.StringIO()
     rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
-    assert rc == code, err.getvalue()
+    assert rc == exitcodes.OK, err.getvalue()
     return (json.loads(out.getvalue()) if fmt == "json" else out.getvalue()), err.getvalue()
 
 
-def cli_process(*argv, timeout=60):
-    return subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True,
-                          timeout=timeout)
+def cli_process(*argv):
+    return subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True, timeout=60)
 
 
 # ============================================================== 1. forwarding cycles
@@ -274,7 +273,7 @@ def test_random_link_graphs_with_cycles_every_finding_reaches_a_notified_root(tm
 
 # ============================================================== 2. deployment folders, held to the snapshot guards
 
-def limited(argv, timeout=30, rss_mb=700):
+def limited(argv, rss_mb=700):
     """The CLI as a subprocess with an address-space limit (a reader that grows memory without bound dies
     of MemoryError well before it hurts the machine) and a deadline (a reader that blocks is killed)."""
     import resource
@@ -283,7 +282,7 @@ def limited(argv, timeout=30, rss_mb=700):
         resource.setrlimit(resource.RLIMIT_AS, (rss_mb << 20, rss_mb << 20))
     try:
         p = subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True,
-                           timeout=timeout, preexec_fn=limit, errors="replace")
+                           timeout=30, preexec_fn=limit, errors="replace")
     except subprocess.TimeoutExpired:
         return None, "", "hung"
     return p.returncode, p.stdout, p.stderr
