@@ -11,6 +11,8 @@ import csv
 import os
 import re
 
+import pytest
+
 from fakes.paths import ROOT
 from ingest_doctor import thresholds
 
@@ -150,11 +152,6 @@ def test_rates_from_per_interval_counters():
     assert round((29.4 + 29.7) / 60 * 100, 1) == 98.5
 
 
-def test_threshold_macros_exist_with_the_python_defaults():
-    import sys
-    sys.path.insert(0, os.path.join(ROOT, "bin"))
-    from ingest_doctor import thresholds  # noqa: E402
-    text = open(os.path.join(ROOT, "default", "macros.conf")).read()
-    for name in ("thread_busy_pct", "queue_fill_pct", "hec_latency_ms", "regex_cpu_share_pct"):
-        definition = re.search(r"^\[ingest_doctor_%s\]\ndefinition = (.*)$" % name, text, re.M).group(1)
-        assert float(definition) == float(getattr(thresholds.defaults(), name))
+@pytest.mark.parametrize("name", ["thread_busy_pct", "queue_fill_pct", "hec_latency_ms", "regex_cpu_share_pct"])
+def test_threshold_macros_exist_with_the_python_defaults(name):
+    assert float(macro("ingest_doctor_" + name)) == float(getattr(thresholds.defaults(), name))

@@ -25,12 +25,14 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "dashboards"))
 
 import gen_views  # noqa: E402
 import make_fixtures  # noqa: E402
+import recordings  # noqa: E402
 import sim  # noqa: E402
 import splcheck  # noqa: E402
-from panels import PANELS  # noqa: E402
+from panels import PANELS, top_series  # noqa: E402
 
 FIXTURES = os.path.join(paths.FIXTURES, "dashboards")
 VIEWS = {d.name: d.definition() for d in (make() for make in gen_views.DASHBOARDS)}
+MACROS = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
 STEP = re.compile(r"^(stats|eventstats|streamstats|timechart|chart|bin|dedup|sort|head)\b")
 
 
@@ -88,9 +90,8 @@ def rec(state, view, ds_id):
     return [dict(zip(data["fields"], r)) for r in data["rows"]], data["fields"]
 
 
-def test_busy_replies_only_where_the_queues_behind_hec_are_full():
-    for state in make_fixtures.STATES:
-        dep = sim.Deployment(state == "saturated")
+def test_busy_replies_only_where_the_queues_behind_hec_are_full(deployments):
+    for state, dep in deployments.items():
         busy = [r for r in dep.hec_reply_rows() if r["reply"] == "9"]
         fullest = {}   # (host, 30 s sample) -> fullest parsingQueue over the host's sets
         for q in dep.queue_rows():
@@ -109,6 +110,7 @@ def test_busy_replies_only_where_the_queues_behind_hec_are_full():
 
 
 def test_the_saturated_set_is_visible_in_what_the_searches_compute():
+    """idx-07's pipeline set 1 is typing-bound; HEC refuses data only there, the rest is idle."""
     chain, _ = rec("saturated", "ingest_doctor_pipeline_sets", "ds_chain")
     assert (chain[0]["host"], chain[0]["ingest_pipe"], chain[0]["bottleneck"]) == ("idx-07", "1", "typing")
     assert [r["bottleneck"] for r in chain[1:]] == ["none"] * (len(chain) - 1)
@@ -122,6 +124,11 @@ def test_the_saturated_set_is_visible_in_what_the_searches_compute():
     assert {r["state"] for r in overview[1:]} == {"ok"}
     thread, fields = rec("saturated", "ingest_doctor_thread_activity", "ds_threads_time")
     assert fields[1] == "1. idx-07 set 1 typing"
+    typing = [float(r[fields[1]]) for r in thread if r[fields[1]] is not None]
+    assert max(typing) >= 90 and min(typing) < 90
+    for state, refusing in (("saturated", ["idx-07"]), ("healthy", [])):
+        errors, _ = rec(state, "ingest_doctor_hec_performance", "ds_hec_errors_table")
+        assert [r["host"] for r in errors if r["reply"].startswith("9 ")] == refusing, state
     hec, _ = rec("saturated", "ingest_doctor_hec_performance", "ds_hec_thread")
     assert max(float(v) for r in hec for k, v in r.items() if k not in ("_time", "threshold") and v) < 90
 
@@ -133,7 +140,6 @@ def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count
     assert [(r["host"], r["processor"], r["readings"]) for r in rows] == [("hf-02", "aggregator", "2")]
     assert float(rows[0]["max_cpu_seconds"]) > float(rows[0]["interval_s"]) * float(rows[0]["threads"]) * 1.1
     dep = sim.Deployment(False)
-    import recordings
     per_minute = recordings.cpu_rows(dep)
     assert max(r["pct_one_core"] for r in per_minute if r["pct_one_core"] is not None) <= 110 * 2
     bad = [r for r in per_minute if r["unreliable"]]
@@ -148,9 +154,7 @@ def test_cpu_readings_beyond_wall_time_x_threads_are_set_apart_and_repeats_count
 
 def test_the_cpu_searches_apply_the_rule_the_recordings_replay():
     """recordings.cpu_rows replays ingest_doctor_pipeline_cpu_rows: the SPL must say the same."""
-    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
-        conf = fh.read()
-    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", conf, re.M).group(1)
+    macro = re.search(r"^\[ingest_doctor_pipeline_cpu_rows\]\ndefinition = (.*)$", MACROS, re.M).group(1)
     assert "streamstats current=f window=1 last(last_time) AS prev_time BY host ingest_pipe pipeline processor" in macro
     assert "interval_s=if(isnull(prev_time) OR first_time-prev_time>300, 30, first_time-prev_time)" in macro
     assert "readings=round((last_time-first_time)/interval_s)+1" in macro
@@ -173,7 +177,6 @@ def test_the_cpu_base_reads_the_busiest_sets_per_minute_only():
     """Issue 35: ds_cpu read every processor's line of every pipeline host per second (16 M rows to the search
     head at 10,000 instances). It reads the 5 sets whose cpu_seconds sum highest (a subsearch, one row per set
     inside it), aggregated per minute inside tstats; the recordings rank the same way."""
-    import recordings
     base = VIEWS["ingest_doctor_cpu_by_processor"]["dataSources"]["ds_cpu"]["options"]["query"]
     top = base.split("[", 1)[0]
     assert "span=1s" not in base and base.rstrip().split("\n")[0].endswith("_time span=1m")
@@ -222,16 +225,13 @@ def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as
     about 417 collectors). The append reads only the 5 collectors a subsearch ranks first by the chart's own key
     (ingest_doctor_top_series: peak, then average, then the name), so the chart's 5 ranked series are those it showed
     reading every collector, ties included; only the "others" line loses the collectors ranked 6th and below."""
-    import panels
-    import recordings
     query = VIEWS["ingest_doctor_hec_performance"]["dataSources"]["ds_hec_thread"]["options"]["query"]
     append = query[query.index("| append [| mstats"):query.index("| search ingest_pipe=")]
     assert ("| stats max(busy_pct) AS peak avg(busy_pct) AS mean BY host | sort 0 - peak - mean host | head 5 "
             "| fields host] BY host span=2m |" in append)
     assert splcheck.top_hosts_filter(append[len("| append ["):append.rindex("]")]) == 5
-    with open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8") as fh:
-        assert ("eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series | sort 0 - series_peak "
-                "- series_avg series |") in fh.read()
+    assert ("eventstats max($value$) AS series_peak avg($value$) AS series_avg BY series | sort 0 - series_peak "
+            "- series_avg series |") in MACROS
     # 12 collectors (ties on the peak at 100 broken by the average, one tie on both broken by the name) and 3 data
     # threads from metrics.log, per 2 minutes
     t0, label = sim.HEC_START, recordings.PROC_HEC_LABEL
@@ -247,7 +247,7 @@ def test_the_hec_thread_chart_reads_the_collectors_it_can_show_and_ranks_them_as
 
     def ranked(rows):
         rows = [dict(r, series=r["host"] + (label if r["thread"] == sim.PROC_HEC_THREAD else " set 0")) for r in rows]
-        return sorted((r["series"], r["_time"], r["busy_pct"]) for r in panels.top_series(rows, "busy_pct", 5)
+        return sorted((r["series"], r["_time"], r["busy_pct"]) for r in top_series(rows, "busy_pct", 5)
                       if not r["series"].startswith("others"))
     every = ranked(data + collector)
     assert every == ranked(data + [r for r in collector if r["host"] in kept])

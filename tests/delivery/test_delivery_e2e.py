@@ -76,12 +76,19 @@ def search_head(tls):
         yield Splunkd(fake, server_name="sh-01")
 
 
-def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake_splunkd, search_head, tls,
-                                                                           tmp_path, runs):  # noqa: F811
+def collector_on_hf01(fake_splunkd, runs, polls, **params):
+    """hf-01, its Splunk Web messages and its collector (1 s polls, `params` added) after `polls` polls."""
     inst = fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"])
     local = Messages(fake_splunkd, "hf-01")
-    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}, "hf-01"))
-    r.wait_polls(2)
+    r = start(runs, fi.input_xml(fake_splunkd.url, dict({"poll_interval": "1", "thread_cpu": "0"}, **params),
+                                 "hf-01"))
+    r.wait_polls(polls)
+    return inst, local, r
+
+
+def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake_splunkd, search_head, tls,
+                                                                           tmp_path, runs):  # noqa: F811
+    inst, local, r = collector_on_hf01(fake_splunkd, runs, 2)
     assert not finding_events(r)
     name = message_name(FID)
 
@@ -117,8 +124,7 @@ def test_bottleneck_reaches_store_and_messages_is_updated_once_and_resolves(fake
     assert "unchanged=1" in p.stderr and kv[kv_key(FID)]["count"] == 1 and len(search_head.messages.posts) == 1
     alert_rows = [dict(queue_row(host="hf-01", pset="none", last=event_time), component="indexing",
                        bottleneck="indexing", fill_pct=["97", "97", "98", "100"],
-                       recent=[recent([97] * 10, last=event_time), recent([97] * 10, last=event_time),
-                               recent([98] * 10, last=event_time), recent([100] * 10, True, event_time)],
+                       recent=[recent([v] * 10, v == 100, event_time) for v in (97, 97, 98, 100)],
                        blocked_samples=["0", "0", "0", "10"])]
     p = alert(search_head, tls, tmp_path, QUEUES, alert_rows)
     assert list(kv) == [kv_key(FID)], sorted(kv)
@@ -165,11 +171,7 @@ def test_message_of_a_finding_resolved_elsewhere_is_swept(search_head, tls, tmp_
 
 def test_web_messages_off_in_the_input_and_in_the_action(fake_splunkd, search_head, tls, tmp_path,
                                                         runs):  # noqa: F811
-    inst = fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"])
-    local = Messages(fake_splunkd, "hf-01")
-    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0",
-                                                    "web_messages": "0"}, "hf-01"))
-    r.wait_polls(1)
+    inst, local, r = collector_on_hf01(fake_splunkd, runs, 1, web_messages="0")
     inst.full_queues = {"indexQueue", "typingQueue"}
     assert wait_for(lambda: finding_events(r), 30), r.stderr()
     n = len(r.polls())
@@ -185,11 +187,7 @@ def test_message_roles_set_in_the_input_and_in_the_action_reach_splunkd(fake_spl
                                                                         runs):  # noqa: F811
     """Who sees the messages is the admin's setting on both sides: the input's message_roles and the action's
     param.message_roles are what each POST /services/messages carries (one role field per role)."""
-    inst = fi.Instance(fake_splunkd, host="hf-01", psets=1, roles=["heavyweight_forwarder"])
-    local = Messages(fake_splunkd, "hf-01")
-    r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0",
-                                                    "message_roles": "power, admin"}, "hf-01"))
-    r.wait_polls(1)
+    inst, local, r = collector_on_hf01(fake_splunkd, runs, 1, message_roles="power, admin")
     inst.full_queues = {"indexQueue", "typingQueue"}
     name = message_name(FID)
     assert wait_for(lambda: name in local.shown, 30), r.stderr()

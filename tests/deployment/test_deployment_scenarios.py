@@ -11,14 +11,11 @@ import os
 import subprocess
 import sys
 
-import pytest
-
-from fakes import golden
+from fakes import deploytiers, golden
 from fakes.deploybuilder import Member, by_id, receiver, sender, settings, tcpin_line, write
 from fakes.paths import BIN
 from fakes.snapbuilder import times
 from ingest_doctor import cli, exitcodes
-
 
 
 def diagnose(root, fmt="json"):
@@ -193,10 +190,7 @@ def test_a_true_bandwidth_ceiling_with_idle_receivers_keeps_its_own_cause(tmp_pa
 def test_the_same_sender_alone_says_what_would_decide(tmp_path):
     hf = Member("wan-hf", "hf-wan", "10.0.6.5", 71)
     sender(hf, [("10.0.6.11", 5900.0), ("10.0.6.12", 5900.0)], blocked=True)
-    out, err = io.StringIO(), io.StringIO()
-    root = hf.snap.write(str(tmp_path / "alone"))
-    assert cli.run(["diagnose", root], io.StringIO(), out, err, {}, None) == exitcodes.OK
-    r = json.loads(out.getvalue())
+    r = deploytiers.diagnose(hf.snap.write(str(tmp_path / "alone")))   # a single instance: no golden copy
     assert "deployment" not in r and "caused_by" not in r["findings"][0]
     [f] = [f for f in r["findings"] if f["bottleneck"] == "output"]
     assert "The link or the receivers' drain rate holds it back" in f["summary"]

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 
 from fakes.action_run import deployment_rows, relay_deployment_rows
-from fakes.dispatch import AlertDispatch, execute
-from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 
@@ -19,24 +17,14 @@ QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 RELAY = "Ingest Doctor - Findings - Collector findings"
 
 
-def dispatched(sh, tls, tmp_path, name, rows, extra_env=None, **conf):
-    """The shipped alert `name` returned `rows`: the action runs splunkd starts for it (alert.* of
-    default/savedsearches.conf), each as splunkd runs it."""
-    procs = execute(AlertDispatch(name, str(tmp_path)).run(rows, NOW), sh.fake, tls, extra_env, **conf)
-    assert procs, "the alert did not trigger"
-    for p in procs:
-        assert p.returncode == exitcodes.OK, p.stderr
-    return procs
-
-
 def record(sh, fid):
     return sh.kv.records[kv_key(fid)]
 
 
-def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_post_one_message(sh, tls, tmp_path):
+def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_post_one_message(sh, dispatch):
     # the receiver is the loopback fake: the admin-only allow-list names it, as an admin would
-    [p] = dispatched(sh, tls, tmp_path, QUEUES, deployment_rows(), {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"},
-                     webhook_url=sh.fake.url + "/hook")
+    [p] = dispatch(QUEUES, deployment_rows(), NOW, extra_env={"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"},
+                   webhook_url=sh.fake.url + "/hook")
     hf = record(sh, "hf-01/output/-")
     idx = record(sh, "idx-02/indexing/-")
     assert hf["caused_by"] == "idx-02/indexing/-" and idx["caused_by"] == ""
@@ -55,15 +43,15 @@ def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_p
     assert [s["id"] for s in sh.hooks[0]["symptoms"]] == ["hf-01/output/-"]
 
 
-def test_without_connection_rows_nothing_is_linked(sh, tls, tmp_path):
-    dispatched(sh, tls, tmp_path, QUEUES, deployment_rows()[:3])
+def test_without_connection_rows_nothing_is_linked(sh, dispatch):
+    dispatch(QUEUES, deployment_rows()[:3], NOW)
     assert record(sh, "hf-01/output/-")["caused_by"] == ""
     assert sorted(sh.messages.shown) == sorted([message_name("idx-02/indexing/-"), message_name("hf-01/output/-")])
 
 
-def test_the_relay_of_collector_findings_links_the_forwarder_to_its_indexer(sh, tls, tmp_path):
+def test_the_relay_of_collector_findings_links_the_forwarder_to_its_indexer(sh, dispatch):
     # The collectors judged each instance alone: the forwarder's own finding still offers compression.
-    dispatched(sh, tls, tmp_path, RELAY, relay_deployment_rows())
+    dispatch(RELAY, relay_deployment_rows(), NOW)
     hf = record(sh, "hf-01/output/-")
     assert hf["caused_by"] == "idx-02/typing/-" and hf["detected_by"] == "collector"
     assert "Caused by idx-02 typing" in hf["summary"]

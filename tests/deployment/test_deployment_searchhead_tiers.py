@@ -15,10 +15,8 @@ import json
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, sender, settings, tcpin_line, write
 from fakes.deploytiers import (SH_NOW, as_cli_and_action, diagnose, healthy_twenty, same_links, serious,
                                two_sites)
-from fakes.dispatch import AlertDispatch, execute
 from fakes.shsearch import queues_alert_rows
 from fakes.snapbuilder import thruput_lines, times
-from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.read.snapshot import load_snapshot
@@ -230,7 +228,7 @@ def test_an_ssl_output_through_the_queues_alert_without_its_configuration_advise
     assert _no_compression(msg)
 
 
-def test_an_ssl_output_relayed_from_its_collector_carries_its_own_configurations_advice(sh, tls, tmp_path):
+def test_an_ssl_output_relayed_from_its_collector_carries_its_own_configurations_advice(sh, dispatch, tmp_path):
     """The collector on hf-cloud judges it alone with its own outputs.conf (SSL) and reports the finding; the
     relay alert hands it over (no topology row: nothing in _internal receives from hf-cloud). Stored as the
     root it is on the CLI, with the collector's words: SSL, no compression."""
@@ -240,8 +238,7 @@ def test_an_ssl_output_relayed_from_its_collector_carries_its_own_configurations
     row = {"signal": "finding", "host": hf.host, "id": f["id"], "severity": f["severity"],
            "bottleneck": f["bottleneck"], "pipeline_set": "", "component": f["component"], "status": "open",
            "last_time": SH_NOW - 20, "finding": json.dumps(dict(f, detected_by="collector"))}
-    procs = execute(AlertDispatch(RELAY, str(tmp_path)).run([row], SH_NOW), sh.fake, tls, None)
-    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    dispatch(RELAY, [row], SH_NOW)
     r = diagnose(write(str(tmp_path / "dep"), [hf] + ufs))
     rec = sh.kv.records[kv_key("hf-cloud/output/-")]
     assert [rec["id"]] == r["root_causes"] and rec["caused_by"] == "" and rec["detected_by"] == "collector"

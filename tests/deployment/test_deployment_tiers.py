@@ -15,11 +15,10 @@ from fakes.action_run import collector_finding_row, tcpin_row
 from fakes.deploybuilder import MINUTES, Member, by_id, receiver, replication_full, sender, settings, tcpin_line, write
 from fakes.deploytiers import (QUEUES, REP, SH_NOW, SNAT, as_cli_and_action, autolb_hec_senders, capped_windows_uf,
                                cluster, diagnose, healthy_twenty, serious, same_links, two_sites)
-from fakes.dispatch import AlertDispatch, execute
+from fakes.relaysim import RELAY
 from fakes.searches import SAVED
 from fakes.shsearch import hec_busy_rows, queues_alert_rows, with_pipelineset_lines
 from fakes.snapbuilder import times
-from ingest_doctor import exitcodes
 from ingest_doctor.alert import rows as rows_mod
 from ingest_doctor.alert.results import Row
 from ingest_doctor.delivery.messages import message_name
@@ -196,15 +195,13 @@ def test_on_the_search_head_hec_refusals_behind_a_saturated_receiver_link_but_a_
                   [EvidenceItem("thread_busy_pct", 99.0, "%", "10m", "metrics.log")],
                   [Recommendation("Check the storage.")])
     busy = EvidenceItem("hec_reply_9_server_busy", 48, "errors", "window", "splunkd.log")
+    more_io = [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads", "2", "4")]
     refusing = Finding("hec_input", "warning", "hf-01", None, "httpinputserverdatathread",
                        "HEC is rejecting requests (48 reply=9 errors) while the pipeline queues drain normally.",
-                       [busy], [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http",
-                                               "dedicatedIoThreads", "2", "4")])
+                       [busy], more_io)
     pegged = Finding("hec_input", "warning", "hf-02", None, "httpinputserverdatathread",
                      "The HEC server data thread is busy 99% of one core.",
-                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy],
-                     [Recommendation("Raise the HEC I/O threads.", "inputs.conf", "http", "dedicatedIoThreads",
-                                     "2", "4")])
+                     [EvidenceItem("thread_busy_pct", 98.5, "%", "10m", "metrics.log"), busy], more_io)
     topo = Topology(receivers={"hf-01": [("10.9.1.15:9997", "idx-05")], "hf-02": [("10.9.1.15:9997", "idx-05")]})
     caused = link.link([idx, refusing, pegged], topo)
     assert caused == {"idx-05/indexing/-": None, "hf-01/hec_input/-": "idx-05/indexing/-", "hf-02/hec_input/-": None}
@@ -241,11 +238,7 @@ def test_senders_naming_the_same_missing_receivers_share_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------ as the search-head action sees them
-
-RELAY = "Ingest Doctor - Findings - Collector findings"
-
-
-def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, tls, tmp_path):
+def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh, dispatch):
     """The relay's rows (each instance judged alone by its collector: the forwarder's HEC refusals became a
     hec_input finding raising dedicatedIoThreads), dispatched as splunkd dispatches the shipped alert."""
     rows = [collector_finding_row("hf-01", "hec_input", "warning",
@@ -257,8 +250,7 @@ def test_the_action_links_a_forwarders_hec_refusals_to_its_saturated_indexer(sh,
                                   "throughput.", [("Add a pipeline set.", "server.conf", "general",
                                                    "parallelIngestionPipelines", "1", "2")], SH_NOW - 20),
             tcpin_row(last=SH_NOW)]
-    procs = execute(AlertDispatch(RELAY, str(tmp_path)).run(rows, SH_NOW), sh.fake, tls, None)
-    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
+    dispatch(RELAY, rows, SH_NOW)
     hf = sh.kv.records[kv_key("hf-01/hec_input/-")]
     assert hf["caused_by"] == "idx-02/typing/-"
     assert "Caused by idx-02 typing: its HEC answers 503" in hf["summary"]
@@ -436,7 +428,7 @@ def test_cross_tier_rows_become_the_readers_records():
 HEC_BUSY = "Ingest Doctor - HEC - Server busy"
 
 
-def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_linked(sh, tls, tmp_path):
+def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_linked(sh, dispatch, tmp_path):
     """The HEC busy alert reads a host's HEC replies alone: judged so, an autoLB sender's 503s are a hec_input
     root raising dedicatedIoThreads. Once the Queues alert has stored its output as the saturated peer's symptom
     (bursts, refusals and receivers in one run), the next HEC busy run links the refusals to that peer too."""
@@ -444,18 +436,13 @@ def test_the_hec_busy_alert_links_refusals_behind_an_output_the_queues_alert_lin
     with_pipelineset_lines(hfs + idxs)
     hec_rows = [dict(x, window_min=10, threshold=1) for x in hec_busy_rows(hfs + idxs, SH_NOW + 1)]
     assert sorted(x["host"] for x in hec_rows) == [h.host for h in hfs]
-
-    def hec_run(at, sub):
-        procs = execute(AlertDispatch(HEC_BUSY, str(tmp_path / sub)).run(hec_rows, at), sh.fake, tls, None)
-        assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
-    hec_run(SH_NOW + 1, "hec1")
+    dispatch(HEC_BUSY, hec_rows, SH_NOW + 1, tmp_path / "hec1")
     first = sh.kv.records[kv_key("hf-01/hec_input/-")]
     assert first["caused_by"] == "" and "dedicatedIoThreads" in [x["setting"] for x in json.loads(
         first["recommendations"])]
     rows = queues_alert_rows(hfs + idxs, SH_NOW + 61, {})
-    procs = execute(AlertDispatch(QUEUES, str(tmp_path / "q")).run(rows, SH_NOW + 61), sh.fake, tls, None)
-    assert procs and all(p.returncode == exitcodes.OK for p in procs), [p.stderr for p in procs]
-    hec_run(SH_NOW + 121, "hec2")
+    dispatch(QUEUES, rows, SH_NOW + 61, tmp_path / "q")
+    dispatch(HEC_BUSY, hec_rows, SH_NOW + 121, tmp_path / "hec2")
     for h in hfs:
         rec = sh.kv.records[kv_key("%s/hec_input/-" % h.host)]
         assert rec["caused_by"] == "idx-05/indexing/-"

@@ -7,19 +7,18 @@ store (tests/fakes/kvstore.py: every call atomic, an insert of an existing _key 
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
 
-from fakes.action_faults import (ALERT_NAME, HF_CONFIG, NOW, RELAY_COLUMNS, RELAY_NAME, done_counts, finding, finish,
-                       hooks_of, payload, relay_row, run, start, thread_row)
+from fakes.action_faults import (ALERT_NAME, HF_CONFIG, NOW, RELAY_COLUMNS, RELAY_NAME, SCRIPT, done_counts, env,
+                                 finding, finish, hooks_of, payload, relay_row, run, start, thread_row)
 from fakes.hookreceiver import HangUp
 from fakes.faults import record, run_measured, scale
 from fakes.splunkd import FakeSplunkd, Response, fault
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.kvstore import Splunkd, write_results
+from fakes.kvstore import KVStore, Splunkd, write_results
 
 FID = "hf-01/hec_input/-"
 KEY = kv_key(FID)
@@ -121,7 +120,6 @@ def test_a_refusing_webhook_fails_the_notification_with_why(sh, tls, tmp_path):
 def test_kv_store_faults_lose_nothing(tls, tmp_path):
     """KV store initializing (503) for a while: the run retries or fails TRANSIENT, writing nothing
     half; the next run stores the finding, and its notification is sent once."""
-    from fakes.kvstore import KVStore
     cases = scale(3, 12)
     lost = dup = failures = 0
     for i in range(cases):
@@ -209,8 +207,7 @@ def test_hostile_host_names_are_escaped_in_messages_and_webhooks(sh, tls, tmp_pa
     (finding(status="resolved", resolved_at="abc"), "resolved_at"),
 ])
 def test_malformed_relay_rows_are_bad_input(sh, tls, tmp_path, event, words):
-    raw = json.dumps(event).replace("Infinity", "Infinity")
-    res = write_results(str(tmp_path / "m.csv.gz"), [relay_row(event, last=None, raw=raw)], RELAY_COLUMNS)
+    res = write_results(str(tmp_path / "m.csv.gz"), [relay_row(event, last=None, raw=json.dumps(event))], RELAY_COLUMNS)
     p = run(payload(sh.fake.url, res, "malformed", search_name=RELAY_NAME), tls)
     assert p.returncode == exitcodes.BAD_INPUT, p.stderr
     assert words in p.stderr and not sh.kv.records
@@ -218,7 +215,6 @@ def test_malformed_relay_rows_are_bad_input(sh, tls, tmp_path, event, words):
 
 @pytest.mark.skipif(not scale(0, 1), reason="make fault only: a 100k-row results file")
 def test_a_100k_row_results_file_is_streamed(sh, tls, tmp_path):
-    from fakes.action_faults import SCRIPT, env
     # 100k rows as the detection searches write them: each carries its window's 20 samples (2M samples,
     # 100 hosts, 1,000 windows of 10 minutes each). The samples stay numbers until their host is judged,
     # one host at a time (alert/samples.py): 2M samples as objects were ~435 MB (issue 23).
@@ -240,8 +236,8 @@ def test_a_100k_row_results_file_is_streamed(sh, tls, tmp_path):
 def test_a_redirecting_webhook_fails_the_notification_naming_the_location(sh, tls, tmp_path):
     """A 301/302/303 to a POST is never followed (no body-less GET, no downgrade): the delivery fails,
     with the location, and is not counted as sent."""
-    lost = 0
-    for status in scale((302,), (301, 302, 303, 307, 308)):
+    lost, statuses = 0, scale((302,), (301, 302, 303, 307, 308))
+    for status in statuses:
         _reset(sh)
         sh.fake.route("POST", "/hook", Response(status, b"", headers={"Location": "http://127.0.0.1:9/elsewhere"}))
         res = write_results(str(tmp_path / ("r%d.csv.gz" % status)), [thread_row()])
@@ -250,8 +246,7 @@ def test_a_redirecting_webhook_fails_the_notification_naming_the_location(sh, tl
         ok = (p.returncode == exitcodes.BAD_CONFIG and rec.get("delivery") == "failed"
               and "elsewhere" in rec.get("delivery_error", "") and done_counts(p.stderr).get("webhooks", 0) == 0)
         lost += not ok
-    record("action: webhook answering a redirect", 0.0, cases=len(scale((302,), (301, 302, 303, 307, 308))),
-           lost_notifications=lost)
+    record("action: webhook answering a redirect", 0.0, cases=len(statuses), lost_notifications=lost)
     assert lost == 0
 
 

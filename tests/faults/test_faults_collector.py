@@ -77,15 +77,11 @@ def _polls_on(server_url: str, timeout_s: str, polls: int, limit: float):
     xml = fi.input_xml(server_url, {"poll_interval": "1", "thread_cpu": "0", "request_timeout": timeout_s})
     r = Run(xml.encode("utf-8"))
     try:
-        polled = wait_for(lambda: _polls(r.out) >= polls, limit, step=0.2)
+        polled = wait_for(lambda: len(r.polls()) >= polls, limit, step=0.2)
         rss = _peak_rss_mb(r.proc.pid)
     finally:
         _stop(r.proc)
     return polled, rss, r.stderr()
-
-
-def _polls(out: bytearray) -> int:
-    return bytes(out).count(b"ingest_doctor.poll.duration_ms")
 
 
 def _peak_rss_mb(pid: int) -> float:

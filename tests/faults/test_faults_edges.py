@@ -12,31 +12,31 @@ import sys
 
 import pytest
 
-from fakes.action_run import payload, run_action
+from fakes.action_run import collector_finding_row, payload, run_action
 from fakes.deploybuilder import Member, by_id, receiver, sender, tcpin_line, write
 from fakes.kvstore import Splunkd, write_results
 from fakes.memory_port import MemoryPort
 from fakes.paths import BIN
-from fakes.snapbuilder import times
+from fakes.snapbuilder import Snap, dutycycle_long, envelope_body, queue_line, times
 from fakes.splunkd import FakeSplunkd
 from ingest_doctor import cli, exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
+from ingest_doctor.textsafe import FORMULA_START, formula_safe
 
 SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
 NOW = 1763805600.0
 
 
-def diagnose(root, fmt="json", code=exitcodes.OK):
+def diagnose(root, fmt="json"):
     out, err = io.StringIO(), io.StringIO()
     rc = cli.run(["diagnose", str(root), "--format", fmt], io.StringIO(), out, err, {}, None)
-    assert rc == code, err.getvalue()
+    assert rc == exitcodes.OK, err.getvalue()
     return (json.loads(out.getvalue()) if fmt == "json" else out.getvalue()), err.getvalue()
 
 
-def cli_process(*argv, timeout=60):
-    return subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True,
-                          timeout=timeout)
+def cli_process(*argv):
+    return subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True, timeout=60)
 
 
 # ============================================================== 1. forwarding cycles
@@ -56,18 +56,20 @@ def forwarding_loop(root, names, behind_indexer=False):
     return write(str(root), ms + ([idx] if idx is not None else []))
 
 
-def reaches_a_root(report):
-    """Every warning/critical finding is a root cause or its chain of causes ends at one (no cycle)."""
-    caused = {f["id"]: f["caused_by"] for f in report["findings"]}
-    roots = set(report["root_causes"])
-    for f in report["findings"]:
-        if f["severity"] not in ("warning", "critical"):
-            continue
-        fid, seen = f["id"], set()
+def ends_at_a_root(fids, caused, roots, *context):
+    """Each of `fids` is one of `roots` or its chain of causes ends at one (never in a cycle)."""
+    for start in fids:
+        fid, seen = start, set()
         while caused.get(fid) and fid not in seen:
             seen.add(fid)
             fid = caused[fid]
-        assert fid in roots, (f["id"], fid, caused)
+        assert fid in roots, context + (start, fid, caused)
+
+
+def reaches_a_root(report):
+    """Every warning/critical finding is a root cause or its chain of causes ends at one (no cycle)."""
+    serious = [f["id"] for f in report["findings"] if f["severity"] in ("warning", "critical")]
+    ends_at_a_root(serious, {f["id"]: f["caused_by"] for f in report["findings"]}, set(report["root_causes"]))
 
 
 @pytest.mark.parametrize("names,behind", [(["hf-a", "hf-b"], False), (["hf-a", "hf-b", "hf-c"], False),
@@ -165,14 +167,11 @@ def test_random_deployments_with_forwarding_cycles_every_finding_reaches_a_root(
 # ---- on the search head: the action's --execute
 
 def finding_row(host, bottleneck, severity):
-    from ingest_doctor.findings import Finding, Recommendation
-    rec = Recommendation("Only if the receivers are idle: compress forwarded data.", "outputs.conf", "tcpout",
-                         "compressed", "false", "true") if bottleneck == "output" else \
-        Recommendation("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines", "1", "2")
-    f = Finding(bottleneck, severity, host, None, bottleneck, "%s is blocked on %s." % (bottleneck, host), [], [rec])
-    return {"signal": "finding", "host": host, "id": f.id, "severity": severity, "bottleneck": bottleneck,
-            "pipeline_set": "", "component": bottleneck, "status": "open", "last_time": NOW - 20,
-            "finding": json.dumps(dict(f.to_dict(), detected_by="collector"))}
+    rec = ("Only if the receivers are idle: compress forwarded data.", "outputs.conf", "tcpout", "compressed",
+           "false", "true") if bottleneck == "output" else \
+        ("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines", "1", "2")
+    return collector_finding_row(host, bottleneck, severity, "%s is blocked on %s." % (bottleneck, host), [rec],
+                                 NOW - 20)
 
 
 def tcpin_row(receiver_host, sender_host, n):
@@ -194,14 +193,20 @@ def sh(tls):
         yield Splunkd(fake)
 
 
+def relayed(sh, tls, results, code=exitcodes.OK, hook=True):
+    """One run of the action on the relay's `results` (with the webhook on the loopback fake, unless not
+    `hook`), exiting `code`; its process."""
+    data = payload(sh.fake, results, **({"webhook_url": sh.fake.url + "/hook"} if hook else {}))
+    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
+    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None)
+    assert p.returncode == code, (p.returncode, p.stderr)
+    return p
+
+
 @pytest.mark.parametrize("names,indexer", [(["hf-a", "hf-b"], False), (["hf-a", "hf-b", "hf-c"], False),
                                            (["hf-a", "hf-b"], True)])
 def test_the_action_notifies_a_forwarding_loop_once(sh, tls, tmp_path, names, indexer):
-    res = write_results(str(tmp_path / "relay.csv.gz"), loop_rows(names, indexer))
-    data = payload(sh.fake, res, webhook_url=sh.fake.url + "/hook")
-    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
-    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
-    assert p.returncode == exitcodes.OK, p.stderr
+    p = relayed(sh, tls, write_results(str(tmp_path / "relay.csv.gz"), loop_rows(names, indexer)))
     recs = {n: sh.kv.records[kv_key("%s/output/-" % n)] for n in names}
     roots = sorted(fid for fid in (r["id"] for r in recs.values()) if not recs[fid.split("/")[0]]["caused_by"])
     roots += ["idx-01/indexing/-"] if indexer else []
@@ -260,12 +265,7 @@ def test_random_link_graphs_with_cycles_every_finding_reaches_a_notified_root(tm
         recs = {r["id"]: r for r in port.kv.values()}
         caused = {fid: r.get("caused_by") or None for fid, r in recs.items()}
         roots = {fid for fid, c in caused.items() if c is None}
-        for fid in recs:
-            end, seen = fid, set()
-            while caused.get(end) and end not in seen:
-                seen.add(end)
-                end = caused[end]
-            assert end in roots, (case, edges, kinds, fid, caused)
+        ends_at_a_root(recs, caused, roots, case, edges, kinds)
         assert sorted(h["id"] for h in port.hooks) == sorted(roots), (case, edges, kinds, caused)
         posted = sorted(m.name for m in port.messages.posts) if port.messages else []
         assert posted == sorted(message_name(fid) for fid in roots), (case, edges, kinds, caused)
@@ -273,7 +273,7 @@ def test_random_link_graphs_with_cycles_every_finding_reaches_a_notified_root(tm
 
 # ============================================================== 2. deployment folders, held to the snapshot guards
 
-def limited(argv, timeout=30, rss_mb=700):
+def limited(argv, rss_mb=700):
     """The CLI as a subprocess with an address-space limit (a reader that grows memory without bound dies
     of MemoryError well before it hurts the machine) and a deadline (a reader that blocks is killed)."""
     import resource
@@ -282,7 +282,7 @@ def limited(argv, timeout=30, rss_mb=700):
         resource.setrlimit(resource.RLIMIT_AS, (rss_mb << 20, rss_mb << 20))
     try:
         p = subprocess.run([sys.executable, "-B", SCRIPT] + list(argv), capture_output=True, text=True,
-                           timeout=timeout, preexec_fn=limit, errors="replace")
+                           timeout=30, preexec_fn=limit, errors="replace")
     except subprocess.TimeoutExpired:
         return None, "", "hung"
     return p.returncode, p.stdout, p.stderr
@@ -306,35 +306,31 @@ def judged_anyway(rc, out, err, *named):
     return report
 
 
-@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
-def test_a_fifo_in_a_deployment_folder_never_hangs(tmp_path, which):
-    root = two_instances(tmp_path / "dep")
-    path = os.path.join(root, which)
-    os.remove(path)
-    os.mkfifo(path)
-    rc, out, err = limited(["diagnose", root])
-    assert rc is not None, "hung on a FIFO"
-    judged_anyway(rc, out, err, "a FIFO, not read")
-
-
-@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
-def test_a_link_to_dev_zero_in_a_deployment_folder_never_grows_memory(tmp_path, which):
-    root = two_instances(tmp_path / "dep")
-    path = os.path.join(root, which)
-    os.remove(path)
-    os.symlink("/dev/zero", path)
-    rc, out, err = limited(["diagnose", root])
-    assert rc is not None and "MemoryError" not in err
-    judged_anyway(rc, out, err, "a device, not read")
-
-
-@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
-def test_deeply_nested_json_in_a_deployment_folder_is_a_clear_error(tmp_path, which):
-    root = two_instances(tmp_path / "dep")
-    with open(os.path.join(root, which), "w") as f:
+def nested_json(path):
+    with open(path, "w") as f:
         f.write("[" * 200000 + "]" * 200000)
+
+
+# what replaces the file, and the words that name it on stderr
+HOSTILE_FILES = {"fifo": (os.mkfifo, "a FIFO, not read"),
+                 "dev_zero": (lambda path: os.symlink("/dev/zero", path), "a device, not read"),
+                 "nested_json": (nested_json, "nested too deeply")}
+
+
+@pytest.mark.parametrize("which", ["deployment.json", "heavy-a/snapshot.json"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE_FILES))
+def test_a_hostile_file_in_a_deployment_folder_is_named_and_the_rest_judged(tmp_path, kind, which):
+    """A FIFO never hangs the reader, a link to /dev/zero never grows its memory, JSON nested 200,000 deep is
+    a clear error: each is named on stderr and the other files are judged."""
+    root = two_instances(tmp_path / "dep")
+    path = os.path.join(root, which)
+    os.remove(path)
+    plant, named = HOSTILE_FILES[kind]
+    plant(path)
     rc, out, err = limited(["diagnose", root])
-    judged_anyway(rc, out, err, "nested too deeply")
+    assert rc is not None, "hung on " + kind
+    assert "MemoryError" not in err
+    judged_anyway(rc, out, err, named)
 
 
 def test_a_100_mb_name_is_never_echoed(tmp_path):
@@ -347,14 +343,18 @@ def test_a_100_mb_name_is_never_echoed(tmp_path):
     assert "deployment.json: unreadable (larger than 1 MiB, not read)" in err
 
 
-def test_a_long_host_name_is_cut(tmp_path):
-    root = two_instances(tmp_path / "dep")
+def name_the_forwarder(root, host):
+    """heavy-a's snapshot.json says its host is `host`."""
     meta = os.path.join(root, "heavy-a", "snapshot.json")
     with open(meta) as f:
         data = json.load(f)
-    data["host"] = "h" * 500000
     with open(meta, "w") as f:
-        json.dump(data, f)
+        json.dump(dict(data, host=host), f)
+
+
+def test_a_long_host_name_is_cut(tmp_path):
+    root = two_instances(tmp_path / "dep")
+    name_the_forwarder(root, "h" * 500000)
     r, _ = diagnose(root)
     assert all(len(h) < 400 for h in r["hosts"]) and any("(500000 characters)" in h for h in r["hosts"])
 
@@ -366,12 +366,7 @@ def test_names_with_control_characters_are_never_printed(tmp_path):
     root = two_instances(tmp_path / "dep")
     with open(os.path.join(root, "deployment.json"), "w") as f:
         json.dump({"format": 1, "name": "prod" + CONTROL}, f)
-    meta = os.path.join(root, "heavy-a", "snapshot.json")
-    with open(meta) as f:
-        data = json.load(f)
-    data["host"] = "hf-01" + CONTROL
-    with open(meta, "w") as f:
-        json.dump(data, f)
+    name_the_forwarder(root, "hf-01" + CONTROL)
     os.rename(os.path.join(root, "indexer-1"), os.path.join(root, "indexer\x1b[31m-1\rX"))
     for fmt in ("text", "json"):
         rc, out, err = limited(["diagnose", root, "--format", fmt])
@@ -420,7 +415,6 @@ def test_an_instance_with_nothing_to_judge_is_named(tmp_path):
 def test_a_folder_it_may_not_list_is_named_not_a_traceback(tmp_path, monkeypatch):
     # Tests run as root, and root lists any folder: the listing is made to fail where the process meets the
     # file system (os.listdir / os.scandir, as a folder without read permission fails for any other user).
-    from fakes.snapbuilder import Snap
     folder = Snap("hf-01").server_info(8, ["indexer"]).resources(8, 20.0, 60.0).write(str(tmp_path / "s"))
     real = {"listdir": os.listdir, "scandir": os.scandir}
 
@@ -440,7 +434,6 @@ def test_a_folder_it_may_not_list_is_named_not_a_traceback(tmp_path, monkeypatch
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root lists any folder (the in-process test above covers it)")
 def test_a_folder_it_may_not_list_as_another_user(tmp_path):
-    from fakes.snapbuilder import Snap
     folder = Snap("hf-01").server_info(8, ["indexer"]).write(str(tmp_path / "s"))
     os.chmod(folder, 0)
     try:
@@ -451,7 +444,6 @@ def test_a_folder_it_may_not_list_as_another_user(tmp_path):
 
 
 def overflowing(root):
-    from fakes.snapbuilder import Snap, dutycycle_long, queue_line
     s = Snap("hf-01").server_info(8, ["indexer"]).resources(8, 20.0, 60.0)
     for t in times(12):
         dutycycle_long(s, t, None, {"parsing": 0.3, "typing": 0.4, "indexerpipe": 0.2, "merging": 0.1})
@@ -479,7 +471,6 @@ def test_numbers_that_overflow_never_reach_round_or_json(tmp_path):
 
 def hollow_snapshots(tmp_path):
     """Snapshots that can be read and hold nothing to judge."""
-    from fakes.snapbuilder import Snap, queue_line
     old = Snap("hf-old").server_info(8, ["indexer"])
     for t in times(12, end=NOW - 86400):            # a day before the capture: all outside the window
         queue_line(old, t, None, "parsingqueue", 99.0)
@@ -490,9 +481,7 @@ def hollow_snapshots(tmp_path):
         fname = os.path.join(empty, "rest", *path.split("/")) + ".json"
         os.makedirs(os.path.dirname(fname), exist_ok=True)
         with open(fname, "w") as f:
-            json.dump({"links": {}, "origin": "https://hf:8089/" + path, "updated": "2026-11-22T10:00:00+00:00",
-                       "generator": {"build": "d8ae995bf219", "version": "9.3.2"}, "entry": [], "paging": {
-                           "total": 0, "perPage": 0, "offset": 0}, "messages": []}, f)
+            json.dump(envelope_body("https://hf:8089/" + path, "/" + path, [], updated="2026-11-22T10:00:00+00:00"), f)
     yield "REST files that are empty envelopes", empty
 
 
@@ -509,7 +498,6 @@ def test_nothing_to_judge_is_stated_never_a_plain_healthy(tmp_path):
 
 
 def test_a_trailing_undated_line_keeps_the_logs_dated_lines(tmp_path):
-    from fakes.snapbuilder import Snap
     s = Snap("hf-01").server_info(8, ["indexer"])
     for t in times(12):
         s.splunkd_line(t, "WARN", "TcpOutputProc", "TcpOutEloop", "The TCP output processor has paused the data "
@@ -530,7 +518,6 @@ FORMULA_HOST = "-2+3+cmd|' /C calc'!A0"
 
 
 def test_formula_safe_quotes_every_formula_and_only_whole_numbers_are_exempt():
-    from ingest_doctor.textsafe import formula_safe
     for cell in (FORMULA_HOST, "=1+1", "+cmd|x", "@SUM(A1)", "-", "-1-1", "-2e3+", "\tx", "\r=1", "\x00=1"):
         assert formula_safe(cell) == "'" + cell, cell
     for cell in ("-2", "+3.5", "-1e-3", "hf-01", "", "12", "tcpout is full"):
@@ -539,12 +526,7 @@ def test_formula_safe_quotes_every_formula_and_only_whole_numbers_are_exempt():
 
 def test_a_formula_host_is_escaped_in_the_lookup_the_messages_and_the_webhook(sh, tls, tmp_path):
     rows = [finding_row(FORMULA_HOST, "indexing", "critical"), finding_row("=HYPERLINK(\"x\")", "typing", "warning")]
-    res = write_results(str(tmp_path / "relay.csv.gz"), rows)
-    data = payload(sh.fake, res, webhook_url=sh.fake.url + "/hook")
-    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
-    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
-    assert p.returncode == exitcodes.OK, p.stderr
-    from ingest_doctor.textsafe import FORMULA_START
+    relayed(sh, tls, write_results(str(tmp_path / "relay.csv.gz"), rows))
     assert len(sh.kv.records) == 2 and len(sh.hooks) == 2
     for rec in sh.kv.records.values():
         for k, v in rec.items():
@@ -566,9 +548,6 @@ def test_invalid_utf8_in_the_results_is_named_not_replaced(sh, tls, tmp_path):
         raw = f.read()
     with gzip.open(res, "wb") as f:
         f.write(raw.replace(b"hf-01", b"hf-\xff\xfe1"))
-    data = payload(sh.fake, res)
-    data["search_name"] = "Ingest Doctor - Findings - Collector findings"
-    p = run_action(data, tls)
-    assert p.returncode == exitcodes.BAD_INPUT, (p.returncode, p.stderr)
+    p = relayed(sh, tls, res, exitcodes.BAD_INPUT, hook=False)
     assert "not valid UTF-8" in p.stderr and "Traceback" not in p.stderr
     assert not sh.kv.records and "\ufffd" not in json.dumps(sh.events)
