@@ -10,9 +10,10 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
+from fakes.action_run import HF_CONFIG, queue_row
+from fakes.alert_helpers import clean_page
 from fakes.browser import missing
-from fakes.kvstore import Splunkd, write_results
+from fakes.kvstore import Splunkd
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
@@ -21,12 +22,11 @@ TYPING = "idx-01/typing/1"
 
 
 @pytest.fixture
-def site(fake_splunkd, tls, tmp_path, splunk_web):
+def site(fake_splunkd, flag, splunk_web):
     """(the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk Web in front of it)."""
     def make(**kw):
         sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
-        res = write_results(str(tmp_path / "run1.csv.gz"), [queue_row()])
-        assert run_action(payload(fake_splunkd, res, sid="run1"), tls).returncode == exitcodes.OK
+        assert flag(fake_splunkd, [queue_row()], sid="run1").returncode == exitcodes.OK
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
         return sd, splunk_web(fake_splunkd)
     return make
@@ -46,19 +46,13 @@ def sendalert_searches(sd):
     return [s for s in sd.searches if "sendalert" in s]
 
 
-def clean(browser, web):
-    r = browser.report()
-    assert r["external"] == [] and r["errors"] == [], r
-    assert web.csrf_refused == 0
-
-
 def test_the_page_opens_filled_in_from_the_findings_row(site, browser):
     sd, web = site()
     status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1&host=idx-01")
     assert status == "Signed in as admin, who may acknowledge and snooze."
     assert browser.value("#idr-finding") == TYPING
     assert browser.value("#idr-value") == "idx-01" and browser.value("#idr-scope") == "host"
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 NOTE = 'disk swap "tonight" \\\\ C:\\temp\\ | delete param.op="unsnooze" ] [search *'
@@ -76,7 +70,7 @@ def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
     assert proc.returncode == exitcodes.OK and conf["op"] == "ack" and conf["note"] == NOTE
     [ack] = sd.acks.records.values()
     assert ack["finding_id"] == TYPING and ack["note"] == NOTE and ack["user"] == "admin"
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_snooze_then_lift_it(site, browser):
@@ -96,7 +90,7 @@ def test_snooze_then_lift_it(site, browser):
     assert submit(browser, "#idr-unsnooze") == "Done: snooze of host idx-01 lifted (kept in ingest_doctor_hold_history)."
     assert list(sd.snoozes.records) == ["bottleneck~typing"]
     assert [h["op"] for h in sd.history.records.values()] == ["snooze", "snooze", "unsnooze"]
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 @pytest.mark.parametrize("button,fill", [
@@ -118,7 +112,7 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
         refusal["note"], exitcodes.BAD_INPUT)
     assert refusal["note"] in proc.stderr                      # the action's own words, as it logged them
     assert not sd.acks.records and not sd.snoozes.records
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
@@ -133,7 +127,7 @@ def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
     notes = [h["note"] for h in sorted(sd.history.records.values(), key=lambda h: h["time"])]
     assert len(notes) == 2 and notes[0] != notes[1]
     assert second.startswith("Refused: %s (" % notes[1])
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
@@ -144,7 +138,7 @@ def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
     assert submit(browser, "#idr-ack") == ("user 'analyst' lacks the capability ingest_doctor_acknowledge "
                                            "(role ingest_doctor_admin): nothing written")
     assert sendalert_searches(sd) == [] and not sd.acks.records
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
@@ -161,7 +155,7 @@ def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     assert said == ("Error in 'sendalert' command: Alert script returned error code %d. user 'admin' lacks the "
                     "capability ingest_doctor_acknowledge (role ingest_doctor_admin): nothing written" % exitcodes.AUTH)
     assert not sd.acks.records and not sd.history.records
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_a_backtick_is_refused_on_the_page(site, browser):
@@ -170,4 +164,4 @@ def test_a_backtick_is_refused_on_the_page(site, browser):
     browser.fill("#idr-note", "see `ingest_doctor_events_index`")
     assert submit(browser, "#idr-ack") == "note: a backtick (`) is read by Splunk as a search macro; leave it out"
     assert sendalert_searches(sd) == []
-    clean(browser, web)
+    clean_page(browser, web)

@@ -6,7 +6,6 @@ macros. A URL the action would refuse is refused on the page in the action's wor
 splunkd's 403 is shown as it came."""
 from __future__ import annotations
 
-import glob
 import ssl
 import urllib.error
 import urllib.request
@@ -16,14 +15,13 @@ import pytest
 from ingest_doctor import exitcodes
 from ingest_doctor.alert.payload import BadConfig, validate_webhook_url
 from ingest_doctor.delivery import outbound
-from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
+from fakes.action_run import HF_CONFIG, queue_row
+from fakes.alert_helpers import SECRET, STORED, clean_page
 from fakes.browser import missing
-from fakes.kvstore import NS, Splunkd, write_results
+from fakes.kvstore import NS, Splunkd
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
-SECRET = "tok-7f3a9c-do-not-leak"
-STORED = "ingest_doctor:webhook_url:"
 VIEW = "ingest_doctor_notifications"
 ALLOW = "ingest_doctor_webhook_allow"
 SEVERITY = "ingest_doctor_min_severity"
@@ -47,24 +45,8 @@ def save(browser, expect=r"Saved|Nothing|refused|Not allowed|must|has no|not a|r
     return browser.wait_text("#idr-result", expect)
 
 
-def run_flag(sd, tls, tmp_path, sid):
-    res = write_results(str(tmp_path / ("%s.csv.gz" % sid)), [queue_row()])
-    home = tmp_path / "splunk"
-    (home / "var" / "log" / "splunk").mkdir(parents=True, exist_ok=True)
-    p = run_action(payload(sd.fake, res, sid=sid), tls, {"SPLUNK_HOME": str(home)})
-    log = "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
-    return p, log
-
-
-def clean(browser, web):
-    r = browser.report()
-    assert r["external"] == [] and r["errors"] == [], r
-    assert web.csrf_refused == 0
-    return r
-
-
 # ---------------------------------------------------------------------------- store, replace, clear
-def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_to_it(site, browser, tls, tmp_path):
+def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_to_it(site, browser, flag_logged):
     sd, web = site()
     assert open_page(browser, web) == "Settings read from this search head."
     assert browser.text("#idr-url-state") == "not set"
@@ -82,7 +64,7 @@ def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_
     # reopened: "set", and the URL never reaches the page (splunkd is asked for the names only)
     open_page(browser, web)
     assert browser.text("#idr-url-state") == "set"
-    report = clean(browser, web)
+    report = clean_page(browser, web)
     assert SECRET not in browser.html() and SECRET not in repr(report["console"])
     reads = [r for r in web.requests if r["method"] == "GET" and "storage/passwords" in r["path"]]
     assert reads and all("f=realm" in r["query"] and "f=username" in r["query"] for r in reads)
@@ -90,7 +72,7 @@ def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_
 
     # the action, as splunkd runs it, reads it from storage/passwords and posts there; no log holds it
     sd.macros[SEVERITY] = "warning"                 # the queue row is a warning finding
-    p, log = run_flag(sd, tls, tmp_path, "run1")
+    p, log = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert p.returncode == exitcodes.OK, p.stderr
     assert [h["id"] for h in sd.hooks] == ["idx-01/typing/1"]
     assert sd.fake.requests_to("/hook")[0].query["token"] == [SECRET]
@@ -98,7 +80,7 @@ def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_
         assert SECRET not in text, where
 
 
-def test_replace_and_clear_the_stored_url(site, browser, tls, tmp_path):
+def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
     sd, web = site(macro_overrides={ALLOW: "127.0.0.1"})
     sd.passwords[STORED] = "https://old.example.com/x"
     open_page(browser, web)
@@ -108,14 +90,14 @@ def test_replace_and_clear_the_stored_url(site, browser, tls, tmp_path):
     assert save(browser) == "Saved: webhook URL stored (encrypted). The alerts use them from their next run."
     assert sd.passwords == {STORED: new}
     assert sd.passwords_written == ["POST %s/storage/passwords/ingest_doctor%%3Awebhook_url%%3A" % NS]   # updated
-    assert run_flag(sd, tls, tmp_path, "run1")[0].returncode == exitcodes.OK and len(sd.hooks) == 1
+    assert flag_logged(sd.fake, [queue_row()], sid="run1")[0].returncode == exitcodes.OK and len(sd.hooks) == 1
 
     browser.click("#idr-clear-url")
     assert browser.wait_text("#idr-result", "cleared").startswith("The stored webhook URL is cleared")
     assert sd.passwords == {} and browser.text("#idr-url-state") == "not set"
-    p, _ = run_flag(sd, tls, tmp_path, "run2")
+    p, _ = flag_logged(sd.fake, [queue_row()], sid="run2")
     assert p.returncode == exitcodes.OK and len(sd.hooks) == 1                # no webhook any more
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_a_url_created_meanwhile_by_someone_else_is_updated_not_duplicated(site, browser):
@@ -189,7 +171,7 @@ def test_a_url_the_action_would_refuse_is_refused_on_the_page_in_its_words_and_n
     assert sd.macros[ALLOW] == "none"                           # nothing written, not even the allow-list
     for url, allow in ACCEPTED:
         assert action_words(url, allow) is None, url
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_accepted_urls_are_stored_and_a_bad_allow_list_is_refused_in_the_actions_words(site, browser):
@@ -206,7 +188,7 @@ def test_accepted_urls_are_stored_and_a_bad_allow_list_is_refused_in_the_actions
         with pytest.raises(outbound.Refused) as e:
             outbound.parse_allow(bad)
         assert save(browser) == "%s: %s" % (ALLOW, e.value)
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 # ---------------------------------------------------------------------------- who may
@@ -223,7 +205,7 @@ def test_splunkds_403_is_shown_and_a_user_who_may_not_read_passwords_is_told(sit
     assert save(browser, r"Not allowed").startswith(
         "Not allowed to change the macro ingest_doctor_webhook_allow: You (user=analyst) do not have permission")
     assert sd.passwords == {} and sd.macros[ALLOW] == "none"
-    clean(browser, web)
+    clean_page(browser, web)
 
 
 def test_a_user_who_may_not_list_passwords_is_told_so(site, browser):
