@@ -16,11 +16,10 @@ import re
 
 from ingest_doctor import model, thresholds
 
-from confcheck import read_conf
+from fakes.alert_helpers import MACROS
 from fakes.paths import ROOT
 from fakes.searches import SAVED, split_top
 
-MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
 THROTTLED = "Ingest Doctor - Indexing - Index processor throttled"
 QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 LIST_MAXSIZE = 100      # limits.conf [stats] list_maxsize

@@ -7,12 +7,10 @@ when; one with no connection is `gone`; one whose receivers still get data is no
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
-from confcheck import read_conf
 from ingest_doctor import exitcodes, thresholds
 from ingest_doctor.alert import rows as alert_rows
 from ingest_doctor.alert.results import Row
@@ -20,13 +18,12 @@ from ingest_doctor.alert.rows import RowError
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.engine import silence
+from fakes.alert_helpers import MACROS, action_columns, own_hook, runs_our_action_in_digest_mode
 from fakes.relaysim import saved_searches
 from fakes.dispatch import AlertDispatch, execute
-from fakes.paths import ROOT
 
 NAME = "Ingest Doctor - Silence - Instance stopped reporting"
 NOW = 1763805600.0
-MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
 KNOWN = "Ingest Doctor - Lookups - Known hosts"
 TOPOLOGY = "Ingest Doctor - Lookups - Topology"
 # How the keepers name an instance (issue 35): a receiver's hostname= is often short and of any case,
@@ -50,13 +47,10 @@ def test_shape_for_the_paged_admin():
     assert "| lookup ingest_doctor_topology name OUTPUT " in spl and "TERM(" not in spl
     assert re.match(r"^\d-59/5 \* \* \* \*$", st["cron_schedule"])
     # digest mode, not throttled (issue 35): the action announces a host once, on its change
-    assert st["action.ingest_doctor_flag"] == "1" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
-    assert st["disabled"] == "0" and st["enableSched"] == "1" and st["alert.track"] == "true"
-    assert spl.rstrip().endswith("`ingest_doctor_filter_silence`")
-    assert MACROS["ingest_doctor_filter_silence"]["definition"] == "search *"
-    cols = re.search(r"\|\s*table\s+([^|]+)", spl).group(1).split()
-    assert set(cols) <= alert_rows.KNOWN_COLUMNS
-    assert set(alert_rows.SIGNALS["silence"].required) <= set(cols)
+    runs_our_action_in_digest_mode(st)
+    assert st["alert.track"] == "true"
+    assert own_hook(spl) == "ingest_doctor_filter_silence"
+    action_columns(spl, "silence")
     # the thresholds are the table's (macros generated from thresholds.py)
     for name in ("silence_after_min", "silence_kb"):
         assert float(MACROS["ingest_doctor_" + name]["definition"]) == thresholds.BY_NAME[name].default
