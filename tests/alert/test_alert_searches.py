@@ -33,28 +33,21 @@ from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSampl
 
 import splcheck
 from confcheck import read_conf
-from fakes.alert_helpers import MACROS, action_columns, own_hook, runs_our_action_in_digest_mode
-from fakes.paths import FIXTURES, ROOT
+from fakes.alert_helpers import (FIX, MACROS, action_columns, autokv, fixture_lines, own_hook,
+                                 runs_our_action_in_digest_mode)
+from fakes.paths import ROOT
 from fakes.searches import ALERTS, HOUSEKEEPING, RELAY, SAVED, split_top
 
-FIX = os.path.join(FIXTURES, "alerts")
 
 TRANSFORMS = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
 EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
 
 
 # ---------------------------------------------------------------------------- data sources
-def kv_fields(line: str) -> Set[str]:
-    """Splunk's automatic key=value extraction over a log line's message."""
-    msg = line.split(" - ", 1)[1] if " - " in line else line
-    return {m.group(1) for m in re.finditer(r'(?:^|[\s,])([A-Za-z_][\w.]*)=(?:"[^"]*"|[^,\s]*)', msg)}
-
-
 def log_source(name: str) -> Set[str]:
     out: Set[str] = set(EVENT_DEFAULTS)
-    for line in open(os.path.join(FIX, name), encoding="utf-8"):
-        if line.strip():
-            out |= kv_fields(line)
+    for line in fixture_lines(name):
+        out |= set(autokv(line))
     return out
 
 

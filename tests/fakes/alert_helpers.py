@@ -1,14 +1,14 @@
 """What the alert tests (tests/alert/) share beyond their fixtures: the webhook receiver's allow-list and
-secret, what every shipped stanza that triggers the action holds, and the form views' check that a page
-ran clean."""
+secret, the real-shaped log lines the searches read as Splunk extracts them, what every shipped stanza
+that triggers the action holds, and the form views' check that a page ran clean."""
 from __future__ import annotations
 
 import os
 import re
-from typing import List, Mapping
+from typing import Dict, List, Mapping
 
 from confcheck import read_conf
-from fakes.paths import ROOT
+from fakes.paths import FIXTURES, ROOT
 from fakes.searches import final_columns, split_top
 from ingest_doctor.alert import rows as alert_rows
 
@@ -18,6 +18,19 @@ LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 SECRET = "tok-7f3a9c-do-not-leak"          # a receiver's token in its webhook URL: never to appear in clear
 STORED = "ingest_doctor:webhook_url:"      # the webhook URL's storage/passwords entry (realm:name:)
 MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
+FIX = os.path.join(FIXTURES, "alerts")      # real-shaped log lines and REST bodies of what the searches read
+
+
+def fixture_lines(name: str) -> List[str]:
+    """The lines of a tests/fixtures/alerts file, blank ones left out."""
+    return [l.rstrip("\n") for l in open(os.path.join(FIX, name), encoding="utf-8") if l.strip()]
+
+
+def autokv(line: str) -> Dict[str, str]:
+    """Splunk's automatic key=value extraction over a log line's message (what follows ` - `)."""
+    msg = line.split(" - ", 1)[1] if " - " in line else line
+    return {m.group(1): m.group(2).strip('"')
+            for m in re.finditer(r'(?:^|[\s,])([A-Za-z_][\w.]*)=("[^"]*"|[^,\s]*)', msg)}
 
 
 # ---------------------------------------------------------------------------- what a stanza holds
