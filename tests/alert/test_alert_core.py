@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -144,19 +145,10 @@ def test_judge_dedups_by_id_and_applies_the_floor():
     assert [f.id for f in found] == ["hf/hec_input/-"] and below == 0
 
 
-class _Port:
-    def __init__(self):
-        self.calls = []
-
-    def macros(self):
-        return {"ingest_doctor_events_index": "index=weird OR index=main"}
-
-    def log(self, *a, **k):
-        self.calls.append(("log",) + a)
-
-
 def test_events_index_falls_back_when_the_macro_is_not_plain():
-    port = _Port()
+    logged = []
+    port = SimpleNamespace(log=lambda *a, **k: logged.append(a))        # the port's log, recorded
     p = parse_payload(json.dumps({"server_uri": "https://127.0.0.1:8089", "session_key": "k",
                                   "results_file": "/r"}))
-    assert events_index(p, port.macros(), port) == "ingest_doctor" and port.calls[0][1] == "WARN"
+    macros = {"ingest_doctor_events_index": "index=weird OR index=main"}
+    assert events_index(p, macros, port) == "ingest_doctor" and logged[0][0] == "WARN"
