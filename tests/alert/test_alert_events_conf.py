@@ -15,8 +15,8 @@ import re
 import pytest
 
 from confcheck import read_conf
-from fakes.action_run import NOW, payload, run_action, thread_row
-from fakes.kvstore import Splunkd, write_results
+from fakes.action_run import NOW, thread_row
+from fakes.kvstore import Splunkd
 from fakes.paths import ROOT
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import finding_event, host_in_event
@@ -76,11 +76,10 @@ def test_hosts_the_transform_cannot_carry_are_exactly_those_json_escapes():
     assert not any(host_in_event(h) for h in ('we"ird', "back\\slash", "spät-01", "tab\there", "del\x7f"))
 
 
-def test_one_request_for_every_host_and_each_event_indexed_under_its_host(fake_splunkd, tls, tmp_path):
+def test_one_request_for_every_host_and_each_event_indexed_under_its_host(fake_splunkd, flag):
     sd = Splunkd(fake_splunkd)
     hosts = ["idx-%02d" % i for i in range(30)] + ['we"ird', "spät-01", "x|y]] [[https://evil.example|Click"]
-    res = write_results(str(tmp_path / "r.csv.gz"), [thread_row(host=h, last=NOW) for h in hosts])
-    p = run_action(payload(sd.fake, res), tls)
+    p = flag(sd.fake, [thread_row(host=h, last=NOW) for h in hosts])
     assert p.returncode == exitcodes.OK, p.stderr
     assert sorted(e["event"]["host"] for e in sd.events) == sorted(hosts)
     for e in sd.events:
