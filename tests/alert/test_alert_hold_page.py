@@ -22,19 +22,17 @@ TYPING = "idx-01/typing/1"
 
 
 @pytest.fixture
-def site(fake_splunkd, flag, splunk_web):
-    """(the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk Web in front of it)."""
-    def make(**kw):
+def site(fake_splunkd, flag, splunk_web, browser):
+    """`site(query, **kw)`: the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk
+    Web in front of it, and the page opened there with `query`: (sd, web, the status the page shows)."""
+    def make(query="", **kw):
         sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
         assert flag(fake_splunkd, [queue_row()], sid="run1").returncode == exitcodes.OK
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
-        return sd, splunk_web(fake_splunkd)
+        web = splunk_web(fake_splunkd)
+        browser.goto(web.view_url(VIEW, query))
+        return sd, web, browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
     return make
-
-
-def open_page(browser, web, query=""):
-    browser.goto(web.view_url(VIEW, query))
-    return browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
 
 
 def submit(browser, button):
@@ -47,8 +45,7 @@ def sendalert_searches(sd):
 
 
 def test_the_page_opens_filled_in_from_the_findings_row(site, browser):
-    sd, web = site()
-    status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1&host=idx-01")
+    sd, web, status = site("finding=idx-01%2Ftyping%2F1&host=idx-01")
     assert status == "Signed in as admin, who may acknowledge and snooze."
     assert browser.value("#idr-finding") == TYPING
     assert browser.value("#idr-value") == "idx-01" and browser.value("#idr-scope") == "host"
@@ -59,8 +56,7 @@ NOTE = 'disk swap "tonight" \\\\ C:\\temp\\ | delete param.op="unsnooze" ] [sear
 
 
 def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1&host=idx-01")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1&host=idx-01")
     browser.fill("#idr-note", NOTE)
     assert submit(browser, "#idr-ack") == "Done: finding %s acknowledged (kept in ingest_doctor_hold_history)." % TYPING
     [spl] = sendalert_searches(sd)
@@ -74,8 +70,7 @@ def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
 
 
 def test_snooze_then_lift_it(site, browser):
-    sd, web = site()
-    open_page(browser, web, "host=idx-01")
+    sd, web, _ = site("host=idx-01")
     browser.fill("#idr-until", "+4h")
     browser.fill("#idr-reason", 'CHG-1234 "rolling" restart')
     assert submit(browser, "#idr-snooze") == "Done: host idx-01 snoozed until +4h (kept in ingest_doctor_hold_history)."
@@ -100,8 +95,7 @@ def test_snooze_then_lift_it(site, browser):
     ("#idr-snooze", {"#idr-value": "idx-01", "#idr-until": "+1h"}),                 # no reason
 ])
 def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, browser, button, fill):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     for sel, v in fill.items():
         browser.fill(sel, v)
     said = submit(browser, button)
@@ -116,8 +110,7 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
 
 
 def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     browser.fill("#idr-finding", "idx-99/typing/1")
     first = submit(browser, "#idr-ack")
     assert "idx-99/typing/1" in first
@@ -131,8 +124,8 @@ def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
 
 
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
-    sd, web = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
-    status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, status = site("finding=idx-01%2Ftyping%2F1", user="analyst", roles=["user"],
+                           capabilities=["list_storage_passwords"])
     assert status == ("user 'analyst' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin): "
                       "ask an admin for the role")
     assert submit(browser, "#idr-ack") == ("user 'analyst' lacks the capability ingest_doctor_acknowledge "
@@ -144,8 +137,7 @@ def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
 def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     """The page's own check passed (the capability was there when it opened); the action's check is the one
     that counts: the role was taken away meanwhile."""
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1")
     sd.capabilities.remove("ingest_doctor_acknowledge")
     said = submit(browser, "#idr-ack")
     [(conf, proc)] = sd.sendalerts
@@ -159,8 +151,7 @@ def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
 
 
 def test_a_backtick_is_refused_on_the_page(site, browser):
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1")
     browser.fill("#idr-note", "see `ingest_doctor_events_index`")
     assert submit(browser, "#idr-ack") == "note: a backtick (`) is read by Splunk as a search macro; leave it out"
     assert sendalert_searches(sd) == []

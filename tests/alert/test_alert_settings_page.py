@@ -28,10 +28,12 @@ SEVERITY = "ingest_doctor_min_severity"
 
 
 @pytest.fixture
-def site(fake_splunkd, splunk_web):
-    """(the fake splunkd's search-head routes, the Splunk Web in front of it); a test sets the user."""
-    def make(**kw):
-        return Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw), splunk_web(fake_splunkd)
+def site(fake_splunkd, splunk_web, browser):
+    """`site(opened=True, **kw)`: (the fake splunkd's search-head routes, the Splunk Web in front of it, the
+    status the page shows once opened there, or None when not opened); a test sets the user."""
+    def make(opened=True, **kw):
+        sd, web = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw), splunk_web(fake_splunkd)
+        return sd, web, open_page(browser, web) if opened else None
     return make
 
 
@@ -47,8 +49,8 @@ def save(browser, expect=r"Saved|Nothing|refused|Not allowed|must|has no|not a|r
 
 # ---------------------------------------------------------------------------- store, replace, clear
 def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_to_it(site, browser, flag_logged):
-    sd, web = site()
-    assert open_page(browser, web) == "Settings read from this search head."
+    sd, web, status = site()
+    assert status == "Settings read from this search head."
     assert browser.text("#idr-url-state") == "not set"
     assert browser.value("#idr-allow") == "" and browser.value("#idr-severity") == "warning"
     url = sd.fake.url + "/hook?token=" + SECRET
@@ -81,7 +83,7 @@ def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_
 
 
 def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
-    sd, web = site(macro_overrides={ALLOW: "127.0.0.1"})
+    sd, web, _ = site(opened=False, macro_overrides={ALLOW: "127.0.0.1"})
     sd.passwords[STORED] = "https://old.example.com/x"
     open_page(browser, web)
     assert browser.text("#idr-url-state") == "set" and browser.value("#idr-allow") == "127.0.0.1"
@@ -101,8 +103,7 @@ def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
 
 
 def test_a_url_created_meanwhile_by_someone_else_is_updated_not_duplicated(site, browser):
-    sd, web = site()
-    open_page(browser, web)                          # read: not set
+    sd, web, _ = site()                              # read: not set
     sd.passwords[STORED] = "https://other.example.com/y"   # another admin stores one now
     browser.fill("#idr-url", "https://hooks.example.com/new")
     assert save(browser).startswith("Saved: webhook URL stored")
@@ -159,8 +160,7 @@ ACCEPTED = [("https://hooks.example.com/T0K3N", ""), ("https://10.1.2.3:9000/x",
 
 
 def test_a_url_the_action_would_refuse_is_refused_on_the_page_in_its_words_and_nothing_is_written(site, browser):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     for url, allow in REFUSED:
         said = action_words(url, allow)
         assert said, "the action accepts %s: not a refusal case" % url
@@ -175,8 +175,7 @@ def test_a_url_the_action_would_refuse_is_refused_on_the_page_in_its_words_and_n
 
 
 def test_accepted_urls_are_stored_and_a_bad_allow_list_is_refused_in_the_actions_words(site, browser):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     for url, allow in ACCEPTED:
         browser.fill("#idr-allow", allow)
         browser.fill("#idr-url", url)
@@ -193,8 +192,7 @@ def test_accepted_urls_are_stored_and_a_bad_allow_list_is_refused_in_the_actions
 
 # ---------------------------------------------------------------------------- who may
 def test_splunkds_403_is_shown_and_a_user_who_may_not_read_passwords_is_told(site, browser):
-    sd, web = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
-    open_page(browser, web)
+    sd, web, _ = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
     browser.fill("#idr-url", "https://hooks.example.com/T0K3N")
     said = save(browser, r"Not allowed")
     assert said == ("Not allowed to store the webhook URL: You (user=analyst) do not have permission to perform "
@@ -209,15 +207,14 @@ def test_splunkds_403_is_shown_and_a_user_who_may_not_read_passwords_is_told(sit
 
 
 def test_a_user_who_may_not_list_passwords_is_told_so(site, browser):
-    sd, web = site(user="viewer", roles=["user"], capabilities=[])
-    status = open_page(browser, web)
+    sd, web, status = site(user="viewer", roles=["user"], capabilities=[])
     assert status.startswith("Not allowed to read whether a webhook URL is stored: You (user=viewer) do not have "
                              "permission"), status
     assert browser.text("#idr-url-state") == "unknown"
 
 
 def test_the_fake_splunk_web_refuses_a_write_without_the_csrf_header(site):
-    sd, web = site()
+    sd, web, _ = site(opened=False)
     ctx = ssl.create_default_context()
     req = urllib.request.Request(web.url + "/en-US/splunkd/__raw" + NS + "/storage/passwords",
                                  data=b"name=webhook_url&realm=ingest_doctor&password=https://x.example.com/",
