@@ -12,7 +12,7 @@ from ingest_doctor.alert.action import events_index, judge, load_thresholds
 from ingest_doctor.alert.payload import (AlertParams, BadConfig, BadInput, index_from_macro, parse_params,
                                          parse_payload, validate_webhook_url)
 from ingest_doctor.alert.results import decode_mv, read_rows
-from ingest_doctor.delivery.store import kv_key, kv_query, plan
+from ingest_doctor.delivery.store import kv_key, kv_query, kv_query_runs, plan
 from ingest_doctor.diagnose import diagnose
 from ingest_doctor.evidence import Evidence, HecProbe
 from ingest_doctor.findings import Finding
@@ -94,7 +94,6 @@ def test_kv_key_is_safe_and_injective():
 @pytest.mark.parametrize("max_bytes", [1, 200, 1000, 1001, 1002, 1003, 7500])
 def test_kv_reads_are_runs_of_keys_whose_url_query_fits_the_bound(max_bytes):
     from urllib.parse import urlencode
-    from ingest_doctor.delivery.store import kv_query_runs
     keys = ["idx-%03d~2Ftyping~2F%d" % (i, i % 4) for i in range(300)] + ["h" * 255 + "~2Fx~2F-", "a~7E~2Fb"] * 2
     keys += ["odd key \u00e9\"\\/%d" % i for i in range(20)]          # not kv_key made: quoted in full
     runs = kv_query_runs(keys, max_bytes)

@@ -22,7 +22,7 @@ import pytest
 
 from ingest_doctor.read import metricslog
 from ingest_doctor.engine import series
-from ingest_doctor import thresholds
+from ingest_doctor import model, thresholds
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import rows_to_evidence
 
@@ -66,7 +66,6 @@ def spl_threads(line):
 def test_dutycycle_tstats_read_both_forms_like_the_core():
     """Issue 35: index-only reads. Long layout: every thread the core reads; wide line: the input threads
     the core judges there (model.INPUT_THREADS), the line's other misc threads (mgmt_httpd, ...) not."""
-    from ingest_doctor import model
     assert set(_wide_prefixes()) == set(model.INPUT_THREADS)
     for line in fixture_lines("metrics_dutycycle.log"):
         ev = metricslog.parse_lines([line])

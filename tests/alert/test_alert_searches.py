@@ -28,7 +28,7 @@ import pytest
 
 from ingest_doctor.delivery import store as alert_store
 from ingest_doctor.collector import metrics_events
-from ingest_doctor import thresholds
+from ingest_doctor import model, threadnames, thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
 import splcheck
@@ -107,20 +107,19 @@ def lookup_fields(name: str) -> Set[str]:
     return {h.strip() for h in header.split(",")}
 
 
+# splunkd.log's components the searches read (their TERM()), with the fixture of real-shaped lines of each
+SPLUNKD_LOG = {"HttpInputDataHandler": "splunkd_hec.log", "HttpListener": "splunkd_httplistener.log",
+               "replication": "splunkd_replication.log", "ThruputProcessor": "splunkd_thruput.log"}
+
+
 def source_of(segment: str) -> Tuple[str, Set[str]]:
     s = segment.strip()
     if "ingest_doctor_metrics_log" in s:
         group = re.search(r"TERM\(group=(\w+)\)", s).group(1)
         return "metrics.log group=%s" % group, log_source("metrics_%s.log" % group)
-    if "ingest_doctor_splunkd_log" in s:
-        if "TERM(HttpInputDataHandler)" in s:
-            return "splunkd.log HttpInputDataHandler", log_source("splunkd_hec.log")
-        if "TERM(HttpListener)" in s:
-            return "splunkd.log HttpListener", log_source("splunkd_httplistener.log")
-        if "TERM(replication)" in s:
-            return "splunkd.log replication queue", log_source("splunkd_replication.log")
-        if "TERM(ThruputProcessor)" in s:
-            return "splunkd.log ThruputProcessor", log_source("splunkd_thruput.log")
+    for term, fixture in SPLUNKD_LOG.items():
+        if "ingest_doctor_splunkd_log" in s and "TERM(%s)" % term in s:
+            return "splunkd.log " + term, log_source(fixture)
     if s.startswith("mstats"):
         metrics = re.findall(r"\((ingest_doctor\.[\w.]+)\)", s)
         out: Set[str] = set()
@@ -515,7 +514,6 @@ def test_one_relay_of_collector_findings_every_two_minutes():
 
 
 def test_back_pressure_codes_come_from_the_model_once():
-    from ingest_doctor import model
     codes = [c.code for c in model.HEC_CODES if c.backpressure]
     assert codes == list(model.HEC_BACKPRESSURE_CODES) and 9 in codes
     terms = MACROS["ingest_doctor_hec_backpressure_terms"]["definition"]
@@ -530,7 +528,6 @@ def test_back_pressure_codes_come_from_the_model_once():
 def test_the_ambiguous_proc_hec_name_is_never_the_hec_data_thread():
     """Issue 12: the collector's `httpinputserver` (/proc's 15 characters of the HEC data AND
     management threads) gets no stage and a label saying so; only the full name ranks as HEC."""
-    from ingest_doctor import model, threadnames
     (proc_name,) = [k for k, v in threadnames.AMBIGUOUS.items() if model.HEC_THREAD in v]
     spl = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
     assert 'hec_first=if(thread=="%s", 0, 1)' % model.HEC_THREAD in spl
