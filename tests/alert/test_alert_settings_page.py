@@ -131,28 +131,16 @@ def action_words(url, allow_text=""):
     return None
 
 
-REFUSED = [
-    ("http://hooks.example.com/x", ""),
-    ("hooks.example.com/x", ""),
-    ("https://hooks example.com/x", ""),
-    ("https://user:pw@hooks.example.com/x", ""),
-    ("https://hooks.example.com:99999/x", ""),
-    ("https://hooks.example.com:0/x", ""),
-    ("https://hooks.example.com:8x/x", ""),
-    ("https://bad_host!/x", ""),
-    ("https://a..b/x", ""),
-    ("https://127.0.0.1/x", ""),
-    ("https://10.1.2.3/x", "10.1.2.4"),
-    ("https://169.254.169.254/latest", ""),
-    ("https://192.168.1.5:9000/x", "192.168.1.5:9001"),
-    ("https://100.64.0.1/x", ""),
-    ("https://224.0.0.1/x", ""),
-    ("https://[::1]/x", ""),
-    ("https://[fe80::1]/x", ""),
-    ("https://[fd00:ec2::254]/x", ""),
-    ("https://localhost/x", ""),
-    ("https://hooks.example.com:8089/x", "hooks.example.com"),
-]
+# (webhook URL, allow-list) pairs the action refuses: malformed or not https, or a target the policy refuses
+# with no allow-list, then targets refused under an allow-list that names something else
+REFUSED = [(url, "") for url in (
+    "http://hooks.example.com/x", "hooks.example.com/x", "https://hooks example.com/x",
+    "https://user:pw@hooks.example.com/x", "https://hooks.example.com:99999/x", "https://hooks.example.com:0/x",
+    "https://hooks.example.com:8x/x", "https://bad_host!/x", "https://a..b/x", "https://127.0.0.1/x",
+    "https://169.254.169.254/latest", "https://100.64.0.1/x", "https://224.0.0.1/x", "https://[::1]/x",
+    "https://[fe80::1]/x", "https://[fd00:ec2::254]/x", "https://localhost/x")] + [
+    ("https://10.1.2.3/x", "10.1.2.4"), ("https://192.168.1.5:9000/x", "192.168.1.5:9001"),
+    ("https://hooks.example.com:8089/x", "hooks.example.com")]
 ACCEPTED = [("https://hooks.example.com/T0K3N", ""), ("https://10.1.2.3:9000/x", "10.0.0.0/8"),
             ("https://localhost:9000/x", "localhost:9000"), ("https://hooks.example.com:8089/x", "hooks.example.com:8089"),
             ("https://8.8.8.8/x", ""), ("https://[::1]:9000/x", "[::1]:9000")]
