@@ -17,7 +17,7 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, signal_rows, thread_row
+from fakes.action_run import NOW, payload, queue_row, run_action, signal_rows, thread_row
 from fakes.alert_helpers import LOOPBACK_HOOK
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkd import envelope, fault, make_tls, messages
@@ -92,23 +92,20 @@ def test_min_severity_and_index_and_webhook(sd, flag):
     assert "below_min=1" in p.stderr
 
 
-def test_events_index_follows_the_macro(fake_splunkd, flag):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG},
-                 macro_overrides={"ingest_doctor_events_index": "index=ops_findings"})
-    flag(fake_splunkd, [thread_row()])
+def test_events_index_follows_the_macro(sd, flag):
+    sd.macros["ingest_doctor_events_index"] = "index=ops_findings"
+    flag(sd.fake, [thread_row()])
     assert [e["index"] for e in sd.events] == ["ops_findings"]
 
 
-def test_tuned_threshold_macro_is_what_the_core_judges_with(fake_splunkd, flag):
+def test_tuned_threshold_macro_is_what_the_core_judges_with(sd, flag):
     # 85% busy: not saturated at the default 90, saturated once the admin lowers the macro to 80.
     rows = [thread_row(samples=[85] * 20)]
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG})
-    flag(fake_splunkd, rows)
+    flag(sd.fake, rows)
     assert sd.kv.records == {}
-    sd2_routes = Splunkd(fake_splunkd, kv=sd.kv, configs={"hf-01": HF_CONFIG},
-                         macro_overrides={"ingest_doctor_thread_busy_pct": "80"})
-    flag(fake_splunkd, rows, sid="tuned")
-    assert list(sd2_routes.kv.records) == ["hf-01~2Fhec_input~2F-"]
+    sd.macros["ingest_doctor_thread_busy_pct"] = "80"
+    flag(sd.fake, rows, sid="tuned")
+    assert list(sd.kv.records) == ["hf-01~2Fhec_input~2F-"]
 
 
 def test_local_rest_fallback_when_no_config_event(fake_splunkd, flag):

@@ -9,16 +9,15 @@ import os
 import re
 
 from ingest_doctor import exitcodes
-from fakes.action_run import HF_CONFIG, queue_row
+from fakes.action_run import queue_row
 from fakes.alert_helpers import LOOPBACK_HOOK, SECRET, STORED
-from fakes.kvstore import Splunkd
 from fakes.paths import ROOT
 
 ALLOW = {"ingest_doctor_webhook_allow": "127.0.0.1"}     # the loopback receiver, named in the settings
 
 
-def test_the_stored_webhook_url_is_used_and_appears_nowhere_in_clear(fake_splunkd, flag_logged):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, macro_overrides=ALLOW)
+def test_the_stored_webhook_url_is_used_and_appears_nowhere_in_clear(sd, flag_logged):
+    sd.macros.update(ALLOW)
     sd.passwords[STORED] = sd.fake.url + "/hook?token=" + SECRET
     p, log = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert [h["id"] for h in sd.hooks] == ["idx-01/typing/1"]
@@ -40,24 +39,22 @@ def test_no_shipped_macro_or_conf_holds_a_webhook_url():
             assert not re.search(r"https?://", m.group(2)), (path, m.group(0))
 
 
-def test_a_url_an_earlier_version_left_in_the_macro_still_works_with_a_warning(fake_splunkd, flag_logged):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG},
-                 macro_overrides=dict(ALLOW, ingest_doctor_webhook_url=fake_splunkd.url + "/hook"))
+def test_a_url_an_earlier_version_left_in_the_macro_still_works_with_a_warning(sd, fake_splunkd, flag_logged):
+    sd.macros.update(ALLOW, ingest_doctor_webhook_url=fake_splunkd.url + "/hook")
     p, _ = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert len(sd.hooks) == 1 and "the webhook URL is in the macro ingest_doctor_webhook_url" in p.stderr
     assert fake_splunkd.url + "/hook" not in p.stderr
 
 
-def test_the_stored_url_wins_over_the_old_macro_and_the_env_allow_list_still_counts(fake_splunkd, flag_logged):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG},
-                 macro_overrides={"ingest_doctor_webhook_url": "https://old.example.invalid/x"})
+def test_the_stored_url_wins_over_the_old_macro_and_the_env_allow_list_still_counts(sd, flag_logged):
+    sd.macros["ingest_doctor_webhook_url"] = "https://old.example.invalid/x"
     sd.passwords[STORED] = sd.fake.url + "/hook"
     p, _ = flag_logged(sd.fake, [queue_row()], LOOPBACK_HOOK, sid="run1")
     assert len(sd.hooks) == 1 and "ingest_doctor_webhook_url" not in p.stderr
 
 
-def test_a_bad_stored_url_or_allow_list_is_refused_naming_the_setting(fake_splunkd, flag_logged):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, macro_overrides={"ingest_doctor_webhook_allow": "x:y"})
+def test_a_bad_stored_url_or_allow_list_is_refused_naming_the_setting(sd, flag_logged):
+    sd.macros["ingest_doctor_webhook_allow"] = "x:y"
     sd.passwords[STORED] = "http://plain.example.com/" + SECRET
     p, _ = flag_logged(sd.fake, [queue_row()], expect=exitcodes.BAD_CONFIG, sid="run1")
     assert "storage/passwords ingest_doctor:webhook_url" in p.stderr
