@@ -24,15 +24,20 @@ TYPING = "idx-01/typing/1"
 @pytest.fixture
 def site(fake_splunkd, flag, splunk_web, browser):
     """`site(query, **kw)`: the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk
-    Web in front of it, and the page opened there with `query`: (sd, web, the status the page shows)."""
+    Web in front of it, and the page opened there with `query`: (sd, web, the status the page shows). Once
+    the test is done, the page must have run clean (clean_page)."""
+    webs = []
+
     def make(query="", **kw):
         sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
         flag(fake_splunkd, [queue_row()], sid="run1")
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
-        web = splunk_web(fake_splunkd)
-        browser.goto(web.view_url(VIEW, query))
-        return sd, web, browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
-    return make
+        webs.append(splunk_web(fake_splunkd))
+        browser.goto(webs[-1].view_url(VIEW, query))
+        return sd, webs[-1], browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
+    yield make
+    for web in webs:
+        clean_page(browser, web)
 
 
 def submit(browser, button):
@@ -49,7 +54,6 @@ def test_the_page_opens_filled_in_from_the_findings_row(site, browser):
     assert status == "Signed in as admin, who may acknowledge and snooze."
     assert browser.value("#idr-finding") == TYPING
     assert browser.value("#idr-value") == "idx-01" and browser.value("#idr-scope") == "host"
-    clean_page(browser, web)
 
 
 NOTE = 'disk swap "tonight" \\\\ C:\\temp\\ | delete param.op="unsnooze" ] [search *'
@@ -66,7 +70,6 @@ def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
     assert proc.returncode == exitcodes.OK and conf["op"] == "ack" and conf["note"] == NOTE
     [ack] = sd.acks.records.values()
     assert ack["finding_id"] == TYPING and ack["note"] == NOTE and ack["user"] == "admin"
-    clean_page(browser, web)
 
 
 def test_snooze_then_lift_it(site, browser):
@@ -85,7 +88,6 @@ def test_snooze_then_lift_it(site, browser):
     assert submit(browser, "#idr-unsnooze") == "Done: snooze of host idx-01 lifted (kept in ingest_doctor_hold_history)."
     assert list(sd.snoozes.records) == ["bottleneck~typing"]
     assert [h["op"] for h in sd.history.records.values()] == ["snooze", "snooze", "unsnooze"]
-    clean_page(browser, web)
 
 
 @pytest.mark.parametrize("button,fill", [
@@ -106,7 +108,6 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
         refusal["note"], exitcodes.BAD_INPUT)
     assert refusal["note"] in proc.stderr                      # the action's own words, as it logged them
     assert not sd.acks.records and not sd.snoozes.records
-    clean_page(browser, web)
 
 
 def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
@@ -120,7 +121,6 @@ def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
     notes = [h["note"] for h in sorted(sd.history.records.values(), key=lambda h: h["time"])]
     assert len(notes) == 2 and notes[0] != notes[1]
     assert second.startswith("Refused: %s (" % notes[1])
-    clean_page(browser, web)
 
 
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
@@ -131,7 +131,6 @@ def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
     assert submit(browser, "#idr-ack") == ("user 'analyst' lacks the capability ingest_doctor_acknowledge "
                                            "(role ingest_doctor_admin): nothing written")
     assert sendalert_searches(sd) == [] and not sd.acks.records
-    clean_page(browser, web)
 
 
 def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
@@ -147,7 +146,6 @@ def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     assert said == ("Error in 'sendalert' command: Alert script returned error code %d. user 'admin' lacks the "
                     "capability ingest_doctor_acknowledge (role ingest_doctor_admin): nothing written" % exitcodes.AUTH)
     assert not sd.acks.records and not sd.history.records
-    clean_page(browser, web)
 
 
 def test_a_backtick_is_refused_on_the_page(site, browser):
@@ -155,4 +153,3 @@ def test_a_backtick_is_refused_on_the_page(site, browser):
     browser.fill("#idr-note", "see `ingest_doctor_events_index`")
     assert submit(browser, "#idr-ack") == "note: a backtick (`) is read by Splunk as a search macro; leave it out"
     assert sendalert_searches(sd) == []
-    clean_page(browser, web)
