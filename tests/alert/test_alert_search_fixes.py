@@ -9,15 +9,12 @@
 """
 from __future__ import annotations
 
-import csv
 import fnmatch
-import os
 import re
 
 from ingest_doctor import model, thresholds
 
-from fakes.alert_helpers import MACROS
-from fakes.paths import ROOT
+from fakes.alert_helpers import MACROS, lookup_rows
 from fakes.searches import SAVED, split_top
 
 THROTTLED = "Ingest Doctor - Indexing - Index processor throttled"
@@ -39,7 +36,7 @@ def test_rotated_log_files_are_read():
 
 
 def test_the_input_queues_are_in_the_chain_drained_by_parsing():
-    rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), encoding="utf-8")))
+    rows = lookup_rows("ingest_doctor_pipeline.csv")
     stage_of = {}
     for r in rows:
         if r["metrics_queue"]:
@@ -58,7 +55,7 @@ def test_the_input_queues_are_in_the_chain_drained_by_parsing():
 
 def test_a_receiver_whose_only_full_queue_is_splunktcpin_is_flagged():
     """The queue search's chain steps over the shipped lookup: splunktcpin full, the rest empty."""
-    rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), encoding="utf-8")))
+    rows = lookup_rows("ingest_doctor_pipeline.csv")
     lookup = {}
     for r in rows:
         if r["metrics_queue"]:

@@ -17,7 +17,6 @@
 """
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -33,7 +32,7 @@ from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSampl
 
 import splcheck
 from confcheck import read_conf
-from fakes.alert_helpers import (FIX, MACROS, action_columns, autokv, fixture_lines, own_hook,
+from fakes.alert_helpers import (FIX, MACROS, action_columns, autokv, fixture_lines, lookup_rows, own_hook,
                                  runs_our_action_in_digest_mode)
 from fakes.paths import ROOT
 from fakes.searches import ALERTS, HOUSEKEEPING, RELAY, SAVED, split_top
@@ -93,10 +92,6 @@ def rest_source(path: str) -> Set[str]:
     body = json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))
     keys = set(body["entry"][0]["content"])
     return keys | {"title", "id", "author", "updated", "splunk_server", "eai:acl"}
-
-
-def csv_rows(name: str) -> List[Dict[str, str]]:
-    return list(csv.DictReader(open(os.path.join(ROOT, "lookups", name), encoding="utf-8")))
 
 
 def lookup_fields(name: str) -> Set[str]:
@@ -446,7 +441,7 @@ def test_collection_lookup_and_store_agree():
 
 
 def test_reply_code_lookup_covers_every_code():
-    rows = csv_rows("ingest_doctor_hec_reply_codes.csv")
+    rows = lookup_rows("ingest_doctor_hec_reply_codes.csv")
     assert [int(r["reply"]) for r in rows] == list(range(28))
     assert {r["reply"]: r["http_status"] for r in rows}["9"] == "503"
     assert all(r["meaning"] and r["action"] for r in rows)
@@ -533,6 +528,6 @@ def test_the_ambiguous_proc_hec_name_is_never_the_hec_data_thread():
     assert 'hec_first=if(thread=="%s", 0, 1)' % model.HEC_THREAD in spl
     assert re.search(r'eval label=if\(thread=="%s", "HEC data or management thread[^"]*not judged as the HEC '
                      r'data thread[^"]*", label\)' % proc_name, spl)
-    members = {r["member"] for r in csv_rows("ingest_doctor_pipeline.csv")}
+    members = {r["member"] for r in lookup_rows("ingest_doctor_pipeline.csv")}
     assert model.HEC_THREAD in members and proc_name not in members      # no stage for the /proc name
     assert "ingest_doctor.thread.busy_pct" in spl and "metrics.log group=dutycycle" in spl

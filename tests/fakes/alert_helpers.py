@@ -1,8 +1,9 @@
 """What the alert tests (tests/alert/) share beyond their fixtures: the webhook receiver's allow-list and
-secret, the real-shaped log lines the searches read as Splunk extracts them, what every shipped stanza
-that triggers the action holds, and the form views' check that a page ran clean."""
+secret, the app's lookups and the real-shaped log lines the searches read (as Splunk extracts them),
+what every shipped stanza that triggers the action holds, and the form views' check that a page ran clean."""
 from __future__ import annotations
 
+import csv
 import os
 import re
 from typing import Dict, List, Mapping
@@ -24,6 +25,11 @@ FIX = os.path.join(FIXTURES, "alerts")      # real-shaped log lines and REST bod
 def fixture_lines(name: str) -> List[str]:
     """The lines of a tests/fixtures/alerts file, blank ones left out."""
     return [l.rstrip("\n") for l in open(os.path.join(FIX, name), encoding="utf-8") if l.strip()]
+
+
+def lookup_rows(name: str) -> List[Dict[str, str]]:
+    """The rows of the app's lookups/<name> CSV."""
+    return list(csv.DictReader(open(os.path.join(ROOT, "lookups", name), encoding="utf-8")))
 
 
 def autokv(line: str) -> Dict[str, str]:
