@@ -41,7 +41,13 @@ def open_page(browser, web):
     return browser.wait_text("#idr-status", r"Settings read|Not allowed|refused")
 
 
-def save(browser, expect=r"Saved|Nothing|refused|Not allowed|must|has no|not a|resolves|points|loopback|out of range"):
+def save(browser, expect=r"Saved|Nothing|refused|Not allowed|must|has no|not a|resolves|points|loopback|out of range",
+         url=None, allow=None):
+    """Fill the allow-list and the URL given (in that order), save, and return what the page answers."""
+    if allow is not None:
+        browser.fill("#idr-allow", allow)
+    if url is not None:
+        browser.fill("#idr-url", url)
     browser.click("#idr-save")
     return browser.wait_text("#idr-result", expect)
 
@@ -86,8 +92,7 @@ def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
     open_page(browser, web)
     assert browser.text("#idr-url-state") == "set" and browser.value("#idr-allow") == "127.0.0.1"
     new = sd.fake.url + "/hook"
-    browser.fill("#idr-url", new)
-    assert save(browser) == "Saved: webhook URL stored (encrypted). The alerts use them from their next run."
+    assert save(browser, url=new) == "Saved: webhook URL stored (encrypted). The alerts use them from their next run."
     assert sd.passwords == {STORED: new}
     assert sd.passwords_written == ["POST %s/storage/passwords/ingest_doctor%%3Awebhook_url%%3A" % NS]   # updated
     flag_logged(sd.fake, [queue_row()], sid="run1")
@@ -104,8 +109,7 @@ def test_replace_and_clear_the_stored_url(site, browser, flag_logged):
 def test_a_url_created_meanwhile_by_someone_else_is_updated_not_duplicated(site, browser):
     sd, web, _ = site()                              # read: not set
     sd.passwords[STORED] = "https://other.example.com/y"   # another admin stores one now
-    browser.fill("#idr-url", "https://hooks.example.com/new")
-    assert save(browser).startswith("Saved: webhook URL stored")
+    assert save(browser, url="https://hooks.example.com/new").startswith("Saved: webhook URL stored")
     assert sd.passwords == {STORED: "https://hooks.example.com/new"}
     assert [w.split()[1].endswith("passwords") for w in sd.passwords_written] == [True, False]  # 409, then update
 
@@ -151,9 +155,7 @@ def test_a_url_the_action_would_refuse_is_refused_on_the_page_in_its_words_and_n
     for url, allow in REFUSED:
         said = action_words(url, allow)
         assert said, "the action accepts %s: not a refusal case" % url
-        browser.fill("#idr-allow", allow)
-        browser.fill("#idr-url", url)
-        assert save(browser) == said, url
+        assert save(browser, url=url, allow=allow) == said, url
     assert sd.passwords_written == [] and sd.passwords == {}
     assert sd.macros[ALLOW] == "none"                           # nothing written, not even the allow-list
     for url, allow in ACCEPTED:
@@ -164,30 +166,23 @@ def test_a_url_the_action_would_refuse_is_refused_on_the_page_in_its_words_and_n
 def test_accepted_urls_are_stored_and_a_bad_allow_list_is_refused_in_the_actions_words(site, browser):
     sd, web, _ = site()
     for url, allow in ACCEPTED:
-        browser.fill("#idr-allow", allow)
-        browser.fill("#idr-url", url)
-        assert save(browser).startswith("Saved:"), url
+        assert save(browser, url=url, allow=allow).startswith("Saved:"), url
         assert sd.passwords[STORED] == url
     for bad in ("x:y", "10.0.0.1:70000", "bad_host!"):
-        browser.fill("#idr-allow", bad)
-        browser.fill("#idr-url", "")
         with pytest.raises(outbound.Refused) as e:
             outbound.parse_allow(bad)
-        assert save(browser) == "%s: %s" % (ALLOW, e.value)
+        assert save(browser, url="", allow=bad) == "%s: %s" % (ALLOW, e.value)
     clean_page(browser, web)
 
 
 # ---------------------------------------------------------------------------- who may
 def test_splunkds_403_is_shown_and_a_user_who_may_not_read_passwords_is_told(site, browser):
     sd, web, _ = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
-    browser.fill("#idr-url", "https://hooks.example.com/T0K3N")
-    said = save(browser, r"Not allowed")
+    said = save(browser, r"Not allowed", url="https://hooks.example.com/T0K3N")
     assert said == ("Not allowed to store the webhook URL: You (user=analyst) do not have permission to perform "
                     "this operation (requires capability: admin_all_objects or edit_storage_passwords). (needs the "
                     "capability admin_all_objects or edit_storage_passwords)")
-    browser.fill("#idr-url", "")
-    browser.fill("#idr-allow", "10.0.0.0/8")
-    assert save(browser, r"Not allowed").startswith(
+    assert save(browser, r"Not allowed", url="", allow="10.0.0.0/8").startswith(
         "Not allowed to change the macro ingest_doctor_webhook_allow: You (user=analyst) do not have permission")
     assert sd.passwords == {} and sd.macros[ALLOW] == "none"
     clean_page(browser, web)
