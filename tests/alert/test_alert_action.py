@@ -29,7 +29,6 @@ def test_flags_findings_into_kv_store_and_events(sd, flag):
     p = flag(sd.fake, rows)
     kv = sd.kv
     assert sorted(kv.records) == sorted([kv_key("hf-01/hec_input/-"), kv_key("idx-01/typing/1")])
-    assert kv_key("hf-01/hec_input/-") == "hf-01~2Fhec_input~2F-"
     assert len(kv.saves) == 1 and len(kv.saves[0]) == 2          # one batch for the run
     hec = kv.records["hf-01~2Fhec_input~2F-"]
     assert hec["id"] == "hf-01/hec_input/-" and hec["status"] == "open" and hec["count"] == 1
