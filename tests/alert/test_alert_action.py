@@ -84,8 +84,7 @@ def test_min_severity_and_index_and_webhook(sd, flag):
              index="ingest_doctor_findings", webhook_url=sd.fake.url + "/hook")
     assert list(sd.kv.records) == ["idx-01~2Ftyping~2F1"]      # the warning stayed below the floor
     assert [e["index"] for e in sd.events] == ["ingest_doctor_findings"]
-    assert len(sd.hooks) == 1
-    hook = sd.hooks[0]
+    [hook] = sd.hooks
     assert hook["id"] == "idx-01/typing/1" and hook["severity"] == "critical" and hook["count"] == 1
     assert hook["recommendations"] and all(isinstance(r, str) for r in hook["recommendations"])
     assert "below_min=1" in p.stderr
