@@ -11,14 +11,14 @@ import re
 
 import pytest
 
-from ingest_doctor import exitcodes, thresholds
+from ingest_doctor import thresholds
 from ingest_doctor.alert import rows as alert_rows
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import RowError
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.engine import silence
-from fakes.alert_helpers import MACROS, action_columns, own_hook, runs_our_action_in_digest_mode
+from fakes.alert_helpers import MACROS, action_columns, all_ok, own_hook, runs_our_action_in_digest_mode
 from fakes.relaysim import saved_searches
 from fakes.dispatch import AlertDispatch, execute
 
@@ -170,8 +170,7 @@ def test_connected_with_zero_throughput_is_a_critical_output_finding(sh, tls, tm
     cols = re.search(r"\|\s*table\s+([^|]+)", st["search"]).group(1).split()
     assert set(cols) <= set(rows[0])
     # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
-    procs = execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), sh.fake, tls)
-    assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
+    assert len(all_ok(execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), sh.fake, tls))) == 1
     blocked = sh.kv.records[kv_key("hf-09/output/-")]
     assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
     assert blocked["status"] == "open" and blocked["bottleneck"] == "output"

@@ -11,6 +11,7 @@ from typing import Dict, List, Mapping
 from confcheck import read_conf
 from fakes.paths import FIXTURES, ROOT
 from fakes.searches import final_columns, split_top
+from ingest_doctor import exitcodes
 from ingest_doctor.alert import rows as alert_rows
 
 # The webhook policy refuses loopback targets unless the admin-only allow-list names them: the tests'
@@ -66,6 +67,12 @@ def own_hook(spl: str) -> str:
     assert hook, last
     assert MACROS[hook.group(1)]["definition"] == "search *"
     return hook.group(1)
+
+
+def all_ok(procs: List) -> List:
+    """Every action run splunkd made (fakes.dispatch.execute) exited OK; returns them."""
+    assert [p.returncode for p in procs] == [exitcodes.OK] * len(procs), [p.stderr for p in procs]
+    return procs
 
 
 # ---------------------------------------------------------------------------- the form views
