@@ -21,8 +21,7 @@ def test_the_stored_webhook_url_is_used_and_appears_nowhere_in_clear(sd, flag_lo
     sd.passwords[STORED] = sd.fake.url + "/hook?token=" + SECRET
     p, log = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert [h["id"] for h in sd.hooks] == ["idx-01/typing/1"]
-    hook_req = sd.fake.requests_to("/hook")[0]
-    assert hook_req.query["token"] == [SECRET]                      # the receiver got its secret
+    assert sd.fake.requests_to("/hook")[0].query["token"] == [SECRET]      # the receiver got its secret
     assert "webhooks=1" in p.stderr and "category=done" in log
     for where, text in (("stderr", p.stderr), ("stdout", p.stdout), ("log file", log),
                         ("events", repr(sd.events)), ("KV store", repr(sd.kv.records)),
