@@ -22,6 +22,8 @@ from fakes.paths import ROOT
 
 HEC = "hf-01/hec_input/-"
 TYPING = "idx-01/typing/1"
+T0 = 1_800_000_000.0
+SNOOZE, SNOOZED = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", T0)    # hf-01 snoozed for 1h at T0
 
 
 @pytest.fixture
@@ -145,30 +147,26 @@ def test_the_hold_action_run_without_execute_says_how_splunkd_runs_it(tls):
 
 # ---------------------------------------------------------------------------- the rules, pure
 def test_holds_expire_by_themselves_and_an_ack_yields_to_new_reopened_and_escalated():
-    now = 1_800_000_000.0
-    snooze, _ = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", now)
     f = Finding("hec_input", "warning", "hf-01", None, "hec", "s", [], [])
-    assert holds.Holds.from_docs([], [snooze], now).held(f, "new", "any").startswith("snoozed (host hf-01 until ")
-    assert holds.Holds.from_docs([], [snooze], now + 3600).held(f, "new", "any") == ""
+    assert holds.Holds.from_docs([], [SNOOZE], T0).held(f, "new", "any").startswith("snoozed (host hf-01 until ")
+    assert holds.Holds.from_docs([], [SNOOZE], T0 + 3600).held(f, "new", "any") == ""
     ack = {"finding_id": f.id, "severity": "warning"}
-    h = holds.Holds.from_docs([ack], [], now)
+    h = holds.Holds.from_docs([ack], [], T0)
     assert h.held(f, "escalated", "a") == "acknowledged"
     assert h.held(f, "new", "a") == h.held(f, "reopened", "a") == ""
     crit = Finding("hec_input", "critical", "hf-01", None, "hec", "s", [], [])
     assert h.held(crit, "escalated", "a") == "" and h.ended(crit, "open") == ack and h.ended(f, "open") is None
-    assert holds.parse_until("2026-11-28T10:00Z", now) == 1795860000.0
+    assert holds.parse_until("2026-11-28T10:00Z", T0) == 1795860000.0
     with pytest.raises(holds.HoldError, match="neither epoch"):
-        holds.parse_until("tomorrow", now)
+        holds.parse_until("tomorrow", T0)
 
 
 # ---------------------------------------------------------------------------- the Findings view and the lookups
 def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
     transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
     collections = read_conf(os.path.join(ROOT, "default", "collections.conf"))
-    now = 1_800_000_000.0
-    snooze, hist = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", now)
-    ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", now)
-    for name, doc in ((holds.SNOOZES, snooze), (holds.ACKS, ack), (holds.HISTORY, hist)):
+    ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", T0)
+    for name, doc in ((holds.SNOOZES, SNOOZE), (holds.ACKS, ack), (holds.HISTORY, SNOOZED)):
         fields = {f.strip() for f in transforms[name]["fields_list"].split(",")}
         assert set(doc) <= fields, (name, set(doc) - fields)
         assert transforms[name]["collection"] == name
@@ -177,5 +175,5 @@ def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
     assert "inputlookup ingest_doctor_snoozes" in view and "where until > now()" in view     # an ended one: gone
     assert "inputlookup append=true ingest_doctor_acks" in view
     # each finding's status says it: the snooze's _key is scope~value, lower case, as the action writes it
-    assert snooze["_key"] == "host~hf-01" and "lookup ingest_doctor_snoozes _key AS snooze_keys" in view
+    assert SNOOZE["_key"] == "host~hf-01" and "lookup ingest_doctor_snoozes _key AS snooze_keys" in view
     assert "lookup ingest_doctor_acks finding_id AS id" in view and "open, acknowledged by " in view
