@@ -1,6 +1,7 @@
 """What the alert tests (tests/alert/) share beyond their fixtures: the webhook receiver's allow-list and
-secret, the app's lookups and the real-shaped log lines the searches read (as Splunk extracts them),
-what every shipped stanza that triggers the action holds, and the form views' check that a page ran clean."""
+secret, the app's lookups and the real-shaped log lines the searches read (as Splunk extracts them), the
+check that dispatched runs exited OK, what every shipped stanza that triggers the action holds, and the
+form views' check that a page ran clean."""
 from __future__ import annotations
 
 import csv
@@ -40,6 +41,12 @@ def autokv(line: str) -> Dict[str, str]:
             for m in re.finditer(r'(?:^|[\s,])([A-Za-z_][\w.]*)=("[^"]*"|[^,\s]*)', msg)}
 
 
+def all_ok(procs: List) -> List:
+    """Every action run splunkd made (fakes.dispatch.execute) exited OK; returns them."""
+    assert [p.returncode for p in procs] == [exitcodes.OK] * len(procs), [p.stderr for p in procs]
+    return procs
+
+
 # ---------------------------------------------------------------------------- what a stanza holds
 def runs_our_action_in_digest_mode(st: Mapping[str, str]) -> None:
     """Enabled, scheduled, only our own action, in digest mode, not throttled (issue 35): the action runs
@@ -67,12 +74,6 @@ def own_hook(spl: str) -> str:
     assert hook, last
     assert MACROS[hook.group(1)]["definition"] == "search *"
     return hook.group(1)
-
-
-def all_ok(procs: List) -> List:
-    """Every action run splunkd made (fakes.dispatch.execute) exited OK; returns them."""
-    assert [p.returncode for p in procs] == [exitcodes.OK] * len(procs), [p.stderr for p in procs]
-    return procs
 
 
 # ---------------------------------------------------------------------------- the form views
