@@ -325,9 +325,6 @@ class Walker:
         self.need(avail, [t for t in rest.split() if "=" not in t], "dedup")
         return avail
 
-    def cmd_search(self, rest: str, avail: Set[str]) -> Set[str]:
-        return avail
-
     def cmd_outputlookup(self, rest: str, avail: Set[str]) -> Set[str]:
         name = rest.split()[-1]
         # a KV store's _key is written only as the key_field that upserts; a full rewrite makes new keys
