@@ -25,11 +25,9 @@ def test_params_defaults_and_validation():
     assert parse_params({}) == AlertParams("warning", None, None)
     assert parse_params({"min_severity": "CRITICAL ", "index": "ops"}) == AlertParams("critical", None, "ops",
                                                                                given=frozenset({"min_severity"}))
-    with pytest.raises(BadConfig):
-        parse_params({"min_severity": "high"})
-    for bad in ("Main", "_internal", "-x", "a b", "x" * 81):
+    for bad in [{"min_severity": "high"}] + [{"index": i} for i in ("Main", "_internal", "-x", "a b", "x" * 81)]:
         with pytest.raises(BadConfig):
-            parse_params({"index": bad})
+            parse_params(bad)
 
 
 @pytest.mark.parametrize("url", ["https://hooks.example.com/a?b=c", "https://10.0.0.5:8443/x",
