@@ -21,20 +21,15 @@ from fakes.paths import ROOT
 from ingest_doctor.delivery.store import finding_event, host_in_event
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
-APP_PROPS = os.path.join(ROOT, "default", "props.conf")
-APP_TRANSFORMS = os.path.join(ROOT, "default", "transforms.conf")
+APP = read_conf(os.path.join(ROOT, "default", "props.conf"))["ingest_doctor:finding"]     # the app's sourcetype
 TA_PROPS = os.path.join(ROOT, "ta", "package", "default", "props.conf")
+# the app's index-time transform that gives each event the host in its JSON
+TRANSFORM = read_conf(os.path.join(ROOT, "default", "transforms.conf"))[APP["TRANSFORMS-ingest_doctor_finding_host"]]
 
 HOSTS = ["idx-01", "hf-01.example.com", "sh 01", "x|y]] [[https://evil.example|Click", "<script>", "=cmd|' /C calc'!A0",
          'we"ird', "back\\slash", "spät-01", "h" * 255, "a:b", "host::x", "", None, "'", "{}", "a,b"]
 FIELDS = ("id", "bottleneck", "severity", "host", "pipeline_set", "component", "summary", "evidence",
           "recommendations", "detected_by")
-
-
-def _transform():
-    props = read_conf(APP_PROPS)["ingest_doctor:finding"]
-    name = props["TRANSFORMS-ingest_doctor_finding_host"]
-    return read_conf(APP_TRANSFORMS)[name]
 
 
 def _finding(host, pset=2):
@@ -44,21 +39,19 @@ def _finding(host, pset=2):
 
 
 def test_the_search_head_parses_the_action_events_like_the_add_on():
-    app = read_conf(APP_PROPS)["ingest_doctor:finding"]
     ta = read_conf(TA_PROPS)["ingest_doctor:finding"]
     for key in ("SHOULD_LINEMERGE", "LINE_BREAKER", "TRUNCATE", "DATETIME_CONFIG", "KV_MODE"):
-        assert app[key] == ta[key], key        # an instance with both packages gets one answer
-    assert app["SHOULD_LINEMERGE"] == "false"
-    breaker = re.compile(app["LINE_BREAKER"])
+        assert APP[key] == ta[key], key        # an instance with both packages gets one answer
+    assert APP["SHOULD_LINEMERGE"] == "false"
+    breaker = re.compile(APP["LINE_BREAKER"])
     events = [finding_event(_finding(h)) for h in HOSTS]
     assert [e for e in breaker.split("\n".join(events)) if e and not breaker.fullmatch(e)] == events
-    t = _transform()
-    assert (t["DEST_KEY"], t["FORMAT"]) == ("MetaData:Host", "host::$1")
+    assert (TRANSFORM["DEST_KEY"], TRANSFORM["FORMAT"]) == ("MetaData:Host", "host::$1")
 
 
 @pytest.mark.parametrize("pset", [None, 0, 3])
 def test_the_host_transform_gives_each_event_its_own_host_or_leaves_it_to_the_request(pset):
-    rx = re.compile(_transform()["REGEX"])
+    rx = re.compile(TRANSFORM["REGEX"])
     for host in HOSTS:
         event = finding_event(_finding(host, pset), "alert_action", caused_by='other"/typing/-',
                               mechanism="its output blocks on other")
