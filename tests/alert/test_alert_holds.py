@@ -16,7 +16,7 @@ from ingest_doctor.delivery import holds
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding
 from fakes.action_run import HOLD_SCRIPT, NOW, queue_row, run_action, run_hold, thread_row
-from fakes.alert_helpers import LOOPBACK_HOOK
+from fakes.alert_helpers import LOOPBACK_HOOK, TRANSFORMS
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import ROOT
 
@@ -163,13 +163,12 @@ def test_holds_expire_by_themselves_and_an_ack_yields_to_new_reopened_and_escala
 
 # ---------------------------------------------------------------------------- the Findings view and the lookups
 def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
-    transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
     collections = read_conf(os.path.join(ROOT, "default", "collections.conf"))
     ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", T0)
     for name, doc in ((holds.SNOOZES, SNOOZE), (holds.ACKS, ack), (holds.HISTORY, SNOOZED)):
-        fields = {f.strip() for f in transforms[name]["fields_list"].split(",")}
+        fields = {f.strip() for f in TRANSFORMS[name]["fields_list"].split(",")}
         assert set(doc) <= fields, (name, set(doc) - fields)
-        assert transforms[name]["collection"] == name
+        assert TRANSFORMS[name]["collection"] == name
         assert {k[len("field."):] for k in collections[name] if k.startswith("field.")} >= set(doc) - {"_key"}
     view = open(os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_findings.xml"), encoding="utf-8").read()
     assert "inputlookup ingest_doctor_snoozes" in view and "where until > now()" in view     # an ended one: gone

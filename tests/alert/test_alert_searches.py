@@ -32,13 +32,12 @@ from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSampl
 
 import splcheck
 from confcheck import read_conf
-from fakes.alert_helpers import (FIX, MACROS, action_columns, autokv, fixture_lines, lookup_rows, own_hook,
-                                 runs_our_action_in_digest_mode)
+from fakes.alert_helpers import (FIX, MACROS, TRANSFORMS, action_columns, autokv, fixture_lines, lookup_rows,
+                                 own_hook, runs_our_action_in_digest_mode)
 from fakes.paths import ROOT
 from fakes.searches import ALERTS, HOUSEKEEPING, RELAY, SAVED, split_top
 
 
-TRANSFORMS = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
 EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "splunk_server", "linecount", "punct"}
 
 
