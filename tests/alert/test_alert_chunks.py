@@ -19,6 +19,8 @@ from ingest_doctor.diagnose import diagnose
 
 HOOK = "https://hooks.example.com/x"
 LATER = NOW + 2 * 3600.0      # past resolve_after_min (60) for what the first run saw and the second does not
+RAISE_IO = [("Raise dedicatedIoThreads.", "server.conf", "general", "dedicatedIoThreads", "2", "4")]
+ADD_PSET = [("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines", "1", "2")]
 
 
 class RecordingPort(MemoryPort):
@@ -56,12 +58,8 @@ def first_rows():
     """Judged thread findings on eight forwarders, a forwarder whose blocked output its indexer causes
     (the symptom sorts before its root), and two of the collector's findings."""
     rows = [thread_row(host="hf-%02d" % i) for i in range(2, 10)] + deployment_rows()
-    rows.append(collector_finding_row("hf-05", "hec_input", "critical", "The HEC input thread is saturated.",
-                                      [("Raise dedicatedIoThreads.", "server.conf", "general",
-                                        "dedicatedIoThreads", "2", "4")]))
-    rows.append(collector_finding_row("idx-07", "typing", "warning", "typingQueue is full.",
-                                      [("Add a pipeline set.", "server.conf", "general",
-                                        "parallelIngestionPipelines", "1", "2")]))
+    rows.append(collector_finding_row("hf-05", "hec_input", "critical", "The HEC input thread is saturated.", RAISE_IO))
+    rows.append(collector_finding_row("idx-07", "typing", "warning", "typingQueue is full.", ADD_PSET))
     return rows
 
 
@@ -69,9 +67,8 @@ def second_rows(store):
     """Two hours later: four forwarders still saturated, one of them also reported by its collector (a key
     planned twice in one run), the rest listed unseen by the housekeeping search."""
     rows = [thread_row(host="hf-%02d" % i, last=LATER) for i in range(2, 6)]
-    rows.append(collector_finding_row("hf-05", "hec_input", "warning", "The HEC input thread is busy.",
-                                      [("Raise dedicatedIoThreads.", "server.conf", "general",
-                                        "dedicatedIoThreads", "2", "4")], LATER - 20))
+    rows.append(collector_finding_row("hf-05", "hec_input", "warning", "The HEC input thread is busy.", RAISE_IO,
+                                      LATER - 20))
     rows += [{"signal": "stale", "id": r["id"], "last_seen": r["last_seen"]} for r in store.values()
              if r["status"] == "open" and not r["id"].startswith(("hf-02/", "hf-03/", "hf-04/", "hf-05/"))]
     return rows
@@ -79,6 +76,7 @@ def second_rows(store):
 
 def run(tmp_path, port, name, rows, now, chunk, monkeypatch):
     monkeypatch.setattr(action, "PLAN_CHUNK", chunk)
+    tmp_path.mkdir(exist_ok=True)
     path = write_results(str(tmp_path / (name + ".csv.gz")), rows)
     p = parse_payload(json.dumps({"server_uri": "https://127.0.0.1:8089", "session_key": "k", "results_file": path,
                                   "search_name": "Ingest Doctor - Queues", "sid": name,
@@ -87,7 +85,6 @@ def run(tmp_path, port, name, rows, now, chunk, monkeypatch):
 
 
 def two_runs(tmp_path, chunk, monkeypatch):
-    tmp_path.mkdir(exist_ok=True)
     port = RecordingPort()
     first = run(tmp_path, port, "first", first_rows(), NOW, chunk, monkeypatch)
     firsts = list(port.calls)
@@ -143,9 +140,7 @@ def relay_rows():
     """The collector's findings over a forwarder blocked by its indexer: the forwarder's opened, then
     resolved, then the indexer's (the root cause) reported last, so it is planned after its symptom."""
     def row(host, bottleneck, last, status="open"):
-        r = collector_finding_row(host, bottleneck, "critical", "%s is full." % bottleneck,
-                                  [("Add a pipeline set.", "server.conf", "general", "parallelIngestionPipelines",
-                                    "1", "2")], last)
+        r = collector_finding_row(host, bottleneck, "critical", "%s is full." % bottleneck, ADD_PSET, last)
         r["status"] = status
         return r
     return [row("hf-01", "output", NOW - 60), row("hf-01", "output", NOW - 30, "resolved"),
@@ -157,8 +152,6 @@ def test_a_symptom_resolved_before_its_root_is_planned_waits_for_it(tmp_path, mo
     """The root cause is in this run, so the symptom's resolution rides with it and is not sent alone:
     the symptom's record waits for the chunk that plans its root before it is marked and saved."""
     whole, chunked = RecordingPort(), RecordingPort()
-    (tmp_path / "whole").mkdir()
-    (tmp_path / "chunked").mkdir()
     run(tmp_path / "whole", whole, "relay", relay_rows(), NOW, 10 ** 6, monkeypatch)
     run(tmp_path / "chunked", chunked, "relay", relay_rows(), NOW, chunk, monkeypatch)
     assert [h["id"] for h in whole.hooks] == ["idx-02/typing/-"]

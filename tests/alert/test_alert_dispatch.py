@@ -10,21 +10,13 @@ from __future__ import annotations
 import pytest
 
 from fakes.action_run import NOW, queue_row, tcpin_row, tcpout_row
+from fakes.alert_helpers import all_ok
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
 from fakes.searches import FLAGGING
-from fakes.splunkd import FakeSplunkd
-from ingest_doctor import exitcodes
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 
 QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
-
-
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake, server_name="sh-01")
 
 
 def posts_for(sh, fid):
@@ -36,8 +28,7 @@ def test_a_new_host_while_another_persists_is_stored_and_announced_and_the_first
     first, second = "idx-01/typing/1", "idx-03/typing/1"
 
     def run(at, hosts):
-        procs = execute(d.run([queue_row(host=h, last=at) for h in hosts], at), sh.fake, tls)
-        assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
+        assert len(all_ok(execute(d.run([queue_row(host=h, last=at) for h in hosts], at), sh.fake, tls))) == 1
 
     run(NOW, ["idx-01"])
     assert len(posts_for(sh, first)) == 1 and sh.kv.records[kv_key(first)]["count"] == 1

@@ -15,27 +15,21 @@ import re
 import pytest
 
 from confcheck import read_conf
-from fakes.action_run import NOW, payload, run_action, thread_row
-from fakes.kvstore import Splunkd, write_results
+from fakes.action_run import NOW, thread_row
+from fakes.kvstore import Splunkd
 from fakes.paths import ROOT
-from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import finding_event, host_in_event
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
-APP_PROPS = os.path.join(ROOT, "default", "props.conf")
-APP_TRANSFORMS = os.path.join(ROOT, "default", "transforms.conf")
+APP = read_conf(os.path.join(ROOT, "default", "props.conf"))["ingest_doctor:finding"]     # the app's sourcetype
 TA_PROPS = os.path.join(ROOT, "ta", "package", "default", "props.conf")
+# the app's index-time transform that gives each event the host in its JSON
+TRANSFORM = read_conf(os.path.join(ROOT, "default", "transforms.conf"))[APP["TRANSFORMS-ingest_doctor_finding_host"]]
 
 HOSTS = ["idx-01", "hf-01.example.com", "sh 01", "x|y]] [[https://evil.example|Click", "<script>", "=cmd|' /C calc'!A0",
          'we"ird', "back\\slash", "spät-01", "h" * 255, "a:b", "host::x", "", None, "'", "{}", "a,b"]
 FIELDS = ("id", "bottleneck", "severity", "host", "pipeline_set", "component", "summary", "evidence",
           "recommendations", "detected_by")
-
-
-def _transform():
-    props = read_conf(APP_PROPS)["ingest_doctor:finding"]
-    name = props["TRANSFORMS-ingest_doctor_finding_host"]
-    return read_conf(APP_TRANSFORMS)[name]
 
 
 def _finding(host, pset=2):
@@ -45,21 +39,19 @@ def _finding(host, pset=2):
 
 
 def test_the_search_head_parses_the_action_events_like_the_add_on():
-    app = read_conf(APP_PROPS)["ingest_doctor:finding"]
     ta = read_conf(TA_PROPS)["ingest_doctor:finding"]
     for key in ("SHOULD_LINEMERGE", "LINE_BREAKER", "TRUNCATE", "DATETIME_CONFIG", "KV_MODE"):
-        assert app[key] == ta[key], key        # an instance with both packages gets one answer
-    assert app["SHOULD_LINEMERGE"] == "false"
-    breaker = re.compile(app["LINE_BREAKER"])
+        assert APP[key] == ta[key], key        # an instance with both packages gets one answer
+    assert APP["SHOULD_LINEMERGE"] == "false"
+    breaker = re.compile(APP["LINE_BREAKER"])
     events = [finding_event(_finding(h)) for h in HOSTS]
     assert [e for e in breaker.split("\n".join(events)) if e and not breaker.fullmatch(e)] == events
-    t = _transform()
-    assert (t["DEST_KEY"], t["FORMAT"]) == ("MetaData:Host", "host::$1")
+    assert (TRANSFORM["DEST_KEY"], TRANSFORM["FORMAT"]) == ("MetaData:Host", "host::$1")
 
 
 @pytest.mark.parametrize("pset", [None, 0, 3])
 def test_the_host_transform_gives_each_event_its_own_host_or_leaves_it_to_the_request(pset):
-    rx = re.compile(_transform()["REGEX"])
+    rx = re.compile(TRANSFORM["REGEX"])
     for host in HOSTS:
         event = finding_event(_finding(host, pset), "alert_action", caused_by='other"/typing/-',
                               mechanism="its output blocks on other")
@@ -76,12 +68,10 @@ def test_hosts_the_transform_cannot_carry_are_exactly_those_json_escapes():
     assert not any(host_in_event(h) for h in ('we"ird', "back\\slash", "spät-01", "tab\there", "del\x7f"))
 
 
-def test_one_request_for_every_host_and_each_event_indexed_under_its_host(fake_splunkd, tls, tmp_path):
+def test_one_request_for_every_host_and_each_event_indexed_under_its_host(fake_splunkd, flag):
     sd = Splunkd(fake_splunkd)
     hosts = ["idx-%02d" % i for i in range(30)] + ['we"ird', "spät-01", "x|y]] [[https://evil.example|Click"]
-    res = write_results(str(tmp_path / "r.csv.gz"), [thread_row(host=h, last=NOW) for h in hosts])
-    p = run_action(payload(sd.fake, res), tls)
-    assert p.returncode == exitcodes.OK, p.stderr
+    flag(sd.fake, [thread_row(host=h, last=NOW) for h in hosts])
     assert sorted(e["event"]["host"] for e in sd.events) == sorted(hosts)
     for e in sd.events:
         assert e["host"] == e["event"]["host"], e["event"]["id"]   # by the transform, or by the request

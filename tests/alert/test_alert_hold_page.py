@@ -10,9 +10,10 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
+from fakes.action_run import HF_CONFIG, queue_row
+from fakes.alert_helpers import clean_page
 from fakes.browser import missing
-from fakes.kvstore import Splunkd, write_results
+from fakes.kvstore import Splunkd
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
@@ -21,20 +22,22 @@ TYPING = "idx-01/typing/1"
 
 
 @pytest.fixture
-def site(fake_splunkd, tls, tmp_path, splunk_web):
-    """(the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk Web in front of it)."""
-    def make(**kw):
+def site(fake_splunkd, flag, splunk_web, browser):
+    """`site(query, **kw)`: the search head's fake splunkd with one open finding, idx-01/typing/1, the Splunk
+    Web in front of it, and the page opened there with `query`: (sd, web, the status the page shows). Once
+    the test is done, the page must have run clean (clean_page)."""
+    webs = []
+
+    def make(query="", **kw):
         sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, **kw)
-        res = write_results(str(tmp_path / "run1.csv.gz"), [queue_row()])
-        assert run_action(payload(fake_splunkd, res, sid="run1"), tls).returncode == exitcodes.OK
+        flag(fake_splunkd, [queue_row()], sid="run1")
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
-        return sd, splunk_web(fake_splunkd)
-    return make
-
-
-def open_page(browser, web, query=""):
-    browser.goto(web.view_url(VIEW, query))
-    return browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
+        webs.append(splunk_web(fake_splunkd))
+        browser.goto(webs[-1].view_url(VIEW, query))
+        return sd, webs[-1], browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
+    yield make
+    for web in webs:
+        clean_page(browser, web)
 
 
 def submit(browser, button):
@@ -46,27 +49,18 @@ def sendalert_searches(sd):
     return [s for s in sd.searches if "sendalert" in s]
 
 
-def clean(browser, web):
-    r = browser.report()
-    assert r["external"] == [] and r["errors"] == [], r
-    assert web.csrf_refused == 0
-
-
 def test_the_page_opens_filled_in_from_the_findings_row(site, browser):
-    sd, web = site()
-    status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1&host=idx-01")
+    sd, web, status = site("finding=idx-01%2Ftyping%2F1&host=idx-01")
     assert status == "Signed in as admin, who may acknowledge and snooze."
     assert browser.value("#idr-finding") == TYPING
     assert browser.value("#idr-value") == "idx-01" and browser.value("#idr-scope") == "host"
-    clean(browser, web)
 
 
 NOTE = 'disk swap "tonight" \\\\ C:\\temp\\ | delete param.op="unsnooze" ] [search *'
 
 
 def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1&host=idx-01")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1&host=idx-01")
     browser.fill("#idr-note", NOTE)
     assert submit(browser, "#idr-ack") == "Done: finding %s acknowledged (kept in ingest_doctor_hold_history)." % TYPING
     [spl] = sendalert_searches(sd)
@@ -76,12 +70,10 @@ def test_acknowledge_sends_the_note_verbatim_whatever_it_holds(site, browser):
     assert proc.returncode == exitcodes.OK and conf["op"] == "ack" and conf["note"] == NOTE
     [ack] = sd.acks.records.values()
     assert ack["finding_id"] == TYPING and ack["note"] == NOTE and ack["user"] == "admin"
-    clean(browser, web)
 
 
 def test_snooze_then_lift_it(site, browser):
-    sd, web = site()
-    open_page(browser, web, "host=idx-01")
+    sd, web, _ = site("host=idx-01")
     browser.fill("#idr-until", "+4h")
     browser.fill("#idr-reason", 'CHG-1234 "rolling" restart')
     assert submit(browser, "#idr-snooze") == "Done: host idx-01 snoozed until +4h (kept in ingest_doctor_hold_history)."
@@ -96,7 +88,6 @@ def test_snooze_then_lift_it(site, browser):
     assert submit(browser, "#idr-unsnooze") == "Done: snooze of host idx-01 lifted (kept in ingest_doctor_hold_history)."
     assert list(sd.snoozes.records) == ["bottleneck~typing"]
     assert [h["op"] for h in sd.history.records.values()] == ["snooze", "snooze", "unsnooze"]
-    clean(browser, web)
 
 
 @pytest.mark.parametrize("button,fill", [
@@ -106,8 +97,7 @@ def test_snooze_then_lift_it(site, browser):
     ("#idr-snooze", {"#idr-value": "idx-01", "#idr-until": "+1h"}),                 # no reason
 ])
 def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, browser, button, fill):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     for sel, v in fill.items():
         browser.fill(sel, v)
     said = submit(browser, button)
@@ -118,12 +108,10 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
         refusal["note"], exitcodes.BAD_INPUT)
     assert refusal["note"] in proc.stderr                      # the action's own words, as it logged them
     assert not sd.acks.records and not sd.snoozes.records
-    clean(browser, web)
 
 
 def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
-    sd, web = site()
-    open_page(browser, web)
+    sd, web, _ = site()
     browser.fill("#idr-finding", "idx-99/typing/1")
     first = submit(browser, "#idr-ack")
     assert "idx-99/typing/1" in first
@@ -133,25 +121,22 @@ def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
     notes = [h["note"] for h in sorted(sd.history.records.values(), key=lambda h: h["time"])]
     assert len(notes) == 2 and notes[0] != notes[1]
     assert second.startswith("Refused: %s (" % notes[1])
-    clean(browser, web)
 
 
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
-    sd, web = site(user="analyst", roles=["user"], capabilities=["list_storage_passwords"])
-    status = open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, status = site("finding=idx-01%2Ftyping%2F1", user="analyst", roles=["user"],
+                           capabilities=["list_storage_passwords"])
     assert status == ("user 'analyst' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin): "
                       "ask an admin for the role")
     assert submit(browser, "#idr-ack") == ("user 'analyst' lacks the capability ingest_doctor_acknowledge "
                                            "(role ingest_doctor_admin): nothing written")
     assert sendalert_searches(sd) == [] and not sd.acks.records
-    clean(browser, web)
 
 
 def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     """The page's own check passed (the capability was there when it opened); the action's check is the one
     that counts: the role was taken away meanwhile."""
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1")
     sd.capabilities.remove("ingest_doctor_acknowledge")
     said = submit(browser, "#idr-ack")
     [(conf, proc)] = sd.sendalerts
@@ -161,13 +146,10 @@ def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     assert said == ("Error in 'sendalert' command: Alert script returned error code %d. user 'admin' lacks the "
                     "capability ingest_doctor_acknowledge (role ingest_doctor_admin): nothing written" % exitcodes.AUTH)
     assert not sd.acks.records and not sd.history.records
-    clean(browser, web)
 
 
 def test_a_backtick_is_refused_on_the_page(site, browser):
-    sd, web = site()
-    open_page(browser, web, "finding=idx-01%2Ftyping%2F1")
+    sd, web, _ = site("finding=idx-01%2Ftyping%2F1")
     browser.fill("#idr-note", "see `ingest_doctor_events_index`")
     assert submit(browser, "#idr-ack") == "note: a backtick (`) is read by Splunk as a search macro; leave it out"
     assert sendalert_searches(sd) == []
-    clean(browser, web)

@@ -5,25 +5,25 @@ the snooze ends; an acknowledged finding is quiet until it escalates above what 
 and a user without the capability are refused with a clear message and nothing written."""
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
+from confcheck import read_conf
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery import holds
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding
-from fakes.action_run import HF_CONFIG, NOW, payload, queue_row, run_action, run_hold, thread_row
+from fakes.action_run import HOLD_SCRIPT, NOW, queue_row, run_action, run_hold, thread_row
+from fakes.alert_helpers import LOOPBACK_HOOK, TRANSFORMS
 from fakes.kvstore import Splunkd, write_results
+from fakes.paths import ROOT
 
-LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}    # the loopback receiver, named as an admin would
 HEC = "hf-01/hec_input/-"
 TYPING = "idx-01/typing/1"
-
-
-@pytest.fixture
-def sd(fake_splunkd):
-    return Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG})
+T0 = 1_800_000_000.0
+SNOOZE, SNOOZED = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", T0)    # hf-01 snoozed for 1h at T0
 
 
 @pytest.fixture
@@ -31,11 +31,12 @@ def made(tmp_path):
     return write_results(str(tmp_path / "makeresults.csv.gz"), [{"_time": NOW}])
 
 
-def flag(sd, tls, tmp_path, rows, sid):
-    res = write_results(str(tmp_path / ("%s.csv.gz" % sid)), rows)
-    p = run_action(payload(sd.fake, res, sid=sid, webhook_url=sd.fake.url + "/hook"), tls, LOOPBACK_HOOK)
-    assert p.returncode == exitcodes.OK, p.stderr
-    return p
+@pytest.fixture
+def notify(flag):
+    """`notify(sd, rows, sid)`: an alert run (flag: it must succeed) with the webhook receiver set."""
+    def run(sd, rows, sid):
+        return flag(sd.fake, rows, LOOPBACK_HOOK, sid=sid, webhook_url=sd.fake.url + "/hook")
+    return run
 
 
 def posted(sd, fid):
@@ -43,7 +44,7 @@ def posted(sd, fid):
 
 
 # ---------------------------------------------------------------------------- snooze
-def test_a_snoozed_host_sends_nothing_and_its_change_goes_out_when_the_snooze_ends(sd, tls, tmp_path, made):
+def test_a_snoozed_host_sends_nothing_and_its_change_goes_out_when_the_snooze_ends(sd, tls, notify, made):
     p = run_hold(sd.fake, tls, made, op="snooze", scope="host", value="HF-01", until="+4h",
                  reason="CHG-1234 rolling restart")
     assert p.returncode == exitcodes.OK, p.stderr
@@ -53,38 +54,38 @@ def test_a_snoozed_host_sends_nothing_and_its_change_goes_out_when_the_snooze_en
     [hist] = sd.history.records.values()
     assert hist["op"] == "snooze" and hist["what"] == "host HF-01" and hist["note"] == "CHG-1234 rolling restart"
 
-    p = flag(sd, tls, tmp_path, [thread_row(), queue_row()], "run1")
+    p = notify(sd, [thread_row(), queue_row()], "run1")
     assert sd.kv.records[kv_key(HEC)]["status"] == "open"           # stored as always
     assert [h["id"] for h in sd.hooks] == [TYPING]                  # the other host is not snoozed
     assert not posted(sd, HEC) and posted(sd, TYPING)
     assert sd.kv.records[kv_key(HEC)]["delivery"] == "pending" and "held=1" in p.stderr
 
-    flag(sd, tls, tmp_path, [thread_row()], "run2")                 # still snoozed: still nothing
+    notify(sd, [thread_row()], "run2")                 # still snoozed: still nothing
     assert [h["id"] for h in sd.hooks] == [TYPING]
 
     sd.snoozes.records["host~hf-01"]["until"] = time.time() - 1     # four hours later: the snooze has ended
-    flag(sd, tls, tmp_path, [thread_row()], "run3")
+    notify(sd, [thread_row()], "run3")
     assert [h["id"] for h in sd.hooks] == [TYPING, HEC]
     assert sd.kv.records[kv_key(HEC)]["delivery"] == "sent"
 
 
-def test_a_snoozed_stage_or_alert_is_held_too(sd, tls, tmp_path, made):
+def test_a_snoozed_stage_or_alert_is_held_too(sd, tls, notify, made):
     assert run_hold(sd.fake, tls, made, op="snooze", scope="bottleneck", value="typing", until="+1h",
                     reason="CHG-9 reindex").returncode == exitcodes.OK
-    flag(sd, tls, tmp_path, [thread_row(), queue_row()], "run1")
+    notify(sd, [thread_row(), queue_row()], "run1")
     assert [h["id"] for h in sd.hooks] == [HEC]
     assert run_hold(sd.fake, tls, made, op="unsnooze", scope="bottleneck", value="typing").returncode == 0
     assert not sd.snoozes.records and [h["op"] for h in sd.history.records.values()] == ["snooze", "unsnooze"]
     assert run_hold(sd.fake, tls, made, op="snooze", scope="alert", value="Ingest Doctor - Saturated splunkd thread",
                     until="+1h", reason="CHG-10").returncode == exitcodes.OK
-    p = flag(sd, tls, tmp_path, [thread_row(host="hf-09")], "run2")  # every finding of that alert, and
+    p = notify(sd, [thread_row(host="hf-09")], "run2")  # every finding of that alert, and
     assert [h["id"] for h in sd.hooks] == [HEC] and "held=1" in p.stderr    # typing's change, still pending
     assert sd.kv.records[kv_key(TYPING)]["delivery"] == "pending"
 
 
 # ---------------------------------------------------------------------------- acknowledge
-def test_an_acknowledged_finding_is_quiet_until_it_escalates_above_it(sd, tls, tmp_path, made):
-    flag(sd, tls, tmp_path, [queue_row()], "run1")                  # typing on idx-01: critical, notified
+def test_an_acknowledged_finding_is_quiet_until_it_escalates_above_it(sd, tls, notify, made):
+    notify(sd, [queue_row()], "run1")                  # typing on idx-01: critical, notified
     assert [h["id"] for h in sd.hooks] == [TYPING] and sd.kv.records[kv_key(TYPING)]["severity"] == "critical"
     p = run_hold(sd.fake, tls, made, op="ack", finding=TYPING, note="known: disk swap tonight")
     assert p.returncode == exitcodes.OK, p.stderr
@@ -93,14 +94,14 @@ def test_an_acknowledged_finding_is_quiet_until_it_escalates_above_it(sd, tls, t
                                                                               "known: disk swap tonight")
     # it eased to warning (a run in between), then came back to critical: acknowledged at critical, held
     sd.kv.records[kv_key(TYPING)]["severity"] = "warning"
-    p = flag(sd, tls, tmp_path, [queue_row()], "run2")
+    p = notify(sd, [queue_row()], "run2")
     assert [h["id"] for h in sd.hooks] == [TYPING] and "held=1" in p.stderr
     assert len(posted(sd, TYPING)) == 1 and sd.kv.records[kv_key(TYPING)]["count"] == 2     # still stored
 
     # acknowledged at warning: escalating to critical notifies again, and ends the acknowledgement
     sd.kv.records[kv_key(TYPING)]["severity"] = "warning"
     sd.acks.records[kv_key(TYPING)]["severity"] = "warning"
-    flag(sd, tls, tmp_path, [queue_row()], "run3")
+    notify(sd, [queue_row()], "run3")
     assert [h["id"] for h in sd.hooks] == [TYPING, TYPING]
     # its Splunk Web message (shown since run1 at this severity) stays shown: the same message is not re-posted
     assert sd.messages.shown["ingest_doctor_finding_" + kv_key(TYPING)]["severity"] == "error"
@@ -127,9 +128,9 @@ def test_bad_requests_are_refused_with_a_clear_message_and_nothing_held(sd, tls,
     assert hist["op"] == "refused" and words in hist["note"]
 
 
-def test_a_user_without_the_capability_is_refused_and_nothing_is_written(fake_splunkd, tls, tmp_path, made):
+def test_a_user_without_the_capability_is_refused_and_nothing_is_written(fake_splunkd, tls, notify, made):
     sd = Splunkd(fake_splunkd, user="analyst", capabilities=["search", "rest_properties_get"])
-    flag(sd, tls, tmp_path, [queue_row()], "run1")
+    notify(sd, [queue_row()], "run1")
     p = run_hold(sd.fake, tls, made, op="ack", finding=TYPING)
     assert p.returncode == exitcodes.AUTH, p.stderr
     assert "user 'analyst' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin)" in p.stderr
@@ -138,7 +139,6 @@ def test_a_user_without_the_capability_is_refused_and_nothing_is_written(fake_sp
 
 def test_the_hold_action_run_without_execute_says_how_splunkd_runs_it(tls):
     """The shell both actions share (ports/alert_shell.py): a usage error, never a traceback."""
-    from fakes.action_run import HOLD_SCRIPT
     p = run_action({}, tls, argv=(), script=HOLD_SCRIPT)
     assert p.returncode == exitcodes.USAGE and "ingest_doctor_hold.py --execute" in p.stderr, p.stderr
     p = run_action(None, tls, raw="{not json", script=HOLD_SCRIPT)
@@ -147,43 +147,32 @@ def test_the_hold_action_run_without_execute_says_how_splunkd_runs_it(tls):
 
 # ---------------------------------------------------------------------------- the rules, pure
 def test_holds_expire_by_themselves_and_an_ack_yields_to_new_reopened_and_escalated():
-    now = 1_800_000_000.0
-    snooze, _ = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", now)
     f = Finding("hec_input", "warning", "hf-01", None, "hec", "s", [], [])
-    assert holds.Holds.from_docs([], [snooze], now).held(f, "new", "any").startswith("snoozed (host hf-01 until ")
-    assert holds.Holds.from_docs([], [snooze], now + 3600).held(f, "new", "any") == ""
+    assert holds.Holds.from_docs([], [SNOOZE], T0).held(f, "new", "any").startswith("snoozed (host hf-01 until ")
+    assert holds.Holds.from_docs([], [SNOOZE], T0 + 3600).held(f, "new", "any") == ""
     ack = {"finding_id": f.id, "severity": "warning"}
-    h = holds.Holds.from_docs([ack], [], now)
+    h = holds.Holds.from_docs([ack], [], T0)
     assert h.held(f, "escalated", "a") == "acknowledged"
     assert h.held(f, "new", "a") == h.held(f, "reopened", "a") == ""
     crit = Finding("hec_input", "critical", "hf-01", None, "hec", "s", [], [])
     assert h.held(crit, "escalated", "a") == "" and h.ended(crit, "open") == ack and h.ended(f, "open") is None
-    assert holds.parse_until("2026-11-28T10:00Z", now) == 1795860000.0
+    assert holds.parse_until("2026-11-28T10:00Z", T0) == 1795860000.0
     with pytest.raises(holds.HoldError, match="neither epoch"):
-        holds.parse_until("tomorrow", now)
+        holds.parse_until("tomorrow", T0)
 
 
 # ---------------------------------------------------------------------------- the Findings view and the lookups
 def test_the_lookups_and_the_findings_view_read_what_the_action_writes():
-    import os
-    import sys
-    from fakes.paths import ROOT, TOOLS
-    if TOOLS not in sys.path:
-        sys.path.insert(0, TOOLS)
-    from confcheck import read_conf
-    transforms = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
     collections = read_conf(os.path.join(ROOT, "default", "collections.conf"))
-    now = 1_800_000_000.0
-    snooze, hist = holds.snooze_docs("host", "hf-01", "+1h", "CHG-1", "admin", now)
-    ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", now)
-    for name, doc in ((holds.SNOOZES, snooze), (holds.ACKS, ack), (holds.HISTORY, hist)):
-        fields = {f.strip() for f in transforms[name]["fields_list"].split(",")}
+    ack, _ = holds.ack_docs({"_key": "k", "status": "open", "severity": "warning"}, "hf-01/output/-", "n", "admin", T0)
+    for name, doc in ((holds.SNOOZES, SNOOZE), (holds.ACKS, ack), (holds.HISTORY, SNOOZED)):
+        fields = {f.strip() for f in TRANSFORMS[name]["fields_list"].split(",")}
         assert set(doc) <= fields, (name, set(doc) - fields)
-        assert transforms[name]["collection"] == name
+        assert TRANSFORMS[name]["collection"] == name
         assert {k[len("field."):] for k in collections[name] if k.startswith("field.")} >= set(doc) - {"_key"}
     view = open(os.path.join(ROOT, "default", "data", "ui", "views", "ingest_doctor_findings.xml"), encoding="utf-8").read()
     assert "inputlookup ingest_doctor_snoozes" in view and "where until > now()" in view     # an ended one: gone
     assert "inputlookup append=true ingest_doctor_acks" in view
     # each finding's status says it: the snooze's _key is scope~value, lower case, as the action writes it
-    assert snooze["_key"] == "host~hf-01" and "lookup ingest_doctor_snoozes _key AS snooze_keys" in view
+    assert SNOOZE["_key"] == "host~hf-01" and "lookup ingest_doctor_snoozes _key AS snooze_keys" in view
     assert "lookup ingest_doctor_acks finding_id AS id" in view and "open, acknowledged by " in view

@@ -14,7 +14,6 @@
 """
 from __future__ import annotations
 
-import os
 import random
 import re
 import statistics
@@ -23,29 +22,16 @@ import pytest
 
 from ingest_doctor.read import metricslog
 from ingest_doctor.engine import series
-from ingest_doctor import thresholds
+from ingest_doctor import model, thresholds
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import rows_to_evidence
 
-from confcheck import read_conf
-from fakes.paths import FIXTURES, ROOT
+from fakes.alert_helpers import autokv, fixture_lines
+from fakes.searches import SAVED
 
-FIX = os.path.join(FIXTURES, "alerts")
-
-SAVED = read_conf(os.path.join(ROOT, "default", "savedsearches.conf"))
 THREAD = SAVED["Ingest Doctor - Thread - Saturated splunkd thread"]["search"]
 QUEUE = SAVED["Ingest Doctor - Queues - Blocked or saturated pipeline queues"]["search"]
 TH = thresholds.defaults()
-
-
-def lines(name):
-    return [l.rstrip("\n") for l in open(os.path.join(FIX, name), encoding="utf-8") if l.strip()]
-
-
-def autokv(line):
-    msg = line.split(" - ", 1)[1]
-    return {m.group(1): m.group(2).strip('"') for m in
-            re.finditer(r'(?:^|[\s,])([A-Za-z_][\w.]*)=("[^"]*"|[^,\s]*)', msg)}
 
 
 def spl_regex(spl, field):
@@ -80,16 +66,15 @@ def spl_threads(line):
 def test_dutycycle_tstats_read_both_forms_like_the_core():
     """Issue 35: index-only reads. Long layout: every thread the core reads; wide line: the input threads
     the core judges there (model.INPUT_THREADS), the line's other misc threads (mgmt_httpd, ...) not."""
-    from ingest_doctor import model
     assert set(_wide_prefixes()) == set(model.INPUT_THREADS)
-    for line in lines("metrics_dutycycle.log"):
+    for line in fixture_lines("metrics_dutycycle.log"):
         ev = metricslog.parse_lines([line])
         core = {(t.thread, round(t.busy_pct, 1), "none" if t.pipeline_set is None else str(t.pipeline_set))
                 for t in ev.threads}
         if "name=misc" in line:
             core = {c for c in core if c[0] in model.INPUT_THREADS}
         assert spl_threads(line) == core, line
-    wide = spl_threads(lines("metrics_dutycycle.log")[0])
+    wide = spl_threads(fixture_lines("metrics_dutycycle.log")[0])
     assert wide == {("tail", 9.1, "none")}
 
 
@@ -111,14 +96,14 @@ def spl_fill(kv):
 
 def test_queue_fill_formula_matches_the_core():
     assert "coalesce(cur_kb/max_kb, cur_n/max_n)" in QUEUE
-    for line in lines("metrics_queue.log"):
+    for line in fixture_lines("metrics_queue.log"):
         kv = autokv(line)
         ev = metricslog.parse_lines([line])
         assert len(ev.queues) == 1
         assert spl_fill(kv) == pytest.approx(round(ev.queues[0].fill_pct, 1)), line
         assert (kv.get("blocked") == "true") == ev.queues[0].blocked
     # the bytes form of tcpout is read from max_size/current_size, never as KB
-    tcpout = autokv([l for l in lines("metrics_queue.log") if "tcpout_" in l][0])
+    tcpout = autokv([l for l in fixture_lines("metrics_queue.log") if "tcpout_" in l][0])
     assert spl_fill(tcpout) == 98.0
 
 
@@ -194,5 +179,5 @@ def test_queue_recent_keeps_blocked_marks():
 
 def test_listener_rex_takes_the_message():
     spl = SAVED["Ingest Doctor - HEC - Listener limits reached"]["search"]
-    m = spl_regex(spl, "message").search(lines("splunkd_httplistener.log")[0])
+    m = spl_regex(spl, "message").search(fixture_lines("splunkd_httplistener.log")[0])
     assert m and m.group("message").startswith("Can't handle request for /services/collector")

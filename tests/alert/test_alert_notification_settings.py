@@ -9,32 +9,19 @@ import os
 import re
 
 from ingest_doctor import exitcodes
-from fakes.action_run import HF_CONFIG, payload, queue_row, run_action
-from fakes.kvstore import Splunkd, write_results
+from fakes.action_run import queue_row
+from fakes.alert_helpers import LOOPBACK_HOOK, SECRET, STORED
 from fakes.paths import ROOT
 
-SECRET = "tok-7f3a9c-do-not-leak"
-STORED = "ingest_doctor:webhook_url:"
 ALLOW = {"ingest_doctor_webhook_allow": "127.0.0.1"}     # the loopback receiver, named in the settings
 
 
-def _run(sd, tls, tmp_path, sid="run1", env=None):
-    res = write_results(str(tmp_path / ("%s.csv.gz" % sid)), [queue_row()])
-    home = tmp_path / "splunk"
-    (home / "var" / "log" / "splunk").mkdir(parents=True, exist_ok=True)
-    p = run_action(payload(sd.fake, res, sid=sid), tls, dict(env or {}, SPLUNK_HOME=str(home)))
-    log = "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
-    return p, log
-
-
-def test_the_stored_webhook_url_is_used_and_appears_nowhere_in_clear(fake_splunkd, tls, tmp_path):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, macro_overrides=ALLOW)
+def test_the_stored_webhook_url_is_used_and_appears_nowhere_in_clear(sd, flag_logged):
+    sd.macros.update(ALLOW)
     sd.passwords[STORED] = sd.fake.url + "/hook?token=" + SECRET
-    p, log = _run(sd, tls, tmp_path)
-    assert p.returncode == exitcodes.OK, p.stderr
+    p, log = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert [h["id"] for h in sd.hooks] == ["idx-01/typing/1"]
-    hook_req = sd.fake.requests_to("/hook")[0]
-    assert hook_req.query["token"] == [SECRET]                      # the receiver got its secret
+    assert sd.fake.requests_to("/hook")[0].query["token"] == [SECRET]      # the receiver got its secret
     assert "webhooks=1" in p.stderr and "category=done" in log
     for where, text in (("stderr", p.stderr), ("stdout", p.stdout), ("log file", log),
                         ("events", repr(sd.events)), ("KV store", repr(sd.kv.records)),
@@ -51,30 +38,26 @@ def test_no_shipped_macro_or_conf_holds_a_webhook_url():
             assert not re.search(r"https?://", m.group(2)), (path, m.group(0))
 
 
-def test_a_url_an_earlier_version_left_in_the_macro_still_works_with_a_warning(fake_splunkd, tls, tmp_path):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG},
-                 macro_overrides=dict(ALLOW, ingest_doctor_webhook_url=fake_splunkd.url + "/hook"))
-    p, _ = _run(sd, tls, tmp_path)
-    assert p.returncode == exitcodes.OK, p.stderr
+def test_a_url_an_earlier_version_left_in_the_macro_still_works_with_a_warning(sd, fake_splunkd, flag_logged):
+    sd.macros.update(ALLOW, ingest_doctor_webhook_url=fake_splunkd.url + "/hook")
+    p, _ = flag_logged(sd.fake, [queue_row()], sid="run1")
     assert len(sd.hooks) == 1 and "the webhook URL is in the macro ingest_doctor_webhook_url" in p.stderr
     assert fake_splunkd.url + "/hook" not in p.stderr
 
 
-def test_the_stored_url_wins_over_the_old_macro_and_the_env_allow_list_still_counts(fake_splunkd, tls, tmp_path):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG},
-                 macro_overrides={"ingest_doctor_webhook_url": "https://old.example.invalid/x"})
+def test_the_stored_url_wins_over_the_old_macro_and_the_env_allow_list_still_counts(sd, flag_logged):
+    sd.macros["ingest_doctor_webhook_url"] = "https://old.example.invalid/x"
     sd.passwords[STORED] = sd.fake.url + "/hook"
-    p, _ = _run(sd, tls, tmp_path, env={"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
-    assert p.returncode == exitcodes.OK, p.stderr
+    p, _ = flag_logged(sd.fake, [queue_row()], LOOPBACK_HOOK, sid="run1")
     assert len(sd.hooks) == 1 and "ingest_doctor_webhook_url" not in p.stderr
 
 
-def test_a_bad_stored_url_or_allow_list_is_refused_naming_the_setting(fake_splunkd, tls, tmp_path):
-    sd = Splunkd(fake_splunkd, configs={"hf-01": HF_CONFIG}, macro_overrides={"ingest_doctor_webhook_allow": "x:y"})
+def test_a_bad_stored_url_or_allow_list_is_refused_naming_the_setting(sd, flag_logged):
+    sd.macros["ingest_doctor_webhook_allow"] = "x:y"
     sd.passwords[STORED] = "http://plain.example.com/" + SECRET
-    p, _ = _run(sd, tls, tmp_path)
-    assert p.returncode == exitcodes.BAD_CONFIG and "storage/passwords ingest_doctor:webhook_url" in p.stderr
+    p, _ = flag_logged(sd.fake, [queue_row()], expect=exitcodes.BAD_CONFIG, sid="run1")
+    assert "storage/passwords ingest_doctor:webhook_url" in p.stderr
     assert SECRET not in p.stderr
     sd.passwords[STORED] = sd.fake.url + "/hook"
-    p, _ = _run(sd, tls, tmp_path, sid="run2")
-    assert p.returncode == exitcodes.BAD_CONFIG and "ingest_doctor_webhook_allow" in p.stderr, p.stderr
+    p, _ = flag_logged(sd.fake, [queue_row()], expect=exitcodes.BAD_CONFIG, sid="run2")
+    assert "ingest_doctor_webhook_allow" in p.stderr, p.stderr

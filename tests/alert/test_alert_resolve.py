@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from fakes.action_faults import finish, start
 from fakes.action_run import thread_row
+from fakes.alert_helpers import LOOPBACK_HOOK, all_ok
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
 from fakes.searches import HOUSEKEEPING, stale_rows
-from fakes.splunkd import FakeSplunkd
-from ingest_doctor import exitcodes, thresholds
+from ingest_doctor import thresholds
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key, plan_stale
 
@@ -29,20 +26,9 @@ FID = "hf-01/hec_input/-"
 KEY = kv_key(FID)
 
 
-@pytest.fixture
-def sh(tls):
-    with FakeSplunkd(tls) as fake:
-        yield Splunkd(fake, server_name="sh-01")
-
-
-def ok(procs):
-    assert [p.returncode for p in procs] == [exitcodes.OK] * len(procs), [p.stderr for p in procs]
-    return procs
-
-
 def flag(sh, tls, tmp_path, host="hf-01"):
     """The thread alert finds hf-01's HEC thread pegged (one run, dispatched as shipped)."""
-    return ok(execute(AlertDispatch(THREAD, str(tmp_path)).run([thread_row(host=host)], time.time()), sh.fake, tls))
+    return all_ok(execute(AlertDispatch(THREAD, str(tmp_path)).run([thread_row(host=host)], time.time()), sh.fake, tls))
 
 
 def unseen_for(sh, key, minutes):
@@ -59,7 +45,7 @@ def test_unseen_finding_is_resolved_by_the_action_and_its_message_removed(sh, tl
     rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
     assert [r["id"] for r in rows] == [FID]                     # hf-05 was flagged just now: not listed
     d = AlertDispatch(RESOLVE, str(tmp_path))
-    [p] = ok(execute(d.run(rows, time.time()), sh.fake, tls))
+    [p] = all_ok(execute(d.run(rows, time.time()), sh.fake, tls))
     rec = sh.kv.records[KEY]
     assert rec["status"] == "resolved" and rec["resolved_at"] and "not seen for %d minutes" % AFTER_MIN in \
         rec["resolution"]
@@ -79,9 +65,8 @@ def test_the_resolution_reaches_the_webhook_once(sh, tls, tmp_path):
     flag(sh, tls, tmp_path)
     unseen_for(sh, KEY, AFTER_MIN + 5)
     d = AlertDispatch(RESOLVE, str(tmp_path))
-    hook = {"webhook_url": sh.fake.url + "/hook"}
-    allow = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}       # the loopback receiver, named as an admin would
-    ok(execute(d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()), sh.fake, tls, allow, **hook))
+    rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
+    all_ok(execute(d.run(rows, time.time()), sh.fake, tls, LOOPBACK_HOOK, webhook_url=sh.fake.url + "/hook"))
     assert [(h["id"], h["status"]) for h in sh.hooks] == [(FID, "resolved")]
     assert sh.kv.records[KEY]["delivery"] == "sent"
     assert d.run(stale_rows(sh.kv.records, time.time(), AFTER_MIN), time.time()) == []     # listed no more
@@ -96,7 +81,7 @@ def test_a_finding_flagged_after_the_search_read_the_store_stays_open(sh, tls, t
     assert [r["id"] for r in rows] == [FID]
     flag(sh, tls, tmp_path)                                        # flagged meanwhile
     seen = sh.kv.records[KEY]["last_seen"]
-    [p] = ok(execute(AlertDispatch(RESOLVE, str(tmp_path)).run(rows, time.time()), sh.fake, tls))
+    [p] = all_ok(execute(AlertDispatch(RESOLVE, str(tmp_path)).run(rows, time.time()), sh.fake, tls))
     rec = sh.kv.records[KEY]
     assert rec["status"] == "open" and rec["last_seen"] == seen and rec["count"] == 2
     assert "resolved=0" in p.stderr and "unchanged=1" in p.stderr
@@ -118,7 +103,7 @@ def test_a_flag_and_a_resolution_at_once_never_lose_the_flag(sh, tls, tmp_path):
         [again] = AlertDispatch(THREAD, str(tmp_path)).run([thread_row()], time.time())
         runs = [resolve, again] if trial % 2 == 0 else [again, resolve]
         procs = [start(e.payload(sh.fake), tls) for e in runs]
-        ok([finish(p) for p in procs])
+        all_ok([finish(p) for p in procs])
         rec = sh.kv.records[KEY]
         assert rec["status"] == "open" and rec["last_seen"] > before, (trial, rec)
         assert "findings" not in sh.locks.records              # both released the store's lock

@@ -154,11 +154,7 @@ def test_the_action_judges_each_host_as_diagnose_judges_its_whole_evidence(seed)
     """The action judges a Collected host by host (its samples as runs of numbers, never objects): the
     findings are those of `diagnose` on each host's whole evidence, every field, in the same order."""
     rows = _rows(seed, count=120)
-    th = thresholds.defaults()
-    found, below, notes = judge(collect(rows, NOW), th, "info", diagnose)
-    want, want_notes = _diagnosed_whole(rows, th)
-    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
-    assert below == 0 and notes == want_notes
+    _judged_as_whole(rows, collect(rows, NOW))
 
 
 def test_the_action_frees_each_hosts_samples_once_it_is_judged():
@@ -178,14 +174,19 @@ def test_the_action_frees_each_hosts_samples_once_it_is_judged():
     assert c.samples == {} and sorted(c.light) == sorted(rows_to_evidence(rows, now=NOW))
 
 
-def _diagnosed_whole(rows, th):
-    """The findings and notes of `diagnose` on each host's whole evidence (rows_to_evidence), by host."""
+def _judged_as_whole(rows, collected):
+    """judge() over `collected` (rows collected) finds what `diagnose` finds on each host's whole evidence
+    (rows_to_evidence), every field, in the same order, with the same notes; returns the notes."""
+    th = thresholds.defaults()
+    found, below, notes = judge(collected, th, "info", diagnose)
     want, want_notes = [], []
     for host, ev in sorted(rows_to_evidence(rows, now=NOW).items()):
         report = diagnose(ev, th)
         want.extend(report.findings)
         want_notes.extend("%s: %s" % (host, n) for n in report.not_judged)
-    return want, want_notes
+    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
+    assert below == 0 and notes == want_notes
+    return notes
 
 
 def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
@@ -200,8 +201,5 @@ def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
                     "pipeline_set": "0"}, {"samples": ["%d:97" % (NOW - 30 * k) for k in range(20)]})]
     c = collect(rows, NOW)
     assert not c.finite("hf-01") and c.finite("hf-02")
-    th = thresholds.defaults()
-    found, _, notes = judge(c, th, "info", diagnose)
-    want, want_notes = _diagnosed_whole(rows, th)
-    assert [f.to_dict() for f in found] == [f.to_dict() for f in want]
-    assert notes == want_notes and any("hf-01: 1 samples with a non-numeric value" in n for n in notes)
+    notes = _judged_as_whole(rows, c)
+    assert any("hf-01: 1 samples with a non-numeric value" in n for n in notes)

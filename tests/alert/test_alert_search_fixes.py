@@ -9,18 +9,14 @@
 """
 from __future__ import annotations
 
-import csv
 import fnmatch
-import os
 import re
 
 from ingest_doctor import model, thresholds
 
-from confcheck import read_conf
-from fakes.paths import ROOT
+from fakes.alert_helpers import MACROS, lookup_rows
 from fakes.searches import SAVED, split_top
 
-MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
 THROTTLED = "Ingest Doctor - Indexing - Index processor throttled"
 QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 LIST_MAXSIZE = 100      # limits.conf [stats] list_maxsize
@@ -40,9 +36,8 @@ def test_rotated_log_files_are_read():
 
 
 def test_the_input_queues_are_in_the_chain_drained_by_parsing():
-    rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), encoding="utf-8")))
     stage_of = {}
-    for r in rows:
+    for r in lookup_rows("ingest_doctor_pipeline.csv"):
         if r["metrics_queue"]:
             stage_of.setdefault(r["metrics_queue"], set()).add((r["stage"], r["stage_order"]))
     parsing = model.STAGE_BY_NAME["parsing"]
@@ -59,9 +54,8 @@ def test_the_input_queues_are_in_the_chain_drained_by_parsing():
 
 def test_a_receiver_whose_only_full_queue_is_splunktcpin_is_flagged():
     """The queue search's chain steps over the shipped lookup: splunktcpin full, the rest empty."""
-    rows = list(csv.DictReader(open(os.path.join(ROOT, "lookups", "ingest_doctor_pipeline.csv"), encoding="utf-8")))
     lookup = {}
-    for r in rows:
+    for r in lookup_rows("ingest_doctor_pipeline.csv"):
         if r["metrics_queue"]:
             lookup.setdefault(r["metrics_queue"], (r["stage"], int(r["stage_order"])))
     fills = {"splunktcpin": 100.0, "parsingqueue": 3.0, "aggqueue": 0.0, "typingqueue": 0.0, "indexqueue": 1.0}

@@ -7,35 +7,24 @@ when; one with no connection is `gone`; one whose receivers still get data is no
 from __future__ import annotations
 
 import json
-import os
 import re
 
 import pytest
 
-from ingest_doctor import exitcodes, thresholds
+from ingest_doctor import thresholds
 from ingest_doctor.alert import rows as alert_rows
 from ingest_doctor.alert.results import Row
 from ingest_doctor.alert.rows import RowError
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.engine import silence
-from fakes.splunkd import FakeSplunkd
+from fakes.alert_helpers import MACROS, action_columns, all_ok, own_hook, runs_our_action_in_digest_mode
 from fakes.relaysim import saved_searches
 from fakes.dispatch import AlertDispatch, execute
-from fakes.kvstore import Splunkd
-
-from fakes.paths import ROOT
 
 NAME = "Ingest Doctor - Silence - Instance stopped reporting"
 NOW = 1763805600.0
-
-
-def _macro(name):
-    text = open(os.path.join(ROOT, "default", "macros.conf"), encoding="utf-8").read()
-    m = re.search(r"^\[%s\]\s*\ndefinition = (.*)$" % re.escape(name), text, re.M)
-    return m.group(1).strip()
-
-
+SAVED = saved_searches()
 KNOWN = "Ingest Doctor - Lookups - Known hosts"
 TOPOLOGY = "Ingest Doctor - Lookups - Topology"
 # How the keepers name an instance (issue 35): a receiver's hostname= is often short and of any case,
@@ -49,7 +38,7 @@ def short_name(text):
 
 
 def test_shape_for_the_paged_admin():
-    st = saved_searches()[NAME]
+    st = SAVED[NAME]
     spl, desc = st["search"], st["description"]
     assert "Stage:" in desc and "Symptom:" in desc and "Urgency:" in desc and "First check:" in desc
     for m in ("ingest_doctor_silence_after_min", "ingest_doctor_silence_kb"):
@@ -59,24 +48,19 @@ def test_shape_for_the_paged_admin():
     assert "| lookup ingest_doctor_topology name OUTPUT " in spl and "TERM(" not in spl
     assert re.match(r"^\d-59/5 \* \* \* \*$", st["cron_schedule"])
     # digest mode, not throttled (issue 35): the action announces a host once, on its change
-    assert st["action.ingest_doctor_flag"] == "1" and st["alert.digest_mode"] == "true" and st["alert.suppress"] == "0"
-    assert st["disabled"] == "0" and st["enableSched"] == "1" and st["alert.track"] == "true"
-    assert spl.rstrip().endswith("`ingest_doctor_filter_silence`") and _macro("ingest_doctor_filter_silence") \
-        == "search *"
-    cols = re.search(r"\|\s*table\s+([^|]+)", spl).group(1).split()
-    assert set(cols) <= alert_rows.KNOWN_COLUMNS
-    assert set(alert_rows.SIGNALS["silence"].required) <= set(cols)
+    runs_our_action_in_digest_mode(st)
+    assert st["alert.track"] == "true"
+    assert own_hook(spl) == "ingest_doctor_filter_silence"
+    action_columns(spl, "silence")
     # the thresholds are the table's (macros generated from thresholds.py)
     for name in ("silence_after_min", "silence_kb"):
-        assert float(_macro("ingest_doctor_" + name)) == thresholds.BY_NAME[name].default
+        assert float(MACROS["ingest_doctor_" + name]["definition"]) == thresholds.BY_NAME[name].default
 
 
 def test_the_keepers_keep_what_silence_reads():
-    saved = saved_searches()
-    known, topo, silence = saved[KNOWN], saved[TOPOLOGY], saved[NAME]
+    known, topo, silence = SAVED[KNOWN], SAVED[TOPOLOGY], SAVED[NAME]
     assert "TERM(group=thruput)" in known["search"] and "TERM(group=tcpin_connections)" in topo["search"]
     assert known["search"].rstrip().endswith("| outputlookup ingest_doctor_known_hosts")
-    assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
     minute = int(silence["cron_schedule"].split("-")[0])
     for st in (known, topo):
         spl = st["search"]
@@ -95,10 +79,9 @@ def test_the_keepers_keep_what_silence_reads():
 
 def test_names_are_compared_as_short_lower_case_names():
     """Issue 35, fix 5: the receivers' hostname= (short, any case) and the sender's host (its FQDN) meet."""
-    saved = saved_searches()
-    assert "eval name=%s" % (NAME_OF % "host") in saved[KNOWN]["search"]
-    assert "eval name=%s" % (NAME_OF % "peer") in saved[TOPOLOGY]["search"]
-    assert "BY name" in saved[KNOWN]["search"] and "BY name" in saved[TOPOLOGY]["search"]
+    assert "eval name=%s" % (NAME_OF % "host") in SAVED[KNOWN]["search"]
+    assert "eval name=%s" % (NAME_OF % "peer") in SAVED[TOPOLOGY]["search"]
+    assert "BY name" in SAVED[KNOWN]["search"] and "BY name" in SAVED[TOPOLOGY]["search"]
     heard = {"hf-09.corp.example.com": NOW - 720, "idx-01": NOW - 20}
     tcpin = [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)]
     rows = silence_rows(heard, tcpin, NOW)
@@ -108,7 +91,7 @@ def test_names_are_compared_as_short_lower_case_names():
 
 def test_a_gone_instance_is_announced_once():
     """Issue 35, fix 5: runs every 5 minutes for a day announce a gone instance once per silence episode."""
-    spl = saved_searches()[NAME]["search"]
+    spl = SAVED[NAME]["search"]
     assert "| lookup ingest_doctor_silence_announced name OUTPUT announced" in spl
     assert 'where reason!="gone" OR isnull(announced) OR announced < last_heard' in spl
     assert "outputlookup append=true key_field=_key ingest_doctor_silence_announced" in spl
@@ -149,8 +132,8 @@ def silence_rows(heard, tcpin, now, announced=None):
     """The search's rows over the keepers' lookups (built from `heard`, host -> last metrics.log time,
     and `tcpin` receiver lines (time, receiver, hostname, kb)); `announced` is the KV store of announced
     episodes, updated as the search's appendpipe does. Steps as in the SPL."""
-    after = float(_macro("ingest_doctor_silence_after_min"))
-    kb_max = float(_macro("ingest_doctor_silence_kb"))
+    after = float(MACROS["ingest_doctor_silence_after_min"]["definition"])
+    kb_max = float(MACROS["ingest_doctor_silence_kb"]["definition"])
     known = known_hosts(heard)
     topo = topology(tcpin, now, after)
     announced = {} if announced is None else announced
@@ -176,31 +159,26 @@ def silence_rows(heard, tcpin, now, announced=None):
     return rows
 
 
-def test_connected_with_zero_throughput_is_a_critical_output_finding(tls, tmp_path):
+def test_connected_with_zero_throughput_is_a_critical_output_finding(sh, tls, tmp_path):
     heard = {"hf-09": NOW - 720, "hf-10": NOW - 900, "uf-31": NOW - 600, "idx-01": NOW - 20}
     tcpin = [(NOW - 30 * i, rcv, "hf-09", 0.0) for i in range(8) for rcv in ("idx-01", "idx-02")]
     tcpin += [(NOW - 30 * i, "idx-01", "uf-31", 88.4) for i in range(8)]     # metrics.log lost, data flows
     rows = silence_rows(heard, tcpin, NOW)
     assert [(r["host"], r["reason"]) for r in rows] == [("hf-09", "connected_idle"), ("hf-10", "gone")]
-    st = saved_searches()[NAME]
-    cols = re.search(r"\|\s*table\s+([^|]+)", st["search"]).group(1).split()
-    assert set(cols) <= set(rows[0])
-    with FakeSplunkd(tls) as fake:
-        sh = Splunkd(fake, server_name="sh-01")
-        # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
-        procs = execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), fake, tls)
-        assert [p.returncode for p in procs] == [exitcodes.OK], [p.stderr for p in procs]
-        blocked = sh.kv.records[kv_key("hf-09/output/-")]
-        assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
-        assert blocked["status"] == "open" and blocked["bottleneck"] == "output"
-        text = blocked["summary"]
-        assert "hf-09" in text and "idx-01, idx-02" in text and "output is blocked" in text
-        assert "silent since 2025-11-22 09:48:00 UTC" in text and "12 min" in text
-        assert any(e["signal"] == "tcpin_kb" and e["value"] == 0.0 for e in json.loads(blocked["evidence"]))
-        gone = sh.kv.records[kv_key("hf-10/output/-")]
-        assert gone["severity"] == "warning" and "down or cannot reach" in gone["summary"]
-        assert kv_key("uf-31/output/-") not in sh.kv.records and kv_key("idx-01/output/-") not in sh.kv.records
-        assert message_name("hf-09/output/-") in sh.messages.shown
+    assert set(action_columns(SAVED[NAME]["search"], "silence")) <= set(rows[0])      # the rows the search returns
+    # dispatched as splunkd dispatches the shipped stanza, each run as splunkd runs the script
+    assert len(all_ok(execute(AlertDispatch(NAME, str(tmp_path)).run(rows, NOW), sh.fake, tls))) == 1
+    blocked = sh.kv.records[kv_key("hf-09/output/-")]
+    assert blocked["severity"] == "critical" and blocked["detected_by"] == silence.DETECTED_BY
+    assert blocked["status"] == "open" and blocked["bottleneck"] == "output"
+    text = blocked["summary"]
+    assert "hf-09" in text and "idx-01, idx-02" in text and "output is blocked" in text
+    assert "silent since 2025-11-22 09:48:00 UTC" in text and "12 min" in text
+    assert any(e["signal"] == "tcpin_kb" and e["value"] == 0.0 for e in json.loads(blocked["evidence"]))
+    gone = sh.kv.records[kv_key("hf-10/output/-")]
+    assert gone["severity"] == "warning" and "down or cannot reach" in gone["summary"]
+    assert kv_key("uf-31/output/-") not in sh.kv.records and kv_key("idx-01/output/-") not in sh.kv.records
+    assert message_name("hf-09/output/-") in sh.messages.shown
 
 
 def test_bad_silence_rows_are_bad_input():
