@@ -14,12 +14,9 @@ T = 1763805570.0
 
 
 def feed(lines, **window):
-    """`lines` fed one by one to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
+    """`lines` fed in order to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
     ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, **window)
-    for line in lines:
-        p.feed(line)
-    return ev, p.finish()
+    return ev, metricslog.MetricsLogParser(ev, **window).feed_all(lines).finish()
 
 
 def parse(*bodies):
@@ -147,10 +144,7 @@ def test_lines_outside_the_window_are_skipped_by_their_timestamp_without_reading
     monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
     old = ["11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=queue, name=q%d, max_size_kb=500, current_size_kb=1"
            % i for i in range(50)]
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, since=T - 10)
-    p.feed_all(old + [H + "group=dutycycle, name=misc, tail=0.2"])
-    st = p.finish()
+    ev, st = feed(old + [H + "group=dutycycle, name=misc, tail=0.2"], since=T - 10)
     assert (st.outside_window, st.used, st.garbage) == (50, 1, 0) and not ev.queues
     assert read == ["group=dutycycle, name=misc, tail=0.2"]
 
