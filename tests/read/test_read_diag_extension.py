@@ -24,9 +24,7 @@ class FakeDiag:
 
     def __init__(self, base_url: str, cafile: str):
         self.base, self.ctx = base_url, ssl.create_default_context(cafile=cafile)
-        self.files = {}
-        self.asked = []
-        self.failed = []
+        self.files, self.asked, self.failed = {}, [], []
 
     def add_string(self, text, diag_path):
         self.files[diag_path] = text.encode("utf-8")
@@ -61,14 +59,6 @@ def _report(path):
     return json.loads(out)
 
 
-def _serve_scenario(fake):
-    for ep in SNAPSHOT:
-        fname = os.path.join(SCEN, "rest", *ep.path.split("/")) + ".json"
-        if os.path.exists(fname):
-            with open(fname, "rb") as f:
-                fake.route("GET", "/" + ep.path, Response(200, f.read()))
-
-
 def _collect(tls, tmp_path) -> FakeDiag:
     """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
     mod = load_script(os.path.join(BIN, "ingest_doctor_diag.py"), "ingest_doctor_diag")
@@ -76,7 +66,11 @@ def _collect(tls, tmp_path) -> FakeDiag:
     mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
     assert cb.rest
     with FakeSplunkd(tls) as fake:
-        _serve_scenario(fake)
+        for ep in SNAPSHOT:
+            fname = os.path.join(SCEN, "rest", *ep.path.split("/")) + ".json"
+            if os.path.exists(fname):
+                with open(fname, "rb") as f:
+                    fake.route("GET", "/" + ep.path, Response(200, f.read()))
         fake.route("GET", "/services/data/inputs/http", Response(200, {"entry": [{"name": "http://t", "content": {
             "token": "SECRET-TOKEN-VALUE"}}]}))
         d = FakeDiag(fake.url, tls[0])
