@@ -202,13 +202,11 @@ def test_token_list_without_http_entry_never_lowers_or_blindly_raises_io_threads
 
 
 def test_an_http_entry_in_the_token_list_is_accepted_and_an_unread_list_is_unknown():
-    ev = Evidence()
-    body = envelope("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
-                                                  ("http://a", {"index": "main"})])
-    endpoints.apply_rest(ev, "services/data/inputs/http", body)
+    ev = _apply("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
+                                              ("http://a", {"index": "main"})])
     assert (ev.config.dedicated_io_threads, ev.config.hec_port, ev.config.hec_tokens) == (4, 8088, 1)
     assert Evidence().config.hec_tokens is None
-    endpoints.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
+    _apply("services/data/inputs/http", [], ev=ev)
     assert ev.config.hec_tokens == 0
 
 
