@@ -195,8 +195,9 @@ def test_splunkd_log_hec_replies_and_signals():
     assert "logs/splunkd.log" in ev.sources
 
 
+@pytest.mark.parametrize("buffer", [1, 3, 5, 64])
 @pytest.mark.parametrize("max_line", [1, 4, 9, 30, 64])
-def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_longer(max_line):
+def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_longer(max_line, buffer):
     """A fixed text, then lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded
     alone, the longer counted, whatever the size of the reader's buffer."""
     rnd = random.Random(max_line)
@@ -210,10 +211,9 @@ def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_l
         lines = data.split(b"\n")
         want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
         want += [lines[-1].decode("utf-8", "replace")] if 0 < len(lines[-1]) <= max_line else []
-        for buffer in (1, 3, 5, 64):
-            skipped = [0]
-            got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
-            assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), (data, buffer)
+        skipped = [0]
+        got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
+        assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), data
 
 
 @pytest.mark.parametrize("line, want", [
