@@ -21,8 +21,7 @@ def test_log_symptoms_tcpout_paused_without_queue_data_is_an_output_warning():
 
 def test_log_symptoms_closed_ports_join_the_chain_finding():
     ev = Evidence(host="idx", queues=queue("indexQueue", 99.0), log_signals=paused("tcpin_stopped", 2))
-    st = run(ev, queue_chain.run, log_symptoms.run)
-    d = st.drafts[("indexing", None)]
+    d = run(ev, queue_chain.run, log_symptoms.run).drafts[("indexing", None)]
     assert [(e.signal, e.value, e.unit) for e in d.evidence if e.signal == "tcpin_stopped_messages"] == \
         [("tcpin_stopped_messages", 2, "lines")]
     assert len(d.details) == 1
@@ -40,8 +39,7 @@ def test_indexer_throttled_absorbs_indexing_and_keeps_only_hec_symptom_details()
 
 
 def test_indexer_normal_is_quiet():
-    st = run(Evidence(host="idx", indexer=IndexerStatus("normal")), indexer_throttled.run)
-    assert st.drafts == {}
+    assert run(Evidence(host="idx", indexer=IndexerStatus("normal")), indexer_throttled.run).drafts == {}
 
 
 def test_host_cpu_sustained_warning_spike_info():
