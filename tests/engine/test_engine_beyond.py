@@ -132,8 +132,7 @@ def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
 
 
 def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
-    r = diagnose(scenario("output_receivers_down"))
-    [f] = serious(r)
+    [f] = serious(diagnose(scenario("output_receivers_down")))
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "compressed" not in settings(f)
     # each receiver by what it did: one refused or timed out (down), one connected taking nothing (blocked)
@@ -150,8 +149,7 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
 def test_output_flat_alone_is_the_link_or_the_receivers_and_compression_only_if_they_are_idle():
     # Issue 19: a saturated receiver drains at a steady rate and looks like a link from the sender, so alone
     # (one snapshot) the finding names the receivers and what decides; compression is conditional.
-    r = diagnose(scenario("output_bandwidth"))
-    [f] = serious(r)
+    [f] = serious(diagnose(scenario("output_bandwidth")))
     assert "The link or the receivers' drain rate holds it back" in f.summary and "94 Mbit/s" in f.summary
     assert "The network holds it back" not in f.summary
     # the receivers to look at first (no setting), then compression only on condition that they are idle
@@ -222,8 +220,7 @@ def test_the_same_thread_over_the_configured_threshold_warns():
 def test_windows_single_set_instance_still_localises():
     ev = scenario("windows_hf")
     assert {q.pipeline_set for q in ev.queues} == {None}          # no ingest_pipe, no .N titles
-    r = diagnose(ev)
-    [f] = serious(r)
+    [f] = serious(diagnose(ev))
     assert (f.bottleneck, f.pipeline_set, f.component) == ("merging", None, "merging")
     # Host CPU from user + system (no cpu_idle_pct), splunkd.exe read without process_type: about 15% of
     # 8 cores, one core's worth.
