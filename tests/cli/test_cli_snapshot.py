@@ -70,8 +70,7 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     monkeypatch.setenv("TOK", "Bearer eyJraWQiOiJzcGx1bmsuc2VjcmV0In0.eyJzdWIiOiJhZG1pbiJ9.c2ln")
     code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0]))
     assert code == exitcodes.OK, err
-    req = fake_splunkd.requests_to("/services/server/info")[0]
-    assert req.headers["Authorization"].startswith("Bearer eyJ")
+    assert fake_splunkd.requests_to("/services/server/info")[0].headers["Authorization"].startswith("Bearer eyJ")
     blob = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "snap").rglob("*") if p.is_file())
     assert HEC_TOKEN not in blob and "eyJzdWIiOiJhZG1pbiJ9" not in blob
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob

@@ -78,5 +78,4 @@ def test_a_log_far_larger_than_its_window_is_streamed(tmp_path):
     tracemalloc.stop()
     assert {t.thread for t in ev.threads} == {"httpinputserverdatathread"}
     assert peak < 8 * 1024 * 1024, peak
-    r = diagnose(ev).to_dict()
-    assert [f["bottleneck"] for f in r["findings"]] == ["hec_input"]
+    assert [f["bottleneck"] for f in diagnose(ev).to_dict()["findings"]] == ["hec_input"]

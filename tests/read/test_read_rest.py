@@ -170,8 +170,7 @@ def _hec_snapshot(tmp_path, **http):
     s = build.hec_forwarder("hf-09", "16")
     s.rest_bodies.pop("services/data/inputs/http/http")
     s.http("16", tokens=("app", "k8s"), **http)
-    root = s.write(str(tmp_path / "snap"))
-    ev = load_snapshot(root)
+    ev = load_snapshot(s.write(str(tmp_path / "snap")))
     return ev, diagnose(ev)
 
 
