@@ -19,8 +19,7 @@ def test_series_rule():
     assert judge([(1.0, 95), (2.0, 20), (3.0, 95), (4.0, 95)], 90, th).level == SUSTAINED
     assert judge([(1.0, 95), (2.0, 20), (3.0, 20), (4.0, 95)], 90, th).level == SPIKE
     # the 10-minute average decides when the samples cover the window
-    pts = [(60.0 * i, 93.0 if i % 2 else 89.5) for i in range(12)]
-    j = judge(pts, 90, th)
+    j = judge([(60.0 * i, 93.0 if i % 2 else 89.5) for i in range(12)], 90, th)
     assert j.level == SUSTAINED and j.window == "10m"
     assert judge([], 90, th).level == "ok"
 
