@@ -32,8 +32,7 @@ def warnings(r):
 def test_sustained_hec_thread_found_at_the_third_poll():
     ev = Evidence()
     results = [poll(ev, 1000.0 + 10 * i, QUIET, busy) for i, busy in enumerate([20, 97, 98, 99])]
-    assert warnings(results[0]) == [] and warnings(results[1]) == [] and warnings(results[2]) == []
-    assert warnings(results[3]) == [("hec_input", "warning")]
+    assert [warnings(r) for r in results] == [[], [], [], [("hec_input", "warning")]]
     f = results[3]["findings"][0]
     assert f["evidence"][0]["source"] == "proc thread=httpinputserverdatathread"
     assert f["evidence"][0]["window"] == "3 of the last 4 samples"
