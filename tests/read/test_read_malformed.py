@@ -37,8 +37,7 @@ def test_truncated_and_html_bodies_are_named_and_the_rest_is_judged(tmp_path):
 
 def test_binary_garbage_and_unknown_lines_in_metrics_log(tmp_path):
     snap = copy_scenario(tmp_path, "typing_regex_hidden")
-    log = os.path.join(snap, "logs", "metrics.log")
-    with open(log, "ab") as f:
+    with open(os.path.join(snap, "logs", "metrics.log"), "ab") as f:
         f.write(b"\x00\x9f\xff garbage\n" + (ts(T0 - 1) + " INFO  Metrics - group=brandnew, x=1\n").encode()
                 + b"truncated line without newl")
     r = diagnose(load_snapshot(snap)).to_dict()

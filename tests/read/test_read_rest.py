@@ -97,8 +97,7 @@ def test_resource_usage_host_and_splunkd_cpu_merge_into_one_poll_sample():
     for path in ("services/server/status/resource-usage/hostwide",
                  "services/server/status/resource-usage/splunk-processes"):
         endpoints.apply_rest(ev, path, s.rest_bodies[path], time=50.0)
-    assert len(ev.cpu) == 1
-    c = ev.cpu[0]
+    (c,) = ev.cpu
     assert (c.cores, c.host_cpu_pct, c.splunkd_cpu_pct) == (24, 6.5, 102.5)
     assert ev.host_cpu.splunkd_cpu_pct == 102.5        # only splunkd_server, not helper processes
 
