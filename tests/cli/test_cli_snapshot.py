@@ -161,11 +161,10 @@ def test_snapshot_as_a_subprocess(fake_splunkd, tls, tmp_path):
 def test_out_must_be_new_or_empty_and_logs_can_be_skipped(fake_splunkd, tls, tmp_path, monkeypatch):
     serve(fake_splunkd, instance())
     monkeypatch.setenv("TOK", "k")
-    busy = tmp_path / "busy"
-    busy.mkdir()
+    busy = tmp_path / "busy" / "snap"        # the folder base(..., tmp_path / "busy") writes to
+    busy.mkdir(parents=True)
     (busy / "keep.txt").write_text("x")
-    code, _, err = run(["snapshot", "--uri", fake_splunkd.url, "--out", str(busy), "--token-env", "TOK",
-                        "--ca-file", tls[0]])
+    code, _, err = run(base(fake_splunkd, tmp_path / "busy", "--token-env", "TOK", "--ca-file", tls[0]))
     assert code == exitcodes.USAGE and "not empty" in err and (busy / "keep.txt").exists()
     code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0],
                             "--metrics-log-minutes", "0"))
