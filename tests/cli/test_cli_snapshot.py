@@ -70,8 +70,7 @@ def test_snapshot_never_writes_secrets(fake_splunkd, tls, tmp_path, monkeypatch)
     monkeypatch.setenv("TOK", "Bearer eyJraWQiOiJzcGx1bmsuc2VjcmV0In0.eyJzdWIiOiJhZG1pbiJ9.c2ln")
     code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0]))
     assert code == exitcodes.OK, err
-    req = fake_splunkd.requests_to("/services/server/info")[0]
-    assert req.headers["Authorization"].startswith("Bearer eyJ")
+    assert fake_splunkd.requests_to("/services/server/info")[0].headers["Authorization"].startswith("Bearer eyJ")
     blob = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "snap").rglob("*") if p.is_file())
     assert HEC_TOKEN not in blob and "eyJzdWIiOiJhZG1pbiJ9" not in blob
     assert "c2VjcmV0LXN5bW0ta2V5" not in blob and "c3NsLXBhc3N3b3Jk" not in blob
@@ -162,11 +161,10 @@ def test_snapshot_as_a_subprocess(fake_splunkd, tls, tmp_path):
 def test_out_must_be_new_or_empty_and_logs_can_be_skipped(fake_splunkd, tls, tmp_path, monkeypatch):
     serve(fake_splunkd, instance())
     monkeypatch.setenv("TOK", "k")
-    busy = tmp_path / "busy"
-    busy.mkdir()
+    busy = tmp_path / "busy" / "snap"        # the folder base(..., tmp_path / "busy") writes to
+    busy.mkdir(parents=True)
     (busy / "keep.txt").write_text("x")
-    code, _, err = run(["snapshot", "--uri", fake_splunkd.url, "--out", str(busy), "--token-env", "TOK",
-                        "--ca-file", tls[0]])
+    code, _, err = run(base(fake_splunkd, tmp_path / "busy", "--token-env", "TOK", "--ca-file", tls[0]))
     assert code == exitcodes.USAGE and "not empty" in err and (busy / "keep.txt").exists()
     code, _, err = run(base(fake_splunkd, tmp_path, "--token-env", "TOK", "--ca-file", tls[0],
                             "--metrics-log-minutes", "0"))

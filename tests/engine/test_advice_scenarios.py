@@ -131,8 +131,7 @@ def test_busy_host_names_ingestion_and_searches_and_never_looks_idle():
 
 
 def test_an_idle_host_still_says_so():
-    t = only(report("typing_regex_hidden"), "typing")
-    assert "the host looks idle" in t.summary
+    assert "the host looks idle" in only(report("typing_regex_hidden"), "typing").summary
 
 
 # ---------------------------------------------------------------------------- words follow the numbers
@@ -153,8 +152,7 @@ def test_a_pegged_thread_names_its_measure_and_window():
 
 # ---------------------------------------------------------------------------- one hot set among many
 def test_a_hot_set_moves_its_stream_before_another_pipeline_set():
-    r = report("sticky_hot_saturated")
-    f = only(r, "typing", 0)
+    f = only(report("sticky_hot_saturated"), "typing", 0)
     order = [x.setting for x in f.recommendations]
     # The stream first; with 3 sets already, never a fourth (issue 37): distribute instead, last.
     last = f.recommendations[-1]
@@ -179,8 +177,7 @@ def test_headroom_over_the_sustained_window_not_a_burst_and_the_thruput_fallback
     assert 50 <= typing.busy_pct < 55 and not typing.pegged and typing.window == "10m"   # not the 99% burst
     assert "name=thruput" in typing.caveat and "name=index_thruput is missing" in typing.caveat
     assert typing.eps == 12000.0
-    d = r.to_dict()["headroom"]
-    assert [h["stage"] for h in d] == ["parsing", "merging", "typing", "indexing"]
+    assert [h["stage"] for h in r.to_dict()["headroom"]] == ["parsing", "merging", "typing", "indexing"]
     assert "load from group=thruput name=thruput" in render(r)
 
 
@@ -189,8 +186,7 @@ def test_a_pegged_stage_has_none_left_in_json_text_and_evidence():
     parsing = [h for h in r.to_dict()["headroom"] if h["stage"] == "parsing"][0]
     assert parsing["pegged"] and parsing["headroom_eps"] == 0 and parsing["headroom"] == "none left"
     assert parsing["at_load_x"] == 1.0
-    f = only(r, "parsing")
-    assert signal(f, "headroom_eps").value == 0
+    assert signal(only(r, "parsing"), "headroom_eps").value == 0
     assert "parsing: 98% of one core for 1,600 events/s: at its limit, no headroom" in " ".join(render(r).split())
 
 

@@ -40,14 +40,17 @@ def _samples(rnd):
     return smp, extra_q, extra_t
 
 
-def _lean_and_objects(rnd):
-    smp, extra_q, extra_t = _samples(rnd)
-    pipelinesets = [PipelineSetLoad(1000.0, 0, "typing", 97.0, source="rest")] if rnd.random() < 0.3 else []
-    lean = Evidence(host="h", threads=Lean(smp, False, extra_t), queues=Lean(smp, True, extra_q),
-                    pipelinesets=pipelinesets)
-    objects = Evidence(host="h", threads=smp.threads() + extra_t, queues=smp.queues() + extra_q,
-                       pipelinesets=pipelinesets)
-    return lean, objects
+def _lean_and_objects(seed, n):
+    """`n` random hosts (random.Random(seed)), each as the Evidence of its runs and of the same samples as objects."""
+    rnd = random.Random(seed)
+    for _ in range(n):
+        smp, extra_q, extra_t = _samples(rnd)
+        pipelinesets = [PipelineSetLoad(1000.0, 0, "typing", 97.0, source="rest")] if rnd.random() < 0.3 else []
+        lean = Evidence(host="h", threads=Lean(smp, False, extra_t), queues=Lean(smp, True, extra_q),
+                        pipelinesets=pipelinesets)
+        objects = Evidence(host="h", threads=smp.threads() + extra_t, queues=smp.queues() + extra_q,
+                           pipelinesets=pipelinesets)
+        yield lean, objects
 
 
 def _queues(ev, window_min):
@@ -63,9 +66,7 @@ def _threads(ev, window_min, single):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_runs_are_grouped_as_their_sample_objects(seed):
-    rnd = random.Random(seed)
-    for _ in range(1500):
-        lean, objects = _lean_and_objects(rnd)
+    for lean, objects in _lean_and_objects(seed, 1500):
         for window_min in (10.0, 15.0):
             assert _queues(lean, window_min) == _queues(objects, window_min)
             for single in (False, True):
@@ -74,9 +75,7 @@ def test_runs_are_grouped_as_their_sample_objects(seed):
 
 @pytest.mark.parametrize("seed", range(2))
 def test_a_lean_sequence_is_the_objects_it_stands_for(seed):
-    rnd = random.Random(100 + seed)
-    for _ in range(1500):
-        lean, objects = _lean_and_objects(rnd)
+    for lean, objects in _lean_and_objects(100 + seed, 1500):
         for name in ("threads", "queues"):
             seq, objs = getattr(lean, name), getattr(objects, name)
             assert len(seq) == len(objs) and bool(seq) == bool(objs) and list(seq) == objs and seq == objs
@@ -89,10 +88,8 @@ def test_a_lean_sequence_is_the_objects_it_stands_for(seed):
 
 def test_a_host_judged_from_runs_is_judged_as_from_objects():
     """The whole diagnosis, finite or checked sample by sample, over the runs and over the objects."""
-    rnd = random.Random(7)
     th = thresholds_mod.defaults()
-    for _ in range(400):
-        lean, objects = _lean_and_objects(rnd)
+    for lean, objects in _lean_and_objects(7, 400):
         want = diagnose(objects, th).to_dict()
         assert diagnose(lean, th).to_dict() == want
         assert diagnose(lean, th, finite=True).to_dict() == want

@@ -12,20 +12,16 @@ from fakes.engine_helpers import scenario, serious, settings, signal
 from fakes.rules import bottlenecks
 
 
-def report(name):
-    return diagnose(scenario(name))
-
-
 def the_only_finding(name):
     """Scenario `name`'s one finding, in a healthy report."""
-    r = report(name)
+    r = diagnose(scenario(name))
     assert r.healthy
     [f] = r.findings
     return f
 
 
 def test_late_data_with_every_stage_idle_is_the_sender_not_splunk():
-    r = report("late_upstream")
+    r = diagnose(scenario("late_upstream"))
     assert r.healthy and not serious(r)
     [f] = r.findings
     # The contract has no "upstream" bottleneck: an info finding where data enters, on the sender.
@@ -43,14 +39,14 @@ def test_late_data_with_every_stage_idle_is_the_sender_not_splunk():
 
 
 def test_late_data_behind_a_full_typing_queue_is_splunk_and_never_the_sender():
-    r = report("late_typing_full")
+    r = diagnose(scenario("late_typing_full"))
     assert bottlenecks(r) == [("typing", "warning")]
     assert "sender" not in " ".join(f.summary for f in r.findings)
 
 
 @pytest.mark.parametrize("name", ["busy_healthy", "typing_headroom", "transient_spike"])
 def test_on_time_data_says_nothing_about_the_sender(name):
-    assert all(f.component != "sender" for f in report(name).findings)
+    assert all(f.component != "sender" for f in diagnose(scenario(name)).findings)
 
 
 def test_late_data_with_busy_but_unsaturated_stages_says_the_evidence_cannot_decide():
@@ -74,7 +70,7 @@ def test_late_data_without_queues_or_threads_is_named_not_judged():
 
 
 def test_headroom_from_busy_share_and_throughput():
-    r = report("typing_headroom")
+    r = diagnose(scenario("typing_headroom"))
     assert r.healthy and not r.findings
     by_stage = {h.stage: h for h in r.headroom}
     typing = by_stage["typing"]
@@ -88,7 +84,7 @@ def test_headroom_from_busy_share_and_throughput():
 
 
 def test_headroom_of_a_pegged_stage_is_none_and_is_in_its_findings_evidence():
-    r = report("late_typing_full")
+    r = diagnose(scenario("late_typing_full"))
     [f] = r.findings
     h = [h for h in r.headroom if h.stage == "typing"][0]
     assert h.pegged and "typing: 98% of one core for 9,600 events/s: at its limit, no headroom" in render(r)
@@ -98,16 +94,16 @@ def test_headroom_of_a_pegged_stage_is_none_and_is_in_its_findings_evidence():
 
 
 def test_headroom_per_pipeline_set_needs_the_sets_own_throughput():
-    r = report("busy_healthy")      # two sets, group=thruput without ingest_pipe
+    r = diagnose(scenario("busy_healthy"))      # two sets, group=thruput without ingest_pipe
     assert [h.stage for h in r.headroom] == ["hec_input"]
     assert any("headroom not estimated for parsing, pipeline set 0" in n for n in r.not_judged)
-    r = report("one_of_four_blocked")       # group=thruput ingest_pipe=2 only
+    r = diagnose(scenario("one_of_four_blocked"))       # group=thruput ingest_pipe=2 only
     assert {(h.stage, h.pipeline_set) for h in r.headroom} == {("typing", 2), ("indexing", 2)}
     assert any("headroom not estimated for typing, pipeline set 0;" in n for n in r.not_judged)
 
 
 def test_no_more_pipelines_when_the_sets_already_use_every_core():
-    r = report("typing_sets_at_cores")     # 8 cores, 2 sets of 4 threads, host CPU 55%
+    r = diagnose(scenario("typing_sets_at_cores"))     # 8 cores, 2 sets of 4 threads, host CPU 55%
     # Two bottlenecks at once: one finding per pipeline set, each with its own set and stage.
     assert [(f.bottleneck, f.pipeline_set, f.severity) for f in r.findings] == [("typing", 0, "warning"),
                                                                                 ("typing", 1, "warning")]
@@ -120,7 +116,7 @@ def test_no_more_pipelines_when_the_sets_already_use_every_core():
 
 
 def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
-    r = report("indexing_no_headroom")
+    r = diagnose(scenario("indexing_no_headroom"))
     for f in r.findings:
         assert "parallelIngestionPipelines" not in settings(f)
         assert signal(f, "host_cpu_pct").value == 96.0
@@ -136,8 +132,7 @@ def test_no_more_pipelines_when_host_cpu_is_exhausted_and_the_number_is_given():
 
 
 def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
-    r = report("output_receivers_down")
-    [f] = serious(r)
+    [f] = serious(diagnose(scenario("output_receivers_down")))
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert "compressed" not in settings(f)
     # each receiver by what it did: one refused or timed out (down), one connected taking nothing (blocked)
@@ -154,8 +149,7 @@ def test_output_blocked_by_receivers_names_them_and_never_advises_compression():
 def test_output_flat_alone_is_the_link_or_the_receivers_and_compression_only_if_they_are_idle():
     # Issue 19: a saturated receiver drains at a steady rate and looks like a link from the sender, so alone
     # (one snapshot) the finding names the receivers and what decides; compression is conditional.
-    r = report("output_bandwidth")
-    [f] = serious(r)
+    [f] = serious(diagnose(scenario("output_bandwidth")))
     assert "The link or the receivers' drain rate holds it back" in f.summary and "94 Mbit/s" in f.summary
     assert "The network holds it back" not in f.summary
     # the receivers to look at first (no setting), then compression only on condition that they are idle
@@ -184,7 +178,7 @@ def test_output_blocked_without_per_receiver_data_says_what_would_decide():
 def test_output_blocked_whose_paused_lines_all_name_one_receiver_of_two_names_it():
     # outputs.conf lists idx1 and idx2; every paused line (6) names idx1: autoLB blocks only during its turns
     # there, so idx1 holds the output back and compressing would change nothing.
-    [f] = serious(report("output_blocked"))
+    [f] = serious(diagnose(scenario("output_blocked")))
     assert (f.bottleneck, f.severity) == ("output", "critical")
     assert any(e.signal == "queue_blocked" and "metrics.log" in e.source for e in f.evidence)
     assert any(e.signal == "tcpout_paused_messages" and e.value == 6 for e in f.evidence)
@@ -219,16 +213,14 @@ def test_flapping_queue_and_thread_just_under_its_threshold_are_info_with_the_nu
 
 def test_the_same_thread_over_the_configured_threshold_warns():
     # Only what is sustained by the configured rule warns: lower the threshold and it does.
-    ev = scenario("flapping")
-    [f] = diagnose(ev, {"thread_busy_pct": 85}).findings
+    [f] = diagnose(scenario("flapping"), {"thread_busy_pct": 85}).findings
     assert (f.bottleneck, f.severity) == ("typing", "warning")
 
 
 def test_windows_single_set_instance_still_localises():
     ev = scenario("windows_hf")
     assert {q.pipeline_set for q in ev.queues} == {None}          # no ingest_pipe, no .N titles
-    r = diagnose(ev)
-    [f] = serious(r)
+    [f] = serious(diagnose(ev))
     assert (f.bottleneck, f.pipeline_set, f.component) == ("merging", None, "merging")
     # Host CPU from user + system (no cpu_idle_pct), splunkd.exe read without process_type: about 15% of
     # 8 cores, one core's worth.
@@ -239,7 +231,7 @@ def test_windows_single_set_instance_still_localises():
 
 
 def test_configuration_endpoints_answering_403_still_localise_and_name_what_was_not_read():
-    r = report("cloud_restricted")
+    r = diagnose(scenario("cloud_restricted"))
     [f] = serious(r)
     assert f.bottleneck == "typing"
     pip = [rc for rc in f.recommendations if rc.setting == "parallelIngestionPipelines"]
@@ -249,12 +241,13 @@ def test_configuration_endpoints_answering_403_still_localise_and_name_what_was_
 
 
 def test_a_metrics_log_gap_and_lines_out_of_order_are_named_and_the_rest_judged():
-    r = report("cloud_restricted")
+    r = diagnose(scenario("cloud_restricted"))
     assert "logs/metrics.log has no lines from 09:50:30 to 09:56:00 UTC (6 minutes): judged on the lines around " \
            "the gap" in r.not_judged
     assert any(n.startswith("logs/metrics.log has 34 lines out of time order") for n in r.not_judged)
-    assert [f.bottleneck for f in serious(r)] == [f.bottleneck for f in serious(report("typing_regex_hidden"))]
-    assert not any("no lines from" in n for n in report("typing_regex_hidden").not_judged)
+    gapless = diagnose(scenario("typing_regex_hidden"))
+    assert [f.bottleneck for f in serious(r)] == [f.bottleneck for f in serious(gapless)]
+    assert not any("no lines from" in n for n in gapless.not_judged)
 
 
 def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares():
@@ -268,7 +261,7 @@ def test_one_set_carrying_most_of_the_load_is_an_imbalance_info_with_the_shares(
 
 
 def test_two_bottlenecks_in_two_sets_are_two_findings_each_with_its_own_set_and_stage():
-    r = report("two_sets_two_stages")
+    r = diagnose(scenario("two_sets_two_stages"))
     assert [(f.bottleneck, f.pipeline_set) for f in serious(r)] == [("typing", 0), ("indexing", 1)]
     typing, indexing = serious(r)
     assert typing.component == "typingQueue" or typing.component == "typing"

@@ -32,8 +32,7 @@ def warnings(r):
 def test_sustained_hec_thread_found_at_the_third_poll():
     ev = Evidence()
     results = [poll(ev, 1000.0 + 10 * i, QUIET, busy) for i, busy in enumerate([20, 97, 98, 99])]
-    assert warnings(results[0]) == [] and warnings(results[1]) == [] and warnings(results[2]) == []
-    assert warnings(results[3]) == [("hec_input", "warning")]
+    assert [warnings(r) for r in results] == [[], [], [], [("hec_input", "warning")]]
     f = results[3]["findings"][0]
     assert f["evidence"][0]["source"] == "proc thread=httpinputserverdatathread"
     assert f["evidence"][0]["window"] == "3 of the last 4 samples"
@@ -50,18 +49,13 @@ def test_one_poll_spike_is_info_at_most():
     assert [f["severity"] for f in r["findings"]] == ["info"]
 
 
-def test_queues_full_for_three_polls_localise_within_three_polls():
+@pytest.mark.parametrize("polls, want", [
+    ([QUIET, FULL_NOW, FULL_NOW, FULL_NOW], [[], [], [], [("indexing", "warning")]]),
+    ([QUIET, FULL_NOW, QUIET], [[], [], []]),
+], ids=["full_for_three_polls_localise_at_the_fourth", "one_poll_spike_with_low_averages_is_no_finding"])
+def test_queues_full_for_three_polls_localise_and_a_one_poll_spike_does_not(polls, want):
     ev = Evidence()
-    seen = [warnings(poll(ev, 2000.0 + 10 * i, FULL_NOW if i else QUIET, 30)) for i in range(4)]
-    assert seen[:3] == [[], [], []]
-    assert seen[3] == [("indexing", "warning")]
-
-
-def test_one_poll_queue_spike_with_low_averages_is_not_a_finding():
-    ev = Evidence()
-    for i in range(3):
-        r = poll(ev, 3000.0 + 10 * i, FULL_NOW if i == 1 else QUIET, 30)
-    assert warnings(r) == []
+    assert [warnings(poll(ev, 2000.0 + 10 * i, queues, 30)) for i, queues in enumerate(polls)] == want
 
 
 def test_thresholds_reach_the_engine_as_settings_or_macro_names():

@@ -19,8 +19,7 @@ def test_series_rule():
     assert judge([(1.0, 95), (2.0, 20), (3.0, 95), (4.0, 95)], 90, th).level == SUSTAINED
     assert judge([(1.0, 95), (2.0, 20), (3.0, 20), (4.0, 95)], 90, th).level == SPIKE
     # the 10-minute average decides when the samples cover the window
-    pts = [(60.0 * i, 93.0 if i % 2 else 89.5) for i in range(12)]
-    j = judge(pts, 90, th)
+    j = judge([(60.0 * i, 93.0 if i % 2 else 89.5) for i in range(12)], 90, th)
     assert j.level == SUSTAINED and j.window == "10m"
     assert judge([], 90, th).level == "ok"
 
@@ -30,8 +29,7 @@ def test_listener_overwhelmed_adds_max_threads_and_sockets():
                   config=Config(dedicated_io_threads=2, max_threads=0, max_sockets=0),
                   log_signals=[LogSignal(1000.0, "hec_listener_overwhelmed", "Can't handle request",
                                          "logs/splunkd.log HttpListener")])
-    r = diagnose(ev)
-    (f,) = r.findings
+    (f,) = diagnose(ev).findings
     assert f.bottleneck == "hec_input"
     settings = {x.setting: x for x in f.recommendations}
     assert settings["maxThreads"].current == "0" and settings["maxSockets"].conf_file == "inputs.conf"
@@ -133,8 +131,7 @@ def test_random_evidence_never_crashes():
         ev.host_cpu.cores = rnd.choice([None, 0, 24])
         ev.host_cpu.splunkd_cpu_pct = rnd.choice(values + [None])
         ev.host_cpu.host_cpu_pct = rnd.choice(values + [None])
-        report = diagnose(ev)
-        report.to_dict()
+        diagnose(ev).to_dict()
 
 
 def test_parsing_stage_advice_is_about_line_breaking():

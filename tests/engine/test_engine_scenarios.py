@@ -126,8 +126,7 @@ def test_merging_on_line_merging_defaults_names_the_sourcetypes():
 
 def test_indexing_with_cpu_headroom_adds_a_pipeline_set():
     f = the_one_problem("indexing_headroom", "indexing")
-    p = rec(f, "parallelIngestionPipelines")
-    assert change(p) == ("server.conf", "general", "1", "2")
+    assert change(rec(f, "parallelIngestionPipelines")) == ("server.conf", "general", "1", "2")
 
 
 def test_one_of_four_pipeline_sets_blocked():
@@ -193,8 +192,7 @@ def test_rest_only_snapshot_still_localises_from_the_lookback_averages(tmp_path)
     import shutil
     snap = copy_scenario(tmp_path, "indexing_headroom")
     shutil.rmtree(os.path.join(snap, "logs"))
-    r = diagnose(load_snapshot(snap)).to_dict()
-    f = only(r, "indexing")
+    f = only(diagnose(load_snapshot(snap)).to_dict(), "indexing")
     assert f["severity"] == "warning"
     assert {e["window"] for e in f["evidence"] if e["signal"] == "queue_fill_pct"} == {"10m"}     # the averages
     assert all("rest " in e["source"] for e in f["evidence"])

@@ -9,8 +9,7 @@ def test_typing_advice_carries_the_regex_share():
     procs = [ProcessorCpu(T0, "typing", p, s, 30.0, source="m") for p, s in (("regexreplacement", 8.0),
                                                                               ("annotator", 2.0))]
     ev = Evidence(host="hf", queues=queue("typingQueue", 99.0), processors=procs)
-    st = run(ev, queue_chain.run, stage_advice.run)
-    d = st.drafts[("typing", None)]
+    d = run(ev, queue_chain.run, stage_advice.run).drafts[("typing", None)]
     assert any(e.signal == "regex_cpu_share_pct" and e.value == 80.0 for e in d.evidence)
     assert d.recommendations
 
@@ -27,15 +26,13 @@ def test_indexing_advice_names_the_headroom():
 
 def test_info_drafts_get_no_advice():
     ev = Evidence(host="hf", threads=thread("typing", 99.0, n=1) + thread("typing", 10.0, n=3)[1:])
-    st = run(ev, thread_saturation.run, stage_advice.run)
-    assert st.drafts[("typing", None)].recommendations == []
+    assert run(ev, thread_saturation.run, stage_advice.run).drafts[("typing", None)].recommendations == []
 
 
 def test_hec_advice_says_more_threads_barely_help_when_already_raised():
     ev = Evidence(host="hf", threads=thread(model.HEC_THREAD), config=Config(dedicated_io_threads=8))
     ev.host_cpu.cores = 16
-    st = run(ev, thread_saturation.run, stage_advice.run)
-    d = st.drafts[("hec_input", None)]
+    d = run(ev, thread_saturation.run, stage_advice.run).drafts[("hec_input", None)]
     # issue 18: raised (8) and still pegged: scaling out is the only advice, never "raise further"
     assert [(r.setting, r.current, r.suggested) for r in d.recommendations] == [(None, None, None)]
     assert d.pegged and len(d.details) == 1

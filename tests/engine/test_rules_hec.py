@@ -24,8 +24,7 @@ def test_busy_replies_with_full_queues_go_to_the_stage_tagged_as_hec_symptoms():
 
 
 def test_busy_replies_without_queue_data_are_a_hec_input_warning():
-    st = run(Evidence(host="hf", hec_errors=busy()), queue_chain.run, hec_symptoms.run)
-    d = st.drafts[("hec_input", None)]
+    d = run(Evidence(host="hf", hec_errors=busy()), queue_chain.run, hec_symptoms.run).drafts[("hec_input", None)]
     assert (d.severity, d.component) == ("warning", model.HEC_THREAD)
     assert [(e.signal, e.value) for e in d.evidence] == [("hec_reply_9_server_busy", 5)]
     # no field says the queues were not read: the headline tells the admin (product text)
@@ -34,26 +33,22 @@ def test_busy_replies_without_queue_data_are_a_hec_input_warning():
 
 def test_sustained_unhealthy_codes_with_queues_draining_are_hec_input():
     ev = Evidence(host="hf", queues=queue("indexQueue", 5.0), hec_probes=health([18, 18, 18, 18]))
-    st = run(ev, queue_chain.run, hec_symptoms.run)
-    assert st.drafts[("hec_input", None)].severity == "warning"
+    assert run(ev, queue_chain.run, hec_symptoms.run).drafts[("hec_input", None)].severity == "warning"
 
 
 def test_one_unhealthy_answer_is_a_tentative_info():
-    st = run(Evidence(host="hf", hec_probes=health([17, 18, 17])), hec_symptoms.run)
-    d = st.drafts[("hec_input", None)]
+    d = run(Evidence(host="hf", hec_probes=health([17, 18, 17])), hec_symptoms.run).drafts[("hec_input", None)]
     assert (d.severity, d.tentative) == ("info", True)
 
 
 def test_listener_overwhelmed_names_the_listener():
     ev = Evidence(host="hf", log_signals=[LogSignal(T0, "hec_listener_overwhelmed", "x", "logs/splunkd.log")])
-    st = run(ev, hec_symptoms.run)
-    assert st.drafts[("hec_input", None)].component == "HttpListener"
+    assert run(ev, hec_symptoms.run).drafts[("hec_input", None)].component == "HttpListener"
 
 
 def test_pegged_hec_thread_raised_to_critical_by_its_own_refusals():
     ev = Evidence(host="hf", threads=thread(model.HEC_THREAD), hec_errors=busy())
-    st = run(ev, queue_chain.run, thread_saturation.run, hec_symptoms.run)
-    d = st.drafts[("hec_input", None)]
+    d = run(ev, queue_chain.run, thread_saturation.run, hec_symptoms.run).drafts[("hec_input", None)]
     assert d.severity == "critical" and d.details[-1].about == ""
 
 
@@ -63,8 +58,7 @@ def probes(ms, kind="event"):
 
 def test_sustained_latency_replaces_a_tentative_headline():
     ev = Evidence(host="hf", hec_probes=health([17, 18, 17]) + probes([5000.0] * 4))
-    st = run(ev, hec_symptoms.run, hec_latency.run)
-    d = st.drafts[("hec_input", None)]
+    d = run(ev, hec_symptoms.run, hec_latency.run).drafts[("hec_input", None)]
     assert (d.severity, d.tentative, d.component) == ("warning", False, model.HEC_THREAD)
     assert [(e.signal, e.value) for e in d.evidence if e.signal == "hec_latency_ms"] == [("hec_latency_ms", 5000.0)]
     assert d.headline.startswith("HEC requests take")          # the latency's headline, not the tentative one

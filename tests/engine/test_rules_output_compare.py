@@ -98,8 +98,7 @@ def test_hec_refusals_with_the_hec_thread_over_its_threshold_stay_a_hec_finding(
     for t in ev.threads:
         if "httpinput" in t.thread.lower():
             t.busy_pct = 97.0
-    r = diagnose(ev)
-    assert [f.bottleneck for f in r.findings if f.severity != "info"] == ["hec_input"]
+    assert [f.bottleneck for f in diagnose(ev).findings if f.severity != "info"] == ["hec_input"]
 
 
 def test_paused_lines_naming_the_only_receiver_decide_nothing():

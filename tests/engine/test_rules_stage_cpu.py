@@ -13,8 +13,8 @@ REAL_5X_MERGING = ("09-15-2012 22:35:43.988 INFO  Metrics - group=pipeline, name
                    "cpu_seconds=669.899963, executes=319, cumulative_hits=33287")
 
 
-def idle_5x_log():
-    """The real line in a 31-second interval, with every queue at 0% (the lines around it are ours)."""
+def test_idle_5x_instance_is_healthy_and_names_the_cpu_reading_unreliable():
+    # The real line in a 31-second interval, with every queue at 0% (the lines around it are ours).
     lines = []
     for stamp in ("09-15-2012 22:35:12.959", "09-15-2012 22:35:43.988"):
         for q, size in (("parsingqueue", 6144), ("aggqueue", 1024), ("typingqueue", 1024), ("indexqueue", 1024)):
@@ -22,14 +22,8 @@ def idle_5x_log():
                          "current_size=0, largest_size=0, smallest_size=0" % (stamp, q, size))
     lines.insert(4, "09-15-2012 22:35:12.959 INFO  Metrics - group=pipeline, name=merging, processor=aggregator, "
                     "cpu_seconds=668.130000, executes=317, cumulative_hits=32968")
-    return lines + [REAL_5X_MERGING, REAL_5X_MERGING]
-
-
-def test_idle_5x_instance_is_healthy_and_names_the_cpu_reading_unreliable():
     ev = Evidence(host="laptop")
-    parser = metricslog.MetricsLogParser(ev)
-    parser.feed_all(idle_5x_log())
-    stats = parser.finish()
+    stats = metricslog.MetricsLogParser(ev).feed_all(lines + [REAL_5X_MERGING, REAL_5X_MERGING]).finish()
     assert stats.duplicates == 1
     assert [p.cpu_seconds for p in ev.processors] == [668.13, 669.899963]
     assert round(ev.processors[0].interval_s) == 31

@@ -9,8 +9,7 @@ from fakes.rules import T0, queue, run, thread
 def test_pegged_thread_replaces_a_tentative_spike_headline():
     ev = Evidence(host="hf", queues=[*queue("typingQueue", 10.0)[:3],
                                      *queue("typingQueue", 99.0)[3:]], threads=thread("typing"))
-    st = run(ev, queue_chain.run, thread_saturation.run)
-    d = st.drafts[("typing", None)]
+    d = run(ev, queue_chain.run, thread_saturation.run).drafts[("typing", None)]
     assert (d.severity, d.pegged, d.tentative, d.component) == ("warning", True, False, "typing")
     assert [(e.signal, e.value, e.window, e.source) for e in d.evidence if e.signal == "thread_busy_pct"] == \
         [("thread_busy_pct", 99.0, "4 of the last 4 samples", "logs/metrics.log group=dutycycle thread=typing")]
@@ -18,8 +17,7 @@ def test_pegged_thread_replaces_a_tentative_spike_headline():
 
 def test_thread_beside_a_full_queue_adds_a_sentence_not_a_second_headline():
     ev = Evidence(host="hf", queues=queue("typingQueue", 99.0), threads=thread("typing"))
-    st = run(ev, queue_chain.run, thread_saturation.run)
-    d = st.drafts[("typing", None)]
+    d = run(ev, queue_chain.run, thread_saturation.run).drafts[("typing", None)]
     assert d.headline.startswith("typingQueue is full")        # the queue's headline stays
     assert len(d.thread_details) == 1 and (d.pegged, d.tentative) == (True, False)
     assert [(e.signal, e.value, e.window, e.source.rsplit(" ", 1)[1]) for e in d.evidence] == [

@@ -16,17 +16,13 @@ LINE = ("11-22-2025 09:59:37.000 +0000 INFO  ThruputProcessor [5512 parsing] - C
         "maxKBps in limits.conf.")
 
 
-def uf():
-    return scenario("maxkbps_windows_uf")
-
-
 def test_the_maxkbps_line_is_read_with_its_rate():
     [s] = splunkdlog.parse_lines([LINE]).log_signals
     assert (s.kind, s.state, s.source) == ("thruput_capped", "257", "logs/splunkd.log ThruputProcessor")
 
 
 def test_a_forwarder_at_its_cap_is_the_cap_not_parsing():
-    [f] = serious(diagnose(uf()))
+    [f] = serious(diagnose(scenario("maxkbps_windows_uf")))
     assert (f.bottleneck, f.component) == ("output", "ThruputProcessor (limits.conf [thruput] maxKBps)")
     assert "limits.conf [thruput] maxKBps caps this instance at 256 KB/s" in f.summary
     [r] = f.recommendations
@@ -41,12 +37,12 @@ def test_a_forwarder_at_its_cap_is_the_cap_not_parsing():
 def test_without_the_rule_the_same_forwarder_reads_as_parsing():
     # What the rule corrects: a full parsingQueue with idle threads read as a parsing bottleneck.
     without = tuple(r for r in rules.RULES if r is not thruput_cap.run)
-    report = rules.run(uf(), thresholds.defaults(), without)
+    report = rules.run(scenario("maxkbps_windows_uf"), thresholds.defaults(), without)
     assert [f.bottleneck for f in serious(report)] == ["parsing"]
 
 
 def test_the_line_alone_names_the_cap_with_the_rate_it_states():
-    ev = uf()
+    ev = scenario("maxkbps_windows_uf")
     ev.config.thruput_max_kbps = None
     ev.thruput = [t for t in ev.thruput if t.series != "thruput"]
     [f] = serious(diagnose(ev))
@@ -55,7 +51,7 @@ def test_the_line_alone_names_the_cap_with_the_rate_it_states():
 
 
 def test_the_throughput_flat_at_the_cap_alone_names_it():
-    ev = uf()
+    ev = scenario("maxkbps_windows_uf")
     ev.log_signals = [s for s in ev.log_signals if s.kind != "thruput_capped"]
     [f] = serious(diagnose(ev))
     assert f.component.startswith("ThruputProcessor") and "maxkbps_reached_messages" not in [
@@ -63,7 +59,7 @@ def test_the_throughput_flat_at_the_cap_alone_names_it():
 
 
 def test_below_the_cap_and_no_line_is_not_the_cap():
-    ev = uf()
+    ev = scenario("maxkbps_windows_uf")
     ev.log_signals = [s for s in ev.log_signals if s.kind != "thruput_capped"]
     ev.config.thruput_max_kbps = 512.0
     assert [f.bottleneck for f in serious(diagnose(ev))] == ["parsing"]

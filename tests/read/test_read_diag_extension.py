@@ -24,9 +24,7 @@ class FakeDiag:
 
     def __init__(self, base_url: str, cafile: str):
         self.base, self.ctx = base_url, ssl.create_default_context(cafile=cafile)
-        self.files = {}
-        self.asked = []
-        self.failed = []
+        self.files, self.asked, self.failed = {}, [], []
 
     def add_string(self, text, diag_path):
         self.files[diag_path] = text.encode("utf-8")
@@ -61,14 +59,6 @@ def _report(path):
     return json.loads(out)
 
 
-def _serve_scenario(fake):
-    for ep in SNAPSHOT:
-        fname = os.path.join(SCEN, "rest", *ep.path.split("/")) + ".json"
-        if os.path.exists(fname):
-            with open(fname, "rb") as f:
-                fake.route("GET", "/" + ep.path, Response(200, f.read()))
-
-
 def _collect(tls, tmp_path) -> FakeDiag:
     """The extension run as splunk diag runs it, against a splunkd serving the scenario's bodies (and a token)."""
     mod = load_script(os.path.join(BIN, "ingest_doctor_diag.py"), "ingest_doctor_diag")
@@ -76,7 +66,11 @@ def _collect(tls, tmp_path) -> FakeDiag:
     mod.setup(parser=None, app_dir=str(tmp_path), callback=cb)
     assert cb.rest
     with FakeSplunkd(tls) as fake:
-        _serve_scenario(fake)
+        for ep in SNAPSHOT:
+            fname = os.path.join(SCEN, "rest", *ep.path.split("/")) + ".json"
+            if os.path.exists(fname):
+                with open(fname, "rb") as f:
+                    fake.route("GET", "/" + ep.path, Response(200, f.read()))
         fake.route("GET", "/services/data/inputs/http", Response(200, {"entry": [{"name": "http://t", "content": {
             "token": "SECRET-TOKEN-VALUE"}}]}))
         d = FakeDiag(fake.url, tls[0])
@@ -84,8 +78,7 @@ def _collect(tls, tmp_path) -> FakeDiag:
         asked = [r.path for r in fake.requests]
     assert all("output_mode=json" in e for e in d.asked)
     assert not [p for p in asked if "inputs/http" in p or "configs" in p]      # no configuration endpoint
-    blob = b"".join(d.files.values())
-    assert b"SECRET-TOKEN-VALUE" not in blob
+    assert b"SECRET-TOKEN-VALUE" not in b"".join(d.files.values())
     assert json.loads(d.files["snapshot.json"])["captured_at"].endswith("Z")
     assert "rest/services/server/introspection/queues.json" in d.files
     return d
@@ -151,8 +144,7 @@ def test_the_extension_saves_the_collector_logs_last_hour_bounded_and_without_se
     (folder / logs.COLLECTOR_LOG).write_text("\n".join(old + recent) + "\n")
     assert (folder / logs.COLLECTOR_LOG).stat().st_size > 2 * diagread.COLLECTOR_TAIL_BYTES
     monkeypatch.setenv("SPLUNK_HOME", str(home))
-    d = _collect(tls, tmp_path)
-    saved = d.files[diagread.COLLECTOR_LOG]
+    saved = _collect(tls, tmp_path).files[diagread.COLLECTOR_LOG]
     text = saved.decode("utf-8")
     assert len(saved) <= diagread.COLLECTOR_TAIL_BYTES + 400
     assert "host=old-" not in text                          # older than the hour: left out
@@ -166,8 +158,7 @@ def test_the_extension_saves_the_collector_logs_last_hour_bounded_and_without_se
 
 def test_no_collector_log_saves_none_and_the_diag_still_reads(tls, tmp_path, monkeypatch):
     monkeypatch.setenv("SPLUNK_HOME", str(tmp_path / "nowhere"))
-    d = _collect(tls, tmp_path)
-    assert diagread.COLLECTOR_LOG not in d.files
+    assert diagread.COLLECTOR_LOG not in _collect(tls, tmp_path).files
 
 
 def test_a_diag_with_the_collector_log_reads_as_one_without(tmp_path):

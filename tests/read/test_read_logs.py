@@ -14,12 +14,9 @@ T = 1763805570.0
 
 
 def feed(lines, **window):
-    """`lines` fed one by one to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
+    """`lines` fed in order to a metrics.log parser (since/until as given): the Evidence and the parser's stats."""
     ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, **window)
-    for line in lines:
-        p.feed(line)
-    return ev, p.finish()
+    return ev, metricslog.MetricsLogParser(ev, **window).feed_all(lines).finish()
 
 
 def parse(*bodies):
@@ -147,10 +144,7 @@ def test_lines_outside_the_window_are_skipped_by_their_timestamp_without_reading
     monkeypatch.setattr(metricslog, "pairs", lambda body: read.append(body) or real(body))
     old = ["11-22-2025 09:00:00.000 +0000 INFO  Metrics - group=queue, name=q%d, max_size_kb=500, current_size_kb=1"
            % i for i in range(50)]
-    ev = Evidence()
-    p = metricslog.MetricsLogParser(ev, since=T - 10)
-    p.feed_all(old + [H + "group=dutycycle, name=misc, tail=0.2"])
-    st = p.finish()
+    ev, st = feed(old + [H + "group=dutycycle, name=misc, tail=0.2"], since=T - 10)
     assert (st.outside_window, st.used, st.garbage) == (50, 1, 0) and not ev.queues
     assert read == ["group=dutycycle, name=misc, tail=0.2"]
 
@@ -201,8 +195,9 @@ def test_splunkd_log_hec_replies_and_signals():
     assert "logs/splunkd.log" in ev.sources
 
 
+@pytest.mark.parametrize("buffer", [1, 3, 5, 64])
 @pytest.mark.parametrize("max_line", [1, 4, 9, 30, 64])
-def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_longer(max_line):
+def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_longer(max_line, buffer):
     """A fixed text, then lines of multi-byte characters and bad bytes near the limit: kept by their bytes, decoded
     alone, the longer counted, whatever the size of the reader's buffer."""
     rnd = random.Random(max_line)
@@ -216,10 +211,9 @@ def test_bounded_lines_keep_lines_up_to_the_limit_by_their_bytes_and_count_the_l
         lines = data.split(b"\n")
         want = [(ln + b"\n").decode("utf-8", "replace") for ln in lines[:-1] if len(ln) + 1 <= max_line]
         want += [lines[-1].decode("utf-8", "replace")] if 0 < len(lines[-1]) <= max_line else []
-        for buffer in (1, 3, 5, 64):
-            skipped = [0]
-            got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
-            assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), (data, buffer)
+        skipped = [0]
+        got = list(bounded_lines(io.BufferedReader(io.BytesIO(data), buffer_size=buffer), max_line, skipped))
+        assert (got, skipped[0]) == (want, len(lines) - (not lines[-1]) - len(want)), data
 
 
 @pytest.mark.parametrize("line, want", [

@@ -37,8 +37,7 @@ def test_truncated_and_html_bodies_are_named_and_the_rest_is_judged(tmp_path):
 
 def test_binary_garbage_and_unknown_lines_in_metrics_log(tmp_path):
     snap = copy_scenario(tmp_path, "typing_regex_hidden")
-    log = os.path.join(snap, "logs", "metrics.log")
-    with open(log, "ab") as f:
+    with open(os.path.join(snap, "logs", "metrics.log"), "ab") as f:
         f.write(b"\x00\x9f\xff garbage\n" + (ts(T0 - 1) + " INFO  Metrics - group=brandnew, x=1\n").encode()
                 + b"truncated line without newl")
     r = diagnose(load_snapshot(snap)).to_dict()
@@ -78,5 +77,4 @@ def test_a_log_far_larger_than_its_window_is_streamed(tmp_path):
     tracemalloc.stop()
     assert {t.thread for t in ev.threads} == {"httpinputserverdatathread"}
     assert peak < 8 * 1024 * 1024, peak
-    r = diagnose(ev).to_dict()
-    assert [f["bottleneck"] for f in r["findings"]] == ["hec_input"]
+    assert [f["bottleneck"] for f in diagnose(ev).to_dict()["findings"]] == ["hec_input"]

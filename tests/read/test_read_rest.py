@@ -72,9 +72,8 @@ def test_queues_with_pipeline_sets_and_lookback_windows():
                 [("parsingQueue.0", queue_content(50, 40, 91, 95)), ("typingQueue.3", queue_content(10, 10, 10, 10)),
                  ("AEQ", queue_content(0, 0, 0, 0))], time=100.0)
     by = {(q.queue, q.pipeline_set, q.window): q for q in ev.queues}
-    assert by[("parsingQueue", 0, "sample")].fill_pct == pytest.approx(50, abs=0.1)
-    assert by[("parsingQueue", 0, "10m")].fill_pct == pytest.approx(91, abs=0.1)
-    assert by[("parsingQueue", 0, "15m")].fill_pct == pytest.approx(95, abs=0.1)
+    fills = [by[("parsingQueue", 0, window)].fill_pct for window in ("sample", "10m", "15m")]
+    assert fills == pytest.approx([50, 91, 95], abs=0.1)
     assert by[("typingQueue", 3, "1m")].time == 100.0
     assert ("AEQ", None, "sample") in by
 
@@ -98,8 +97,7 @@ def test_resource_usage_host_and_splunkd_cpu_merge_into_one_poll_sample():
     for path in ("services/server/status/resource-usage/hostwide",
                  "services/server/status/resource-usage/splunk-processes"):
         endpoints.apply_rest(ev, path, s.rest_bodies[path], time=50.0)
-    assert len(ev.cpu) == 1
-    c = ev.cpu[0]
+    (c,) = ev.cpu
     assert (c.cores, c.host_cpu_pct, c.splunkd_cpu_pct) == (24, 6.5, 102.5)
     assert ev.host_cpu.splunkd_cpu_pct == 102.5        # only splunkd_server, not helper processes
 
@@ -171,8 +169,7 @@ def _hec_snapshot(tmp_path, **http):
     s = build.hec_forwarder("hf-09", "16")
     s.rest_bodies.pop("services/data/inputs/http/http")
     s.http("16", tokens=("app", "k8s"), **http)
-    root = s.write(str(tmp_path / "snap"))
-    ev = load_snapshot(root)
+    ev = load_snapshot(s.write(str(tmp_path / "snap")))
     return ev, diagnose(ev)
 
 
@@ -202,13 +199,11 @@ def test_token_list_without_http_entry_never_lowers_or_blindly_raises_io_threads
 
 
 def test_an_http_entry_in_the_token_list_is_accepted_and_an_unread_list_is_unknown():
-    ev = Evidence()
-    body = envelope("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
-                                                  ("http://a", {"index": "main"})])
-    endpoints.apply_rest(ev, "services/data/inputs/http", body)
+    ev = _apply("services/data/inputs/http", [("http", {"dedicatedIoThreads": "4", "port": "8088"}),
+                                              ("http://a", {"index": "main"})])
     assert (ev.config.dedicated_io_threads, ev.config.hec_port, ev.config.hec_tokens) == (4, 8088, 1)
     assert Evidence().config.hec_tokens is None
-    endpoints.apply_rest(ev, "services/data/inputs/http", envelope("services/data/inputs/http", []))
+    _apply("services/data/inputs/http", [], ev=ev)
     assert ev.config.hec_tokens == 0
 
 
