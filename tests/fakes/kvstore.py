@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 from urllib.parse import unquote
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from fakes.paths import ROOT, TOOLS
 from fakes.splunkd import Messages, Request, Response, envelope, fault, messages
@@ -230,13 +230,15 @@ class Splunkd:
     # edit_storage_passwords (docs: "Manage credentials used by apps and data inputs", capability table).
     # `f=<key>` (repeatable) keeps only those content keys, as splunkd's filtering parameter does.
     def _password(self, req: Request) -> Response:
-        denied = self._denied(("list_storage_passwords", "admin_all_objects"))
-        if denied:
-            return denied
+        name, refused = self._password_named(req, self._denied(("list_storage_passwords", "admin_all_objects")))
+        return refused or self._password_entry(name, req.query.get("f"))
+
+    def _password_named(self, req: Request, denied: Optional[Response]) -> Tuple[str, Optional[Response]]:
+        """The entity a request names, and splunkd's refusal if any: the capability's 403 first, then a 404."""
         name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if name not in self.passwords:
-            return messages(404, "Could not find object id=%s" % name)
-        return self._password_entry(name, req.query.get("f"))
+        if denied is None and name not in self.passwords:
+            denied = messages(404, "Could not find object id=%s" % name)
+        return name, denied
 
     def _password_entry(self, name: str, keep: Optional[Sequence[str]] = None, status: int = 200) -> Response:
         realm, user = name.split(":")[:2]
@@ -266,12 +268,9 @@ class Splunkd:
         return self._password_entry(name, ("realm", "username"), 201)
 
     def _password_update(self, req: Request) -> Response:
-        denied = self._password_write(req)
-        if denied:
-            return denied
-        name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if name not in self.passwords:
-            return messages(404, "Could not find object id=%s" % name)
+        name, refused = self._password_named(req, self._password_write(req))
+        if refused:
+            return refused
         form = {k: v[0] for k, v in req.form().items()}
         if "password" not in form:
             return messages(400, "Missing argument: password")
@@ -279,12 +278,10 @@ class Splunkd:
         return self._password_entry(name, ("realm", "username"))
 
     def _password_delete(self, req: Request) -> Response:
-        denied = self._password_write(req)
-        if denied:
-            return denied
-        name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if self.passwords.pop(name, None) is None:
-            return messages(404, "Could not find object id=%s" % name)
+        name, refused = self._password_named(req, self._password_write(req))
+        if refused:
+            return refused
+        del self.passwords[name]
         return envelope(NS + "/storage/passwords", [])
 
     # -- configs/conf-macros: the list, one stanza, and a write of `definition` (local/macros.conf). Writing
