@@ -12,7 +12,8 @@ import json
 import os
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from fakes.snapbuilder import T0, Snap, dutycycle_long, dutycycle_wide, queue_line, thruput_lines, times
+from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, queue_line, tcpout_line, thruput_lines,
+                               times, wobble)
 
 MINUTES = 12
 QUIET = {"splunktcpin": 4.0, "parsingqueue": 3.0, "aggqueue": 2.0, "typingqueue": 2.0, "indexqueue": 3.0}
@@ -60,17 +61,6 @@ def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type
         "lastIndexer=%s:9997, ack=false")
         % (snd.ip, port, port, snd.ip, snd.ip, kbps * 30, kbps * 1024, kbps, kbps, kbps * 30 * (i + 1), kbps * 4,
            kbps * 0.8, snd.host if by_name else "", snd.guid, fwd_type, rcv.ip))
-
-
-def tcpout_line(snd: Member, t: float, i: int, dest_ip: str, kbps: float, group: str = "splunk_indexers") -> None:
-    snd.snap.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, destPort=9997, "
-                               "_tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
-                               "_tcp_eps=%.2f, kb=%.2f" % (group, dest_ip, 43500 + i % 7, dest_ip, kbps * 1024,
-                                                          kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
-
-
-def wobble(i: int, amp: float) -> float:
-    return ((i * 7) % 5 - 2) / 2.0 * amp
 
 
 def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Optional[str] = None,
@@ -161,7 +151,7 @@ def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, ser
             dutycycle_wide(s, t, wide)
             thruput_lines(s, t, None, {"app:json": sum(k for _, k in receivers) or 100.0})
         for ip, kbps in receivers:
-            tcpout_line(m, t, i, ip, kbps + (wobble(i, kbps * 0.005) if flat else (i % 4) * kbps * 0.2))
+            tcpout_line(s, t, i, ip, kbps + (wobble(i, kbps * 0.005) if flat else (i % 4) * kbps * 0.2))
         for addr in failing:
             if i % 2 == 0:
                 s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
@@ -193,4 +183,4 @@ def settings(f: Dict) -> List[Optional[str]]:
     return [r["setting"] for r in f["recommendations"]]
 
 
-__all__ = ["T0", "Member", "receiver", "replication_full", "sender", "write", "by_id", "settings", "tcpin_line", "tcpout_line"]
+__all__ = ["T0", "Member", "receiver", "replication_full", "sender", "write", "by_id", "settings", "tcpin_line"]
