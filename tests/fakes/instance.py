@@ -45,6 +45,16 @@ REST = {
 }
 
 
+def _queue_content(cur: int, avg: int, max_bytes: int):
+    """One introspection/queues entry's content: `cur` bytes now, `avg` bytes over each lookback."""
+    return {"cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
+            "current_size": cur // 500, "current_size_bytes": cur, "largest_size": cur // 500,
+            "max_size_bytes": max_bytes, "sampling_interval": 1, "smallest_size": 0,
+            "value_cntr1_size_bytes_lookback": avg, "value_cntr1_size_lookback": avg // 500,
+            "value_cntr2_size_bytes_lookback": avg, "value_cntr2_size_lookback": avg // 500,
+            "value_cntr3_size_bytes_lookback": avg, "value_cntr3_size_lookback": avg // 500}
+
+
 class Instance:
     def __init__(self, fake: FakeSplunkd, host: str = "idx-01", psets: int = 4,
                  roles: Optional[List[str]] = None, cores: int = 16, tokens: int = 3,
@@ -110,21 +120,8 @@ class Instance:
                 title = q if pset is None else "%s.%d" % (q, pset)
                 cur = int(MAX_BYTES * (98.0 if spike and q == "indexQueue" else self._fill(q)) / 100.0)
                 avg = int(MAX_BYTES * self.fill_pct / 100.0)   # the averages rise slowly: stay low
-                out.append((title, {
-                    "cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
-                    "current_size": cur // 500, "current_size_bytes": cur, "largest_size": cur // 500,
-                    "max_size_bytes": MAX_BYTES, "sampling_interval": 1, "smallest_size": 0,
-                    "value_cntr1_size_bytes_lookback": avg, "value_cntr1_size_lookback": avg // 500,
-                    "value_cntr2_size_bytes_lookback": avg, "value_cntr2_size_lookback": avg // 500,
-                    "value_cntr3_size_bytes_lookback": avg, "value_cntr3_size_lookback": avg // 500}))
-        for q in INSTANCE_QUEUES:
-            out.append((q, {"cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
-                            "current_size": 0, "current_size_bytes": 0, "largest_size": 0,
-                            "max_size_bytes": 512000 if q != "AQ" else 10000000, "sampling_interval": 1,
-                            "smallest_size": 0, "value_cntr1_size_bytes_lookback": 0,
-                            "value_cntr1_size_lookback": 0, "value_cntr2_size_bytes_lookback": 0,
-                            "value_cntr2_size_lookback": 0, "value_cntr3_size_bytes_lookback": 0,
-                            "value_cntr3_size_lookback": 0}))
+                out.append((title, _queue_content(cur, avg, MAX_BYTES)))
+        out.extend((q, _queue_content(0, 0, 512000 if q != "AQ" else 10000000)) for q in INSTANCE_QUEUES)
         return out
 
     def _indexer(self):
