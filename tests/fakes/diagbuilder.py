@@ -64,16 +64,11 @@ def _resource_usage(snap: str, end: float, minutes: int = 30) -> List[str]:
 
 def _resource_usage_at(snap: str, t: float) -> List[str]:
     stamp = time.strftime("%m-%d-%Y %H:%M:%S", time.gmtime(t)) + ".000 +0000"
-    lines = []
-    for _, c in _rest(snap, "services/server/status/resource-usage/hostwide")[:1]:
-        lines.append(json.dumps({"datetime": stamp, "log_level": "INFO", "component": "Hostwide",
-                                 "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
-                                separators=(",", ":")))
-    for _, c in _rest(snap, "services/server/status/resource-usage/splunk-processes"):
-        lines.append(json.dumps({"datetime": stamp, "log_level": "INFO", "component": "PerProcess",
-                                 "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
-                                separators=(",", ":")))
-    return [x + "\n" for x in lines]
+    readings = ([("Hostwide", c) for _, c in _rest(snap, "services/server/status/resource-usage/hostwide")[:1]]
+                + [("PerProcess", c) for _, c in _rest(snap, "services/server/status/resource-usage/splunk-processes")])
+    return [json.dumps({"datetime": stamp, "log_level": "INFO", "component": component,
+                        "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
+                       separators=(",", ":")) + "\n" for component, c in readings]
 
 
 def members(snap: str, host: str, rotate: bool = True, introspection: bool = True) -> List[Tuple[str, bytes]]:
