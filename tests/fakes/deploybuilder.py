@@ -74,25 +74,21 @@ def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Opti
     server_info(m, 16, ["indexer"])
     s.resources(16, 30.0, 260.0).indexer().server_general(str(sets)).server_queue()
     psets: List[Optional[int]] = [None] if sets == 1 else list(range(sets))
-    rest = {}
     full_to = FULL_TO[saturated or "indexing"]
-    for p in psets:
-        hit = held or saturated and (sets == 1 or p == saturated_set)
-        rest[p] = {REST_NAME[q]: ((100, 99, 98, 98) if hit and q in full_to else (3, 4, 4, 4))
-                   for q in REST_NAME}
-    s.queues(rest)
+    hits = {p: held or saturated and (sets == 1 or p == saturated_set) for p in psets}
+    s.queues({p: {REST_NAME[q]: ((100, 99, 98, 98) if hits[p] and q in full_to else (3, 4, 4, 4)) for q in REST_NAME}
+              for p in psets})
     if sets > 1:
         s.pipelinesets({p: (THREAD[saturated] if saturated and p == saturated_set else "indexerPipe",
                             0.99 if saturated and p == saturated_set else busy) for p in psets})
     senders = list(senders)
     for i, t in enumerate(times(MINUTES)):
         for p in psets:
-            hit = held or saturated and (sets == 1 or p == saturated_set)
             for q in REST_NAME:
-                fill = 98.0 if hit and q in full_to else QUIET[q]
+                fill = 98.0 if hits[p] and q in full_to else QUIET[q]
                 queue_line(s, t, p, q, max(0.0, min(100.0, fill + wobble(i, 1.5))))
             duty = {"parsing": 0.2, "merging": 0.15, "typing": busy, "indexerpipe": busy * 0.9}
-            if hit and saturated:
+            if hits[p] and saturated:
                 duty[THREAD[saturated]] = 0.99
             dutycycle_long(s, t, p, duty)
             thruput_lines(s, t, p, {"linux:audit": 6000.0 / len(psets), "syslog": 2000.0 / len(psets)})
@@ -141,14 +137,9 @@ def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, ser
         if uf:
             dutycycle_wide(s, t, {"tail": 0.05, "mgmt_httpd": 0.001})
         else:
-            duty = {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07}
-            dutycycle_long(s, t, None, duty)
-            wide = {"tail": 0.01, "mgmt_httpd": 0.003}
-            if hec_pegged:
-                wide["httpinputserverdatathread"] = 0.985 + wobble(i, 0.004)
-            else:
-                wide["httpinputserverdatathread"] = 0.3
-            dutycycle_wide(s, t, wide)
+            dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+            hec = 0.985 + wobble(i, 0.004) if hec_pegged else 0.3
+            dutycycle_wide(s, t, {"tail": 0.01, "mgmt_httpd": 0.003, "httpinputserverdatathread": hec})
             thruput_lines(s, t, None, {"app:json": sum(k for _, k in receivers) or 100.0})
         for ip, kbps in receivers:
             tcpout_line(s, t, i, ip, kbps + (wobble(i, kbps * 0.005) if flat else (i % 4) * kbps * 0.2))
