@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fakes.action_run import payload as action_payload
 from fakes.action_run import run_action
-from fakes.kvstore import write_results
+from fakes.kvstore import columns_of, write_results
 from fakes.searches import SAVED
 
 ACTION = "action.ingest_doctor_flag"
@@ -75,14 +75,6 @@ def result_of(row: Mapping[str, Any]) -> Dict[str, Any]:
         elif v is not None and str(v) != "":
             out[k] = str(v)
     return out
-
-
-def columns_of(rows: Sequence[Mapping[str, Any]]) -> List[str]:
-    """The results' columns, in the order they first appear (a search with appends: its own, then theirs)."""
-    cols: List[str] = []
-    for r in rows:
-        cols.extend(k for k in r if k not in cols)
-    return cols
 
 
 @dataclass

@@ -474,14 +474,18 @@ def _mv_encode(values: Sequence[str]) -> str:
     return ";".join("$%s$" % v.replace("$", "$$") for v in values)
 
 
+def columns_of(rows: Sequence[Dict[str, Any]]) -> List[str]:
+    """The results' columns, in the order they first appear (a search with appends: its own, then theirs)."""
+    cols: List[str] = []
+    for r in rows:
+        cols.extend(k for k in r if k not in cols)
+    return cols
+
+
 def write_results(path: str, rows: Sequence[Dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
-    """A results.csv.gz as splunkd writes it: multivalue fields get a __mv_ twin column."""
-    cols: List[str] = list(columns or [])
-    if not cols:
-        for r in rows:
-            for k in r:
-                if k not in cols:
-                    cols.append(k)
+    """A results.csv.gz as splunkd writes it (`columns` default: columns_of(rows)); multivalue fields get a
+    __mv_ twin column."""
+    cols = list(columns or columns_of(rows))
     mv_cols = [c for c in cols if any(isinstance(r.get(c), (list, tuple)) for r in rows)]
     header = cols + ["__mv_" + c for c in mv_cols]
     buf = io.StringIO()
