@@ -78,15 +78,8 @@ class HookHandler(QuietHandler):
                 outer.bodies.append(body)
                 outer.times.append(time.time())
         out = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"no"}'
-        self.send_response(status)
-        for k, v in hdrs.items():
-            self.send_header(k, v)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(out)
-        self.close_connection = True
+        self.reply(status, list(hdrs.items()) + [("Content-Type", "application/json"),
+                                                 ("Content-Length", str(len(out))), ("Connection", "close")], out)
 
 
 class HookReceiver(Loopback):
