@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
+from typing import Dict, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -127,18 +128,27 @@ def indexing_no_headroom() -> Snap:
     return indexer("idx-02", 96.0)
 
 
-def output_blocked() -> Snap:
-    s = Snap("hf-out")
-    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 15.0, 60.0).indexer()
+def _output_full(name: str, host_cpu: float = 18.0, splunkd_cpu: float = 70.0) -> Snap:
+    s = Snap(name)
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, host_cpu, splunkd_cpu).indexer()
     s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
                      "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
-    s.server_general().tcpout("false")
+    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
+    return s
+
+
+def _tcpout_queue(s: Snap, t: float, i: int, duty: Optional[Dict[str, float]] = None) -> None:
+    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+    # tcpout queues report bytes (max_size/current_size), not _kb, and say blocked=true when full.
+    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
+    dutycycle_long(s, t, None, duty or {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+
+
+def output_blocked() -> Snap:
+    s = _output_full("hf-out", 15.0, 60.0).tcpout("false")
     for i, t in enumerate(times(MINUTES)):
-        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
-        # tcpout queues report bytes (max_size/current_size), not _kb, and say blocked=true when full.
-        s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                            "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
-        dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.06, "indexerpipe": 0.05})
+        _tcpout_queue(s, t, i, {"parsing": 0.05, "merging": 0.04, "typing": 0.06, "indexerpipe": 0.05})
         if i % 4 == 0:
             paused_line(s, t, "idx1", 10 * (i + 1))
     return s
@@ -328,22 +338,6 @@ def typing_sets_at_cores() -> Snap:
             pipelineset_line(s, t, p, "typing", 0.98, 0.5)
             thruput_lines(s, t, p, {"cisco:asa": 2600.0})
     return s
-
-
-def _output_full(name: str) -> Snap:
-    s = Snap(name)
-    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
-    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
-                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
-    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
-    return s
-
-
-def _tcpout_queue(s: Snap, t: float, i: int) -> None:
-    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
-    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
-    dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
 
 
 def output_receivers_down() -> Snap:
