@@ -50,8 +50,7 @@ def server_info(m: Member, cores: int, roles: Sequence[str]) -> None:
         "mode": "normal", "isForwarding": "heavyweight_forwarder" in roles})])
 
 
-def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type: str = "full",
-               by_name: bool = True) -> None:
+def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type: str = "full") -> None:
     port = 40100 + int(snd.ip.split(".")[-1]) * 10 + i % 3
     rcv.snap.metric(t + 0.003, (
         "group=tcpin_connections, %s:%d:9997, connectionType=cooked, sourcePort=%d, sourceHost=%s, sourceIp=%s, "
@@ -60,7 +59,7 @@ def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type
         "build=d8ae995bf219, version=9.3.2, os=Linux, arch=x86_64, hostname=%s, guid=%s, fwdType=%s, ssl=false, "
         "lastIndexer=%s:9997, ack=false")
         % (snd.ip, port, port, snd.ip, snd.ip, kbps * 30, kbps * 1024, kbps, kbps, kbps * 30 * (i + 1), kbps * 4,
-           kbps * 0.8, snd.host if by_name else "", snd.guid, fwd_type, rcv.ip))
+           kbps * 0.8, snd.host, snd.guid, fwd_type, rcv.ip))
 
 
 def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Optional[str] = None,
@@ -112,7 +111,7 @@ def replication_full(peer: Member, target: Member, every: int = 2) -> Member:
 
 
 def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, servers: Optional[str] = None,
-           failing: Sequence[str] = (), hec_pegged: bool = False, uf: bool = False, flat: bool = True) -> Member:
+           failing: Sequence[str] = (), hec_pegged: bool = False, uf: bool = False) -> Member:
     """A forwarder sending to `receivers` (dest IP, KB/s each): its tcpout queue blocked or not; `servers` is
     its outputs.conf server list (default: the IPs); `failing` are addresses that time out."""
     s = m.snap
@@ -142,7 +141,7 @@ def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, ser
             dutycycle_wide(s, t, {"tail": 0.01, "mgmt_httpd": 0.003, "httpinputserverdatathread": hec})
             thruput_lines(s, t, None, {"app:json": sum(k for _, k in receivers) or 100.0})
         for ip, kbps in receivers:
-            tcpout_line(s, t, i, ip, kbps + (wobble(i, kbps * 0.005) if flat else (i % 4) * kbps * 0.2))
+            tcpout_line(s, t, i, ip, kbps + wobble(i, kbps * 0.005))
         for addr in failing:
             if i % 2 == 0:
                 s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",

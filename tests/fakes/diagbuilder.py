@@ -32,12 +32,12 @@ def _rest(snap: str, path: str) -> List[Tuple[str, Dict]]:
     return [(e["name"], e.get("content") or {}) for e in body.get("entry", [])]
 
 
-def _conf(stanzas: List[Tuple[str, Dict]], keys_out=("eai:acl", "eai:appName", "eai:userName")) -> str:
+def _conf(stanzas: List[Tuple[str, Dict]]) -> str:
     out = []
     for name, c in stanzas:
         out.append("[%s]" % name)
         for k, v in c.items():
-            if k in keys_out or k.startswith("eai:") or v is None or isinstance(v, (dict, list)):
+            if k.startswith("eai:") or v is None or isinstance(v, (dict, list)):
                 continue
             if isinstance(v, bool):
                 v = "1" if v else "0"

@@ -5,7 +5,6 @@ Each POST is answered by the next entry of a script (`plan`), then by `default`:
 - "hang": keep the connection open without answering until the receiver stops;
 - "trickle": answer 200 with a long body, one byte a second;
 - "trickle_head": send the status line itself one byte a second;
-- "drop": close the connection without answering;
 - "slow": answer 200 after `slow_s` seconds (within the client's deadline).
 Only answered 2xx POSTs count as received (`bodies`, `times`); every POST is in `seen`.
 The receiver can stop and start again on the same port (a receiver restarted mid-outage).
@@ -56,9 +55,6 @@ class HookHandler(QuietHandler):
         if step == "slow":
             outer.stopping.wait(outer.slow_s)
             step = 200
-        if step == "drop":
-            self.close_connection = True
-            return
         if step == "trickle_head":
             self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
             return
