@@ -29,6 +29,7 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fakes.action_run import payload as action_payload
@@ -182,17 +183,14 @@ def dispatch(name: str, rows: Sequence[Mapping[str, Any]], at: float, fake: Any,
     return execute(AlertDispatch(name, workdir, stanza).run(rows, at), fake, tls, extra_env, **conf)
 
 
-class _Local:
-    url = "https://127.0.0.1:8089"
-
-
 def run_in_process(execs: Sequence[Execution], port: Any, **conf: Any) -> List[Any]:
     """The same runs through the action's core (ingest_doctor.alert.action.run) over `port`, each at its
     alert run's time; their summaries."""
     from ingest_doctor.alert.action import run
     from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.diagnose import diagnose
-    return [run(parse_payload(json.dumps(e.payload(_Local(), **conf))), port, diagnose, now=e.at) for e in execs]
+    local = SimpleNamespace(url="https://127.0.0.1:8089")     # no splunkd: the port stands in for it
+    return [run(parse_payload(json.dumps(e.payload(local, **conf))), port, diagnose, now=e.at) for e in execs]
 
 
 # ---------------------------------------------------------------------------- the dispatch gate's rule

@@ -156,14 +156,11 @@ class Snap:
                 "disabled": False, "enableSSL": "1", "enablessl": "false", "host": self.host,
                 "index": "default", "indexes": [], "maxSockets": max_sockets, "maxThreads": max_threads,
                 "port": "8088", "sslVersions": "tls1.2", "useDeploymentServer": "0"})])
-        ents = []
-        for i, name in enumerate(tokens):
-            ents.append(("http://" + name, {
-                "_rcvbuf": 1572864, "description": "%s events" % name, "disabled": False,
-                "eai:appName": "splunk_httpinput", "eai:userName": "nobody", "host": "$decideOnStartup",
-                "index": "main", "indexes": ["main"], "source": name, "sourcetype": "%s:json" % name,
-                "token": "00000000-0000-0000-0000-%012d" % (i + 1), "useACK": "0"}))
-        return self.rest("services/data/inputs/http", ents)
+        return self.rest("services/data/inputs/http", [("http://" + name, {
+            "_rcvbuf": 1572864, "description": "%s events" % name, "disabled": False,
+            "eai:appName": "splunk_httpinput", "eai:userName": "nobody", "host": "$decideOnStartup",
+            "index": "main", "indexes": ["main"], "source": name, "sourcetype": "%s:json" % name,
+            "token": "00000000-0000-0000-0000-%012d" % (i + 1), "useACK": "0"}) for i, name in enumerate(tokens)])
 
     def macros(self, definitions: Dict[str, str]) -> "Snap":
         """services/configs/conf-macros as the CLI records it: name -> definition."""
@@ -198,15 +195,13 @@ class Snap:
             "disabled": False})])
 
     def props(self, stanzas: Dict[str, Dict[str, str]]) -> "Snap":
-        ents = []
-        for name, settings in stanzas.items():
-            content = {"ANNOTATE_PUNCT": "True", "BREAK_ONLY_BEFORE_DATE": "True", "CHARSET": "UTF-8",
-                       "DATETIME_CONFIG": "/etc/datetime.xml", "LINE_BREAKER": "([\\r\\n]+)",
-                       "MAX_TIMESTAMP_LOOKAHEAD": "128", "SHOULD_LINEMERGE": "True", "TRUNCATE": "10000",
-                       "eai:appName": "search", "eai:userName": "nobody", "disabled": False}
-            content.update(settings)
-            ents.append((name, content))
-        return self.rest("services/configs/conf-props", ents)
+        """conf-props: each stanza's `settings` over props.conf's defaults."""
+        defaults = {"ANNOTATE_PUNCT": "True", "BREAK_ONLY_BEFORE_DATE": "True", "CHARSET": "UTF-8",
+                    "DATETIME_CONFIG": "/etc/datetime.xml", "LINE_BREAKER": "([\\r\\n]+)",
+                    "MAX_TIMESTAMP_LOOKAHEAD": "128", "SHOULD_LINEMERGE": "True", "TRUNCATE": "10000",
+                    "eai:appName": "search", "eai:userName": "nobody", "disabled": False}
+        return self.rest("services/configs/conf-props", [(name, dict(defaults, **settings))
+                                                         for name, settings in stanzas.items()])
 
     # -- logs
     def metric(self, t: float, body: str) -> None:
