@@ -56,10 +56,7 @@ def _log_lines(snap: str, name: str) -> List[str]:
 
 def _resource_usage(snap: str, end: float, minutes: int = 30) -> List[str]:
     """Every 10 s, as splunkd writes it, for `minutes` before `end`: the snapshot's one reading, held."""
-    lines: List[str] = []
-    for i in range(minutes * 6, -1, -1):
-        lines.extend(_resource_usage_at(snap, end - i * 10.0))
-    return lines
+    return [line for i in range(minutes * 6, -1, -1) for line in _resource_usage_at(snap, end - i * 10.0)]
 
 
 def _resource_usage_at(snap: str, t: float) -> List[str]:

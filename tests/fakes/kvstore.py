@@ -327,12 +327,8 @@ class Splunkd:
         self.searches.append(spl)
         if SENDALERT.match(spl):
             return self._sendalert(req, spl)
-        hosts = re.findall(r'host="([^"]+)"', spl)
-        results = []
-        for h in hosts:
-            if h in self.configs:
-                raw = json.dumps({"host": h, "time": 1763805000.0, "config": self.configs[h]})
-                results.append({"host": h, "_raw": raw})
+        results = [{"host": h, "_raw": json.dumps({"host": h, "time": 1763805000.0, "config": self.configs[h]})}
+                   for h in re.findall(r'host="([^"]+)"', spl) if h in self.configs]
         return Response(200, {"preview": False, "init_offset": 0, "messages": [],
                               "fields": [{"name": "host"}, {"name": "_raw"}], "results": results,
                               "highlighted": {}})
