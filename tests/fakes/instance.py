@@ -209,16 +209,19 @@ class Instance:
 
     # -- storage/passwords (Atom, what splunklib's storage_passwords reads)
     def _passwords(self, req: Request) -> Response:
-        with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-            body = f.read().replace("{token}", PROBE_TOKEN).replace("{base}", self.fake.url)
+        body = _template("storage_passwords.atom.xml").replace("{token}", PROBE_TOKEN).replace("{base}", self.fake.url)
         return Response(200, body, content_type="text/xml; charset=UTF-8")
+
+
+def _template(name: str) -> str:
+    with open(os.path.join(TEMPLATES, name), encoding="utf-8") as f:
+        return f.read()
 
 
 def webhook_passwords_atom(base: str, secret: str) -> str:
     """storage/passwords' Atom feed (the recorded template) holding the add-on's webhook auth header `secret`."""
-    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-        text = f.read()
-    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
+    return (_template("storage_passwords.atom.xml")
+            .replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
             .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
                                                      "{&quot;auth_header&quot;: &quot;%s&quot;}" % secret)
             .replace("{base}", base))
@@ -226,19 +229,15 @@ def webhook_passwords_atom(base: str, secret: str) -> str:
 
 def input_xml(server_uri: str, params: Dict[str, str], server_host: str = "idx-01",
               session_key: str = SESSION_KEY, checkpoint_dir: str = "/tmp") -> str:
-    with open(os.path.join(TEMPLATES, "input.xml"), encoding="utf-8") as f:
-        template = f.read()
     lines = "\n".join('      <param name="%s">%s</param>' % (k, v) for k, v in params.items())
-    return (template.replace("{server_host}", server_host).replace("{server_uri}", server_uri)
+    return (_template("input.xml").replace("{server_host}", server_host).replace("{server_uri}", server_uri)
             .replace("{checkpoint_dir}", checkpoint_dir).replace("{session_key}", session_key)
             .replace("{params}", lines))
 
 
 def validation_xml(params: Dict[str, str], session_key: str = SESSION_KEY) -> str:
-    with open(os.path.join(TEMPLATES, "validation.xml"), encoding="utf-8") as f:
-        template = f.read()
     lines = "\n".join('    <param name="%s">%s</param>' % (k, v) for k, v in params.items())
-    return template.replace("{session_key}", session_key).replace("{params}", lines)
+    return _template("validation.xml").replace("{session_key}", session_key).replace("{params}", lines)
 
 
 def utf16(xml: str) -> bytes:
