@@ -7,23 +7,17 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
 
-from fakes.paths import BIN
-from ingest_doctor import thresholds
+from fakes import action_run
+from fakes.action_run import HF_CONFIG, NOW, SCRIPT, TH  # noqa: F401 (the fault tests import them from here)
 
-TH = thresholds.defaults()
-
-SCRIPT = os.path.join(BIN, "ingest_doctor_flag.py")
-NOW = 1763805600.0
 RELAY_NAME = "Ingest Doctor - Findings - Collector findings"
 ALERT_NAME = "Ingest Doctor - Saturated splunkd thread"
 RELAY_COLUMNS = ["signal", "host", "id", "severity", "bottleneck", "pipeline_set", "component", "status",
                  "last_time", "finding"]
 SESSION_KEY = "s3cr3t-session-key"
-HF_CONFIG = {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 2, "max_threads": 0,
-             "max_sockets": 0, "hec_enabled": True, "hec_port": 8088, "hec_ssl": True, "hec_tokens": 3,
-             "parallel_ingestion_pipelines": 1}
 
 
 def thread_row(host: str = "hf-01", last: float = NOW, busy: int = 98) -> Dict[str, Any]:
@@ -65,12 +59,8 @@ def relay_row(event: Dict[str, Any], last: Optional[float] = NOW, raw: Optional[
 
 
 def payload(url: str, results_file: str, sid: str, search_name: str = ALERT_NAME, **conf: Any) -> Dict[str, Any]:
-    configuration = {"min_severity": "warning", "webhook_url": "", "index": ""}
-    configuration.update(conf)
-    return {"app": "ingest_doctor", "owner": "nobody", "results_file": results_file,
-            "results_link": "https://sh-01:8000/app/ingest_doctor/@go?sid=" + sid, "search_name": search_name,
-            "server_host": "sh-01", "server_uri": url, "session_key": SESSION_KEY, "sid": sid,
-            "configuration": configuration, "result": {}}
+    """action_run's payload for the splunkd at `url`, from the alert `search_name`."""
+    return dict(action_run.payload(SimpleNamespace(url=url), results_file, sid, **conf), search_name=search_name)
 
 
 def env(tls: Any, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // Headless Chromium for the tests (tests/fakes/browser.py drives it): one JSON command a line on stdin,
 // one JSON answer a line on stdout. Commands: goto {url}, fill {selector, value}, select {selector, value},
-// click {selector}, text {selector}, value {selector}, html, screenshot {path},
-// wait_text {selector, pattern, timeout_ms},
+// click {selector}, text {selector}, value {selector}, html, wait_text {selector, pattern, timeout_ms},
 // report (console lines, page errors, requests that left the loopback origin), close.
 // A request to any other origin than the page's is answered with an error and reported: the forms
 // must work with Splunk Web alone.
@@ -60,8 +59,6 @@ async function main() {
                     if (Date.now() - t0 > (cmd.timeout_ms || 15000)) throw new Error(`${cmd.selector} shows ${JSON.stringify(value)}, not /${cmd.pattern}/`);
                     await new Promise((r) => setTimeout(r, 50));
                 }
-            } else if (cmd.op === 'screenshot') {
-                await page.screenshot({ path: cmd.path, fullPage: true });
             } else if (cmd.op === 'report') {
                 value = report;
             } else if (cmd.op === 'close') {

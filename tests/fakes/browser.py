@@ -70,9 +70,6 @@ class Browser:
     def wait_text(self, selector: str, pattern: str, timeout_ms: int = 15000) -> str:
         return self._do(op="wait_text", selector=selector, pattern=pattern, timeout_ms=timeout_ms) or ""
 
-    def screenshot(self, path: str) -> None:
-        self._do(op="screenshot", path=path)
-
     def report(self) -> Dict[str, Any]:
         return self._do(op="report")
 

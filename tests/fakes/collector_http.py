@@ -2,28 +2,14 @@
 (an indexer with two pipeline sets, HEC on), FakeHttp serving it and recording the calls, and
 a Collector wired to it with a counting clock. tests/fakes/instance.py is the same over HTTPS."""
 import json
-import os
 
 from ingest_doctor.collector import params as params_mod
 from ingest_doctor.collector import poll as collector
 from ingest_doctor.read import endpoints
-from fakes.paths import SCENARIOS
 from fakes.splunkd import envelope
 
 Q = "services/server/introspection/queues"
 MACROS = "services/configs/conf-macros"
-
-
-def scenario_bodies(scenario):
-    """The bodies of the collector's endpoints recorded in a scenario's rest/ folder, by endpoint path."""
-    rest = os.path.join(SCENARIOS, scenario, "rest")
-    out = {}
-    for ep in endpoints.COLLECTOR:
-        path = os.path.join(rest, ep.path + ".json")
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                out[ep.path] = f.read()
-    return out
 
 
 def params(**kw):
@@ -65,36 +51,32 @@ def queues(fill):
 
 
 def routes(fill=2.0, http_port="8088", ssl="1"):
-    return {
-        "services/server/info": body("services/server/info", [("server-info", {"host": "idx-01",
-                                                                                "numberOfVirtualCores": 16,
-                                                                                "server_roles": ["indexer"],
-                                                                                "version": "9.3.2"})]),
-        "services/data/inputs/http": body("services/data/inputs/http", [("http://app", {"index": "main"})]),
-        "services/data/inputs/http/http": body("services/data/inputs/http/http", [("http", {
-            "dedicatedIoThreads": "2", "disabled": False, "enableSSL": ssl, "port": http_port})]),
-        MACROS: body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "90"})]),
-        "services/configs/conf-server/general": body("services/configs/conf-server/general", [
-            ("general", {"parallelIngestionPipelines": "2"})]),
-        "services/configs/conf-server/queue": body("services/configs/conf-server/queue", [
-            ("queue", {"maxSize": "500KB"})]),
-        "services/configs/conf-outputs/tcpout": body("services/configs/conf-outputs/tcpout", [
-            ("tcpout", {"compressed": "false"})]),
-        Q: lambda: queues(fill),
-        "services/server/introspection/indexer": body("services/server/introspection/indexer", [
-            ("indexer", {"average_KBps": 22.9, "reason": "", "status": "normal"})]),
-        "services/server/pipelinesets": body("services/server/pipelinesets", [
-            ("ingest_pipe_%d" % i, {"busiest_thread_name": "indexerPipe", "dutycycle_ratio": "0.05",
-                                    "requests_last_period": "12", "share": "0.5"}) for i in range(2)]),
-        "services/server/status/resource-usage/splunk-processes": body(
-            "services/server/status/resource-usage/splunk-processes", [
-                ("1703", {"process": "splunkd", "process_type": "splunkd_server", "pct_cpu": "13.90",
-                          "args": "-p 8089 start", "t_count": "89"})]),
-        "services/server/status/resource-usage/hostwide": body(
-            "services/server/status/resource-usage/hostwide", [
-                ("hostwide", {"cpu_idle_pct": "71.2", "virtual_cpu_count": "16", "cpu_count": "8"})]),
-        "services/collector/health": (200, {"text": "HEC is healthy", "code": 17}),
+    entries = {
+        "services/server/info": [("server-info", {"host": "idx-01", "numberOfVirtualCores": 16,
+                                                  "server_roles": ["indexer"], "version": "9.3.2"})],
+        "services/data/inputs/http": [("http://app", {"index": "main"})],
+        "services/data/inputs/http/http": [("http", {"dedicatedIoThreads": "2", "disabled": False, "enableSSL": ssl,
+                                                     "port": http_port})],
+        MACROS: [("ingest_doctor_thread_busy_pct", {"definition": "90"})],
+        "services/configs/conf-server/general": [("general", {"parallelIngestionPipelines": "2"})],
+        "services/configs/conf-server/queue": [("queue", {"maxSize": "500KB"})],
+        "services/configs/conf-outputs/tcpout": [("tcpout", {"compressed": "false"})],
+        "services/server/introspection/indexer": [("indexer", {"average_KBps": 22.9, "reason": "",
+                                                                "status": "normal"})],
+        "services/server/pipelinesets": [("ingest_pipe_%d" % i, {"busiest_thread_name": "indexerPipe",
+                                                                 "dutycycle_ratio": "0.05",
+                                                                 "requests_last_period": "12", "share": "0.5"})
+                                         for i in range(2)],
+        "services/server/status/resource-usage/splunk-processes": [
+            ("1703", {"process": "splunkd", "process_type": "splunkd_server", "pct_cpu": "13.90",
+                      "args": "-p 8089 start", "t_count": "89"})],
+        "services/server/status/resource-usage/hostwide": [
+            ("hostwide", {"cpu_idle_pct": "71.2", "virtual_cpu_count": "16", "cpu_count": "8"})],
     }
+    out = {path: body(path, ents) for path, ents in entries.items()}
+    out[Q] = lambda: queues(fill)
+    out["services/collector/health"] = (200, {"text": "HEC is healthy", "code": 17})
+    return out
 
 
 def collector_for(http, **kw):

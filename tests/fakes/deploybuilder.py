@@ -12,7 +12,8 @@ import json
 import os
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from fakes.snapbuilder import T0, Snap, dutycycle_long, dutycycle_wide, queue_line, thruput_lines, times
+from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, queue_line, tcpout_line, thruput_lines,
+                               times, wobble)
 
 MINUTES = 12
 QUIET = {"splunktcpin": 4.0, "parsingqueue": 3.0, "aggqueue": 2.0, "typingqueue": 2.0, "indexqueue": 3.0}
@@ -49,8 +50,7 @@ def server_info(m: Member, cores: int, roles: Sequence[str]) -> None:
         "mode": "normal", "isForwarding": "heavyweight_forwarder" in roles})])
 
 
-def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type: str = "full",
-               by_name: bool = True) -> None:
+def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type: str = "full") -> None:
     port = 40100 + int(snd.ip.split(".")[-1]) * 10 + i % 3
     rcv.snap.metric(t + 0.003, (
         "group=tcpin_connections, %s:%d:9997, connectionType=cooked, sourcePort=%d, sourceHost=%s, sourceIp=%s, "
@@ -59,18 +59,7 @@ def tcpin_line(rcv: Member, t: float, i: int, snd: Member, kbps: float, fwd_type
         "build=d8ae995bf219, version=9.3.2, os=Linux, arch=x86_64, hostname=%s, guid=%s, fwdType=%s, ssl=false, "
         "lastIndexer=%s:9997, ack=false")
         % (snd.ip, port, port, snd.ip, snd.ip, kbps * 30, kbps * 1024, kbps, kbps, kbps * 30 * (i + 1), kbps * 4,
-           kbps * 0.8, snd.host if by_name else "", snd.guid, fwd_type, rcv.ip))
-
-
-def tcpout_line(snd: Member, t: float, i: int, dest_ip: str, kbps: float, group: str = "splunk_indexers") -> None:
-    snd.snap.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, destPort=9997, "
-                               "_tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
-                               "_tcp_eps=%.2f, kb=%.2f" % (group, dest_ip, 43500 + i % 7, dest_ip, kbps * 1024,
-                                                          kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
-
-
-def wobble(i: int, amp: float) -> float:
-    return ((i * 7) % 5 - 2) / 2.0 * amp
+           kbps * 0.8, snd.host, snd.guid, fwd_type, rcv.ip))
 
 
 def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Optional[str] = None,
@@ -84,25 +73,21 @@ def receiver(m: Member, senders: Iterable[Tuple[Member, float]], saturated: Opti
     server_info(m, 16, ["indexer"])
     s.resources(16, 30.0, 260.0).indexer().server_general(str(sets)).server_queue()
     psets: List[Optional[int]] = [None] if sets == 1 else list(range(sets))
-    rest = {}
     full_to = FULL_TO[saturated or "indexing"]
-    for p in psets:
-        hit = held or saturated and (sets == 1 or p == saturated_set)
-        rest[p] = {REST_NAME[q]: ((100, 99, 98, 98) if hit and q in full_to else (3, 4, 4, 4))
-                   for q in REST_NAME}
-    s.queues(rest)
+    hits = {p: held or saturated and (sets == 1 or p == saturated_set) for p in psets}
+    s.queues({p: {REST_NAME[q]: ((100, 99, 98, 98) if hits[p] and q in full_to else (3, 4, 4, 4)) for q in REST_NAME}
+              for p in psets})
     if sets > 1:
         s.pipelinesets({p: (THREAD[saturated] if saturated and p == saturated_set else "indexerPipe",
                             0.99 if saturated and p == saturated_set else busy) for p in psets})
     senders = list(senders)
     for i, t in enumerate(times(MINUTES)):
         for p in psets:
-            hit = held or saturated and (sets == 1 or p == saturated_set)
             for q in REST_NAME:
-                fill = 98.0 if hit and q in full_to else QUIET[q]
+                fill = 98.0 if hits[p] and q in full_to else QUIET[q]
                 queue_line(s, t, p, q, max(0.0, min(100.0, fill + wobble(i, 1.5))))
             duty = {"parsing": 0.2, "merging": 0.15, "typing": busy, "indexerpipe": busy * 0.9}
-            if hit and saturated:
+            if hits[p] and saturated:
                 duty[THREAD[saturated]] = 0.99
             dutycycle_long(s, t, p, duty)
             thruput_lines(s, t, p, {"linux:audit": 6000.0 / len(psets), "syslog": 2000.0 / len(psets)})
@@ -126,7 +111,7 @@ def replication_full(peer: Member, target: Member, every: int = 2) -> Member:
 
 
 def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, servers: Optional[str] = None,
-           failing: Sequence[str] = (), hec_pegged: bool = False, uf: bool = False, flat: bool = True) -> Member:
+           failing: Sequence[str] = (), hec_pegged: bool = False, uf: bool = False) -> Member:
     """A forwarder sending to `receivers` (dest IP, KB/s each): its tcpout queue blocked or not; `servers` is
     its outputs.conf server list (default: the IPs); `failing` are addresses that time out."""
     s = m.snap
@@ -151,17 +136,12 @@ def sender(m: Member, receivers: Sequence[Tuple[str, float]], blocked: bool, ser
         if uf:
             dutycycle_wide(s, t, {"tail": 0.05, "mgmt_httpd": 0.001})
         else:
-            duty = {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07}
-            dutycycle_long(s, t, None, duty)
-            wide = {"tail": 0.01, "mgmt_httpd": 0.003}
-            if hec_pegged:
-                wide["httpinputserverdatathread"] = 0.985 + wobble(i, 0.004)
-            else:
-                wide["httpinputserverdatathread"] = 0.3
-            dutycycle_wide(s, t, wide)
+            dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+            hec = 0.985 + wobble(i, 0.004) if hec_pegged else 0.3
+            dutycycle_wide(s, t, {"tail": 0.01, "mgmt_httpd": 0.003, "httpinputserverdatathread": hec})
             thruput_lines(s, t, None, {"app:json": sum(k for _, k in receivers) or 100.0})
         for ip, kbps in receivers:
-            tcpout_line(m, t, i, ip, kbps + (wobble(i, kbps * 0.005) if flat else (i % 4) * kbps * 0.2))
+            tcpout_line(s, t, i, ip, kbps + wobble(i, kbps * 0.005))
         for addr in failing:
             if i % 2 == 0:
                 s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
@@ -193,4 +173,4 @@ def settings(f: Dict) -> List[Optional[str]]:
     return [r["setting"] for r in f["recommendations"]]
 
 
-__all__ = ["T0", "Member", "receiver", "replication_full", "sender", "write", "by_id", "settings", "tcpin_line", "tcpout_line"]
+__all__ = ["T0", "Member", "receiver", "replication_full", "sender", "write", "by_id", "settings", "tcpin_line"]

@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from fakes.deploybuilder import MINUTES, Member, receiver, replication_full, sender, tcpin_line, write
 from fakes.dispatch import AlertDispatch, execute
 from fakes.shsearch import queues_alert_rows, with_pipelineset_lines
-from fakes.snapbuilder import times
+from fakes.snapbuilder import maxkbps_line, paused_line, times
 from ingest_doctor import cli, exitcodes
 from ingest_doctor.delivery.store import kv_key
 
@@ -79,12 +79,7 @@ def autolb_hec_senders(saturated_at: int = 4) -> Tuple[List[Member], List[Member
             if turn:
                 h.snap.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
                                          "current_size=511800, largest_size=512000, smallest_size=505112")
-                h.snap.splunkd_line(t + 2, "WARN", "TcpOutputProc", "indexerPipe",
-                                    "The TCP output processor has paused the data flow. Forwarding to host_dest=%s "
-                                    "inside output group splunk_indexers from host_src=%s has been blocked for "
-                                    "blocked_seconds=10. This can stall the data flow towards indexing and other "
-                                    "network outputs. Review the receiving system's health in the Splunk Monitoring "
-                                    "Console. It is probably not accepting data." % (bad.ip, h.host), tid=3001)
+                paused_line(h.snap, t + 2, bad.ip, 10, tid=3001)
                 for j in range(12):
                     h.snap.splunkd_line(t + 3 + j * 0.5, "ERROR", "HttpInputDataHandler", "HttpDedicatedIoThread-0",
                                         "Failed processing http input, token name=app, channel=n/a, "
@@ -106,10 +101,7 @@ def capped_windows_uf(m: Member, idx: Member, kbps: float = 256.0) -> None:
                                  "average_kbps=%.3f, total_k_processed=%d, kb=%.3f, ev=27000, load_average=0.4"
                       % (kbps, kbps, int(kbps * 30 * (i + 1)), kbps * 30))
         if i % 3 == 0:
-            m.snap.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
-                                "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding "
-                                "may be throttled. Consider increasing the value of maxKBps in limits.conf."
-                                % round(kbps + 1), tid=5512)
+            maxkbps_line(m.snap, t + 7, kbps)
     m.snap.metrics.sort()
 
 

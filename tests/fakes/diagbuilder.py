@@ -32,12 +32,12 @@ def _rest(snap: str, path: str) -> List[Tuple[str, Dict]]:
     return [(e["name"], e.get("content") or {}) for e in body.get("entry", [])]
 
 
-def _conf(stanzas: List[Tuple[str, Dict]], keys_out=("eai:acl", "eai:appName", "eai:userName")) -> str:
+def _conf(stanzas: List[Tuple[str, Dict]]) -> str:
     out = []
     for name, c in stanzas:
         out.append("[%s]" % name)
         for k, v in c.items():
-            if k in keys_out or k.startswith("eai:") or v is None or isinstance(v, (dict, list)):
+            if k.startswith("eai:") or v is None or isinstance(v, (dict, list)):
                 continue
             if isinstance(v, bool):
                 v = "1" if v else "0"
@@ -56,24 +56,16 @@ def _log_lines(snap: str, name: str) -> List[str]:
 
 def _resource_usage(snap: str, end: float, minutes: int = 30) -> List[str]:
     """Every 10 s, as splunkd writes it, for `minutes` before `end`: the snapshot's one reading, held."""
-    lines: List[str] = []
-    for i in range(minutes * 6, -1, -1):
-        lines.extend(_resource_usage_at(snap, end - i * 10.0))
-    return lines
+    return [line for i in range(minutes * 6, -1, -1) for line in _resource_usage_at(snap, end - i * 10.0)]
 
 
 def _resource_usage_at(snap: str, t: float) -> List[str]:
     stamp = time.strftime("%m-%d-%Y %H:%M:%S", time.gmtime(t)) + ".000 +0000"
-    lines = []
-    for _, c in _rest(snap, "services/server/status/resource-usage/hostwide")[:1]:
-        lines.append(json.dumps({"datetime": stamp, "log_level": "INFO", "component": "Hostwide",
-                                 "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
-                                separators=(",", ":")))
-    for _, c in _rest(snap, "services/server/status/resource-usage/splunk-processes"):
-        lines.append(json.dumps({"datetime": stamp, "log_level": "INFO", "component": "PerProcess",
-                                 "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
-                                separators=(",", ":")))
-    return [x + "\n" for x in lines]
+    readings = ([("Hostwide", c) for _, c in _rest(snap, "services/server/status/resource-usage/hostwide")[:1]]
+                + [("PerProcess", c) for _, c in _rest(snap, "services/server/status/resource-usage/splunk-processes")])
+    return [json.dumps({"datetime": stamp, "log_level": "INFO", "component": component,
+                        "data": {k: str(v) for k, v in c.items() if not k.startswith("eai:")}},
+                       separators=(",", ":")) + "\n" for component, c in readings]
 
 
 def members(snap: str, host: str, rotate: bool = True, introspection: bool = True) -> List[Tuple[str, bytes]]:

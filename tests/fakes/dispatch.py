@@ -29,11 +29,12 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fakes.action_run import payload as action_payload
 from fakes.action_run import run_action
-from fakes.kvstore import write_results
+from fakes.kvstore import columns_of, write_results
 from fakes.searches import SAVED
 
 ACTION = "action.ingest_doctor_flag"
@@ -75,14 +76,6 @@ def result_of(row: Mapping[str, Any]) -> Dict[str, Any]:
         elif v is not None and str(v) != "":
             out[k] = str(v)
     return out
-
-
-def columns_of(rows: Sequence[Mapping[str, Any]]) -> List[str]:
-    """The results' columns, in the order they first appear (a search with appends: its own, then theirs)."""
-    cols: List[str] = []
-    for r in rows:
-        cols.extend(k for k in r if k not in cols)
-    return cols
 
 
 @dataclass
@@ -190,17 +183,14 @@ def dispatch(name: str, rows: Sequence[Mapping[str, Any]], at: float, fake: Any,
     return execute(AlertDispatch(name, workdir, stanza).run(rows, at), fake, tls, extra_env, **conf)
 
 
-class _Local:
-    url = "https://127.0.0.1:8089"
-
-
 def run_in_process(execs: Sequence[Execution], port: Any, **conf: Any) -> List[Any]:
     """The same runs through the action's core (ingest_doctor.alert.action.run) over `port`, each at its
     alert run's time; their summaries."""
     from ingest_doctor.alert.action import run
     from ingest_doctor.alert.payload import parse_payload
     from ingest_doctor.diagnose import diagnose
-    return [run(parse_payload(json.dumps(e.payload(_Local(), **conf))), port, diagnose, now=e.at) for e in execs]
+    local = SimpleNamespace(url="https://127.0.0.1:8089")     # no splunkd: the port stands in for it
+    return [run(parse_payload(json.dumps(e.payload(local, **conf))), port, diagnose, now=e.at) for e in execs]
 
 
 # ---------------------------------------------------------------------------- the dispatch gate's rule

@@ -17,8 +17,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import signal
 import socket
 import ssl
+import subprocess
+import sys
+import tempfile
 import threading
 from typing import List, Optional, Tuple
 
@@ -271,8 +276,7 @@ COUNTERS = ("cases", "failures", "tracebacks", "hangs", "false_healthy", "lost_u
 
 
 def full() -> bool:
-    import os as _os
-    return bool(_os.environ.get(FULL_ENV))
+    return bool(os.environ.get(FULL_ENV))
 
 
 def scale(quick, whole):
@@ -282,8 +286,7 @@ def scale(quick, whole):
 
 def record(section: str, peak_rss_mb: float = 0.0, **counts: int) -> None:
     """Append one section's figures to the fault report (no-op outside `make fault`)."""
-    import os as _os
-    path = _os.environ.get(REPORT_ENV)
+    path = os.environ.get(REPORT_ENV)
     if not path:
         return
     row = {"section": section, "peak_rss_mb": round(peak_rss_mb, 1)}
@@ -309,12 +312,6 @@ sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(s
 def run_measured(cmd, stdin: bytes = b"", timeout: float = 60.0, env=None, cwd=None):
     """Run a subprocess as Splunk would; returns (returncode or None when it hung and was killed,
     stdout, stderr, peak RSS in MB of that command)."""
-    import os as _os
-    import re
-    import signal
-    import subprocess
-    import sys
-    import tempfile
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen([sys.executable, "-c", _WRAPPER] + list(cmd), stdin=subprocess.PIPE, stdout=out,
                              stderr=err, env=env, cwd=cwd, start_new_session=True)
@@ -323,7 +320,7 @@ def run_measured(cmd, stdin: bytes = b"", timeout: float = 60.0, env=None, cwd=N
         def kill() -> None:
             killed.append(True)
             try:
-                _os.killpg(p.pid, signal.SIGKILL)
+                os.killpg(p.pid, signal.SIGKILL)
             except OSError:
                 pass
         timer = threading.Timer(timeout, kill)

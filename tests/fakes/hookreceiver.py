@@ -5,7 +5,6 @@ Each POST is answered by the next entry of a script (`plan`), then by `default`:
 - "hang": keep the connection open without answering until the receiver stops;
 - "trickle": answer 200 with a long body, one byte a second;
 - "trickle_head": send the status line itself one byte a second;
-- "drop": close the connection without answering;
 - "slow": answer 200 after `slow_s` seconds (within the client's deadline).
 Only answered 2xx POSTs count as received (`bodies`, `times`); every POST is in `seen`.
 The receiver can stop and start again on the same port (a receiver restarted mid-outage).
@@ -56,9 +55,6 @@ class HookHandler(QuietHandler):
         if step == "slow":
             outer.stopping.wait(outer.slow_s)
             step = 200
-        if step == "drop":
-            self.close_connection = True
-            return
         if step == "trickle_head":
             self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
             return
@@ -78,15 +74,8 @@ class HookHandler(QuietHandler):
                 outer.bodies.append(body)
                 outer.times.append(time.time())
         out = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"no"}'
-        self.send_response(status)
-        for k, v in hdrs.items():
-            self.send_header(k, v)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(out)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(out)
-        self.close_connection = True
+        self.reply(status, list(hdrs.items()) + [("Content-Type", "application/json"),
+                                                 ("Content-Length", str(len(out))), ("Connection", "close")], out)
 
 
 class HookReceiver(Loopback):

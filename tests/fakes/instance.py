@@ -45,6 +45,16 @@ REST = {
 }
 
 
+def _queue_content(cur: int, avg: int, max_bytes: int):
+    """One introspection/queues entry's content: `cur` bytes now, `avg` bytes over each lookback."""
+    return {"cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
+            "current_size": cur // 500, "current_size_bytes": cur, "largest_size": cur // 500,
+            "max_size_bytes": max_bytes, "sampling_interval": 1, "smallest_size": 0,
+            "value_cntr1_size_bytes_lookback": avg, "value_cntr1_size_lookback": avg // 500,
+            "value_cntr2_size_bytes_lookback": avg, "value_cntr2_size_lookback": avg // 500,
+            "value_cntr3_size_bytes_lookback": avg, "value_cntr3_size_lookback": avg // 500}
+
+
 class Instance:
     def __init__(self, fake: FakeSplunkd, host: str = "idx-01", psets: int = 4,
                  roles: Optional[List[str]] = None, cores: int = 16, tokens: int = 3,
@@ -110,21 +120,8 @@ class Instance:
                 title = q if pset is None else "%s.%d" % (q, pset)
                 cur = int(MAX_BYTES * (98.0 if spike and q == "indexQueue" else self._fill(q)) / 100.0)
                 avg = int(MAX_BYTES * self.fill_pct / 100.0)   # the averages rise slowly: stay low
-                out.append((title, {
-                    "cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
-                    "current_size": cur // 500, "current_size_bytes": cur, "largest_size": cur // 500,
-                    "max_size_bytes": MAX_BYTES, "sampling_interval": 1, "smallest_size": 0,
-                    "value_cntr1_size_bytes_lookback": avg, "value_cntr1_size_lookback": avg // 500,
-                    "value_cntr2_size_bytes_lookback": avg, "value_cntr2_size_lookback": avg // 500,
-                    "value_cntr3_size_bytes_lookback": avg, "value_cntr3_size_lookback": avg // 500}))
-        for q in INSTANCE_QUEUES:
-            out.append((q, {"cntr_1_lookback_time": 60, "cntr_2_lookback_time": 600, "cntr_3_lookback_time": 900,
-                            "current_size": 0, "current_size_bytes": 0, "largest_size": 0,
-                            "max_size_bytes": 512000 if q != "AQ" else 10000000, "sampling_interval": 1,
-                            "smallest_size": 0, "value_cntr1_size_bytes_lookback": 0,
-                            "value_cntr1_size_lookback": 0, "value_cntr2_size_bytes_lookback": 0,
-                            "value_cntr2_size_lookback": 0, "value_cntr3_size_bytes_lookback": 0,
-                            "value_cntr3_size_lookback": 0}))
+                out.append((title, _queue_content(cur, avg, MAX_BYTES)))
+        out.extend((q, _queue_content(0, 0, 512000 if q != "AQ" else 10000000)) for q in INSTANCE_QUEUES)
         return out
 
     def _indexer(self):
@@ -212,16 +209,19 @@ class Instance:
 
     # -- storage/passwords (Atom, what splunklib's storage_passwords reads)
     def _passwords(self, req: Request) -> Response:
-        with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-            body = f.read().replace("{token}", PROBE_TOKEN).replace("{base}", self.fake.url)
+        body = _template("storage_passwords.atom.xml").replace("{token}", PROBE_TOKEN).replace("{base}", self.fake.url)
         return Response(200, body, content_type="text/xml; charset=UTF-8")
+
+
+def _template(name: str) -> str:
+    with open(os.path.join(TEMPLATES, name), encoding="utf-8") as f:
+        return f.read()
 
 
 def webhook_passwords_atom(base: str, secret: str) -> str:
     """storage/passwords' Atom feed (the recorded template) holding the add-on's webhook auth header `secret`."""
-    with open(os.path.join(TEMPLATES, "storage_passwords.atom.xml"), encoding="utf-8") as f:
-        text = f.read()
-    return (text.replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
+    return (_template("storage_passwords.atom.xml")
+            .replace("conf-ta_ingest_doctor_account", "conf-ta_ingest_doctor_settings")
             .replace("hec_probe", "webhook").replace("{&quot;token&quot;: &quot;{token}&quot;}",
                                                      "{&quot;auth_header&quot;: &quot;%s&quot;}" % secret)
             .replace("{base}", base))
@@ -229,19 +229,15 @@ def webhook_passwords_atom(base: str, secret: str) -> str:
 
 def input_xml(server_uri: str, params: Dict[str, str], server_host: str = "idx-01",
               session_key: str = SESSION_KEY, checkpoint_dir: str = "/tmp") -> str:
-    with open(os.path.join(TEMPLATES, "input.xml"), encoding="utf-8") as f:
-        template = f.read()
     lines = "\n".join('      <param name="%s">%s</param>' % (k, v) for k, v in params.items())
-    return (template.replace("{server_host}", server_host).replace("{server_uri}", server_uri)
+    return (_template("input.xml").replace("{server_host}", server_host).replace("{server_uri}", server_uri)
             .replace("{checkpoint_dir}", checkpoint_dir).replace("{session_key}", session_key)
             .replace("{params}", lines))
 
 
 def validation_xml(params: Dict[str, str], session_key: str = SESSION_KEY) -> str:
-    with open(os.path.join(TEMPLATES, "validation.xml"), encoding="utf-8") as f:
-        template = f.read()
     lines = "\n".join('    <param name="%s">%s</param>' % (k, v) for k, v in params.items())
-    return template.replace("{session_key}", session_key).replace("{params}", lines)
+    return _template("validation.xml").replace("{session_key}", session_key).replace("{params}", lines)
 
 
 def utf16(xml: str) -> bytes:

@@ -47,13 +47,8 @@ def _num(v: Any) -> Optional[float]:
 
 
 def _signals(f: Dict[str, Any], names: Iterable[str]) -> List[float]:
-    out = []
-    for e in f.get("evidence") or []:
-        if e.get("signal") in names:
-            v = _num(e.get("value"))
-            if v is not None:
-                out.append(v)
-    return out
+    values = (_num(e.get("value")) for e in f.get("evidence") or [] if e.get("signal") in names)
+    return [v for v in values if v is not None]
 
 
 def _finding_violations(f: Dict[str, Any], limits: Dict[str, int], th: thresholds_mod.Thresholds,

@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 from urllib.parse import unquote
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from fakes.paths import ROOT, TOOLS
 from fakes.splunkd import Messages, Request, Response, envelope, fault, messages
@@ -230,13 +230,15 @@ class Splunkd:
     # edit_storage_passwords (docs: "Manage credentials used by apps and data inputs", capability table).
     # `f=<key>` (repeatable) keeps only those content keys, as splunkd's filtering parameter does.
     def _password(self, req: Request) -> Response:
-        denied = self._denied(("list_storage_passwords", "admin_all_objects"))
-        if denied:
-            return denied
+        name, refused = self._password_named(req, self._denied(("list_storage_passwords", "admin_all_objects")))
+        return refused or self._password_entry(name, req.query.get("f"))
+
+    def _password_named(self, req: Request, denied: Optional[Response]) -> Tuple[str, Optional[Response]]:
+        """The entity a request names, and splunkd's refusal if any: the capability's 403 first, then a 404."""
         name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if name not in self.passwords:
-            return messages(404, "Could not find object id=%s" % name)
-        return self._password_entry(name, req.query.get("f"))
+        if denied is None and name not in self.passwords:
+            denied = messages(404, "Could not find object id=%s" % name)
+        return name, denied
 
     def _password_entry(self, name: str, keep: Optional[Sequence[str]] = None, status: int = 200) -> Response:
         realm, user = name.split(":")[:2]
@@ -266,12 +268,9 @@ class Splunkd:
         return self._password_entry(name, ("realm", "username"), 201)
 
     def _password_update(self, req: Request) -> Response:
-        denied = self._password_write(req)
-        if denied:
-            return denied
-        name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if name not in self.passwords:
-            return messages(404, "Could not find object id=%s" % name)
+        name, refused = self._password_named(req, self._password_write(req))
+        if refused:
+            return refused
         form = {k: v[0] for k, v in req.form().items()}
         if "password" not in form:
             return messages(400, "Missing argument: password")
@@ -279,12 +278,10 @@ class Splunkd:
         return self._password_entry(name, ("realm", "username"))
 
     def _password_delete(self, req: Request) -> Response:
-        denied = self._password_write(req)
-        if denied:
-            return denied
-        name = unquote(req.path[len(NS + "/storage/passwords/"):])
-        if self.passwords.pop(name, None) is None:
-            return messages(404, "Could not find object id=%s" % name)
+        name, refused = self._password_named(req, self._password_write(req))
+        if refused:
+            return refused
+        del self.passwords[name]
         return envelope(NS + "/storage/passwords", [])
 
     # -- configs/conf-macros: the list, one stanza, and a write of `definition` (local/macros.conf). Writing
@@ -330,12 +327,8 @@ class Splunkd:
         self.searches.append(spl)
         if SENDALERT.match(spl):
             return self._sendalert(req, spl)
-        hosts = re.findall(r'host="([^"]+)"', spl)
-        results = []
-        for h in hosts:
-            if h in self.configs:
-                raw = json.dumps({"host": h, "time": 1763805000.0, "config": self.configs[h]})
-                results.append({"host": h, "_raw": raw})
+        results = [{"host": h, "_raw": json.dumps({"host": h, "time": 1763805000.0, "config": self.configs[h]})}
+                   for h in re.findall(r'host="([^"]+)"', spl) if h in self.configs]
         return Response(200, {"preview": False, "init_offset": 0, "messages": [],
                               "fields": [{"name": "host"}, {"name": "_raw"}], "results": results,
                               "highlighted": {}})
@@ -477,14 +470,18 @@ def _mv_encode(values: Sequence[str]) -> str:
     return ";".join("$%s$" % v.replace("$", "$$") for v in values)
 
 
+def columns_of(rows: Sequence[Dict[str, Any]]) -> List[str]:
+    """The results' columns, in the order they first appear (a search with appends: its own, then theirs)."""
+    cols: List[str] = []
+    for r in rows:
+        cols.extend(k for k in r if k not in cols)
+    return cols
+
+
 def write_results(path: str, rows: Sequence[Dict[str, Any]], columns: Optional[Sequence[str]] = None) -> str:
-    """A results.csv.gz as splunkd writes it: multivalue fields get a __mv_ twin column."""
-    cols: List[str] = list(columns or [])
-    if not cols:
-        for r in rows:
-            for k in r:
-                if k not in cols:
-                    cols.append(k)
+    """A results.csv.gz as splunkd writes it (`columns` default: columns_of(rows)); multivalue fields get a
+    __mv_ twin column."""
+    cols = list(columns or columns_of(rows))
     mv_cols = [c for c in cols if any(isinstance(r.get(c), (list, tuple)) for r in rows)]
     header = cols + ["__mv_" + c for c in mv_cols]
     buf = io.StringIO()

@@ -156,14 +156,11 @@ class Snap:
                 "disabled": False, "enableSSL": "1", "enablessl": "false", "host": self.host,
                 "index": "default", "indexes": [], "maxSockets": max_sockets, "maxThreads": max_threads,
                 "port": "8088", "sslVersions": "tls1.2", "useDeploymentServer": "0"})])
-        ents = []
-        for i, name in enumerate(tokens):
-            ents.append(("http://" + name, {
-                "_rcvbuf": 1572864, "description": "%s events" % name, "disabled": False,
-                "eai:appName": "splunk_httpinput", "eai:userName": "nobody", "host": "$decideOnStartup",
-                "index": "main", "indexes": ["main"], "source": name, "sourcetype": "%s:json" % name,
-                "token": "00000000-0000-0000-0000-%012d" % (i + 1), "useACK": "0"}))
-        return self.rest("services/data/inputs/http", ents)
+        return self.rest("services/data/inputs/http", [("http://" + name, {
+            "_rcvbuf": 1572864, "description": "%s events" % name, "disabled": False,
+            "eai:appName": "splunk_httpinput", "eai:userName": "nobody", "host": "$decideOnStartup",
+            "index": "main", "indexes": ["main"], "source": name, "sourcetype": "%s:json" % name,
+            "token": "00000000-0000-0000-0000-%012d" % (i + 1), "useACK": "0"}) for i, name in enumerate(tokens)])
 
     def macros(self, definitions: Dict[str, str]) -> "Snap":
         """services/configs/conf-macros as the CLI records it: name -> definition."""
@@ -198,15 +195,13 @@ class Snap:
             "disabled": False})])
 
     def props(self, stanzas: Dict[str, Dict[str, str]]) -> "Snap":
-        ents = []
-        for name, settings in stanzas.items():
-            content = {"ANNOTATE_PUNCT": "True", "BREAK_ONLY_BEFORE_DATE": "True", "CHARSET": "UTF-8",
-                       "DATETIME_CONFIG": "/etc/datetime.xml", "LINE_BREAKER": "([\\r\\n]+)",
-                       "MAX_TIMESTAMP_LOOKAHEAD": "128", "SHOULD_LINEMERGE": "True", "TRUNCATE": "10000",
-                       "eai:appName": "search", "eai:userName": "nobody", "disabled": False}
-            content.update(settings)
-            ents.append((name, content))
-        return self.rest("services/configs/conf-props", ents)
+        """conf-props: each stanza's `settings` over props.conf's defaults."""
+        defaults = {"ANNOTATE_PUNCT": "True", "BREAK_ONLY_BEFORE_DATE": "True", "CHARSET": "UTF-8",
+                    "DATETIME_CONFIG": "/etc/datetime.xml", "LINE_BREAKER": "([\\r\\n]+)",
+                    "MAX_TIMESTAMP_LOOKAHEAD": "128", "SHOULD_LINEMERGE": "True", "TRUNCATE": "10000",
+                    "eai:appName": "search", "eai:userName": "nobody", "disabled": False}
+        return self.rest("services/configs/conf-props", [(name, dict(defaults, **settings))
+                                                         for name, settings in stanzas.items()])
 
     # -- logs
     def metric(self, t: float, body: str) -> None:
@@ -305,6 +300,41 @@ def thruput_lines(s: Snap, t: float, pset: Optional[int], sourcetypes: Dict[str,
                                                   3 if age == 1.2 else int(age * 2)))
 
 
+def wobble(i: int, amp: float) -> float:
+    """Sample `i`'s small repeating offset (within +-amp), so that a steady series is not flat."""
+    return ((i * 7) % 5 - 2) / 2.0 * amp
+
+
+def tcpout_line(s: Snap, t: float, i: int, ip: str, kbps: float, group: str = "splunk_indexers") -> None:
+    # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
+    # tcpout_connections line itself is UNVERIFIED (no real capture).
+    s.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, "
+                        "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
+                        "_tcp_eps=%.2f, kb=%.2f" % (group, ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
+                                                    int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
+
+
 def times(minutes: float, end: float = T0, interval: float = 30.0) -> List[float]:
     n = int(minutes * 60 / interval)
     return [end - (n - i) * interval + 0.1 for i in range(1, n + 1)]
+
+
+# --------------------------------------------------------------------------- splunkd.log lines
+
+def paused_line(s: Snap, t: float, dest: str, blocked_s: int, tid: int = 7812) -> None:
+    """TcpOutputProc: forwarding from this host to `dest` has been blocked for `blocked_s` seconds."""
+    s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
+                   "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside output "
+                   "group splunk_indexers from host_src=%s has been blocked for blocked_seconds=%d. This can stall "
+                   "the data flow towards indexing and other network outputs. Review the receiving system's health "
+                   "in the Splunk Monitoring Console. It is probably not accepting data." % (dest, s.host, blocked_s),
+                   tid=tid)
+
+
+def maxkbps_line(s: Snap, t: float, kbps: float) -> None:
+    """ThruputProcessor: the forwarder reached limits.conf [thruput] maxKBps (wording as Splunk Answers threads
+    quote it)."""
+    s.splunkd_line(t, "INFO", "ThruputProcessor", "parsing",
+                   "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding may "
+                   "be throttled. Consider increasing the value of maxKBps in limits.conf." % round(kbps + 1),
+                   tid=5512)

@@ -133,6 +133,16 @@ class QuietHandler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    def reply(self, status: int, headers: Sequence[Tuple[str, str]], data: bytes, close: bool = True) -> None:
+        """Answer `status` with `headers` (in this order) and `data`; the connection then ends unless not `close`."""
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+        self.close_connection = close
+
 
 class Loopback:
     """A loopback HTTP server (https with make_tls's pair) on a thread of its own, answering with its
@@ -221,29 +231,18 @@ class SplunkdHandler(QuietHandler):
             return
         # A truncated body (Content-Length larger than what is sent) ends with its connection.
         close = not fake.keep_alive or resp.fault == "truncated"
-        self.send_response(resp.status)
-        self.send_header("Content-Type", resp.content_type)
-        if close:
-            self.send_header("Connection", "close")
-        self.send_header("Server", "Splunkd")
-        for k, v in resp.headers.items():
-            self.send_header(k, v)
         declared = len(data) * 2 + 10 if resp.fault == "truncated" else len(data)
-        self.send_header("Content-Length", str(declared))
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
-        self.close_connection = close
+        self.reply(resp.status, self._head(resp, close) + list(resp.headers.items())
+                   + [("Content-Length", str(declared))], data, close)
+
+    @staticmethod
+    def _head(resp: Response, close: bool) -> List[Tuple[str, str]]:
+        """splunkd's first headers: Content-Type, Connection: close when the connection ends, Server."""
+        closing = [("Connection", "close")] if close else []
+        return [("Content-Type", resp.content_type)] + closing + [("Server", "Splunkd")]
 
     def _trickle(self, fake: "FakeSplunkd", resp: Response, data: bytes) -> None:
-        self.close_connection = True
-        self.send_response(resp.status)
-        self.send_header("Content-Type", resp.content_type)
-        self.send_header("Connection", "close")
-        self.send_header("Server", "Splunkd")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.flush()
+        self.reply(resp.status, self._head(resp, True) + [("Content-Length", str(len(data)))], b"")
         start = time.monotonic()
         try:
             for i in range(len(data)):
@@ -293,7 +292,6 @@ class FakeSplunkd(Loopback):
     def requests_to(self, path: str, method: Optional[str] = None) -> List[Request]:
         with self._lock:
             return [r for r in self.requests if r.path == path and (method is None or r.method == method)]
-
 
 
 def _atom_entry(base: str, path: str, name: str, app: str, content: Dict[str, str]) -> str:

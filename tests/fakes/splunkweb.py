@@ -119,15 +119,8 @@ class SplunkWebHandler(QuietHandler):
         return out
 
     def _answer(self, status: int, data: bytes, ctype: str, cookies: Tuple[str, ...] = ()) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        for c in cookies:
-            self.send_header("Set-Cookie", c)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
-        self.close_connection = True
+        self.reply(status, [("Content-Type", ctype)] + [("Set-Cookie", c) for c in cookies]
+                   + [("Content-Length", str(len(data))), ("Connection", "close")], data)
 
     do_GET = do_POST = do_DELETE = _serve
 

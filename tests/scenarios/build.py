@@ -15,12 +15,14 @@ import shutil
 import sys
 import tempfile
 import time
+from typing import Dict, Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, pipeline_lines,  # noqa: E402
-                               pipelineset_line, queue_line, thruput_lines, times)
+from fakes.snapbuilder import (T0, Snap, dutycycle_long, dutycycle_wide, maxkbps_line, paused_line,  # noqa: E402
+                               pipeline_lines, pipelineset_line, queue_line, tcpout_line, thruput_lines, times,
+                               wobble)
 
 QUIET_QUEUES = {"parsingqueue": 3.0, "aggqueue": 1.0, "typingqueue": 2.0, "indexqueue": 4.0}
 REST_QUIET = {"parsingQueue": (2, 3, 2, 2), "aggQueue": (0, 1, 1, 1), "typingQueue": (1, 2, 2, 2),
@@ -28,13 +30,9 @@ REST_QUIET = {"parsingQueue": (2, 3, 2, 2), "aggQueue": (0, 1, 1, 1), "typingQue
 MINUTES = 12
 
 
-def _wobble(i: int, amp: float) -> float:
-    return ((i * 7) % 5 - 2) / 2.0 * amp
-
-
 def _queues(s: Snap, t: float, i: int, pset, fills, blocked=()):
     for q, f in fills.items():
-        queue_line(s, t, pset, q, max(0.0, min(100.0, f + _wobble(i, 1.5))), q in blocked)
+        queue_line(s, t, pset, q, max(0.0, min(100.0, f + wobble(i, 1.5))), q in blocked)
 
 
 def hec_forwarder(name: str, io_threads: str) -> Snap:
@@ -44,7 +42,7 @@ def hec_forwarder(name: str, io_threads: str) -> Snap:
     s.pipelinesets({0: ("typing", 0.21)})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, QUIET_QUEUES)
-        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.985 + _wobble(i, 0.004), "tail": 0.012,
+        dutycycle_wide(s, t, {"httpinputserverdatathread": 0.985 + wobble(i, 0.004), "tail": 0.012,
                               "mgmt_httpd": 0.003, "reaper": 0.0, "udpin": 0.0})
         dutycycle_long(s, t, None, {"parsing": 0.18, "merging": 0.12, "typing": 0.21, "indexerpipe": 0.15})
         thruput_lines(s, t, None, {"app:json": 5210.0, "k8s:json": 2900.5})
@@ -76,7 +74,7 @@ def typing_regex_hidden() -> Snap:
              "syslog": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S"}})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 97.0, "aggqueue": 96.0, "typingqueue": 98.5, "indexqueue": 3.0})
-        pipeline_lines(s, t, None, {"typing": {"regexreplacement": 26.4 + _wobble(i, 0.3), "annotator": 1.6},
+        pipeline_lines(s, t, None, {"typing": {"regexreplacement": 26.4 + wobble(i, 0.3), "annotator": 1.6},
                                     "parsing": {"linebreaker": 4.1, "utf8": 1.2},
                                     "merging": {"aggregator": 3.2}, "indexerpipe": {"indexer": 5.5}})
         dutycycle_long(s, t, None, {"parsing": 0.22, "merging": 0.14, "typing": 0.982, "indexerpipe": 0.19})
@@ -98,7 +96,7 @@ def merging_linemerge() -> Snap:
                                  "TIME_FORMAT": "%d/%b/%Y:%H:%M:%S %z", "MAX_TIMESTAMP_LOOKAHEAD": "28"}})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.5, "typingqueue": 5.0, "indexqueue": 2.0})
-        pipeline_lines(s, t, None, {"merging": {"aggregator": 28.9 + _wobble(i, 0.2)},
+        pipeline_lines(s, t, None, {"merging": {"aggregator": 28.9 + wobble(i, 0.2)},
                                     "parsing": {"linebreaker": 3.0}, "typing": {"regexreplacement": 1.0}})
         dutycycle_long(s, t, None, {"parsing": 0.31, "merging": 0.975, "typing": 0.08})
         thruput_lines(s, t, None, {"custom:java": 3900.0, "app:log": 2200.0, "access_combined": 900.0})
@@ -130,25 +128,29 @@ def indexing_no_headroom() -> Snap:
     return indexer("idx-02", 96.0)
 
 
-def output_blocked() -> Snap:
-    s = Snap("hf-out")
-    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 15.0, 60.0).indexer()
+def _output_full(name: str, host_cpu: float = 18.0, splunkd_cpu: float = 70.0) -> Snap:
+    s = Snap(name)
+    s.server_info(8, ["heavyweight_forwarder"]).resources(8, host_cpu, splunkd_cpu).indexer()
     s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
                      "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
-    s.server_general().tcpout("false")
+    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
+    return s
+
+
+def _tcpout_queue(s: Snap, t: float, i: int, duty: Optional[Dict[str, float]] = None) -> None:
+    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
+    # tcpout queues report bytes (max_size/current_size), not _kb, and say blocked=true when full.
+    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
+                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
+    dutycycle_long(s, t, None, duty or {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
+
+
+def output_blocked() -> Snap:
+    s = _output_full("hf-out", 15.0, 60.0).tcpout("false")
     for i, t in enumerate(times(MINUTES)):
-        _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
-        # tcpout queues report bytes (max_size/current_size), not _kb, and say blocked=true when full.
-        s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                            "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
-        dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.06, "indexerpipe": 0.05})
+        _tcpout_queue(s, t, i, {"parsing": 0.05, "merging": 0.04, "typing": 0.06, "indexerpipe": 0.05})
         if i % 4 == 0:
-            s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
-                           "The TCP output processor has paused the data flow. Forwarding to host_dest=idx1 inside "
-                           "output group splunk_indexers from host_src=hf-out has been blocked for "
-                           "blocked_seconds=%d. This can stall the data flow towards indexing and other network "
-                           "outputs. Review the receiving system's health in the Splunk Monitoring Console. "
-                           "It is probably not accepting data." % (10 * (i + 1)), tid=7812)
+            paused_line(s, t, "idx1", 10 * (i + 1))
     return s
 
 
@@ -231,7 +233,7 @@ def busy_healthy() -> Snap:
         for p in (0, 1):
             _queues(s, t, i, p, {"parsingqueue": 55.0, "aggqueue": 38.0, "typingqueue": 50.0, "indexqueue": 62.0})
             pipeline_lines(s, t, p, {"indexerpipe": {"indexer": 19.5}, "typing": {"regexreplacement": 9.0}})
-            dutycycle_long(s, t, p, {"parsing": 0.45, "typing": 0.58, "indexerpipe": 0.74 + _wobble(i, 0.05)})
+            dutycycle_long(s, t, p, {"parsing": 0.45, "typing": 0.58, "indexerpipe": 0.74 + wobble(i, 0.05)})
             pipelineset_line(s, t, p, "indexerPipe", 0.72, 0.5)
         dutycycle_wide(s, t, {"httpinputserverdatathread": 0.63, "tail": 0.02})
         thruput_lines(s, t, None, {"app:json": 9000.0})
@@ -286,7 +288,7 @@ def late_upstream() -> Snap:
         _queues(s, t, i, None, QUIET_QUEUES)
         dutycycle_wide(s, t, {"httpinputserverdatathread": 0.06, "tail": 0.01})
         dutycycle_long(s, t, None, {"parsing": 0.05, "merging": 0.04, "typing": 0.07, "indexerpipe": 0.06})
-        thruput_lines(s, t, None, {"otel:logs": 310.0 + _wobble(i, 20.0)}, age=420.0 + _wobble(i, 30.0))
+        thruput_lines(s, t, None, {"otel:logs": 310.0 + wobble(i, 20.0)}, age=420.0 + wobble(i, 30.0))
     s.probes = _hec_probes(14.0)
     return s
 
@@ -301,7 +303,7 @@ def late_typing_full() -> Snap:
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 96.0, "aggqueue": 95.0, "typingqueue": 98.0, "indexqueue": 3.0})
         dutycycle_long(s, t, None, {"parsing": 0.2, "merging": 0.15, "typing": 0.985, "indexerpipe": 0.12})
-        thruput_lines(s, t, None, {"otel:logs": 2400.0}, age=380.0 + _wobble(i, 30.0))
+        thruput_lines(s, t, None, {"otel:logs": 2400.0}, age=380.0 + wobble(i, 30.0))
     s.probes = _hec_probes(18.0)
     return s
 
@@ -313,7 +315,7 @@ def typing_headroom() -> Snap:
     s.queues({None: REST_QUIET}).server_general().server_queue()
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, QUIET_QUEUES)
-        dutycycle_long(s, t, None, {"parsing": 0.30, "merging": 0.20, "typing": 0.60 + _wobble(i, 0.01),
+        dutycycle_long(s, t, None, {"parsing": 0.30, "merging": 0.20, "typing": 0.60 + wobble(i, 0.01),
                                     "indexerpipe": 0.45})
         # instantaneous_eps is 4 x the KB/s: 4,500 KB/s is 18,000 events/s.
         thruput_lines(s, t, None, {"cisco:asa": 3000.0, "syslog": 1500.0})
@@ -338,52 +340,18 @@ def typing_sets_at_cores() -> Snap:
     return s
 
 
-def _tcpout_connection(s: Snap, t: float, i: int, ip: str, kbps: float, group: str = "splunk_indexers") -> None:
-    # Keys as group=tcpin_connections has them on the receiving side (its 8.2.1 line is real); the
-    # tcpout_connections line itself is UNVERIFIED (no real capture).
-    s.metric(t + 0.002, "group=tcpout_connections, name=%s:%s:9997:0, sourcePort=%d, destIp=%s, "
-                        "destPort=9997, _tcp_Bps=%.2f, _tcp_KBps=%.2f, _tcp_avg_thruput=%.2f, _tcp_Kprocessed=%d, "
-                        "_tcp_eps=%.2f, kb=%.2f" % (group, ip, 43500 + i % 7, ip, kbps * 1024, kbps, kbps,
-                                                    int(kbps * 30 * (i + 1)), kbps * 4, kbps * 30))
-
-
-def _output_full(name: str) -> Snap:
-    s = Snap(name)
-    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
-    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
-                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
-    s.server_general().tcpout("false", "10.0.0.11:9997,10.0.0.12:9997")
-    return s
-
-
-def _tcpout_queue(s: Snap, t: float, i: int) -> None:
-    _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 97.0, "typingqueue": 98.0, "indexqueue": 99.0})
-    s.metric(t + 0.001, "group=queue, name=tcpout_splunk_indexers, blocked=true, max_size=512000, "
-                        "current_size=%d, largest_size=512000, smallest_size=505112" % (511800 - i))
-    dutycycle_long(s, t, None, {"parsing": 0.08, "merging": 0.05, "typing": 0.09, "indexerpipe": 0.07})
-
-
-def _paused(s: Snap, t: float, i: int, dest: str) -> None:
-    s.splunkd_line(t, "WARN", "TcpOutputProc", "indexerPipe",
-                   "The TCP output processor has paused the data flow. Forwarding to host_dest=%s inside output "
-                   "group splunk_indexers from host_src=%s has been blocked for blocked_seconds=%d. This can stall "
-                   "the data flow towards indexing and other network outputs. Review the receiving system's health "
-                   "in the Splunk Monitoring Console. It is probably not accepting data."
-                   % (dest, s.host, 10 * (i + 1)), tid=7812)
-
-
 def output_receivers_down() -> Snap:
     """tcpout full: 10.0.0.12 times out (the real AutoLoadBalancedConnectionStrategy wording), 10.0.0.11
     is connected but takes nothing."""
     s = _output_full("hf-rcv")
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
-        _tcpout_connection(s, t, i, "10.0.0.11", 0.0)
+        tcpout_line(s, t, i, "10.0.0.11", 0.0)
         if i % 2 == 0:
             s.splunkd_line(t + 5, "WARN", "AutoLoadBalancedConnectionStrategy", "TcpOutEloop",
                            "Cooked connection to ip=10.0.0.12:9997 timed out", tid=107804)
         if i % 4 == 0:
-            _paused(s, t, i, "10.0.0.11")
+            paused_line(s, t, "10.0.0.11", 10 * (i + 1))
     return s
 
 
@@ -392,10 +360,10 @@ def output_bandwidth() -> Snap:
     s = _output_full("hf-wan")
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
-        _tcpout_connection(s, t, i, "10.0.0.11", 5890.0 + _wobble(i, 40.0))
-        _tcpout_connection(s, t, i, "10.0.0.12", 5910.0 - _wobble(i, 40.0))
+        tcpout_line(s, t, i, "10.0.0.11", 5890.0 + wobble(i, 40.0))
+        tcpout_line(s, t, i, "10.0.0.12", 5910.0 - wobble(i, 40.0))
         if i % 8 == 0:
-            _paused(s, t, i, "10.0.0.11")
+            paused_line(s, t, "10.0.0.11", 10 * (i + 1))
     return s
 
 
@@ -410,8 +378,8 @@ def output_ssl_cloud() -> Snap:
              sslVerifyServerCert="true", sslCommonNameToCheck="*.acme.splunkcloud.com")
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
-        _tcpout_connection(s, t, i, "52.1.10.21", 1190.0 + _wobble(i, 15.0), "splunkcloud")
-        _tcpout_connection(s, t, i, "52.1.10.22", 1210.0 - _wobble(i, 15.0), "splunkcloud")
+        tcpout_line(s, t, i, "52.1.10.21", 1190.0 + wobble(i, 15.0), "splunkcloud")
+        tcpout_line(s, t, i, "52.1.10.22", 1210.0 - wobble(i, 15.0), "splunkcloud")
     return s
 
 
@@ -427,10 +395,9 @@ def output_one_of_six() -> Snap:
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
         for ip in SIX:
-            _tcpout_connection(s, t, i, ip, 30.0 + _wobble(i, 4.0) if ip == "10.0.1.14"
-                               else 6000.0 + _wobble(i, 60.0))
+            tcpout_line(s, t, i, ip, 30.0 + wobble(i, 4.0) if ip == "10.0.1.14" else 6000.0 + wobble(i, 60.0))
         if i % 4 == 0:
-            _paused(s, t, i, "10.0.1.12" if i == 8 else "10.0.1.14")
+            paused_line(s, t, "10.0.1.12" if i == 8 else "10.0.1.14", 10 * (i + 1))
     return s
 
 
@@ -443,7 +410,7 @@ def output_hung_useack() -> Snap:
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
         for ip in ("10.0.2.11", "10.0.2.12", "10.0.2.13"):
-            _tcpout_connection(s, t, i, ip, 0.0 if ip == "10.0.2.13" else 4000.0 + _wobble(i, 50.0))
+            tcpout_line(s, t, i, ip, 0.0 if ip == "10.0.2.13" else 4000.0 + wobble(i, 50.0))
         if i % 4 == 0:
             s.splunkd_line(t + 3, "WARN", "TcpOutputProc", "indexerPipe",
                            "Read operation timed out expecting ACK from 10.0.2.13:9997 in 300 seconds.", tid=7812)
@@ -460,7 +427,7 @@ def flapping() -> Snap:
         burst = i % 8 == 5
         _queues(s, t, i, None, {"parsingqueue": 9.0, "aggqueue": 5.0, "typingqueue": 97.0 if burst else 12.0,
                                 "indexqueue": 6.0})
-        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.87 + _wobble(i, 0.01),
+        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.87 + wobble(i, 0.01),
                                     "indexerpipe": 0.35})
         thruput_lines(s, t, None, {"cisco:asa": 3000.0})
     return s
@@ -502,18 +469,15 @@ def maxkbps_windows_uf() -> Snap:
         "os_version": "10.0.19045", "splunk_version": "9.2.1", "virtual_cpu_count": "4"})])
     s.queues({None: {"parsingQueue": (100, 99, 98, 98)}})
     for i, t in enumerate(times(MINUTES)):
-        queue_line(s, t, None, "parsingqueue", 98.0 + _wobble(i, 1.0), True)
+        queue_line(s, t, None, "parsingqueue", 98.0 + wobble(i, 1.0), True)
         dutycycle_long(s, t, None, {"parsing": 0.04, "tailreader0": 0.05})
-        kbps = 255.2 + _wobble(i, 0.6)
+        kbps = 255.2 + wobble(i, 0.6)
         s.metric(t, "group=thruput, name=thruput, instantaneous_kbps=%.3f, instantaneous_eps=%.3f, "
                     "average_kbps=%.3f, total_k_processed=%.3f, kb=%.3f, ev=%d, load_average=0.40"
                  % (kbps, kbps * 2.5, kbps, 2000000.0 + kbps * 30 * i, kbps * 30, int(kbps * 75)))
-        _tcpout_connection(s, t, i, "10.0.3.11" if i % 2 else "10.0.3.12", kbps)
+        tcpout_line(s, t, i, "10.0.3.11" if i % 2 else "10.0.3.12", kbps)
         if i % 3 == 0:
-            s.splunkd_line(t + 7, "INFO", "ThruputProcessor", "parsing",
-                           "Current data throughput (%d kb/s) has reached maxKBps. As a result, data forwarding may "
-                           "be throttled. Consider increasing the value of maxKBps in limits.conf." % round(kbps + 1),
-                           tid=5512)
+            maxkbps_line(s, t + 7, kbps)
     return s
 
 
@@ -528,10 +492,10 @@ def sticky_uf_one_receiver() -> Snap:
     s.props({"app:trades": {"SHOULD_LINEMERGE": "false", "LINE_BREAKER": "([\\r\\n]+)(?=\\d{4}-\\d{2}-\\d{2})"}})
     s.queues({None: {"parsingQueue": (2, 3, 2, 2)}})
     for i, t in enumerate(times(MINUTES)):
-        queue_line(s, t, None, "parsingqueue", 3.0 + _wobble(i, 1.0))
+        queue_line(s, t, None, "parsingqueue", 3.0 + wobble(i, 1.0))
         dutycycle_long(s, t, None, {"parsing": 0.06, "tailreader0": 0.09})
-        thruput_lines(s, t, None, {"app:trades": 900.0 + _wobble(i, 10.0)})
-        _tcpout_connection(s, t, i, "10.0.4.11", 900.0 + _wobble(i, 10.0))
+        thruput_lines(s, t, None, {"app:trades": 900.0 + wobble(i, 10.0)})
+        tcpout_line(s, t, i, "10.0.4.11", 900.0 + wobble(i, 10.0))
     return s
 
 
@@ -602,7 +566,7 @@ def sticky_set() -> Snap:
     for i, t in enumerate(times(MINUTES)):
         for p, typing, kbps in ((0, 0.72, 4000.0), (1, 0.08, 520.0), (2, 0.07, 480.0)):
             _queues(s, t, i, p, QUIET_QUEUES)
-            dutycycle_long(s, t, p, {"parsing": typing / 2, "typing": typing + _wobble(i, 0.01),
+            dutycycle_long(s, t, p, {"parsing": typing / 2, "typing": typing + wobble(i, 0.01),
                                      "indexerpipe": typing / 1.8})
             thruput_lines(s, t, p, {"fwd:stream": kbps})
     return s
@@ -647,11 +611,8 @@ def output_every_wording() -> Snap:
     TcpOutputFd `Connection to host=... failed`, `Connect to ... failed. Connection refused`, the
     AutoLoadBalancedConnectionStrategy `Cooked connection to ip=... timed out` (real 2025 wording) and
     `Applying quarantine to ip=... port=...`, and `Read error. Connection reset by peer` (no address)."""
-    s = Snap("hf-fail")
-    s.server_info(8, ["heavyweight_forwarder"]).resources(8, 18.0, 70.0).indexer()
-    s.queues({None: {"parsingQueue": (100, 99, 98, 98), "aggQueue": (99, 99, 98, 97),
-                     "typingQueue": (100, 99, 98, 98), "indexQueue": (100, 100, 99, 99)}})
-    s.server_general().tcpout("false", "10.0.0.21:9997,10.0.0.22:9997,10.0.0.23:9997,10.0.0.24:9997")
+    s = _output_full("hf-fail")
+    s.tcpout("false", "10.0.0.21:9997,10.0.0.22:9997,10.0.0.23:9997,10.0.0.24:9997")
     for i, t in enumerate(times(MINUTES)):
         _tcpout_queue(s, t, i)
         if i % 3 == 0:
@@ -670,7 +631,7 @@ def output_every_wording() -> Snap:
             s.splunkd_line(t + 5, "ERROR", "TcpOutputFd", "TcpOutEloop", "Read error. Connection reset by peer",
                            tid=107804)
         if i % 4 == 0:
-            _paused(s, t, i, "10.0.0.21")
+            paused_line(s, t, "10.0.0.21", 10 * (i + 1))
     return s
 
 
@@ -699,7 +660,7 @@ def parsing_utf8_explicit_breaker() -> Snap:
              "syslog": {"SHOULD_LINEMERGE": "false", "TIME_FORMAT": "%b %d %H:%M:%S"}})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 6.0, "typingqueue": 4.0, "indexqueue": 2.0})
-        pipeline_lines(s, t, None, {"parsing": {"utf8": 19.5 + _wobble(i, 0.2), "linebreaker": 6.1, "header": 1.4},
+        pipeline_lines(s, t, None, {"parsing": {"utf8": 19.5 + wobble(i, 0.2), "linebreaker": 6.1, "header": 1.4},
                                     "merging": {"aggregator": 2.0}, "typing": {"regexreplacement": 1.0}})
         dutycycle_long(s, t, None, {"parsing": 0.975, "merging": 0.1, "typing": 0.08, "indexerpipe": 0.06})
         s.metric(t, "group=thruput, name=index_thruput, instantaneous_kbps=5500.000, instantaneous_eps=1600.000, "
@@ -717,7 +678,7 @@ def parsing_linebreaker_default() -> Snap:
     s.props({"app:events": {"CHARSET": "UTF-8"}})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 98.0, "aggqueue": 6.0, "typingqueue": 4.0, "indexqueue": 2.0})
-        pipeline_lines(s, t, None, {"parsing": {"utf8": 3.0, "linebreaker": 22.0 + _wobble(i, 0.2), "header": 1.1},
+        pipeline_lines(s, t, None, {"parsing": {"utf8": 3.0, "linebreaker": 22.0 + wobble(i, 0.2), "header": 1.1},
                                     "merging": {"aggregator": 2.0}})
         dutycycle_long(s, t, None, {"parsing": 0.97, "merging": 0.1, "typing": 0.08, "indexerpipe": 0.06})
         thruput_lines(s, t, None, {"app:events": 4800.0})
@@ -749,7 +710,7 @@ def thread_over_tuned_threshold() -> Snap:
     s.macros({"ingest_doctor_thread_busy_pct": "80"})
     for i, t in enumerate(times(MINUTES)):
         _queues(s, t, i, None, {"parsingqueue": 20.0, "aggqueue": 12.0, "typingqueue": 35.0, "indexqueue": 5.0})
-        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.85 + _wobble(i, 0.01),
+        dutycycle_long(s, t, None, {"parsing": 0.3, "merging": 0.2, "typing": 0.85 + wobble(i, 0.01),
                                     "indexerpipe": 0.3})
         thruput_lines(s, t, None, {"cisco:asa": 3600.0})
     return s
