@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import namedtuple
 from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
 
 from ingest_doctor.delivery import store as alert_store
 from ingest_doctor.collector import metrics_events
+from ingest_doctor.collector.procthreads import ThreadBusy
 from ingest_doctor import model, threadnames, thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
@@ -49,9 +49,6 @@ def log_source(name: str) -> Set[str]:
     return out
 
 
-Thread = namedtuple("Thread", "thread tid busy_pct")
-
-
 def collector_events() -> List[Dict[str, object]]:
     """What the collector really writes (its own builder), one event of each metric family we read."""
     ev = Evidence(host="hf-01")
@@ -59,7 +56,7 @@ def collector_events() -> List[Dict[str, object]]:
     ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
     ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
     ev.indexer = IndexerStatus("throttled", "disk")
-    threads = [Thread("httpinputserverdatathread", 4242, 99.0)]
+    threads = [ThreadBusy(4242, "httpinputserver", "httpinputserverdatathread", 99.0)]
     return list(metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True))
 
 
