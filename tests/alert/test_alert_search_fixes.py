@@ -12,6 +12,8 @@ from __future__ import annotations
 import fnmatch
 import re
 
+import pytest
+
 from ingest_doctor import model, thresholds
 
 from fakes.alert_helpers import MACROS, lookup_rows
@@ -22,17 +24,13 @@ QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 LIST_MAXSIZE = 100      # limits.conf [stats] list_maxsize
 
 
-def _source_glob(macro):
-    m = re.search(r"source=(\S+)", MACROS[macro]["definition"])
-    return m.group(1)
-
-
-def test_rotated_log_files_are_read():
-    for macro, log in (("ingest_doctor_metrics_log", "metrics.log"), ("ingest_doctor_splunkd_log", "splunkd.log")):
-        glob = _source_glob(macro)
-        for name in (log, log + ".1", log + ".5"):
-            assert fnmatch.fnmatch("/opt/splunk/var/log/splunk/" + name, glob), (macro, name)
-        assert not fnmatch.fnmatch("/opt/splunk/var/log/splunk/ingest_doctor_collector.log", glob)
+@pytest.mark.parametrize("macro,log", [("ingest_doctor_metrics_log", "metrics.log"),
+                                       ("ingest_doctor_splunkd_log", "splunkd.log")], ids=["metrics", "splunkd"])
+def test_rotated_log_files_are_read(macro, log):
+    glob = re.search(r"source=(\S+)", MACROS[macro]["definition"]).group(1)
+    for name in (log, log + ".1", log + ".5"):
+        assert fnmatch.fnmatch("/opt/splunk/var/log/splunk/" + name, glob), (macro, name)
+    assert not fnmatch.fnmatch("/opt/splunk/var/log/splunk/ingest_doctor_collector.log", glob)
 
 
 def test_the_input_queues_are_in_the_chain_drained_by_parsing():
