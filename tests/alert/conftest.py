@@ -7,7 +7,7 @@ import glob
 import pytest
 
 from fakes.action_run import HF_CONFIG, payload, run_action
-from fakes.browser import Browser
+from fakes.browser import Browser, missing
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkweb import FakeSplunkWeb
 from ingest_doctor import exitcodes
@@ -56,7 +56,10 @@ def flag_logged(flag, tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for a test module's pages (tests/fakes/browser.py drives it)."""
+    """One headless Chromium for a test module's pages (tests/fakes/browser.py drives it); the tests that
+    need it are skipped, saying why, where it cannot run."""
+    if missing():
+        pytest.skip(missing())
     b = Browser()
     yield b
     b.close()

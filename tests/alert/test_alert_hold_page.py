@@ -12,10 +12,7 @@ from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, queue_row
 from fakes.alert_helpers import clean_page
-from fakes.browser import missing
 from fakes.kvstore import Splunkd
-
-pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
 VIEW = "ingest_doctor_hold"
 TYPING = "idx-01/typing/1"

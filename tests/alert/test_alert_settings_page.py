@@ -16,10 +16,7 @@ from ingest_doctor.alert.payload import BadConfig, validate_webhook_url
 from ingest_doctor.delivery import outbound
 from fakes.action_run import HF_CONFIG, queue_row
 from fakes.alert_helpers import SECRET, STORED, clean_page
-from fakes.browser import missing
 from fakes.kvstore import NS, Splunkd
-
-pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "browser available")
 
 VIEW = "ingest_doctor_notifications"
 ALLOW = "ingest_doctor_webhook_allow"
