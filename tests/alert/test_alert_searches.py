@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 import pytest
 
@@ -49,17 +49,6 @@ def log_source(name: str) -> Set[str]:
     return out
 
 
-def collector_events() -> List[Dict[str, object]]:
-    """What the collector really writes (its own builder), one event of each metric family we read."""
-    ev = Evidence(host="hf-01")
-    ev.queues.append(QueueSample(1.0, "typingQueue", 1, 99.0, "sample", True, "rest"))
-    ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
-    ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
-    ev.indexer = IndexerStatus("throttled", "disk")
-    threads = [ThreadBusy(4242, "httpinputserver", "httpinputserverdatathread", 99.0)]
-    return list(metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True))
-
-
 def finding_event_fields() -> Set[str]:
     """Fields of the collector's ingest_doctor:finding events (KV_MODE = json), open and resolved,
     as its own code writes them."""
@@ -72,8 +61,16 @@ def finding_event_fields() -> Set[str]:
 
 
 def metric_source(metric: str) -> Set[str]:
+    """The fields of the events that carry `metric`, as the collector really writes them (its own builder,
+    one event of each metric family we read)."""
+    ev = Evidence(host="hf-01")
+    ev.queues.append(QueueSample(1.0, "typingQueue", 1, 99.0, "sample", True, "rest"))
+    ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
+    ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
+    ev.indexer = IndexerStatus("throttled", "disk")
+    threads = [ThreadBusy(4242, "httpinputserver", "httpinputserverdatathread", 99.0)]
     fields: Set[str] = set()
-    for e in collector_events():
+    for e in metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True):
         if metric in e:
             fields |= set(e)
     assert fields, "the collector writes no %s" % metric
