@@ -150,11 +150,9 @@ def test_large_run_is_chunked(sd, flag):
 def test_hec_thread_behind_full_queues_is_the_queues_finding(sd, flag):
     """Digest mode: both rows of one host are judged together, and the core attributes the pegged HEC
     thread to the stage whose queue is full (no separate hec_input finding)."""
-    rows = [thread_row(host="idx-01"), queue_row(host="idx-01", pset="1")]
-    flag(sd.fake, rows)
+    flag(sd.fake, [thread_row(host="idx-01"), queue_row(host="idx-01", pset="1")])
     assert list(sd.kv.records) == ["idx-01~2Ftyping~2F1"]
-    ev = json.loads(sd.kv.records["idx-01~2Ftyping~2F1"]["evidence"])
-    assert any(e["signal"] == "thread_busy_pct" for e in ev)
+    assert any(e["signal"] == "thread_busy_pct" for e in json.loads(sd.kv.records["idx-01~2Ftyping~2F1"]["evidence"]))
 
 
 def test_thread_outside_the_pipeline_is_logged_not_stored(sd, flag):
@@ -286,8 +284,7 @@ def test_webhook_down_is_transient_after_the_store_is_written(sd, flag):
 def test_splunkd_rejecting_our_request_is_unexpected(sd, flag):
     sd.fake.route("POST", "/servicesNS/nobody/ingest_doctor/storage/collections/data/"
                           "ingest_doctor_findings/batch_save", messages(400, "Malformed JSON document"))
-    p = flag(sd.fake, [thread_row()], expect=None)
-    _bad(p, exitcodes.UNEXPECTED, "HTTP 400", "Malformed JSON document")
+    _bad(flag(sd.fake, [thread_row()], expect=None), exitcodes.UNEXPECTED, "HTTP 400", "Malformed JSON document")
     # the event went out before the save: it stays, and the next run stores the record
     assert len(sd.events) == 1 and sd.kv.records == {}
 

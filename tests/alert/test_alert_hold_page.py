@@ -110,8 +110,7 @@ def test_the_actions_refusal_is_shown_with_its_reason_and_nothing_is_held(site, 
 def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
     sd, web, _ = site()
     browser.fill("#idr-finding", "idx-99/typing/1")
-    first = submit(browser, "#idr-ack")
-    assert "idx-99/typing/1" in first
+    assert "idx-99/typing/1" in submit(browser, "#idr-ack")
     browser.fill("#idr-value", "idx-01")
     browser.fill("#idr-reason", "CHG-1")
     second = submit(browser, "#idr-snooze")        # no end: another reason

@@ -74,8 +74,7 @@ def test_dutycycle_tstats_read_both_forms_like_the_core():
         if "name=misc" in line:
             core = {c for c in core if c[0] in model.INPUT_THREADS}
         assert spl_threads(line) == core, line
-    wide = spl_threads(fixture_lines("metrics_dutycycle.log")[0])
-    assert wide == {("tail", 9.1, "none")}
+    assert spl_threads(fixture_lines("metrics_dutycycle.log")[0]) == {("tail", 9.1, "none")}
 
 
 # ---------------------------------------------------------------------------- queue fill
@@ -103,8 +102,7 @@ def test_queue_fill_formula_matches_the_core():
         assert spl_fill(kv) == pytest.approx(round(ev.queues[0].fill_pct, 1)), line
         assert (kv.get("blocked") == "true") == ev.queues[0].blocked
     # the bytes form of tcpout is read from max_size/current_size, never as KB
-    tcpout = autokv([l for l in fixture_lines("metrics_queue.log") if "tcpout_" in l][0])
-    assert spl_fill(tcpout) == 98.0
+    assert spl_fill(autokv([l for l in fixture_lines("metrics_queue.log") if "tcpout_" in l][0])) == 98.0
 
 
 # ---------------------------------------------------------------------------- pre-filters vs the core
@@ -162,8 +160,7 @@ def test_samples_reach_the_core_oldest_first_with_their_times():
     assert [(t.time, t.busy_pct) for t in ev.threads] == [(1763805510.0, 40.0), (1763805540.0, 97.5),
                                                           (1763805570.0, 98.0), (1763805600.0, 99.1)]
     assert all(t.thread == "httpinputserverdatathread" and t.window == "sample" for t in ev.threads)
-    j = series.judge([(t.time, t.busy_pct) for t in ev.threads], TH.thread_busy_pct, TH)
-    assert j.level == series.SUSTAINED
+    assert series.judge([(t.time, t.busy_pct) for t in ev.threads], TH.thread_busy_pct, TH).level == series.SUSTAINED
 
 
 def test_queue_recent_keeps_blocked_marks():

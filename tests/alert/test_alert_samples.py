@@ -201,5 +201,4 @@ def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
                     "pipeline_set": "0"}, {"samples": ["%d:97" % (NOW - 30 * k) for k in range(20)]})]
     c = collect(rows, NOW)
     assert not c.finite("hf-01") and c.finite("hf-02")
-    notes = _judged_as_whole(rows, c)
-    assert any("hf-01: 1 samples with a non-numeric value" in n for n in notes)
+    assert any("hf-01: 1 samples with a non-numeric value" in n for n in _judged_as_whole(rows, c))

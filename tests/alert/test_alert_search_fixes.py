@@ -62,8 +62,7 @@ def test_a_receiver_whose_only_full_queue_is_splunktcpin_is_flagged():
     assert set(judged) == set(fills)
     full = [judged[q][1] for q, f in fills.items() if f >= limit]
     assert full, "splunktcpin is dropped before it is judged"
-    last = max(full)
-    assert {judged[q][0] for q in judged if judged[q][1] == last} == {"parsing"}
+    assert {judged[q][0] for q in judged if judged[q][1] == max(full)} == {"parsing"}
 
 
 def test_the_throttled_alert_says_what_it_reads_and_where_it_cannot():

@@ -82,8 +82,7 @@ REST_FIXTURES = {"/services/server/introspection/indexer": "rest_introspection_i
 
 
 def rest_source(path: str) -> Set[str]:
-    body = json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))
-    keys = set(body["entry"][0]["content"])
+    keys = set(json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))["entry"][0]["content"])
     return keys | {"title", "id", "author", "updated", "splunk_server", "eai:acl"}
 
 
@@ -361,8 +360,7 @@ def test_walker_catches_a_missing_field(monkeypatch, spl, macros, missing):
 @pytest.mark.parametrize("name", sorted(ALERTS))
 def test_alert_output_is_what_the_action_reads(name):
     spl = ALERTS[name]["search"]
-    cols = action_columns(spl, re.search(r'signal="(\w+)"', spl).group(1))
-    assert {"signal", "host", "component"} <= set(cols)
+    assert {"signal", "host", "component"} <= set(action_columns(spl, re.search(r'signal="(\w+)"', spl).group(1)))
 
 
 @pytest.mark.parametrize("name", sorted(ALERTS))
@@ -393,8 +391,7 @@ def test_each_alert_ends_in_its_own_hook():
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_no_threshold_literal_and_index_only_through_macros(name):
-    spl = SAVED[name]["search"]
-    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', spl)
+    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', SAVED[name]["search"])
     # a comparison against a literal above 1 would be a second copy of a threshold
     for m in re.finditer(r"(\w+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)", plain):
         assert float(m.group(3)) <= 1, "%s: literal threshold %s" % (name, m.group(0))
@@ -411,8 +408,7 @@ def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
     # the keepers and Silence (issue 35) write lookups of their own; none writes the findings store
     writers = [k for k, v in SAVED.items() if re.search(r"outputlookup\b[^|]*\bingest_doctor_findings\b", v["search"])]
     assert not writers, writers
-    cols = action_columns(spl, "stale")
-    assert set(cols) - {"signal"} <= lookup_fields("ingest_doctor_findings")
+    assert set(action_columns(spl, "stale")) - {"signal"} <= lookup_fields("ingest_doctor_findings")
     # one action run with every stale record, only when there is one; no Triggered Alerts entry
     runs_our_action_in_digest_mode(st)
     assert st["alert.track"] == "false"
@@ -421,8 +417,7 @@ def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
 
 def test_collection_lookup_and_store_agree():
     coll = read_conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
-    declared = {k[len("field."):] for k in coll if k.startswith("field.")}
-    assert declared == set(alert_store.FIELDS)
+    assert {k[len("field."):] for k in coll if k.startswith("field.")} == set(alert_store.FIELDS)
     assert lookup_fields("ingest_doctor_findings") == {"_key"} | set(alert_store.FIELDS)
     st = TRANSFORMS["ingest_doctor_findings"]
     assert st["external_type"] == "kvstore" and st["collection"] == alert_store.COLLECTION
@@ -449,8 +444,7 @@ def test_alert_action_conf_and_spec_agree():
     stanzas = dict(re.findall(r"^\[(\w+)\]\n(.*?)(?=^\[|\Z)", spec_text, re.M | re.S))
     hold = {k for k in actions["ingest_doctor_hold"] if k.startswith("param.")}
     assert hold == set(re.findall(r"^(param\.\w+) =", stanzas["ingest_doctor_hold"], re.M))
-    spec = stanzas["ingest_doctor_flag"]
-    assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
+    assert params == set(re.findall(r"^(param\.\w+) =", stanzas["ingest_doctor_flag"], re.M)) == \
         {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages", "param.log_level",
          "param.message_roles"}
     html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),

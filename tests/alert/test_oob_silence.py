@@ -62,15 +62,13 @@ def test_the_keepers_keep_what_silence_reads():
     assert known["search"].rstrip().endswith("| outputlookup ingest_doctor_known_hosts")
     minute = int(silence["cron_schedule"].split("-")[0])
     for st in (known, topo):
-        spl = st["search"]
-        assert spl.startswith("| tstats ")                       # index-only: no raw metrics.log line read
+        assert st["search"].startswith("| tstats ")                       # index-only: no raw metrics.log line read
         assert not any(k.startswith("action.") or k.startswith("alert.") for k in st)   # keepers alert no one
         assert st["enableSched"] == "1" and st["disabled"] == "0"
         m = re.match(r"^(\d)-59/5 \* \* \* \*$", st["cron_schedule"])
         assert m and int(m.group(1)) < minute                    # fresh when silence reads them
     # known hosts merges: a run delayed by its schedule window still reads everything since the run before
-    window = int(re.search(r"^-(\d+)m$", known["dispatch.earliest_time"]).group(1))
-    assert window >= 5 + int(known["schedule_window"])
+    assert int(re.search(r"^-(\d+)m$", known["dispatch.earliest_time"]).group(1)) >= 5 + int(known["schedule_window"])
     # the topology is a snapshot of the silence window (kb over it), replaced each run
     assert "earliest=-`ingest_doctor_silence_after_min`m" in topo["search"]
     assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
@@ -82,8 +80,7 @@ def test_names_are_compared_as_short_lower_case_names():
     assert "eval name=%s" % (NAME_OF % "peer") in SAVED[TOPOLOGY]["search"]
     assert "BY name" in SAVED[KNOWN]["search"] and "BY name" in SAVED[TOPOLOGY]["search"]
     heard = {"hf-09.corp.example.com": NOW - 720, "idx-01": NOW - 20}
-    tcpin = [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)]
-    rows = silence_rows(heard, tcpin, NOW)
+    rows = silence_rows(heard, [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)], NOW)
     assert [(r["host"], r["reason"], r["receivers"]) for r in rows] == \
         [("hf-09.corp.example.com", "connected_idle", ["idx-01"])]
 
