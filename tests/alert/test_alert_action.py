@@ -178,9 +178,7 @@ def test_verifies_splunkd_with_the_given_ca(sd, flag, tls):
 
 
 def test_wrong_ca_is_a_config_error(sd, flag, tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    wrong_ca, _ = make_tls(str(other))
+    wrong_ca, _ = make_tls(str(tmp_path))           # a CA of its own: the tls fixture's lives elsewhere
     p = flag(sd.fake, [thread_row()], {"INGEST_DOCTOR_SPLUNKD_CA": wrong_ca}, exitcodes.BAD_CONFIG)
     assert "TLS verification of splunkd" in p.stderr and sd.kv.records == {}
 
