@@ -118,11 +118,6 @@ def queue_prefilter(values, blocked, th):
             or statistics.median(values) >= th.queue_fill_pct)
 
 
-def _series(rng, n):
-    base = rng.choice([20, 60, 85, 89, 92, 99])
-    return [max(0.0, min(100.0, base + rng.uniform(-12, 12))) for _ in range(n)]
-
-
 @pytest.mark.parametrize("tuned", [{}, {"thread_busy_pct": 75, "queue_fill_pct": 60, "sustained_samples": 2,
                                         "sustained_of_samples": 3, "sustained_window_min": 5}])
 def test_prefilters_never_hide_what_the_core_flags(tuned):
@@ -133,7 +128,8 @@ def test_prefilters_never_hide_what_the_core_flags(tuned):
         span = 30.0
         # the search only sees its window (ingest_doctor_alert_window = the sustained window)
         n = rng.randint(1, int(th.sustained_window_min * 60 / span))
-        values = _series(rng, n)
+        base = rng.choice([20, 60, 85, 89, 92, 99])
+        values = [max(0.0, min(100.0, base + rng.uniform(-12, 12))) for _ in range(n)]
         pts = [(1000.0 + i * span, v) for i, v in enumerate(values)]
         if series.judge(pts, th.thread_busy_pct, th).level == series.SUSTAINED:
             flagged += 1
