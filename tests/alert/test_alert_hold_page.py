@@ -14,7 +14,6 @@ from fakes.action_run import HF_CONFIG, queue_row
 from fakes.alert_helpers import clean_page
 from fakes.kvstore import Splunkd
 
-VIEW = "ingest_doctor_hold"
 TYPING = "idx-01/typing/1"
 
 
@@ -30,7 +29,7 @@ def site(fake_splunkd, flag, splunk_web, browser):
         flag(fake_splunkd, [queue_row()], sid="run1")
         assert sd.kv.records[kv_key(TYPING)]["status"] == "open"
         webs.append(splunk_web(fake_splunkd))
-        browser.goto(webs[-1].view_url(VIEW, query))
+        browser.goto(webs[-1].view_url("ingest_doctor_hold", query))
         return sd, webs[-1], browser.wait_text("#idr-hold-status", r"Signed in|lacks|Not allowed|refused")
     yield make
     for web in webs:

@@ -19,8 +19,6 @@ from ingest_doctor import model, thresholds
 from fakes.alert_helpers import MACROS, lookup_rows
 from fakes.searches import SAVED, split_top
 
-THROTTLED = "Ingest Doctor - Indexing - Index processor throttled"
-QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 LIST_MAXSIZE = 100      # limits.conf [stats] list_maxsize
 
 
@@ -45,7 +43,7 @@ def test_the_input_queues_are_in_the_chain_drained_by_parsing():
     terms = MACROS["ingest_doctor_chain_queue_terms"]["definition"]
     for q in ("splunktcpin", "tcpin_cooked_pqueue", "parsingqueue", "indexqueue"):
         assert "TERM(name=%s)" % q in terms
-    spl = SAVED[QUEUES]["search"]
+    spl = SAVED["Ingest Doctor - Queues - Blocked or saturated pipeline queues"]["search"]
     assert "`ingest_doctor_chain_queue_terms`" in spl
     assert "lookup ingest_doctor_pipeline metrics_queue AS queue OUTPUT stage stage_order" in spl
 
@@ -66,7 +64,7 @@ def test_a_receiver_whose_only_full_queue_is_splunktcpin_is_flagged():
 
 
 def test_the_throttled_alert_says_what_it_reads_and_where_it_cannot():
-    st = SAVED[THROTTLED]
+    st = SAVED["Ingest Doctor - Indexing - Index processor throttled"]
     spl, desc = st["search"], st["description"]
     assert "| rest `ingest_doctor_rest_peers` /services/server/introspection/indexer" in spl
     assert "ingest_doctor_index_internal" not in spl and "ingest_doctor_metrics_log" not in spl

@@ -18,7 +18,6 @@ from fakes.action_run import HF_CONFIG, queue_row
 from fakes.alert_helpers import SECRET, STORED, clean_page
 from fakes.kvstore import NS, Splunkd
 
-VIEW = "ingest_doctor_notifications"
 ALLOW = "ingest_doctor_webhook_allow"
 SEVERITY = "ingest_doctor_min_severity"
 
@@ -34,7 +33,7 @@ def site(fake_splunkd, splunk_web, browser):
 
 
 def open_page(browser, web):
-    browser.goto(web.view_url(VIEW))
+    browser.goto(web.view_url("ingest_doctor_notifications"))
     return browser.wait_text("#idr-status", r"Settings read|Not allowed|refused")
 
 
