@@ -200,13 +200,11 @@ class Walker:
             elif arg:
                 self.need(avail, [arg], "%s %s()" % (word, func))
             out.add(alias)
-        for tok in by.split():
-            if "=" in tok and not tok.startswith("PREFIX("):
-                continue
+        for tok in by.split():                  # span=... and the like are options, not fields
             if tok.startswith("PREFIX("):
                 self.need(avail, [tok[len("PREFIX("):-2]], "%s BY" % word)
                 out.add(tok[len("PREFIX("):-1])
-            else:
+            elif "=" not in tok:
                 self.need(avail, [tok], "%s BY" % word)
                 out.add(tok)
         if "span=" in rest:
