@@ -49,8 +49,7 @@ def flag_logged(flag, tmp_path):
 
     def run(fake, rows, env=None, expect=exitcodes.OK, **conf):
         p = flag(fake, rows, dict(env or {}, SPLUNK_HOME=str(home)), expect, **conf)
-        log = "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
-        return p, log
+        return p, "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
     return run
 
 

@@ -68,9 +68,8 @@ def test_dutycycle_tstats_read_both_forms_like_the_core():
     the core judges there (model.INPUT_THREADS), the line's other misc threads (mgmt_httpd, ...) not."""
     assert set(_wide_prefixes()) == set(model.INPUT_THREADS)
     for line in fixture_lines("metrics_dutycycle.log"):
-        ev = metricslog.parse_lines([line])
         core = {(t.thread, round(t.busy_pct, 1), "none" if t.pipeline_set is None else str(t.pipeline_set))
-                for t in ev.threads}
+                for t in metricslog.parse_lines([line]).threads}
         if "name=misc" in line:
             core = {c for c in core if c[0] in model.INPUT_THREADS}
         assert spl_threads(line) == core, line
