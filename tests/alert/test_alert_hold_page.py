@@ -11,7 +11,7 @@ import pytest
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
 from fakes.action_run import HF_CONFIG, queue_row
-from fakes.alert_helpers import clean_page
+from fakes.alert_helpers import LACKS, clean_page
 from fakes.kvstore import Splunkd
 
 TYPING = "idx-01/typing/1"
@@ -121,10 +121,8 @@ def test_each_refusal_shows_its_own_reason_not_an_earlier_one(site, browser):
 def test_a_user_without_the_capability_is_told_and_nothing_runs(site, browser):
     sd, web, status = site("finding=idx-01%2Ftyping%2F1", user="analyst", roles=["user"],
                            capabilities=["list_storage_passwords"])
-    assert status == ("user 'analyst' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin): "
-                      "ask an admin for the role")
-    assert submit(browser, "#idr-ack") == ("user 'analyst' lacks the capability ingest_doctor_acknowledge "
-                                           "(role ingest_doctor_admin): nothing written")
+    assert status == LACKS % "analyst" + ": ask an admin for the role"
+    assert submit(browser, "#idr-ack") == LACKS % "analyst" + ": nothing written"
     assert sendalert_searches(sd) == [] and not sd.acks.records
 
 
@@ -136,10 +134,9 @@ def test_the_action_refusing_the_user_is_shown_in_its_words(site, browser):
     said = submit(browser, "#idr-ack")
     [(conf, proc)] = sd.sendalerts
     assert proc.returncode == exitcodes.AUTH
-    assert "user 'admin' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin): nothing written" \
-        in proc.stderr
-    assert said == ("Error in 'sendalert' command: Alert script returned error code %d. user 'admin' lacks the "
-                    "capability ingest_doctor_acknowledge (role ingest_doctor_admin): nothing written" % exitcodes.AUTH)
+    assert LACKS % "admin" + ": nothing written" in proc.stderr
+    assert said == "Error in 'sendalert' command: Alert script returned error code %d. %s: nothing written" % (
+        exitcodes.AUTH, LACKS % "admin")
     assert not sd.acks.records and not sd.history.records
 
 

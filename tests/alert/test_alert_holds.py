@@ -16,7 +16,7 @@ from ingest_doctor.delivery import holds
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding
 from fakes.action_run import HOLD_SCRIPT, NOW, queue_row, run_action, run_hold, thread_row
-from fakes.alert_helpers import LOOPBACK_HOOK, TRANSFORMS
+from fakes.alert_helpers import LACKS, LOOPBACK_HOOK, TRANSFORMS
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import ROOT
 
@@ -133,7 +133,7 @@ def test_a_user_without_the_capability_is_refused_and_nothing_is_written(fake_sp
     notify(sd, [queue_row()], "run1")
     p = run_hold(sd.fake, tls, made, op="ack", finding=TYPING)
     assert p.returncode == exitcodes.AUTH, p.stderr
-    assert "user 'analyst' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin)" in p.stderr
+    assert LACKS % "analyst" in p.stderr
     assert not sd.acks.records and not sd.history.records
 
 
