@@ -1,6 +1,5 @@
 """Fixtures of the alert tests: the fake splunkd as the action and the form views meet it, the action run
 over result rows, and the form views' browser (test_alert_hold_page.py, test_alert_settings_page.py)."""
-from __future__ import annotations
 
 import glob
 

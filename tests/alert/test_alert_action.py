@@ -7,7 +7,6 @@ an admin's own alert may mix signals): the results file is handed to it directly
 the shipped searches (one run with every row, no throttling) is tests/alert/test_alert_dispatch.py's, and
 the scenarios through that dispatch are in tests/deployment/ and tests/delivery/.
 """
-from __future__ import annotations
 
 import gzip
 import io

@@ -1,5 +1,4 @@
 """The alert action's pure core, with plain data: payload, results, store plan, latency."""
-from __future__ import annotations
 
 import gzip
 import json

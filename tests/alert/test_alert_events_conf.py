@@ -6,7 +6,6 @@ its JSON by the transform [ingest_doctor_finding_host]. No Splunk here: these te
 (as tests/collector/test_collector_conf.py does for the add-on's metrics transforms) over the events
 the action really writes, and the fake splunkd applies it to every event it receives.
 """
-from __future__ import annotations
 
 import json
 import os

@@ -4,7 +4,6 @@ Chromium against the fake Splunk Web in front of the fake splunkd. Its forms sub
 ingest_doctor_hold action for it as splunkd does (`--execute`, the payload of the signed-in user) and fails the
 search with the action's exit code, as splunkd does. User text reaches the action verbatim whatever quotes or
 backslashes it holds; the action's refusal is shown with its reason."""
-from __future__ import annotations
 
 import pytest
 

@@ -3,7 +3,6 @@
 runs it, both against the fake splunkd's KV store. A snoozed host sends nothing and its change goes out once
 the snooze ends; an acknowledged finding is quiet until it escalates above what was acknowledged; bad input
 and a user without the capability are refused with a clear message and nothing written."""
-from __future__ import annotations
 
 import os
 import time

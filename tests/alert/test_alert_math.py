@@ -12,7 +12,6 @@
 - The samples a search writes (`<epoch>:<value>[b]`, newest first) reach the
   core oldest first with their own times.
 """
-from __future__ import annotations
 
 import random
 import re

@@ -6,7 +6,6 @@ between its read and its write was resolved although live. It now lists them (fa
 replays its SPL over the store) for the action, dispatched as splunkd dispatches the shipped stanza and
 run as splunkd runs it; the action resolves each one in its locked read-modify-write, judged on the
 record as it is then."""
-from __future__ import annotations
 
 import time
 

@@ -5,7 +5,6 @@ every `<epoch>:<value>[b]` token parsed alone, plain values placed `span_s` apar
 stable sort by time, one ThreadSample / QueueSample per token. Seeded rows in every order the searches
 (and hand-written rows) use: newest first, oldest first, shuffled, equal times, untimed, blocked marks.
 """
-from __future__ import annotations
 
 import random
 import re

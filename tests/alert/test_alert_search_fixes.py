@@ -7,7 +7,6 @@
   flagged, drained by parsing); `| rest` asks the peers a macro names; each row's samples stay under
   list()'s 100 values by construction (one per time bin of the window).
 """
-from __future__ import annotations
 
 import fnmatch
 import re

@@ -4,7 +4,6 @@ ingest_doctor_flag action then reads, run as splunkd runs it (`--execute`): the 
 storage/passwords (never echoed, never in a macro), the allow-list and the minimum severity in their
 macros. A URL the action would refuse is refused on the page in the action's words, before any write;
 splunkd's 403 is shown as it came."""
-from __future__ import annotations
 
 import ssl
 import urllib.error

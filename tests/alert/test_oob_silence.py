@@ -4,7 +4,6 @@ reporting", its shape, and its rows for three instances replayed over hand-made 
 tests/fixtures/alerts), then judged by the alert action dispatched and run as splunkd does: a heavy forwarder
 still connected with zero throughput is a critical output finding naming its receivers and since
 when; one with no connection is `gone`; one whose receivers still get data is not found."""
-from __future__ import annotations
 
 import json
 import re
