@@ -33,9 +33,7 @@ def made(tmp_path):
 @pytest.fixture
 def notify(flag):
     """`notify(sd, rows, sid)`: an alert run (flag: it must succeed) with the webhook receiver set."""
-    def run(sd, rows, sid):
-        return flag(sd.fake, rows, LOOPBACK_HOOK, sid=sid, webhook_url=sd.fake.url + "/hook")
-    return run
+    return lambda sd, rows, sid: flag(sd.fake, rows, LOOPBACK_HOOK, sid=sid, webhook_url=sd.fake.url + "/hook")
 
 
 def posted(sd, fid):
