@@ -69,9 +69,8 @@ def splunk_web():
     made = []
 
     def start(fake):
-        web = FakeSplunkWeb(fake).start()
-        made.append(web)
-        return web
+        made.append(FakeSplunkWeb(fake).start())
+        return made[-1]
     yield start
     for web in made:
         web.stop()
