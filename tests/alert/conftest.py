@@ -1,13 +1,12 @@
 """Fixtures of the alert tests: the fake splunkd as the action and the form views meet it, the action run
 over result rows, and the form views' browser (test_alert_hold_page.py, test_alert_settings_page.py)."""
-from __future__ import annotations
 
 import glob
 
 import pytest
 
 from fakes.action_run import HF_CONFIG, payload, run_action
-from fakes.browser import Browser
+from fakes.browser import Browser, missing
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkweb import FakeSplunkWeb
 from ingest_doctor import exitcodes
@@ -49,14 +48,16 @@ def flag_logged(flag, tmp_path):
 
     def run(fake, rows, env=None, expect=exitcodes.OK, **conf):
         p = flag(fake, rows, dict(env or {}, SPLUNK_HOME=str(home)), expect, **conf)
-        log = "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
-        return p, log
+        return p, "".join(open(f, encoding="utf-8").read() for f in glob.glob(str(home / "var/log/splunk/*.log")))
     return run
 
 
 @pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for a test module's pages (tests/fakes/browser.py drives it)."""
+    """One headless Chromium for a test module's pages (tests/fakes/browser.py drives it); the tests that
+    need it are skipped, saying why, where it cannot run."""
+    if missing():
+        pytest.skip(missing())
     b = Browser()
     yield b
     b.close()
@@ -68,9 +69,8 @@ def splunk_web():
     made = []
 
     def start(fake):
-        web = FakeSplunkWeb(fake).start()
-        made.append(web)
-        return web
+        made.append(FakeSplunkWeb(fake).start())
+        return made[-1]
     yield start
     for web in made:
         web.stop()

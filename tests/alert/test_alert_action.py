@@ -7,7 +7,6 @@ an admin's own alert may mix signals): the results file is handed to it directly
 the shipped searches (one run with every row, no throttling) is tests/alert/test_alert_dispatch.py's, and
 the scenarios through that dispatch are in tests/deployment/ and tests/delivery/.
 """
-from __future__ import annotations
 
 import gzip
 import io
@@ -150,11 +149,9 @@ def test_large_run_is_chunked(sd, flag):
 def test_hec_thread_behind_full_queues_is_the_queues_finding(sd, flag):
     """Digest mode: both rows of one host are judged together, and the core attributes the pegged HEC
     thread to the stage whose queue is full (no separate hec_input finding)."""
-    rows = [thread_row(host="idx-01"), queue_row(host="idx-01", pset="1")]
-    flag(sd.fake, rows)
+    flag(sd.fake, [thread_row(host="idx-01"), queue_row(host="idx-01", pset="1")])
     assert list(sd.kv.records) == ["idx-01~2Ftyping~2F1"]
-    ev = json.loads(sd.kv.records["idx-01~2Ftyping~2F1"]["evidence"])
-    assert any(e["signal"] == "thread_busy_pct" for e in ev)
+    assert any(e["signal"] == "thread_busy_pct" for e in json.loads(sd.kv.records["idx-01~2Ftyping~2F1"]["evidence"]))
 
 
 def test_thread_outside_the_pipeline_is_logged_not_stored(sd, flag):
@@ -180,9 +177,7 @@ def test_verifies_splunkd_with_the_given_ca(sd, flag, tls):
 
 
 def test_wrong_ca_is_a_config_error(sd, flag, tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    wrong_ca, _ = make_tls(str(other))
+    wrong_ca, _ = make_tls(str(tmp_path))           # a CA of its own: the tls fixture's lives elsewhere
     p = flag(sd.fake, [thread_row()], {"INGEST_DOCTOR_SPLUNKD_CA": wrong_ca}, exitcodes.BAD_CONFIG)
     assert "TLS verification of splunkd" in p.stderr and sd.kv.records == {}
 
@@ -257,10 +252,9 @@ def test_bad_payload_or_command_line(seeded, tls, tmp_path):
     _bad(run_action(payload(seeded.fake, res), tls, argv=()), exitcodes.USAGE, "--execute")
 
 
-def test_bad_threshold_macro_is_a_config_error(fake_splunkd, flag):
-    sd = Splunkd(fake_splunkd, macro_overrides={"ingest_doctor_thread_busy_pct": "ninety"})
-    _bad(flag(fake_splunkd, [thread_row()], expect=None), exitcodes.BAD_CONFIG, "thread_busy_pct")
-    assert sd.kv.records == {} and sd.events == []
+def test_bad_threshold_macro_is_a_config_error(seeded, flag):
+    seeded.macros["ingest_doctor_thread_busy_pct"] = "ninety"
+    _bad(flag(seeded.fake, [thread_row()], expect=None), exitcodes.BAD_CONFIG, "thread_busy_pct")
 
 
 def test_kv_store_initializing_is_retried_then_transient(seeded, flag):
@@ -287,8 +281,7 @@ def test_webhook_down_is_transient_after_the_store_is_written(sd, flag):
 def test_splunkd_rejecting_our_request_is_unexpected(sd, flag):
     sd.fake.route("POST", "/servicesNS/nobody/ingest_doctor/storage/collections/data/"
                           "ingest_doctor_findings/batch_save", messages(400, "Malformed JSON document"))
-    p = flag(sd.fake, [thread_row()], expect=None)
-    _bad(p, exitcodes.UNEXPECTED, "HTTP 400", "Malformed JSON document")
+    _bad(flag(sd.fake, [thread_row()], expect=None), exitcodes.UNEXPECTED, "HTTP 400", "Malformed JSON document")
     # the event went out before the save: it stays, and the next run stores the record
     assert len(sd.events) == 1 and sd.kv.records == {}
 

@@ -2,7 +2,6 @@
 memory at 80,000 rows, docs/performance.md): the records, events, messages, webhooks and counts are
 those of the same run stored at once, whatever the chunk; every event is written before its record is
 saved, each record is saved once a run, and no read or event write carries more than a chunk."""
-from __future__ import annotations
 
 import json
 from dataclasses import asdict

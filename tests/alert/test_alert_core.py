@@ -1,5 +1,4 @@
 """The alert action's pure core, with plain data: payload, results, store plan, latency."""
-from __future__ import annotations
 
 import gzip
 import json
@@ -129,13 +128,9 @@ def test_thresholds_come_from_the_macros():
 
 
 # ---------------------------------------------------------------------------- judging through the core
-def _probes(values, kind="event"):
-    return [HecProbe(1000.0 + 10 * i, 200, None, v, kind) for i, v in enumerate(values)]
-
-
 def test_judge_dedups_by_id_and_applies_the_floor():
     ev = Evidence(host="hf")
-    ev.hec_probes = _probes([1500, 1600, 1700, 1800])
+    ev.hec_probes = [HecProbe(1000.0 + 10 * i, 200, None, v, "event") for i, v in enumerate([1500, 1600, 1700, 1800])]
     found, below, _ = judge({"hf": ev}, TH, "critical", diagnose)
     assert found == [] and below == 1
     found, below, _ = judge({"hf": ev}, TH, "info", diagnose)

@@ -5,7 +5,6 @@ Every flagging alert runs in digest mode without throttling: in digest mode splu
 hold back the whole alert for its period, so a second host's new problem would wait behind the first's.
 The action keeps one record per finding id and notifies only on a change, so a problem that persists is
 stored again (last_seen, count) but not announced again."""
-from __future__ import annotations
 
 import pytest
 

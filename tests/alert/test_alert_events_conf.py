@@ -6,7 +6,6 @@ its JSON by the transform [ingest_doctor_finding_host]. No Splunk here: these te
 (as tests/collector/test_collector_conf.py does for the add-on's metrics transforms) over the events
 the action really writes, and the fake splunkd applies it to every event it receives.
 """
-from __future__ import annotations
 
 import json
 import os
@@ -22,7 +21,6 @@ from ingest_doctor.delivery.store import finding_event, host_in_event
 from ingest_doctor.findings import EvidenceItem, Finding, Recommendation
 
 APP = read_conf(os.path.join(ROOT, "default", "props.conf"))["ingest_doctor:finding"]     # the app's sourcetype
-TA_PROPS = os.path.join(ROOT, "ta", "package", "default", "props.conf")
 # the app's index-time transform that gives each event the host in its JSON
 TRANSFORM = read_conf(os.path.join(ROOT, "default", "transforms.conf"))[APP["TRANSFORMS-ingest_doctor_finding_host"]]
 
@@ -39,7 +37,7 @@ def _finding(host, pset=2):
 
 
 def test_the_search_head_parses_the_action_events_like_the_add_on():
-    ta = read_conf(TA_PROPS)["ingest_doctor:finding"]
+    ta = read_conf(os.path.join(ROOT, "ta", "package", "default", "props.conf"))["ingest_doctor:finding"]
     for key in ("SHOULD_LINEMERGE", "LINE_BREAKER", "TRUNCATE", "DATETIME_CONFIG", "KV_MODE"):
         assert APP[key] == ta[key], key        # an instance with both packages gets one answer
     assert APP["SHOULD_LINEMERGE"] == "false"

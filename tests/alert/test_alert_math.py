@@ -12,7 +12,6 @@
 - The samples a search writes (`<epoch>:<value>[b]`, newest first) reach the
   core oldest first with their own times.
 """
-from __future__ import annotations
 
 import random
 import re
@@ -68,14 +67,12 @@ def test_dutycycle_tstats_read_both_forms_like_the_core():
     the core judges there (model.INPUT_THREADS), the line's other misc threads (mgmt_httpd, ...) not."""
     assert set(_wide_prefixes()) == set(model.INPUT_THREADS)
     for line in fixture_lines("metrics_dutycycle.log"):
-        ev = metricslog.parse_lines([line])
         core = {(t.thread, round(t.busy_pct, 1), "none" if t.pipeline_set is None else str(t.pipeline_set))
-                for t in ev.threads}
+                for t in metricslog.parse_lines([line]).threads}
         if "name=misc" in line:
             core = {c for c in core if c[0] in model.INPUT_THREADS}
         assert spl_threads(line) == core, line
-    wide = spl_threads(fixture_lines("metrics_dutycycle.log")[0])
-    assert wide == {("tail", 9.1, "none")}
+    assert spl_threads(fixture_lines("metrics_dutycycle.log")[0]) == {("tail", 9.1, "none")}
 
 
 # ---------------------------------------------------------------------------- queue fill
@@ -103,8 +100,7 @@ def test_queue_fill_formula_matches_the_core():
         assert spl_fill(kv) == pytest.approx(round(ev.queues[0].fill_pct, 1)), line
         assert (kv.get("blocked") == "true") == ev.queues[0].blocked
     # the bytes form of tcpout is read from max_size/current_size, never as KB
-    tcpout = autokv([l for l in fixture_lines("metrics_queue.log") if "tcpout_" in l][0])
-    assert spl_fill(tcpout) == 98.0
+    assert spl_fill(autokv([l for l in fixture_lines("metrics_queue.log") if "tcpout_" in l][0])) == 98.0
 
 
 # ---------------------------------------------------------------------------- pre-filters vs the core
@@ -120,11 +116,6 @@ def queue_prefilter(values, blocked, th):
             or statistics.median(values) >= th.queue_fill_pct)
 
 
-def _series(rng, n):
-    base = rng.choice([20, 60, 85, 89, 92, 99])
-    return [max(0.0, min(100.0, base + rng.uniform(-12, 12))) for _ in range(n)]
-
-
 @pytest.mark.parametrize("tuned", [{}, {"thread_busy_pct": 75, "queue_fill_pct": 60, "sustained_samples": 2,
                                         "sustained_of_samples": 3, "sustained_window_min": 5}])
 def test_prefilters_never_hide_what_the_core_flags(tuned):
@@ -135,7 +126,8 @@ def test_prefilters_never_hide_what_the_core_flags(tuned):
         span = 30.0
         # the search only sees its window (ingest_doctor_alert_window = the sustained window)
         n = rng.randint(1, int(th.sustained_window_min * 60 / span))
-        values = _series(rng, n)
+        base = rng.choice([20, 60, 85, 89, 92, 99])
+        values = [max(0.0, min(100.0, base + rng.uniform(-12, 12))) for _ in range(n)]
         pts = [(1000.0 + i * span, v) for i, v in enumerate(values)]
         if series.judge(pts, th.thread_busy_pct, th).level == series.SUSTAINED:
             flagged += 1
@@ -162,8 +154,7 @@ def test_samples_reach_the_core_oldest_first_with_their_times():
     assert [(t.time, t.busy_pct) for t in ev.threads] == [(1763805510.0, 40.0), (1763805540.0, 97.5),
                                                           (1763805570.0, 98.0), (1763805600.0, 99.1)]
     assert all(t.thread == "httpinputserverdatathread" and t.window == "sample" for t in ev.threads)
-    j = series.judge([(t.time, t.busy_pct) for t in ev.threads], TH.thread_busy_pct, TH)
-    assert j.level == series.SUSTAINED
+    assert series.judge([(t.time, t.busy_pct) for t in ev.threads], TH.thread_busy_pct, TH).level == series.SUSTAINED
 
 
 def test_queue_recent_keeps_blocked_marks():

@@ -2,7 +2,6 @@
 by the action through its port; the allow-list and the minimum severity in macros that hold no secret.
 Run as splunkd runs the action (`--execute`) against the fake splunkd: the URL (with the receiver's secret
 token) reaches the receiver and appears in no macro, conf, log line, event or KV record."""
-from __future__ import annotations
 
 import glob
 import os

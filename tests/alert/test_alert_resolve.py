@@ -6,7 +6,6 @@ between its read and its write was resolved although live. It now lists them (fa
 replays its SPL over the store) for the action, dispatched as splunkd dispatches the shipped stanza and
 run as splunkd runs it; the action resolves each one in its locked read-modify-write, judged on the
 record as it is then."""
-from __future__ import annotations
 
 import time
 
@@ -31,18 +30,19 @@ def flag(sh, tls, tmp_path, host="hf-01"):
     return all_ok(execute(AlertDispatch(THREAD, str(tmp_path)).run([thread_row(host=host)], time.time()), sh.fake, tls))
 
 
-def unseen_for(sh, key, minutes):
-    """The record as the store holds it when nothing has flagged it for `minutes`."""
-    sh.kv.records[key]["last_seen"] = time.time() - 60 * minutes
+def stale_once_unseen(sh):
+    """The housekeeping search's rows over the store once nothing has flagged hf-01's finding for
+    resolve_after_min + 5 minutes (its record's last_seen as the store then holds it)."""
+    sh.kv.records[KEY]["last_seen"] = time.time() - 60 * (AFTER_MIN + 5)
+    return stale_rows(sh.kv.records, time.time(), AFTER_MIN)
 
 
 def test_unseen_finding_is_resolved_by_the_action_and_its_message_removed(sh, tls, tmp_path):
     flag(sh, tls, tmp_path)
     flag(sh, tls, tmp_path, host="hf-05")
     assert message_name(FID) in sh.messages.shown
-    unseen_for(sh, KEY, AFTER_MIN + 5)
     events = len(sh.events)
-    rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
+    rows = stale_once_unseen(sh)
     assert [r["id"] for r in rows] == [FID]                     # hf-05 was flagged just now: not listed
     d = AlertDispatch(RESOLVE, str(tmp_path))
     [p] = all_ok(execute(d.run(rows, time.time()), sh.fake, tls))
@@ -63,9 +63,8 @@ def test_unseen_finding_is_resolved_by_the_action_and_its_message_removed(sh, tl
 
 def test_the_resolution_reaches_the_webhook_once(sh, tls, tmp_path):
     flag(sh, tls, tmp_path)
-    unseen_for(sh, KEY, AFTER_MIN + 5)
     d = AlertDispatch(RESOLVE, str(tmp_path))
-    rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
+    rows = stale_once_unseen(sh)
     all_ok(execute(d.run(rows, time.time()), sh.fake, tls, LOOPBACK_HOOK, webhook_url=sh.fake.url + "/hook"))
     assert [(h["id"], h["status"]) for h in sh.hooks] == [(FID, "resolved")]
     assert sh.kv.records[KEY]["delivery"] == "sent"
@@ -76,8 +75,7 @@ def test_a_finding_flagged_after_the_search_read_the_store_stays_open(sh, tls, t
     """The race's worst order: the search reads the store, the alert flags the finding again, then the
     resolution is written. The old search wrote its stale copy back here and resolved a live finding."""
     flag(sh, tls, tmp_path)
-    unseen_for(sh, KEY, AFTER_MIN + 5)
-    rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)       # the search's read
+    rows = stale_once_unseen(sh)                                   # the search's read
     assert [r["id"] for r in rows] == [FID]
     flag(sh, tls, tmp_path)                                        # flagged meanwhile
     seen = sh.kv.records[KEY]["last_seen"]
@@ -95,8 +93,7 @@ def test_a_flag_and_a_resolution_at_once_never_lose_the_flag(sh, tls, tmp_path):
         sh.kv.records.clear()
         sh.locks.records.clear()
         flag(sh, tls, tmp_path)
-        unseen_for(sh, KEY, AFTER_MIN + 5)
-        rows = stale_rows(sh.kv.records, time.time(), AFTER_MIN)
+        rows = stale_once_unseen(sh)
         assert rows
         before = sh.kv.records[KEY]["last_seen"]
         [resolve] = AlertDispatch(RESOLVE, str(tmp_path)).run(rows, time.time())

@@ -5,7 +5,6 @@ every `<epoch>:<value>[b]` token parsed alone, plain values placed `span_s` apar
 stable sort by time, one ThreadSample / QueueSample per token. Seeded rows in every order the searches
 (and hand-written rows) use: newest first, oldest first, shuffled, equal times, untimed, blocked marks.
 """
-from __future__ import annotations
 
 import random
 import re
@@ -201,5 +200,4 @@ def test_a_host_with_an_infinite_sample_is_checked_sample_by_sample():
                     "pipeline_set": "0"}, {"samples": ["%d:97" % (NOW - 30 * k) for k in range(20)]})]
     c = collect(rows, NOW)
     assert not c.finite("hf-01") and c.finite("hf-02")
-    notes = _judged_as_whole(rows, c)
-    assert any("hf-01: 1 samples with a non-numeric value" in n for n in notes)
+    assert any("hf-01: 1 samples with a non-numeric value" in n for n in _judged_as_whole(rows, c))

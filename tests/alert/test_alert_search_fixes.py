@@ -7,32 +7,27 @@
   flagged, drained by parsing); `| rest` asks the peers a macro names; each row's samples stay under
   list()'s 100 values by construction (one per time bin of the window).
 """
-from __future__ import annotations
 
 import fnmatch
 import re
+
+import pytest
 
 from ingest_doctor import model, thresholds
 
 from fakes.alert_helpers import MACROS, lookup_rows
 from fakes.searches import SAVED, split_top
 
-THROTTLED = "Ingest Doctor - Indexing - Index processor throttled"
-QUEUES = "Ingest Doctor - Queues - Blocked or saturated pipeline queues"
 LIST_MAXSIZE = 100      # limits.conf [stats] list_maxsize
 
 
-def _source_glob(macro):
-    m = re.search(r"source=(\S+)", MACROS[macro]["definition"])
-    return m.group(1)
-
-
-def test_rotated_log_files_are_read():
-    for macro, log in (("ingest_doctor_metrics_log", "metrics.log"), ("ingest_doctor_splunkd_log", "splunkd.log")):
-        glob = _source_glob(macro)
-        for name in (log, log + ".1", log + ".5"):
-            assert fnmatch.fnmatch("/opt/splunk/var/log/splunk/" + name, glob), (macro, name)
-        assert not fnmatch.fnmatch("/opt/splunk/var/log/splunk/ingest_doctor_collector.log", glob)
+@pytest.mark.parametrize("macro,log", [("ingest_doctor_metrics_log", "metrics.log"),
+                                       ("ingest_doctor_splunkd_log", "splunkd.log")], ids=["metrics", "splunkd"])
+def test_rotated_log_files_are_read(macro, log):
+    glob = re.search(r"source=(\S+)", MACROS[macro]["definition"]).group(1)
+    for name in (log, log + ".1", log + ".5"):
+        assert fnmatch.fnmatch("/opt/splunk/var/log/splunk/" + name, glob), (macro, name)
+    assert not fnmatch.fnmatch("/opt/splunk/var/log/splunk/ingest_doctor_collector.log", glob)
 
 
 def test_the_input_queues_are_in_the_chain_drained_by_parsing():
@@ -47,7 +42,7 @@ def test_the_input_queues_are_in_the_chain_drained_by_parsing():
     terms = MACROS["ingest_doctor_chain_queue_terms"]["definition"]
     for q in ("splunktcpin", "tcpin_cooked_pqueue", "parsingqueue", "indexqueue"):
         assert "TERM(name=%s)" % q in terms
-    spl = SAVED[QUEUES]["search"]
+    spl = SAVED["Ingest Doctor - Queues - Blocked or saturated pipeline queues"]["search"]
     assert "`ingest_doctor_chain_queue_terms`" in spl
     assert "lookup ingest_doctor_pipeline metrics_queue AS queue OUTPUT stage stage_order" in spl
 
@@ -64,12 +59,11 @@ def test_a_receiver_whose_only_full_queue_is_splunktcpin_is_flagged():
     assert set(judged) == set(fills)
     full = [judged[q][1] for q, f in fills.items() if f >= limit]
     assert full, "splunktcpin is dropped before it is judged"
-    last = max(full)
-    assert {judged[q][0] for q in judged if judged[q][1] == last} == {"parsing"}
+    assert {judged[q][0] for q in judged if judged[q][1] == max(full)} == {"parsing"}
 
 
 def test_the_throttled_alert_says_what_it_reads_and_where_it_cannot():
-    st = SAVED[THROTTLED]
+    st = SAVED["Ingest Doctor - Indexing - Index processor throttled"]
     spl, desc = st["search"], st["description"]
     assert "| rest `ingest_doctor_rest_peers` /services/server/introspection/indexer" in spl
     assert "ingest_doctor_index_internal" not in spl and "ingest_doctor_metrics_log" not in spl

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import namedtuple
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 import pytest
 
 from ingest_doctor.delivery import store as alert_store
 from ingest_doctor.collector import metrics_events
+from ingest_doctor.collector.procthreads import ThreadBusy
 from ingest_doctor import model, threadnames, thresholds
 from ingest_doctor.evidence import Evidence, HecProbe, IndexerStatus, QueueSample
 
@@ -43,24 +43,8 @@ EVENT_DEFAULTS = {"_time", "_raw", "host", "source", "sourcetype", "index", "spl
 
 # ---------------------------------------------------------------------------- data sources
 def log_source(name: str) -> Set[str]:
-    out: Set[str] = set(EVENT_DEFAULTS)
-    for line in fixture_lines(name):
-        out |= set(autokv(line))
-    return out
-
-
-Thread = namedtuple("Thread", "thread tid busy_pct")
-
-
-def collector_events() -> List[Dict[str, object]]:
-    """What the collector really writes (its own builder), one event of each metric family we read."""
-    ev = Evidence(host="hf-01")
-    ev.queues.append(QueueSample(1.0, "typingQueue", 1, 99.0, "sample", True, "rest"))
-    ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
-    ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
-    ev.indexer = IndexerStatus("throttled", "disk")
-    threads = [Thread("httpinputserverdatathread", 4242, 99.0)]
-    return list(metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True))
+    """An event's default fields and every field Splunk extracts from the fixture's real-shaped lines."""
+    return set(EVENT_DEFAULTS).union(*(autokv(line) for line in fixture_lines(name)))
 
 
 def finding_event_fields() -> Set[str]:
@@ -75,10 +59,15 @@ def finding_event_fields() -> Set[str]:
 
 
 def metric_source(metric: str) -> Set[str]:
-    fields: Set[str] = set()
-    for e in collector_events():
-        if metric in e:
-            fields |= set(e)
+    """The fields of the events that carry `metric`, as the collector really writes them (its own builder,
+    one event of each metric family we read)."""
+    ev = Evidence(host="hf-01")
+    ev.queues.append(QueueSample(1.0, "typingQueue", 1, 99.0, "sample", True, "rest"))
+    ev.hec_probes.append(HecProbe(1.0, 503, 18, 12.5, "health"))
+    ev.hec_probes.append(HecProbe(1.0, 200, 0, 850.0, "event"))
+    ev.indexer = IndexerStatus("throttled", "disk")
+    threads = [ThreadBusy(4242, "httpinputserver", "httpinputserverdatathread", 99.0)]
+    fields = set().union(*(e for e in metrics_events.build(ev, threads, {}, [], 5.0, 1.0, True) if metric in e))
     assert fields, "the collector writes no %s" % metric
     return fields | {"host", "_time", "metric_name", "index"}
 
@@ -88,8 +77,7 @@ REST_FIXTURES = {"/services/server/introspection/indexer": "rest_introspection_i
 
 
 def rest_source(path: str) -> Set[str]:
-    body = json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))
-    keys = set(body["entry"][0]["content"])
+    keys = set(json.load(open(os.path.join(FIX, REST_FIXTURES[path]), encoding="utf-8"))["entry"][0]["content"])
     return keys | {"title", "id", "author", "updated", "splunk_server", "eai:acl"}
 
 
@@ -207,13 +195,11 @@ class Walker:
             elif arg:
                 self.need(avail, [arg], "%s %s()" % (word, func))
             out.add(alias)
-        for tok in by.split():
-            if "=" in tok and not tok.startswith("PREFIX("):
-                continue
+        for tok in by.split():                  # span=... and the like are options, not fields
             if tok.startswith("PREFIX("):
                 self.need(avail, [tok[len("PREFIX("):-2]], "%s BY" % word)
                 out.add(tok[len("PREFIX("):-1])
-            else:
+            elif "=" not in tok:
                 self.need(avail, [tok], "%s BY" % word)
                 out.add(tok)
         if "span=" in rest:
@@ -367,8 +353,7 @@ def test_walker_catches_a_missing_field(monkeypatch, spl, macros, missing):
 @pytest.mark.parametrize("name", sorted(ALERTS))
 def test_alert_output_is_what_the_action_reads(name):
     spl = ALERTS[name]["search"]
-    cols = action_columns(spl, re.search(r'signal="(\w+)"', spl).group(1))
-    assert {"signal", "host", "component"} <= set(cols)
+    assert {"signal", "host", "component"} <= set(action_columns(spl, re.search(r'signal="(\w+)"', spl).group(1)))
 
 
 @pytest.mark.parametrize("name", sorted(ALERTS))
@@ -399,8 +384,7 @@ def test_each_alert_ends_in_its_own_hook():
 
 @pytest.mark.parametrize("name", sorted(SAVED))
 def test_no_threshold_literal_and_index_only_through_macros(name):
-    spl = SAVED[name]["search"]
-    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', spl)
+    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', SAVED[name]["search"])
     # a comparison against a literal above 1 would be a second copy of a threshold
     for m in re.finditer(r"(\w+)\s*(>=|<=|>|<)\s*(\d+(?:\.\d+)?)", plain):
         assert float(m.group(3)) <= 1, "%s: literal threshold %s" % (name, m.group(0))
@@ -417,8 +401,7 @@ def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
     # the keepers and Silence (issue 35) write lookups of their own; none writes the findings store
     writers = [k for k, v in SAVED.items() if re.search(r"outputlookup\b[^|]*\bingest_doctor_findings\b", v["search"])]
     assert not writers, writers
-    cols = action_columns(spl, "stale")
-    assert set(cols) - {"signal"} <= lookup_fields("ingest_doctor_findings")
+    assert set(action_columns(spl, "stale")) - {"signal"} <= lookup_fields("ingest_doctor_findings")
     # one action run with every stale record, only when there is one; no Triggered Alerts entry
     runs_our_action_in_digest_mode(st)
     assert st["alert.track"] == "false"
@@ -427,8 +410,7 @@ def test_resolve_search_hands_stale_findings_to_the_action_and_writes_nothing():
 
 def test_collection_lookup_and_store_agree():
     coll = read_conf(os.path.join(ROOT, "default", "collections.conf"))["ingest_doctor_findings"]
-    declared = {k[len("field."):] for k in coll if k.startswith("field.")}
-    assert declared == set(alert_store.FIELDS)
+    assert {k[len("field."):] for k in coll if k.startswith("field.")} == set(alert_store.FIELDS)
     assert lookup_fields("ingest_doctor_findings") == {"_key"} | set(alert_store.FIELDS)
     st = TRANSFORMS["ingest_doctor_findings"]
     assert st["external_type"] == "kvstore" and st["collection"] == alert_store.COLLECTION
@@ -455,8 +437,7 @@ def test_alert_action_conf_and_spec_agree():
     stanzas = dict(re.findall(r"^\[(\w+)\]\n(.*?)(?=^\[|\Z)", spec_text, re.M | re.S))
     hold = {k for k in actions["ingest_doctor_hold"] if k.startswith("param.")}
     assert hold == set(re.findall(r"^(param\.\w+) =", stanzas["ingest_doctor_hold"], re.M))
-    spec = stanzas["ingest_doctor_flag"]
-    assert params == set(re.findall(r"^(param\.\w+) =", spec, re.M)) == \
+    assert params == set(re.findall(r"^(param\.\w+) =", stanzas["ingest_doctor_flag"], re.M)) == \
         {"param.min_severity", "param.webhook_url", "param.index", "param.web_messages", "param.log_level",
          "param.message_roles"}
     html = open(os.path.join(ROOT, "default", "data", "ui", "alerts", "ingest_doctor_flag.html"),

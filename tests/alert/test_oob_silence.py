@@ -4,7 +4,6 @@ reporting", its shape, and its rows for three instances replayed over hand-made 
 tests/fixtures/alerts), then judged by the alert action dispatched and run as splunkd does: a heavy forwarder
 still connected with zero throughput is a critical output finding naming its receivers and since
 when; one with no connection is `gone`; one whose receivers still get data is not found."""
-from __future__ import annotations
 
 import json
 import re
@@ -41,8 +40,10 @@ def test_shape_for_the_paged_admin():
     st = SAVED[NAME]
     spl, desc = st["search"], st["description"]
     assert "Stage:" in desc and "Symptom:" in desc and "Urgency:" in desc and "First check:" in desc
-    for m in ("ingest_doctor_silence_after_min", "ingest_doctor_silence_kb"):
-        assert "`%s`" % m in spl and m in desc
+    # its thresholds, named in the description, are the table's (macros generated from thresholds.py)
+    for name in ("silence_after_min", "silence_kb"):
+        assert "`ingest_doctor_%s`" % name in spl and "ingest_doctor_" + name in desc
+        assert float(MACROS["ingest_doctor_" + name]["definition"]) == thresholds.BY_NAME[name].default
     # issue 35: it reads the lookups its keepers keep, never 24 hours of metrics.log every 5 minutes
     assert spl.startswith("| inputlookup ingest_doctor_known_hosts")
     assert "| lookup ingest_doctor_topology name OUTPUT " in spl and "TERM(" not in spl
@@ -52,9 +53,6 @@ def test_shape_for_the_paged_admin():
     assert st["alert.track"] == "true"
     assert own_hook(spl) == "ingest_doctor_filter_silence"
     action_columns(spl, "silence")
-    # the thresholds are the table's (macros generated from thresholds.py)
-    for name in ("silence_after_min", "silence_kb"):
-        assert float(MACROS["ingest_doctor_" + name]["definition"]) == thresholds.BY_NAME[name].default
 
 
 def test_the_keepers_keep_what_silence_reads():
@@ -63,15 +61,13 @@ def test_the_keepers_keep_what_silence_reads():
     assert known["search"].rstrip().endswith("| outputlookup ingest_doctor_known_hosts")
     minute = int(silence["cron_schedule"].split("-")[0])
     for st in (known, topo):
-        spl = st["search"]
-        assert spl.startswith("| tstats ")                       # index-only: no raw metrics.log line read
+        assert st["search"].startswith("| tstats ")                       # index-only: no raw metrics.log line read
         assert not any(k.startswith("action.") or k.startswith("alert.") for k in st)   # keepers alert no one
         assert st["enableSched"] == "1" and st["disabled"] == "0"
         m = re.match(r"^(\d)-59/5 \* \* \* \*$", st["cron_schedule"])
         assert m and int(m.group(1)) < minute                    # fresh when silence reads them
     # known hosts merges: a run delayed by its schedule window still reads everything since the run before
-    window = int(re.search(r"^-(\d+)m$", known["dispatch.earliest_time"]).group(1))
-    assert window >= 5 + int(known["schedule_window"])
+    assert int(re.search(r"^-(\d+)m$", known["dispatch.earliest_time"]).group(1)) >= 5 + int(known["schedule_window"])
     # the topology is a snapshot of the silence window (kb over it), replaced each run
     assert "earliest=-`ingest_doctor_silence_after_min`m" in topo["search"]
     assert topo["search"].rstrip().endswith("| outputlookup ingest_doctor_topology")
@@ -83,8 +79,7 @@ def test_names_are_compared_as_short_lower_case_names():
     assert "eval name=%s" % (NAME_OF % "peer") in SAVED[TOPOLOGY]["search"]
     assert "BY name" in SAVED[KNOWN]["search"] and "BY name" in SAVED[TOPOLOGY]["search"]
     heard = {"hf-09.corp.example.com": NOW - 720, "idx-01": NOW - 20}
-    tcpin = [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)]
-    rows = silence_rows(heard, tcpin, NOW)
+    rows = silence_rows(heard, [(NOW - 30 * i, "idx-01", "HF-09", 0.0) for i in range(8)], NOW)
     assert [(r["host"], r["reason"], r["receivers"]) for r in rows] == \
         [("hf-09.corp.example.com", "connected_idle", ["idx-01"])]
 

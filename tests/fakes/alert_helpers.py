@@ -20,6 +20,8 @@ from ingest_doctor.alert import rows as alert_rows
 LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 SECRET = "tok-7f3a9c-do-not-leak"          # a receiver's token in its webhook URL: never to appear in clear
 STORED = "ingest_doctor:webhook_url:"      # the webhook URL's storage/passwords entry (realm:name:)
+# how the hold action and the Acknowledge and snooze page refuse a user without the capability, before ": ..."
+LACKS = "user '%s' lacks the capability ingest_doctor_acknowledge (role ingest_doctor_admin)"
 MACROS = read_conf(os.path.join(ROOT, "default", "macros.conf"))
 TRANSFORMS = read_conf(os.path.join(ROOT, "default", "transforms.conf"))
 FIX = os.path.join(FIXTURES, "alerts")      # real-shaped log lines and REST bodies of what the searches read
