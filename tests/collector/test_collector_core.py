@@ -56,6 +56,11 @@ def kinds(res):
     return [o.kind for o in res.events]
 
 
+def logs_of_polls(c, steps):
+    """The log lines of polls at 1000 + 10 * step s (polls 10 s apart), for each step in order."""
+    return [line for i in steps for line in c.poll(1000.0 + 10 * i).logs]
+
+
 def test_poll_reads_every_endpoint_with_the_session_key_and_json_mode():
     http = FakeHttp(routes())
     res = collector_for(http).poll(1000.0)
@@ -97,9 +102,7 @@ def test_hec_url_follows_enable_ssl_and_port_and_disabled():
     (endpoints.Fetched(None, b"", 1.0, "reset", "reset by peer"), "reset"),
 ])
 def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, kind):
-    r = routes()
-    r[Q] = fetched
-    c = collector_for(FakeHttp(r))
+    c = collector_for(FakeHttp({**routes(), Q: fetched}))
     res = c.poll(1000.0)
     errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
     assert {"endpoint": Q, "kind": kind, "ingest_doctor.endpoint.errors": 1} in errs
@@ -115,14 +118,10 @@ def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, k
 
 
 def test_404_noted_once_then_skipped_and_errors_logged_once_a_minute():
-    r = routes()
-    r[Q] = endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}')
-    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
-    http = FakeHttp(r)
+    http = FakeHttp({**routes(), Q: endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}'),
+                     "services/server/pipelinesets": endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")})
     c = collector_for(http)
-    logs = []
-    for i in range(7):                      # 7 polls, 10 s apart: 60 s
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(7))                 # 7 polls, 10 s apart: 60 s
     assert sum(1 for c_ in http.calls if Q in c_[1]) == 1
     assert sum(1 for line in logs if "kind=404" in line.message) == 1
     timeouts = [line.message for line in logs if "kind=timeout" in line.message]
@@ -147,9 +146,7 @@ def test_credential_failure_is_retried_later_not_every_poll():
     token = mock.Mock(side_effect=RuntimeError("HTTP 403 Forbidden"))     # storage/passwords refuses the read
     c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "K",
                             FakeHttp(routes()), probe_token=token)
-    logs = []
-    for i in range(10):
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(10))
     assert token.call_args_list == [mock.call()]
     assert any("category=endpoint_error endpoint=storage/passwords kind=credential" in line.message for line in logs)
     c.poll(1000.0 + collector.CREDENTIAL_RETRY_S + 1)
@@ -221,9 +218,7 @@ def test_config_event_is_sent_again_daily_without_a_change():
 
 def test_sustained_saturation_gives_a_finding_within_three_polls_and_a_spike_none():
     state = {"fill": 2.0}
-    r = routes()
-    r[Q] = lambda: queues(state["fill"])
-    c = collector_for(FakeHttp(r))
+    c = collector_for(FakeHttp({**routes(), Q: lambda: queues(state["fill"])}))
     for i in range(5):
         assert "finding" not in kinds(c.poll(100.0 + 10 * i))
     state["fill"] = 99.5                     # one-poll spike
@@ -263,9 +258,8 @@ def test_finding_gate_new_severity_change_and_repeat():
 
 
 def test_window_and_state_stay_bounded_over_many_polls():
-    r = routes()
-    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "refused")
-    c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", FakeHttp(r))
+    http = FakeHttp({**routes(), "services/server/pipelinesets": endpoints.Fetched(None, b"", 5.0, "refused")})
+    c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", http)
     for i in range(400):
         c.poll(1000.0 + i)
     assert len(c.window.polls) <= window_mod.WINDOW_MAX_POLLS
@@ -330,9 +324,7 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
     line = [l for l in res.logs if "category=thresholds" in l.message]
     assert len(line) == 1 and line[0].severity == "WARN" and "queue_fill_pct" in line[0].message
     r[MACROS] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
-    logs = []
-    for i in range(1, 20):                                  # past the once-a-minute re-read
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(1, 20))                   # past the once-a-minute re-read
     assert c.thresholds.thread_busy_pct == 80
     assert any("endpoint=%s kind=timeout" % MACROS in l.message for l in logs)
     assert not [l for l in logs if "category=thresholds" in l.message]
@@ -349,33 +341,26 @@ def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkey
     real = thresholds.from_macros
     monkeypatch.setattr(collector.thresholds_mod, "from_macros", lambda m, *a, **k: calls.append(dict(m)) or
                         real(m, *a, **k))
-    c.poll(1000.0)
-    for i in range(1, 40):                                  # the macros re-read more than once
-        c.poll(1000.0 + 10 * i)
+    logs_of_polls(c, range(40))                             # the macros re-read more than once
     assert len([u for _, u, _, _, _ in http.calls if MACROS in u]) >= 3
     assert calls == [{"ingest_doctor_thread_busy_pct": "80"}] and c.thresholds.thread_busy_pct == 80
     r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "70"})])
-    logs = []
-    for i in range(40, 80):
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(40, 80))
     assert len(calls) == 2 and c.thresholds.thread_busy_pct == 70
     assert len([l for l in logs if "category=thresholds" in l.message]) == 1
 
 
 def test_unreadable_token_list_leaves_hec_tokens_unknown():
-    r = routes()
-    r["services/data/inputs/http"] = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
-    res = collector_for(FakeHttp(r)).poll(1000.0)
+    tokens = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
+    res = collector_for(FakeHttp({**routes(), "services/data/inputs/http": tokens})).poll(1000.0)
     cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
     assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2
 
 
 def test_429_with_a_hec_code_is_an_answer_not_a_fault():
     """The collector hands a 429 code-26 health answer to the rules as an answer, not as an endpoint fault."""
-    r = routes()
-    r["services/collector/health"] = (429, {"text": "HEC queue is at capacity and cannot process any more requests",
-                                            "code": 26})
-    c = collector_for(FakeHttp(r))
+    busy = (429, {"text": "HEC queue is at capacity and cannot process any more requests", "code": 26})
+    c = collector_for(FakeHttp({**routes(), "services/collector/health": busy}))
     res = c.poll(1000.0)
     errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
     assert not [e for e in errs if "health" in e.get("endpoint", "")]
