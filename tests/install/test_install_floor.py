@@ -40,11 +40,9 @@ def test_manifests_state_the_floor(manifest):
     assert data["info"]["classification"]["developmentStatus"] == "Beta"
 
 
-def test_both_app_confs_state_the_floor():
-    app = read_conf(os.path.join(need_build(), "default", "app.conf"))
-    ta = read_conf(os.path.join(need_ta_build(), "default", "app.conf"))
-    for cp in (app, ta):
-        assert floor.WORDS in cp["launcher"]["description"]
+@pytest.mark.parametrize("build", [need_build, need_ta_build], ids=["app", "add-on"])
+def test_each_packages_app_conf_states_the_floor(build):
+    assert floor.WORDS in read_conf(os.path.join(build(), "default", "app.conf"))["launcher"]["description"]
 
 
 def test_readme_and_splunkbase_text_state_the_same_floor():
