@@ -15,8 +15,9 @@ BODY = b'{"entry":[{"name":"parsingQueue","content":{"current_size_bytes":10}}]}
 OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
 
 
-def get(srv, http=None, path="/services/server/info"):
-    h = http or Http(5.0, {"splunkd": unverified()})
+def get(srv, http=None, path="/services/server/info", **kw):
+    """One GET through `http`, or through a port of its own (Http's options `kw`) closed after it."""
+    h = http or Http(5.0, {"splunkd": unverified()}, **kw)
     try:
         return h("GET", srv.url + path, {}, None, "splunkd")
     finally:
@@ -89,7 +90,5 @@ def test_a_body_over_the_cap_is_refused_without_being_held(tls):
 
 def test_a_content_length_over_the_cap_is_refused_before_reading(tls):
     with CannedServer([b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n" + BODY], tls) as srv:
-        http = Http(5.0, {"splunkd": unverified()}, max_body=1024)
-        f = get(srv, http)
-        http.close()
+        f = get(srv, max_body=1024)
     assert f.error == "too_large" and "Content-Length 99999999" in f.detail
