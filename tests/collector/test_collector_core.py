@@ -337,16 +337,15 @@ def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkey
     r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "80"})])
     http = FakeHttp(r)
     c = collector_for(http)
-    calls = []
-    real = thresholds.from_macros
-    monkeypatch.setattr(collector.thresholds_mod, "from_macros", lambda m, *a, **k: calls.append(dict(m)) or
-                        real(m, *a, **k))
+    judged = mock.Mock(wraps=thresholds.from_macros)
+    monkeypatch.setattr(collector.thresholds_mod, "from_macros", judged)
     logs_of_polls(c, range(40))                             # the macros re-read more than once
     assert len([u for _, u, _, _, _ in http.calls if MACROS in u]) >= 3
-    assert calls == [{"ingest_doctor_thread_busy_pct": "80"}] and c.thresholds.thread_busy_pct == 80
+    assert judged.call_args_list == [mock.call({"ingest_doctor_thread_busy_pct": "80"})]
+    assert c.thresholds.thread_busy_pct == 80
     r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "70"})])
     logs = logs_of_polls(c, range(40, 80))
-    assert len(calls) == 2 and c.thresholds.thread_busy_pct == 70
+    assert judged.call_count == 2 and c.thresholds.thread_busy_pct == 70
     assert len([l for l in logs if "category=thresholds" in l.message]) == 1
 
 
