@@ -90,7 +90,6 @@ def test_untrusted_ca_fails_even_with_the_right_name(pki, monkeypatch):
 
 def test_own_certificate_with_its_name_and_ca_file(pki, monkeypatch):
     params = params_mod.parse_params({"hec_ca_file": pki["ca"], "hec_sslCommonNameToCheck": "hec.example.com"})
-    monkeypatch.delenv("SPLUNK_HOME", raising=False)
     assert _health(pki, "named", params, monkeypatch).status == 200
 
 
