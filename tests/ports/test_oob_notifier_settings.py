@@ -46,16 +46,15 @@ def test_settings_and_encrypted_header_reach_the_receiver(tls, make_notifier):
         assert "category=webhook" in logs and "sent" in logs and SECRET not in logs and KEY not in logs
 
 
-def test_refused_target_in_the_settings_is_said_and_not_used(tls, make_notifier):
-    with FakeSplunkd(tls) as fake:
-        _serve(fake, "https://169.254.169.254/latest/meta-data", allow="", header="")
-        n = make_notifier(fake)
-        n.start()
-        assert wait_for(lambda: n.read_once, 15)
-        n.close()
-        assert n.settings is None
-        logs = " ".join(line.message for line in n.drain_logs())
-        assert "webhook setting refused" in logs and "metadata" in logs
+def test_refused_target_in_the_settings_is_said_and_not_used(fake_splunkd, make_notifier):
+    _serve(fake_splunkd, "https://169.254.169.254/latest/meta-data", allow="", header="")
+    n = make_notifier(fake_splunkd)
+    n.start()
+    assert wait_for(lambda: n.read_once, 15)
+    n.close()
+    assert n.settings is None
+    logs = " ".join(line.message for line in n.drain_logs())
+    assert "webhook setting refused" in logs and "metadata" in logs
 
 
 def test_a_trickling_storage_passwords_is_cut_at_the_port_timeout_off_the_poll_path(tls, make_notifier):
