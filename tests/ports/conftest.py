@@ -1,4 +1,5 @@
 """What the ports' tests share: a notifier reading the add-on's Webhook tab from a fake splunkd."""
+import functools
 import ssl
 
 import pytest
@@ -13,10 +14,7 @@ def make_notifier(tls, tmp_path):
     """make(fake, port_timeout=5.0): the notifier of host hf-01 (its outbox in tmp_path) reading the settings
     from `fake` over the splunkd port with the session key, posting through the one webhook client, which
     trusts the test CA."""
-    ctx = ssl.create_default_context(cafile=tls[0])
-
-    def post(url, body, allow, headers, timeout):
-        return webhook.post(url, body, allow, headers, timeout, context=ctx)
+    post = functools.partial(webhook.post, context=ssl.create_default_context(cafile=tls[0]))
 
     def make(fake, port_timeout=5.0):
         http = Http(port_timeout, {"splunkd": unverified()})
