@@ -85,24 +85,18 @@ def test_requires_python_reader():
     assert _allows("!=3.0.*,>=2.7", "3.9") and not _allows("<3.9", "3.9") and _allows("", "3.9")
 
 
-def _declarations():
-    """{dist name: Requires-Python or ""} of every library the add-on ships (the app ships none)."""
-    out = {}
-    for meta in glob.glob(os.path.join(need_ta_build(), "bin", "lib", "*.dist-info", "METADATA")):
-        with open(meta, encoding="utf-8") as fh:
-            head = fh.read().split("\n\n", 1)[0]
-        name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
-        spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
-        out[name] = spec.group(1).strip() if spec else ""
-    return out
-
-
 def test_every_vendored_library_declares_the_floor_python():
     """What differs on 3.9 is decided by the libraries' own declarations: pip checks Requires-Python
     only for the Python it runs on (3.13 at build time), so a pin declared for 3.13 alone (splunk-sdk
     3.x: `>=3.13`) would build and ship and then run on Splunk 9's 3.9 against its declaration.
     Every shipped dist-info must allow the floor's Python and the newest one; no override."""
-    found = _declarations()
+    found = {}          # {dist name: Requires-Python or ""} of every library the add-on ships (the app ships none)
+    for meta in glob.glob(os.path.join(need_ta_build(), "bin", "lib", "*.dist-info", "METADATA")):
+        with open(meta, encoding="utf-8") as fh:
+            head = fh.read().split("\n\n", 1)[0]
+        name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
+        spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
+        found[name] = spec.group(1).strip() if spec else ""
     assert {"splunk_sdk", "solnlib", "urllib3", "sortedcontainers", "splunktaucclib", "defusedxml"} <= set(found)
     for python in (floor.PYTHON, "3.13"):
         excluded = sorted(name for name, spec in found.items() if not _allows(spec, python))
