@@ -154,10 +154,11 @@ def test_credential_failure_is_retried_later_not_every_poll():
 
 
 def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
+    HTTP = "services/data/inputs/http/http"     # the global [http] settings
     state = {"threads": "2"}
-    r = routes()
-    r["services/data/inputs/http/http"] = lambda: body("services/data/inputs/http/http", [("http", {
-        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    r = {**routes(), HTTP: lambda: body(HTTP, [("http", {
+        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])}
+    live = r[HTTP]                              # answers with state["threads"] at request time
     http = FakeHttp(r)
     c = collector_for(http)
     t = [1.0]
@@ -172,13 +173,11 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
                 return res
         raise AssertionError("%s was not read again within 200 s" % path)
 
-    HTTP = "services/data/inputs/http/http"     # the global [http] settings
     assert kinds(c.poll(t[0])).count("config") == 1
     assert kinds(poll_until_read(HTTP)).count("config") == 0
     r[HTTP] = endpoints.Fetched(None, b"", 5.0, "timeout")
     assert kinds(poll_until_read(HTTP)).count("config") == 0       # a failed read is not a change
-    r[HTTP] = lambda: body(HTTP, [("http", {
-        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    r[HTTP] = live
     state["threads"] = "8"
     res = poll_until_read(HTTP)
     cfg = [o.data for o in res.events if o.kind == "config"]
