@@ -197,21 +197,17 @@ def test_sustained_saturation_mid_run_finding_within_three_polls_spike_none(fake
     r = start(runs, fi.input_xml(fake_splunkd.url, {"poll_interval": "1", "thread_cpu": "0"}))
     r.wait_polls(2)
     inst.full_for_requests = 1                      # exactly one poll sees indexQueue full
-    n = len(r.polls())
-    r.wait_polls(n + 5)
+    r.wait_polls(len(r.polls()) + 5)
     assert not r.of("ingest_doctor:finding")
     spiked = [d for d in _metrics(r) if d.get("queue") == "indexQueue" and d.get("window") == "sample"
               and d["ingest_doctor.queue.fill_pct"] >= 90]
     assert len(spiked) == 4                         # one poll, four pipeline sets
     inst.full_queues = {"indexQueue", "typingQueue"}
-    n = len(r.polls())
-    r.wait_polls(n + 4)
+    r.wait_polls(len(r.polls()) + 4)
     assert r.terminate() == exitcodes.OK
-    by_poll = {}
-    for e in r.of("ingest_doctor:metrics"):
-        d = e["data"]
-        if d.get("queue") == "indexQueue" and d.get("window") == "sample" and d["pipeline_set"] == "0":
-            by_poll[e["time"]] = d["ingest_doctor.queue.fill_pct"]
+    by_poll = {e["time"]: e["data"]["ingest_doctor.queue.fill_pct"] for e in r.of("ingest_doctor:metrics")
+               if e["data"].get("queue") == "indexQueue" and e["data"].get("window") == "sample"
+               and e["data"]["pipeline_set"] == "0"}
     saturated = [t for t in sorted(by_poll) if by_poll[t] >= 90][1:]      # skip the spike
     findings = r.of("ingest_doctor:finding")
     assert findings, r.stderr()
