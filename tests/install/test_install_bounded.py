@@ -6,6 +6,7 @@ waits for at most HANG_GUARD_S, so an unbounded call fails the test instead of h
 not a measurement: no speed is asserted). The pin: if solnlib stops sending the credential read through
 the Service our port is wired into (CredentialManager.service), the read hangs here and the test fails.
 """
+import inspect
 import threading
 from unittest import mock
 
@@ -16,7 +17,7 @@ from fakes.collector_run import SETTINGS_PATH, start  # noqa: E402
 from fakes.splunkd import Response, envelope, trickle, wait_for  # noqa: E402
 from ingest_doctor.collector import params as params_mod  # noqa: E402
 from ingest_doctor.delivery import messages  # noqa: E402
-from ingest_doctor_ports import bounded, collector as collector_port  # noqa: E402
+from ingest_doctor_ports import bounded, collector as collector_port, messages as messages_port  # noqa: E402
 from ingest_doctor_ports.messages import MessageError, WebMessages  # noqa: E402
 from ingest_doctor_ports.splunkd import Http, unverified  # noqa: E402
 
@@ -108,9 +109,7 @@ def test_messages_are_bounded_by_the_port_timeout(fake_splunkd, hang):
 
 
 def test_messages_port_uses_no_solnlib_internals():
-    import inspect
-    from ingest_doctor_ports import messages as port
-    src = inspect.getsource(port)
+    src = inspect.getsource(messages_port)
     assert "solnlib" not in "".join(l for l in src.splitlines() if l.startswith(("import", "from")))
     assert "._rest_client" not in src
 
