@@ -97,10 +97,9 @@ def test_splunkd_pid_from_pid_file_else_parent(tmp_path):
     run.mkdir(parents=True)
     (run / "splunkd.pid").write_text("4242\n4243\n")
     assert procthreads.splunkd_pid(str(home), str(proc), 77) == (4242, "splunkd.pid")
-    (run / "splunkd.pid").write_text("999\n")           # stale: that process is gone
-    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
-    (run / "splunkd.pid").write_text("not a pid")
-    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
+    for text in ("999\n", "not a pid"):                 # stale (that process is gone), then unreadable
+        (run / "splunkd.pid").write_text(text)
+        assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent"), text
     assert procthreads.splunkd_pid(None, str(proc), 78) == (None, "none")
 
 
