@@ -17,7 +17,7 @@ from splunklib.modularinput import EventWriter
 from confcheck import read_conf
 from fakes.collector_http import FakeHttp, collector_for, routes
 from fakes.paths import ROOT, need_ta_build
-from ingest_doctor.collector import metrics_events, params as params_mod, poll as collector
+from ingest_doctor.collector import metrics_events, params as params_mod, poll as collector, procthreads
 from ingest_doctor_ports import collector_input as shell
 
 
@@ -30,8 +30,7 @@ def conf(name):
 def emitted_metric_events():
     c = collector_for(FakeHttp(routes()))
     c.poll(1000.0)
-    res = c.poll(1070.0, threads=[type("T", (), {"tid": 4242, "thread": "httpinputserverdatathread",
-                                                 "busy_pct": 97.25})()])
+    res = c.poll(1070.0, threads=[procthreads.ThreadBusy(4242, "HttpInputServer", "httpinputserverdatathread", 97.25)])
     out = io.StringIO()
     script = shell.CollectorInput(shell.Lifecycle(None), out)
     script._write("ingest_doctor_introspection://local", res, {"metrics": "m", "config": None, "finding": None},

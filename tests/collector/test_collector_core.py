@@ -56,6 +56,11 @@ def kinds(res):
     return [o.kind for o in res.events]
 
 
+def logs_of_polls(c, steps):
+    """The log lines of polls at 1000 + 10 * step s (polls 10 s apart), for each step in order."""
+    return [line for i in steps for line in c.poll(1000.0 + 10 * i).logs]
+
+
 def test_poll_reads_every_endpoint_with_the_session_key_and_json_mode():
     http = FakeHttp(routes())
     res = collector_for(http).poll(1000.0)
@@ -97,15 +102,12 @@ def test_hec_url_follows_enable_ssl_and_port_and_disabled():
     (endpoints.Fetched(None, b"", 1.0, "reset", "reset by peer"), "reset"),
 ])
 def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, kind):
-    r = routes()
-    r[Q] = fetched
-    c = collector_for(FakeHttp(r))
+    c = collector_for(FakeHttp({**routes(), Q: fetched}))
     res = c.poll(1000.0)
-    errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
-    assert {"endpoint": Q, "kind": kind, "ingest_doctor.endpoint.errors": 1} in errs
+    metrics = [o.data for o in res.events if o.kind == "metrics"]
+    assert {"endpoint": Q, "kind": kind, "ingest_doctor.endpoint.errors": 1} in metrics
     assert [line for line in res.logs if "endpoint=%s" % Q in line.message and "kind=%s" % kind in line.message]
     # The rest of the poll went on: HEC health, host info and config are there.
-    metrics = [o.data for o in res.events if o.kind == "metrics"]
     assert any("ingest_doctor.hec.health_rtt_ms" in m for m in metrics)
     assert kinds(res)[0] == "config"
     if kind == "403":
@@ -115,14 +117,10 @@ def test_each_fault_is_classified_counted_logged_and_the_poll_goes_on(fetched, k
 
 
 def test_404_noted_once_then_skipped_and_errors_logged_once_a_minute():
-    r = routes()
-    r[Q] = endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}')
-    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
-    http = FakeHttp(r)
+    http = FakeHttp({**routes(), Q: endpoints.Fetched(404, b'{"messages":[{"type":"ERROR","text":"Not Found"}]}'),
+                     "services/server/pipelinesets": endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")})
     c = collector_for(http)
-    logs = []
-    for i in range(7):                      # 7 polls, 10 s apart: 60 s
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(7))                 # 7 polls, 10 s apart: 60 s
     assert sum(1 for c_ in http.calls if Q in c_[1]) == 1
     assert sum(1 for line in logs if "kind=404" in line.message) == 1
     timeouts = [line.message for line in logs if "kind=timeout" in line.message]
@@ -147,9 +145,7 @@ def test_credential_failure_is_retried_later_not_every_poll():
     token = mock.Mock(side_effect=RuntimeError("HTTP 403 Forbidden"))     # storage/passwords refuses the read
     c = collector.Collector(params(hec_token_credential="hec_probe"), "https://127.0.0.1:8089", "K",
                             FakeHttp(routes()), probe_token=token)
-    logs = []
-    for i in range(10):
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(10))
     assert token.call_args_list == [mock.call()]
     assert any("category=endpoint_error endpoint=storage/passwords kind=credential" in line.message for line in logs)
     c.poll(1000.0 + collector.CREDENTIAL_RETRY_S + 1)
@@ -157,10 +153,11 @@ def test_credential_failure_is_retried_later_not_every_poll():
 
 
 def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
+    HTTP = "services/data/inputs/http/http"     # the global [http] settings
     state = {"threads": "2"}
-    r = routes()
-    r["services/data/inputs/http/http"] = lambda: body("services/data/inputs/http/http", [("http", {
-        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    r = {**routes(), HTTP: lambda: body(HTTP, [("http", {
+        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])}
+    live = r[HTTP]                              # answers with state["threads"] at request time
     http = FakeHttp(r)
     c = collector_for(http)
     t = [1.0]
@@ -175,13 +172,11 @@ def test_config_event_on_start_and_on_change_only_and_kept_through_failures():
                 return res
         raise AssertionError("%s was not read again within 200 s" % path)
 
-    HTTP = "services/data/inputs/http/http"     # the global [http] settings
     assert kinds(c.poll(t[0])).count("config") == 1
     assert kinds(poll_until_read(HTTP)).count("config") == 0
     r[HTTP] = endpoints.Fetched(None, b"", 5.0, "timeout")
     assert kinds(poll_until_read(HTTP)).count("config") == 0       # a failed read is not a change
-    r[HTTP] = lambda: body(HTTP, [("http", {
-        "dedicatedIoThreads": state["threads"], "disabled": False, "enableSSL": "1", "port": "8088"})])
+    r[HTTP] = live
     state["threads"] = "8"
     res = poll_until_read(HTTP)
     cfg = [o.data for o in res.events if o.kind == "config"]
@@ -221,9 +216,7 @@ def test_config_event_is_sent_again_daily_without_a_change():
 
 def test_sustained_saturation_gives_a_finding_within_three_polls_and_a_spike_none():
     state = {"fill": 2.0}
-    r = routes()
-    r[Q] = lambda: queues(state["fill"])
-    c = collector_for(FakeHttp(r))
+    c = collector_for(FakeHttp({**routes(), Q: lambda: queues(state["fill"])}))
     for i in range(5):
         assert "finding" not in kinds(c.poll(100.0 + 10 * i))
     state["fill"] = 99.5                     # one-poll spike
@@ -263,9 +256,8 @@ def test_finding_gate_new_severity_change_and_repeat():
 
 
 def test_window_and_state_stay_bounded_over_many_polls():
-    r = routes()
-    r["services/server/pipelinesets"] = endpoints.Fetched(None, b"", 5.0, "refused")
-    c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", FakeHttp(r))
+    http = FakeHttp({**routes(), "services/server/pipelinesets": endpoints.Fetched(None, b"", 5.0, "refused")})
+    c = collector.Collector(params(poll_interval="1"), "https://127.0.0.1:8089", "K", http)
     for i in range(400):
         c.poll(1000.0 + i)
     assert len(c.window.polls) <= window_mod.WINDOW_MAX_POLLS
@@ -306,18 +298,18 @@ def test_a_parser_or_engine_bug_never_stops_the_poll(monkeypatch):
     assert "config" in kinds(res) and kinds(res).count("metrics") > 10 and "finding" not in kinds(res)
 
 
-def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart():
-    for interval in (1.0, 10.0):
-        w = window_mod.Window(window_mod.WINDOW_MAX_POLLS, 600.0, recent=4)
-        for i in range(int(1800 / interval)):
-            w.add(Evidence(), 1000.0 + i * interval)
-        times = list(w.times)
-        now = times[-1]
-        assert [now - t for t in times[-4:]] == [3 * interval, 2 * interval, interval, 0.0]
-        older = times[:-4]
-        assert all(b - a >= 60.0 for a, b in zip(older, older[1:]))
-        assert now - times[0] <= 600.0 and now - times[0] >= 540.0      # still covers ~10 minutes
-        assert len(times) <= 4 + 11
+@pytest.mark.parametrize("interval", [1.0, 10.0], ids=["1s", "10s"])
+def test_window_keeps_recent_polls_whole_and_older_ones_a_minute_apart(interval):
+    w = window_mod.Window(window_mod.WINDOW_MAX_POLLS, 600.0, recent=4)
+    for i in range(int(1800 / interval)):
+        w.add(Evidence(), 1000.0 + i * interval)
+    times = list(w.times)
+    now = times[-1]
+    assert [now - t for t in times[-4:]] == [3 * interval, 2 * interval, interval, 0.0]
+    older = times[:-4]
+    assert all(b - a >= 60.0 for a, b in zip(older, older[1:]))
+    assert now - times[0] <= 600.0 and now - times[0] >= 540.0      # still covers ~10 minutes
+    assert len(times) <= 4 + 11
 
 
 def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_failures():
@@ -330,9 +322,7 @@ def test_tuned_macros_are_judged_with_and_the_last_good_reading_stands_through_f
     line = [l for l in res.logs if "category=thresholds" in l.message]
     assert len(line) == 1 and line[0].severity == "WARN" and "queue_fill_pct" in line[0].message
     r[MACROS] = endpoints.Fetched(None, b"", 5.0, "timeout", "timed out")
-    logs = []
-    for i in range(1, 20):                                  # past the once-a-minute re-read
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
+    logs = logs_of_polls(c, range(1, 20))                   # past the once-a-minute re-read
     assert c.thresholds.thread_busy_pct == 80
     assert any("endpoint=%s kind=timeout" % MACROS in l.message for l in logs)
     assert not [l for l in logs if "category=thresholds" in l.message]
@@ -345,37 +335,29 @@ def test_macros_read_again_unchanged_are_not_judged_again_and_a_change_is(monkey
     r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "80"})])
     http = FakeHttp(r)
     c = collector_for(http)
-    calls = []
-    real = thresholds.from_macros
-    monkeypatch.setattr(collector.thresholds_mod, "from_macros", lambda m, *a, **k: calls.append(dict(m)) or
-                        real(m, *a, **k))
-    c.poll(1000.0)
-    for i in range(1, 40):                                  # the macros re-read more than once
-        c.poll(1000.0 + 10 * i)
+    judged = mock.Mock(wraps=thresholds.from_macros)
+    monkeypatch.setattr(collector.thresholds_mod, "from_macros", judged)
+    logs_of_polls(c, range(40))                             # the macros re-read more than once
     assert len([u for _, u, _, _, _ in http.calls if MACROS in u]) >= 3
-    assert calls == [{"ingest_doctor_thread_busy_pct": "80"}] and c.thresholds.thread_busy_pct == 80
+    assert judged.call_args_list == [mock.call({"ingest_doctor_thread_busy_pct": "80"})]
+    assert c.thresholds.thread_busy_pct == 80
     r[MACROS] = body(MACROS, [("ingest_doctor_thread_busy_pct", {"definition": "70"})])
-    logs = []
-    for i in range(40, 80):
-        logs.extend(c.poll(1000.0 + 10 * i).logs)
-    assert len(calls) == 2 and c.thresholds.thread_busy_pct == 70
+    logs = logs_of_polls(c, range(40, 80))
+    assert judged.call_count == 2 and c.thresholds.thread_busy_pct == 70
     assert len([l for l in logs if "category=thresholds" in l.message]) == 1
 
 
 def test_unreadable_token_list_leaves_hec_tokens_unknown():
-    r = routes()
-    r["services/data/inputs/http"] = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
-    res = collector_for(FakeHttp(r)).poll(1000.0)
+    tokens = endpoints.Fetched(403, b'{"messages":[{"type":"ERROR","text":"no"}]}')
+    res = collector_for(FakeHttp({**routes(), "services/data/inputs/http": tokens})).poll(1000.0)
     cfg = [o.data["config"] for o in res.events if o.kind == "config"][0]
     assert cfg["hec_tokens"] is None and cfg["dedicated_io_threads"] == 2
 
 
 def test_429_with_a_hec_code_is_an_answer_not_a_fault():
     """The collector hands a 429 code-26 health answer to the rules as an answer, not as an endpoint fault."""
-    r = routes()
-    r["services/collector/health"] = (429, {"text": "HEC queue is at capacity and cannot process any more requests",
-                                            "code": 26})
-    c = collector_for(FakeHttp(r))
+    busy = (429, {"text": "HEC queue is at capacity and cannot process any more requests", "code": 26})
+    c = collector_for(FakeHttp({**routes(), "services/collector/health": busy}))
     res = c.poll(1000.0)
     errs = [o.data for o in res.events if o.kind == "metrics" and "ingest_doctor.endpoint.errors" in o.data]
     assert not [e for e in errs if "health" in e.get("endpoint", "")]

@@ -9,11 +9,9 @@ from ingest_doctor.collector import procthreads
 from ingest_doctor import threadnames
 
 CLK = 100
-
-
-def _stat(tid, comm, utime, stime):
-    # Fields after "(comm)": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime ...
-    return "%d (%s) S 1 1 1 0 -1 4194560 120 0 0 0 %d %d 0 0 20 0 89 0 1234 0 0\n" % (tid, comm, utime, stime)
+# A /proc/<pid>/task/<tid>/stat line: tid (comm), then state ppid pgrp session tty_nr tpgid flags minflt cminflt
+# majflt cmajflt utime stime ...
+STAT = "%d (%s) S 1 1 1 0 -1 4194560 120 0 0 0 %d %d 0 0 20 0 89 0 1234 0 0\n"
 
 
 def _write(root, pid, threads):
@@ -27,7 +25,7 @@ def _write(root, pid, threads):
     for tid, (comm, u, s) in threads.items():
         d = task / str(tid)
         d.mkdir(exist_ok=True)
-        (d / "stat").write_text(_stat(tid, comm, u, s))
+        (d / "stat").write_text(STAT % (tid, comm, u, s))
 
 
 def test_busy_percent_of_one_core_per_thread(tmp_path):
@@ -99,10 +97,9 @@ def test_splunkd_pid_from_pid_file_else_parent(tmp_path):
     run.mkdir(parents=True)
     (run / "splunkd.pid").write_text("4242\n4243\n")
     assert procthreads.splunkd_pid(str(home), str(proc), 77) == (4242, "splunkd.pid")
-    (run / "splunkd.pid").write_text("999\n")           # stale: that process is gone
-    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
-    (run / "splunkd.pid").write_text("not a pid")
-    assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent")
+    for text in ("999\n", "not a pid"):                 # stale (that process is gone), then unreadable
+        (run / "splunkd.pid").write_text(text)
+        assert procthreads.splunkd_pid(str(home), str(proc), 77) == (77, "parent"), text
     assert procthreads.splunkd_pid(None, str(proc), 78) == (None, "none")
 
 

@@ -6,7 +6,9 @@ waits for at most HANG_GUARD_S, so an unbounded call fails the test instead of h
 not a measurement: no speed is asserted). The pin: if solnlib stops sending the credential read through
 the Service our port is wired into (CredentialManager.service), the read hangs here and the test fails.
 """
+import inspect
 import threading
+from unittest import mock
 
 import pytest
 
@@ -15,7 +17,7 @@ from fakes.collector_run import SETTINGS_PATH, start  # noqa: E402
 from fakes.splunkd import Response, envelope, trickle, wait_for  # noqa: E402
 from ingest_doctor.collector import params as params_mod  # noqa: E402
 from ingest_doctor.delivery import messages  # noqa: E402
-from ingest_doctor_ports import bounded, collector as collector_port  # noqa: E402
+from ingest_doctor_ports import bounded, collector as collector_port, messages as messages_port  # noqa: E402
 from ingest_doctor_ports.messages import MessageError, WebMessages  # noqa: E402
 from ingest_doctor_ports.splunkd import Http, unverified  # noqa: E402
 
@@ -24,33 +26,21 @@ HANG_GUARD_S = 60.0
 PORT_TIMEOUT_S = 0.5
 
 
-class Hang:
-    """A route that never answers until released (the end of the test)."""
-
-    def __init__(self):
-        self.release = threading.Event()
-        self.calls = 0
-
-    def __call__(self, req):
-        self.calls += 1
-        self.release.wait(HANG_GUARD_S + 30)
-        return Response(200, b"", fault="reset")
-
-
 @pytest.fixture
 def hang(fake_splunkd):
-    h = Hang()
-    yield h
-    h.release.set()
+    """A route that never answers until released (the end of the test); a Mock, so it counts its requests."""
+    release = threading.Event()
+
+    def never_answers(req):
+        release.wait(HANG_GUARD_S + 30)
+        return Response(200, b"", fault="reset")
+    yield mock.Mock(side_effect=never_answers)
+    release.set()
 
 
-def counted(http):
-    calls = []
-
-    def call(method, url, headers, body, tls):
-        calls.append((method, url.split("?")[0]))
-        return http(method, url, headers, body, tls)
-    return call, calls
+def counted(timeout):
+    """Our port (Http) with a Mock around it that records every call made through it."""
+    return mock.Mock(wraps=Http(timeout, {"splunkd": unverified()}))
 
 
 def in_thread(fn):
@@ -75,21 +65,21 @@ def reader(fake, http):
 
 def test_probe_token_is_read_through_the_port(fake_splunkd):
     fi.Instance(fake_splunkd)           # its storage/passwords holds the probe token, for the session key only
-    http, calls = counted(Http(5.0, {"splunkd": unverified()}))
+    http = counted(5.0)
     done, out = in_thread(reader(fake_splunkd, http))
     assert done and out.get("value") == fi.PROBE_TOKEN, out
     # every request solnlib made went through our port
-    assert calls and all(path.endswith("/storage/passwords") for _, path in calls)
-    assert len(calls) == len(fake_splunkd.requests_to(PASSWORDS))
+    assert http.called and all(c.args[1].split("?")[0].endswith("/storage/passwords") for c in http.call_args_list)
+    assert http.call_count == len(fake_splunkd.requests_to(PASSWORDS))
 
 
 def test_probe_token_read_is_bounded_by_the_port_timeout(fake_splunkd, hang):
     fake_splunkd.route("GET", PASSWORDS, hang)
-    http, calls = counted(Http(PORT_TIMEOUT_S, {"splunkd": unverified()}))
+    http = counted(PORT_TIMEOUT_S)
     done, out = in_thread(reader(fake_splunkd, http))
     assert done, "the storage/passwords read hung: solnlib no longer uses the Service our port is wired into"
     assert "timeout" in str(out.get("error")), out
-    assert hang.calls >= 1 and calls
+    assert hang.call_count >= 1 and http.called
 
 
 def test_solnlib_seam_is_where_we_wire_it():
@@ -108,20 +98,18 @@ def test_solnlib_seam_is_where_we_wire_it():
 def test_messages_are_bounded_by_the_port_timeout(fake_splunkd, hang):
     fake_splunkd.route("GET", "/services/messages", hang)
     fake_splunkd.route("POST", "/services/messages", hang)
-    http, calls = counted(Http(PORT_TIMEOUT_S, {"splunkd": unverified()}))
+    http = counted(PORT_TIMEOUT_S)
     web = WebMessages(fake_splunkd.url, "KEY", http)
     done, out = in_thread(web.shown)
     assert done and isinstance(out.get("error"), MessageError) and "timeout" in str(out["error"]), out
     plan = messages.MessagePlan(posts=[messages.Post("ingest_doctor_finding_x", "text", "warn")])
     done, out = in_thread(lambda: web.apply(plan))
     assert done and "timeout" in (out.get("value") or ""), out
-    assert [m for m, _ in calls] == ["GET", "POST"]
+    assert [c.args[0] for c in http.call_args_list] == ["GET", "POST"]
 
 
 def test_messages_port_uses_no_solnlib_internals():
-    import inspect
-    from ingest_doctor_ports import messages as port
-    src = inspect.getsource(port)
+    src = inspect.getsource(messages_port)
     assert "solnlib" not in "".join(l for l in src.splitlines() if l.startswith(("import", "from")))
     assert "._rest_client" not in src
 

@@ -4,24 +4,22 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
-from fakes.paths import ROOT, need_build
+import pytest
+
+from fakes.paths import ROOT, need_ta_build
 
 import appinspect_gate
 from confcheck import read_conf
 
-TA_BUILD = os.path.join(ROOT, "build", "TA-ingest_doctor")
 ICONS = ("appIcon.png", "appIcon_2x.png", "appIconAlt.png", "appIconAlt_2x.png")
 
 
-def test_the_add_on_has_the_apps_icons():
-    need_build()
-    for icon in ICONS:
-        with open(os.path.join(ROOT, "static", icon), "rb") as fh:
-            drawn = fh.read()
-        path = os.path.join(TA_BUILD, "static", icon)
-        assert os.path.isfile(path), "%s missing from the add-on (run `make build`)" % icon
-        with open(path, "rb") as fh:
-            assert fh.read() == drawn, icon
+@pytest.mark.parametrize("icon", ICONS)
+def test_the_add_on_has_the_apps_icons(icon):
+    path = os.path.join(need_ta_build(), "static", icon)
+    assert os.path.isfile(path), "%s missing from the add-on (run `make build`)" % icon
+    with open(os.path.join(ROOT, "static", icon), "rb") as drawn, open(path, "rb") as shipped:
+        assert shipped.read() == drawn.read(), icon
 
 
 def test_the_alerts_menu_lists_every_alert_of_the_app():

@@ -40,11 +40,9 @@ def test_manifests_state_the_floor(manifest):
     assert data["info"]["classification"]["developmentStatus"] == "Beta"
 
 
-def test_both_app_confs_state_the_floor():
-    app = read_conf(os.path.join(need_build(), "default", "app.conf"))
-    ta = read_conf(os.path.join(need_ta_build(), "default", "app.conf"))
-    for cp in (app, ta):
-        assert floor.WORDS in cp["launcher"]["description"]
+@pytest.mark.parametrize("build", [need_build, need_ta_build], ids=["app", "add-on"])
+def test_each_packages_app_conf_states_the_floor(build):
+    assert floor.WORDS in read_conf(os.path.join(build(), "default", "app.conf"))["launcher"]["description"]
 
 
 def test_readme_and_splunkbase_text_state_the_same_floor():
@@ -87,24 +85,18 @@ def test_requires_python_reader():
     assert _allows("!=3.0.*,>=2.7", "3.9") and not _allows("<3.9", "3.9") and _allows("", "3.9")
 
 
-def _declarations():
-    """{dist name: Requires-Python or ""} of every library the add-on ships (the app ships none)."""
-    out = {}
-    for meta in glob.glob(os.path.join(need_ta_build(), "bin", "lib", "*.dist-info", "METADATA")):
-        with open(meta, encoding="utf-8") as fh:
-            head = fh.read().split("\n\n", 1)[0]
-        name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
-        spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
-        out[name] = spec.group(1).strip() if spec else ""
-    return out
-
-
 def test_every_vendored_library_declares_the_floor_python():
     """What differs on 3.9 is decided by the libraries' own declarations: pip checks Requires-Python
     only for the Python it runs on (3.13 at build time), so a pin declared for 3.13 alone (splunk-sdk
     3.x: `>=3.13`) would build and ship and then run on Splunk 9's 3.9 against its declaration.
     Every shipped dist-info must allow the floor's Python and the newest one; no override."""
-    found = _declarations()
+    found = {}          # {dist name: Requires-Python or ""} of every library the add-on ships (the app ships none)
+    for meta in glob.glob(os.path.join(need_ta_build(), "bin", "lib", "*.dist-info", "METADATA")):
+        with open(meta, encoding="utf-8") as fh:
+            head = fh.read().split("\n\n", 1)[0]
+        name = re.search(r"^Name: (.+)$", head, re.M).group(1).strip().lower().replace("-", "_")
+        spec = re.search(r"^Requires-Python: (.+)$", head, re.M)
+        found[name] = spec.group(1).strip() if spec else ""
     assert {"splunk_sdk", "solnlib", "urllib3", "sortedcontainers", "splunktaucclib", "defusedxml"} <= set(found)
     for python in (floor.PYTHON, "3.13"):
         excluded = sorted(name for name, spec in found.items() if not _allows(spec, python))

@@ -8,6 +8,7 @@ app's settings macros (editable in Splunk Web) decide, unless an admin sets a pa
 """
 import os
 import re
+from unittest import mock
 
 import pytest
 
@@ -105,24 +106,6 @@ def test_only_admins_read_the_webhook_macro():
     assert "read : [ admin, sc_admin ]" in access and "*" not in access
 
 
-class _Port(MemoryPort):
-    """The in-memory port (its KV store holds what a run saves) with the macros given, recording what it posts."""
-
-    def __init__(self, macros):
-        super().__init__()
-        self._macros = macros
-        self.hooks = []
-
-    def macros(self):
-        return dict(self._macros)
-
-    def latest_configs(self, hosts):
-        return {}
-
-    def webhook(self, url, body):
-        self.hooks.append(url)
-
-
 def _diagnose(evidence: Evidence, thresholds=None, finite=False) -> Report:
     """A warning and a critical finding for every host judged (the engine is not what is tested here)."""
     return Report(host=evidence.host, findings=[
@@ -135,9 +118,13 @@ def test_a_run_of_a_shipped_alert_follows_the_settings_macros(setting, stored):
     name = "Ingest Doctor - HEC - Listener limits reached"
     payload = Payload("https://127.0.0.1:8089", "k", "/r", "sid1", name, "ingest_doctor", "nobody", "",
                       parse_params(configurations()[name]))
-    port = _Port(shipped_macros(**{MIN_SEVERITY_MACRO: setting, WEBHOOK_MACRO: "https://hooks.example.com/x"}))
+    port = MemoryPort()                     # its KV store holds what the run saves
+    macros = shipped_macros(**{MIN_SEVERITY_MACRO: setting, WEBHOOK_MACRO: "https://hooks.example.com/x"})
+    port.macros = lambda: dict(macros)
+    port.latest_configs = lambda hosts: {}
+    port.webhook = mock.Mock()              # records what the run posts
     rows = [Row(2, {"signal": "hec_listener", "host": "hf-01", "overwhelmed": "3", "last_time": "990", "span_s": "60"},
                 {})]
     summary = action.run(payload, port, _diagnose, now=1000.0, rows=rows)
     assert len(port.kv) == stored and summary.below_min == 2 - stored
-    assert port.hooks == ["https://hooks.example.com/x"] * stored
+    assert [c.args[0] for c in port.webhook.call_args_list] == ["https://hooks.example.com/x"] * stored

@@ -182,9 +182,8 @@ def test_the_event_index_is_counted_on_the_indexers_never_the_search_head(dep):
     (row,) = recording(setup_checks.DISTRIBUTED, "ds_events_index")["rows"]
     assert row[1:5] == ["ingest_doctor", "3", "2", "gap"] and row[5] == setup_checks.EVENTS_FIX["missing"]
     # no indexer has it, only the search head (the app's indexes.conf): still red
-    none = copy.deepcopy(dep)
-    none["event_indexes"] = {"sh-01": ["main", "ingest_doctor"], "idx-01": ["main"], "idx-02": ["main"],
-                             "idx-03": ["main"]}
+    none = dict(dep, event_indexes={"sh-01": ["main", "ingest_doctor"], "idx-01": ["main"], "idx-02": ["main"],
+                                    "idx-03": ["main"]})
     assert setup_checks.rows_events_index(none)[0][2:5] == ["3", "0", "gap"]
     every = copy.deepcopy(dep)
     every["event_indexes"]["idx-03"].append("ingest_doctor")

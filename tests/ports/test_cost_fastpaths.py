@@ -10,13 +10,16 @@ number texts parsed once, +4.8%). Each is pinned here against the plain path it 
 the inputs that must fall back to it (and its errors).
 """
 import io
+import json
 import random
+import xml.etree.ElementTree as ET
 from unittest import mock
 
 import pytest
 from splunklib.modularinput import Event, EventWriter
 
 from ingest_doctor.alert import results, rows as rows_mod
+from ingest_doctor.alert.action import MAX_HOST, plausible_host
 from ingest_doctor.alert.payload import BadInput
 from ingest_doctor.alert.results import Row
 from ingest_doctor.collector import poll as collector
@@ -40,7 +43,6 @@ def _result():
                                      {"metrics": "ingest_doctor_metrics", "config": "ops&1", "finding": "ops"}])
 @pytest.mark.parametrize("name", ["ingest_doctor_introspection://local", 'ingest_doctor_introspection://a "b" <c>'])
 def test_one_buffered_write_is_the_xml_of_one_event_at_a_time(indexes, name):
-    import json
     res = _result()
     fast, fast_err = io.StringIO(), io.StringIO()
     script = shell.CollectorInput(shell.Lifecycle(None), fast)
@@ -59,7 +61,6 @@ def test_one_buffered_write_is_the_xml_of_one_event_at_a_time(indexes, name):
 
 
 def _events(text):
-    import xml.etree.ElementTree as ET
     root = ET.fromstring(text + "</stream>")
     return [(e.attrib, [(c.tag, c.text) for c in e]) for e in root]
 
@@ -127,28 +128,25 @@ TOKENS = [[], ["97"], ["1763805600:97b", "1763805570:98", " 1763805540:5 "], ["1
           ["1763805600:1", "96", "1763805500:2b", "97b"], ["1763805600:1", "1763805600:2", "1763805600:3"],
           ["10:1", "9:2", "10:3", "9:4"]]
 BAD_TOKENS = [[""], ["1:2 3:4"], ["x"], ["1:2", "1e5"], ["1:+2"], ["nan"], ["1:2", "3:4c"], ["1:2\t3"], [":5"]]
+CTX = rows_mod.Context(1763805600.0, 10.0, 30.0, 1763805600.0, "")
 
 
 @pytest.mark.parametrize("tokens", TOKENS)
 def test_sample_tokens_read_in_one_match_equal_the_token_loop(tokens):
     row = Row(1, {}, {})
-    ctx = rows_mod.Context(1763805600.0, 10.0, 30.0, 1763805600.0, "")
-    times, values, marks = rows_mod._timed(row, "recent", tokens, ctx)     # columns: times, values, blocked marks
+    times, values, marks = rows_mod._timed(row, "recent", tokens, CTX)     # columns: times, values, blocked marks
     rows = [(t, v, bool(marks[i]) if marks is not None else False) for i, (t, v) in enumerate(zip(times, values))]
     assert len(times) == len(values) == len(tokens) and (marks is None or len(marks) == len(tokens))
-    assert rows == _slow_timed(tokens, ctx)
+    assert rows == _slow_timed(tokens, CTX)
 
 
 @pytest.mark.parametrize("tokens", BAD_TOKENS)
 def test_a_bad_sample_token_is_still_refused(tokens):
-    row = Row(7, {}, {})
-    ctx = rows_mod.Context(1763805600.0, 10.0, 30.0, 1763805600.0, "")
     with pytest.raises(BadInput, match="result 7: column recent"):
-        rows_mod._timed(row, "recent", tokens, ctx)
+        rows_mod._timed(Row(7, {}, {}), "recent", tokens, CTX)
 
 
 def test_plausible_host_refuses_the_characters_the_character_loop_refused():
-    from ingest_doctor.alert.action import MAX_HOST, plausible_host
     for c in range(0x3000):
         host = "idx-" + chr(c) + "-01"
         assert plausible_host(host) == (not any(ord(ch) < 32 or ord(ch) == 127 for ch in host)), c

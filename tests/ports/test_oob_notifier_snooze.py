@@ -24,16 +24,14 @@ def test_a_snoozed_instance_sends_nothing_until_the_snooze_ends(tls, make_notifi
             "snooze_until": "%.3f" % until, "snooze_reason": "CHG-1234 rolling restart"})]))
         n = make_notifier(fake)
         n.start()
-        try:
-            assert wait_for(lambda: n.read_once, 15)
-            crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
-            n.submit([Change(crit, "new")], time.time())
-            time.sleep(max(0.0, until - time.time() - 1.0))
-            assert rec.bodies == [] and len(n.box.entries) == 1          # held in the outbox
-            assert wait_for(lambda: len(rec.bodies) == 1, 15)            # the snooze ended: sent
-            assert time.time() >= until
-        finally:
-            n.close()
+        assert wait_for(lambda: n.read_once, 15)
+        crit = Finding("indexing", "critical", "hf-01", 1, "indexerpipe", "indexQueue blocked")
+        n.submit([Change(crit, "new")], time.time())
+        time.sleep(max(0.0, until - time.time() - 1.0))
+        assert rec.bodies == [] and len(n.box.entries) == 1          # held in the outbox
+        assert wait_for(lambda: len(rec.bodies) == 1, 15)            # the snooze ended: sent
+        assert time.time() >= until
+        n.close()
         logs = " ".join(line.message for line in n.drain_logs())
         assert "snoozed: notifications wait in the outbox" in logs and "CHG-1234 rolling restart" in logs
         assert rec.bodies[0]["id"] == "hf-01/indexing/1"

@@ -15,8 +15,9 @@ BODY = b'{"entry":[{"name":"parsingQueue","content":{"current_size_bytes":10}}]}
 OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
 
 
-def get(srv, http=None, path="/services/server/info"):
-    h = http or Http(5.0, {"splunkd": unverified()})
+def get(srv, http=None, path="/services/server/info", **kw):
+    """One GET through `http`, or through a port of its own (Http's options `kw`) closed after it."""
+    h = http or Http(5.0, {"splunkd": unverified()}, **kw)
     try:
         return h("GET", srv.url + path, {}, None, "splunkd")
     finally:
@@ -24,37 +25,33 @@ def get(srv, http=None, path="/services/server/info"):
             h.close()
 
 
-@pytest.mark.parametrize("answer, status, body", [
-    (OK, 200, BODY),
-    (b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + BODY, 200, BODY),               # read to the close
-    (b"HTTP/1.0 200 OK\r\n\r\n" + BODY, 200, BODY),
+@pytest.mark.parametrize("answer, status, body, error, words", [
+    (OK, 200, BODY, None, ""),
+    (b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + BODY, 200, BODY, None, ""),     # read to the close
+    (b"HTTP/1.0 200 OK\r\n\r\n" + BODY, 200, BODY, None, ""),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;x=1\r\n world\r\n0\r\nT: 1\r\n\r\n",
-     200, b"hello world"),
-    (b"HTTP/1.1 100 Continue\r\nX: 1\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}", 404, b"{}"),
-    (b"HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n", 204, b""),
-    (b"HTTP/1.1 503 Busy\r\ncontent-length: 3\r\nContent-Length: 1\r\n\r\nabc", 503, b"abc"),   # the first wins
+     200, b"hello world", None, ""),
+    (b"HTTP/1.1 100 Continue\r\nX: 1\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}",
+     404, b"{}", None, ""),
+    (b"HTTP/1.1 204 No Content\r\nContent-Length: 9\r\n\r\n", 204, b"", None, ""),
+    # two Content-Length headers: the first wins
+    (b"HTTP/1.1 503 Busy\r\ncontent-length: 3\r\nContent-Length: 1\r\n\r\nabc", 503, b"abc", None, ""),
+    # broken or cut answers: a fault kind, never an exception
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + BODY, None, b"", "truncated", "IncompleteRead"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", None, b"", "truncated", "IncompleteRead"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+     None, b"", "truncated", "IncompleteRead"),
+    (b"<html>not http</html>\r\n", None, b"", "error", "BadStatusLine"),
+    (b"HTTP/2 200 OK\r\n\r\n", None, b"", "error", "UnknownProtocol"),
+    (b"HTTP/1.1 99 Low\r\n\r\n", None, b"", "error", "BadStatusLine"),
+    (b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70000 + b"\r\n\r\n", None, b"", "error", "LineTooLong"),
+    (b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 120 + b"\r\n", None, b"", "error", "more than 100 headers"),
+    (b"", None, b"", "reset", "RemoteDisconnected"),
 ])
-def test_answers_read_as_http_says(tls, answer, status, body):
+def test_answers_read_as_http_says_and_broken_ones_are_faults(tls, answer, status, body, error, words):
     with CannedServer([answer], tls) as srv:
         f = get(srv)
-    assert (f.status, f.body, f.error) == (status, body, None)
-
-
-@pytest.mark.parametrize("answer, kind, words", [
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + BODY, "truncated", "IncompleteRead"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel", "truncated", "IncompleteRead"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", "truncated", "IncompleteRead"),
-    (b"<html>not http</html>\r\n", "error", "BadStatusLine"),
-    (b"HTTP/2 200 OK\r\n\r\n", "error", "UnknownProtocol"),
-    (b"HTTP/1.1 99 Low\r\n\r\n", "error", "BadStatusLine"),
-    (b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70000 + b"\r\n\r\n", "error", "LineTooLong"),
-    (b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 120 + b"\r\n", "error", "more than 100 headers"),
-    (b"", "reset", "RemoteDisconnected"),
-])
-def test_broken_answers_are_faults(tls, answer, kind, words):
-    with CannedServer([answer], tls) as srv:
-        f = get(srv)
-    assert (f.status, f.error) == (None, kind) and words in f.detail, f
+    assert (f.status, f.body, f.error) == (status, body, error) and words in f.detail, f
 
 
 def test_one_kept_connection_carries_answers_of_every_framing(tls):
@@ -89,7 +86,5 @@ def test_a_body_over_the_cap_is_refused_without_being_held(tls):
 
 def test_a_content_length_over_the_cap_is_refused_before_reading(tls):
     with CannedServer([b"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n" + BODY], tls) as srv:
-        http = Http(5.0, {"splunkd": unverified()}, max_body=1024)
-        f = get(srv, http)
-        http.close()
+        f = get(srv, max_body=1024)
     assert f.error == "too_large" and "Content-Length 99999999" in f.detail

@@ -19,10 +19,8 @@ def test_loopback_verified_unless_trusted(fake_splunkd, tls):
     fake_splunkd.route("GET", "/services/server/info", envelope("/services/server/info", [("server-info", {})]))
     f = Splunkd(fake_splunkd.url, 5.0, "Splunk K").request("GET", "/services/server/info")
     assert f.error == "tls" and "CERTIFICATE_VERIFY_FAILED" in f.detail
-    assert Splunkd(fake_splunkd.url, 5.0, "Splunk K", trust_loopback=True).request(
-        "GET", "/services/server/info").status == 200
-    assert Splunkd(fake_splunkd.url, 5.0, "Splunk K", ca_file=tls[0]).request(
-        "GET", "/services/server/info").status == 200
+    for trust in ({"trust_loopback": True}, {"ca_file": tls[0]}):
+        assert Splunkd(fake_splunkd.url, 5.0, "Splunk K", **trust).request("GET", "/services/server/info").status == 200
 
 
 def test_reads_the_table_through_the_read_step_with_the_auth_header(fake_splunkd, tls):

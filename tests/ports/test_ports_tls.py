@@ -7,6 +7,7 @@ loopback fake HEC presents that certificate; $SPLUNK_HOME/etc/auth/cacert.pem ho
 import os
 import ssl
 import subprocess
+from contextlib import closing
 
 import pytest
 
@@ -61,11 +62,8 @@ def _health(pki, cert, params, monkeypatch):
     with FakeSplunkd(pki[cert]) as hec:
         hec.route("GET", "/services/collector/health", lambda req: fi.Response(200, {"text": "HEC is healthy",
                                                                                       "code": 17}))
-        http = port.Http(3.0, port.hec_context(params))
-        try:
+        with closing(port.Http(3.0, port.hec_context(params))) as http:
             return http("GET", hec.url + "/services/collector/health", {}, None, "hec")
-        finally:
-            http.close()
 
 
 def test_default_install_verifies_splunks_default_certificate(pki, monkeypatch):
@@ -90,7 +88,6 @@ def test_untrusted_ca_fails_even_with_the_right_name(pki, monkeypatch):
 
 def test_own_certificate_with_its_name_and_ca_file(pki, monkeypatch):
     params = params_mod.parse_params({"hec_ca_file": pki["ca"], "hec_sslCommonNameToCheck": "hec.example.com"})
-    monkeypatch.delenv("SPLUNK_HOME", raising=False)
     assert _health(pki, "named", params, monkeypatch).status == 200
 
 
