@@ -1,7 +1,6 @@
 """What the engine's, the readers' and the CLI's tests share: a scenario's Evidence (tests/scenarios/<name>) or a
-copy of its folder, the findings of a report that warn, one signal or the settings of a finding, a script loaded
-by its path, the CLI run in process."""
-import importlib.util
+copy of its folder, the findings of a report that warn, one signal or the settings of a finding, the CLI run in
+process."""
 import io
 import os
 import shutil
@@ -43,14 +42,6 @@ def settings(finding):
 
 
 CLI_SCRIPT = os.path.join(BIN, "ingest_doctor_cli.py")
-
-
-def load_script(path, name):
-    """The Python file at `path` imported as module `name` (as splunk diag imports an extension script)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def cli_main(argv, stdin=""):

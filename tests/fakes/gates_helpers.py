@@ -25,7 +25,6 @@ def edit(path, old, new, count=1):
         fh.write(text.replace(old, new, count))
 
 
-
 def run_tool(name, *args, python=sys.executable, timeout=None):
     """tools/<name> run as the Makefile runs it (its own interpreter, no .pyc), its output captured as text."""
     return subprocess.run([python, "-B", os.path.join(TOOLS, name)] + [str(a) for a in args],

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Callable, Dict, List, Optional, Set
 
-from fakes.paths import BIN, FIXTURES, ROOT
+from fakes.paths import BIN, FIXTURES
 from fakes.splunkd import FakeSplunkd, Request, Response, envelope, fault
 
 TEMPLATES = os.path.join(FIXTURES, "modinput")         # the XML templates (input, validation, storage/passwords)
@@ -245,9 +245,15 @@ def utf16(xml: str) -> bytes:
     return xml.replace('encoding="utf-8"', 'encoding="utf-16"').encode("utf-16")
 
 
-def load_shell(name: str):
-    """bin/ingest_doctor_introspection.py loaded afresh as module `name` (not put in sys.modules)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "bin", "ingest_doctor_introspection.py"))
+def load_script(path: str, name: str):
+    """The Python file at `path` imported afresh as module `name`, not put in sys.modules (as splunk diag
+    imports an extension script, or a test loads an entry script in process)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_shell(name: str):
+    """bin/ingest_doctor_introspection.py loaded afresh as module `name`."""
+    return load_script(os.path.join(BIN, "ingest_doctor_introspection.py"), name)

@@ -9,7 +9,8 @@ import urllib.error
 import urllib.request
 
 from fakes import diagbuilder
-from fakes.engine_helpers import diagnose_cli, load_script
+from fakes.engine_helpers import diagnose_cli
+from fakes.instance import load_script
 from fakes.paths import BIN, SCENARIOS, need_ta_build
 from fakes.splunkd import FakeSplunkd, Response
 from ingest_doctor import exitcodes

@@ -5,7 +5,7 @@ import pytest
 
 from ingest_doctor.read import endpoints, rest
 from ingest_doctor.evidence import Evidence
-from fakes.engine_helpers import load_script
+from fakes.instance import load_script
 from fakes.paths import SCENARIOS
 from fakes.snapbuilder import Snap, envelope, queue_content
 
