@@ -16,8 +16,7 @@ import pytest
 
 from ingest_doctor import exitcodes
 from ingest_doctor.delivery.store import kv_key
-from fakes.action_run import NOW, payload, queue_row, run_action, signal_rows, thread_row
-from fakes.alert_helpers import LOOPBACK_HOOK
+from fakes.action_run import LOOPBACK_HOOK, NOW, payload, queue_row, run_action, signal_rows, thread_row
 from fakes.kvstore import Splunkd, write_results
 from fakes.splunkd import envelope, fault, make_tls, messages
 

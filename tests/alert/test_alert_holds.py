@@ -14,8 +14,8 @@ from ingest_doctor import exitcodes
 from ingest_doctor.delivery import holds
 from ingest_doctor.delivery.store import kv_key
 from ingest_doctor.findings import Finding
-from fakes.action_run import HOLD_SCRIPT, NOW, queue_row, run_action, run_hold, thread_row
-from fakes.alert_helpers import LACKS, LOOPBACK_HOOK, TRANSFORMS
+from fakes.action_run import HOLD_SCRIPT, LOOPBACK_HOOK, NOW, queue_row, run_action, run_hold, thread_row
+from fakes.alert_helpers import LACKS, TRANSFORMS
 from fakes.kvstore import Splunkd, write_results
 from fakes.paths import ROOT
 

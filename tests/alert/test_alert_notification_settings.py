@@ -8,8 +8,8 @@ import os
 import re
 
 from ingest_doctor import exitcodes
-from fakes.action_run import queue_row
-from fakes.alert_helpers import LOOPBACK_HOOK, SECRET, STORED
+from fakes.action_run import LOOPBACK_HOOK, queue_row
+from fakes.alert_helpers import SECRET, STORED
 from fakes.paths import ROOT
 
 ALLOW = {"ingest_doctor_webhook_allow": "127.0.0.1"}     # the loopback receiver, named in the settings

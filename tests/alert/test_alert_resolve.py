@@ -10,8 +10,8 @@ record as it is then."""
 import time
 
 from fakes.action_faults import finish, start
-from fakes.action_run import thread_row
-from fakes.alert_helpers import LOOPBACK_HOOK, all_ok
+from fakes.action_run import LOOPBACK_HOOK, thread_row
+from fakes.alert_helpers import all_ok
 from fakes.dispatch import AlertDispatch, execute
 from fakes.searches import HOUSEKEEPING, stale_rows
 from ingest_doctor import thresholds

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from fakes.action_run import deployment_rows, relay_deployment_rows
+from fakes.action_run import LOOPBACK_HOOK, deployment_rows, relay_deployment_rows
 from ingest_doctor.delivery.messages import message_name
 from ingest_doctor.delivery.store import kv_key
 
@@ -23,7 +23,7 @@ def record(sh, fid):
 
 def test_deployment_rows_store_the_forwarder_finding_caused_by_the_indexer_and_post_one_message(sh, dispatch):
     # the receiver is the loopback fake: the admin-only allow-list names it, as an admin would
-    [p] = dispatch(QUEUES, deployment_rows(), NOW, extra_env={"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"},
+    [p] = dispatch(QUEUES, deployment_rows(), NOW, extra_env=LOOPBACK_HOOK,
                    webhook_url=sh.fake.url + "/hook")
     hf = record(sh, "hf-01/output/-")
     idx = record(sh, "idx-02/indexing/-")

@@ -65,9 +65,8 @@ def payload(url: str, results_file: str, sid: str, search_name: str = ALERT_NAME
 
 def env(tls: Any, extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     e = dict(os.environ)
-    e.update({"INGEST_DOCTOR_RETRY_BACKOFF_S": "0.01", "SSL_CERT_FILE": tls[0], "PYTHONDONTWRITEBYTECODE": "1",
-              # the receiver is the loopback fake: named in the admin-only allow-list, as an admin would
-              "INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"})
+    e.update({"INGEST_DOCTOR_RETRY_BACKOFF_S": "0.01", "SSL_CERT_FILE": tls[0], "PYTHONDONTWRITEBYTECODE": "1"},
+             **action_run.LOOPBACK_HOOK)
     e.pop("INGEST_DOCTOR_SPLUNKD_CA", None)
     e.update(extra or {})
     return e

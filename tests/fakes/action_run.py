@@ -14,6 +14,9 @@ TH = thresholds.defaults()   # the macros' values the recorded searches ran with
 
 SCRIPT = os.path.join(BIN, "ingest_doctor_flag.py")
 NOW = 1763805600.0
+# The webhook policy refuses loopback targets unless the admin-only allow-list names them: the tests'
+# receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
+LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 
 HF_CONFIG = {"version": "9.3.2", "roles": ["heavyforwarder"], "dedicated_io_threads": 2, "max_threads": 0,
              "max_sockets": 0, "hec_enabled": True, "hec_port": 8088, "hec_ssl": True, "hec_tokens": 3,

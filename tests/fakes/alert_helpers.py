@@ -1,4 +1,4 @@
-"""What the alert tests (tests/alert/) share beyond their fixtures: the webhook receiver's allow-list and
+"""What the alert tests (tests/alert/) share beyond their fixtures: the webhook receiver's
 secret, the app's lookups and the real-shaped log lines the searches read (as Splunk extracts them), the
 check that dispatched runs exited OK, what every shipped stanza that triggers the action holds, and the
 form views' check that a page ran clean."""
@@ -15,9 +15,6 @@ from fakes.searches import final_columns, split_top
 from ingest_doctor import exitcodes
 from ingest_doctor.alert import rows as alert_rows
 
-# The webhook policy refuses loopback targets unless the admin-only allow-list names them: the tests'
-# receiver is the loopback fake, so they name it as an admin would (splunk-launch.conf).
-LOOPBACK_HOOK = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"}
 SECRET = "tok-7f3a9c-do-not-leak"          # a receiver's token in its webhook URL: never to appear in clear
 STORED = "ingest_doctor:webhook_url:"      # the webhook URL's storage/passwords entry (realm:name:)
 # how the hold action and the Acknowledge and snooze page refuse a user without the capability, before ": ..."

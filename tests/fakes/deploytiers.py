@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from fakes.action_run import LOOPBACK_HOOK
 from fakes.deploybuilder import MINUTES, Member, receiver, replication_full, sender, tcpin_line, write
 from fakes.dispatch import AlertDispatch, execute
 from fakes.shsearch import queues_alert_rows, with_pipelineset_lines
@@ -115,7 +116,7 @@ def as_cli_and_action(sh: Any, tls: Any, workdir: str, members: Sequence[Member]
     r = diagnose(write("%s/dep" % workdir, members))
     rows = queues_alert_rows(members, SH_NOW + 1, {p.guid: p.host for p in peers})
     conf = {"webhook_url": sh.fake.url + "/hook"} if hook else {}
-    env = {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None
+    env = LOOPBACK_HOOK if hook else None
     execs = AlertDispatch(QUEUES, workdir).run(rows, SH_NOW + 1)
     assert bool(execs) == bool(rows)
     procs = execute(execs, sh.fake, tls, env, **conf)

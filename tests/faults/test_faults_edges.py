@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from fakes.action_run import collector_finding_row, payload, run_action
+from fakes.action_run import LOOPBACK_HOOK, collector_finding_row, payload, run_action
 from fakes.deploybuilder import Member, by_id, receiver, sender, tcpin_line, write
 from fakes.kvstore import Splunkd, write_results
 from fakes.memory_port import MemoryPort
@@ -198,7 +198,7 @@ def relayed(sh, tls, results, code=exitcodes.OK, hook=True):
     `hook`), exiting `code`; its process."""
     data = payload(sh.fake, results, **({"webhook_url": sh.fake.url + "/hook"} if hook else {}))
     data["search_name"] = "Ingest Doctor - Findings - Collector findings"
-    p = run_action(data, tls, {"INGEST_DOCTOR_WEBHOOK_ALLOW": "127.0.0.1"} if hook else None)
+    p = run_action(data, tls, LOOPBACK_HOOK if hook else None)
     assert p.returncode == code, (p.returncode, p.stderr)
     return p
 
