@@ -309,6 +309,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     summary.below_min += len(reported) - len(kept)
     findings, kept, caused, mechanisms = link_deployment(by_host, findings, kept, peers)
     findings = link_stored(port, findings, caused, mechanisms)
+    held_by = link_mod.symptoms(caused)         # root id -> the ids it holds back: the store's and the webhook's
     summary.reported = len(kept)
     summary.findings = len(findings) + sum(1 for r in kept if r.status == "open")
     webhook = payload.params.webhook_url
@@ -328,7 +329,7 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     try:
         # 2. and 3.: read, events, records, a chunk at a time
         planned, changes = _store(port, items, index, now, now - 60.0 * th.resolve_after_min, payload, summary,
-                                  caused, bool(webhook), holds, mechanisms)
+                                  caused, held_by, bool(webhook), holds, mechanisms)
         if webhook:
             claimed = [claim(r, run_id, now) for r in port.kv_pending(payload.search_name).values()
                        if claimable(r, payload.search_name, now) and not _snoozed(r, holds, payload.search_name)]
@@ -348,7 +349,6 @@ def _run(payload: Payload, port: Port, diagnose: Diagnose, now: Optional[float],
     # 5. the webhook: this run's state changes and the earlier ones still pending
     if claimed:
         byid = {f.id: f for f in findings + [r.finding for r in kept]}
-        held_by = link_mod.symptoms(caused)
         symptoms = {kv_key(f.id): [byid[s] for s in held_by.get(f.id, ()) if s in byid] for f in planned}
         deliver(port, payload, claimed, keys, run_id, now, summary, symptoms, mechanisms)
     return summary
@@ -506,8 +506,8 @@ Item = Tuple[str, Optional[Finding], Optional[Reported], Optional[Stale]]
 
 
 def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float, payload: Payload,
-           summary: Summary, caused: Dict[str, Optional[str]], webhook: bool, holds: Holds,
-           mechanisms: Optional[Dict[str, str]] = None) -> Tuple[List[Finding], List[messages_mod.Change]]:
+           summary: Summary, caused: Dict[str, Optional[str]], held_by: Dict[str, List[str]], webhook: bool,
+           holds: Holds, mechanisms: Optional[Dict[str, str]] = None) -> Tuple[List[Finding], List[messages_mod.Change]]:
     """Steps 2 and 3 under the findings store's lock, PLAN_CHUNK items at a time: read the chunk's records,
     plan them (a record planned twice in one run builds on itself), write the events of its judged
     findings, then save the records whose every item is planned. A record waits for a later chunk when its
@@ -521,7 +521,6 @@ def _store(port: Port, items: List[Item], index: str, now: float, cutoff: float,
     stale_last = max((i for i, it in enumerate(items) if it[3] is not None), default=-1)
     note = "resolved: not seen for %d minutes (ingest_doctor_resolve_after_min)" % round((now - cutoff) / 60.0)
     hosts = {it[1].id: it[1].host or "-" for it in items if it[1] is not None} if caused else {}
-    held_by = link_mod.symptoms(caused)                          # root id -> the ids it holds back
     existing: Dict[str, Dict[str, Any]] = {}
     read: set = set()
     held: Dict[str, List[Tuple[Finding, Upsert, int]]] = {}      # key -> its planned items, each with its wait
